@@ -1,0 +1,64 @@
+"""nova-memory-integrations: long-term memory for LangChain and LlamaIndex agents.
+
+One engine (:class:`NovaStore`) with episodic, bi-temporal semantic and procedural
+memory, exposed as drop-in framework objects. Importing this package is cheap: torch,
+chromadb, sentence-transformers and the framework adapters load on first use.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from .config import NovaConfig
+from .errors import (
+    ConfigError,
+    ConsolidationError,
+    EmbeddingError,
+    InvalidInputError,
+    NotFoundError,
+    NovaMemoryError,
+    StorageError,
+    StoreClosedError,
+)
+from .types import ConsolidationResult, Episode, Fact, FactDecision, Rule, SearchHit
+
+if TYPE_CHECKING:
+    from .store import NovaStore
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError",
+    "ConsolidationError",
+    "ConsolidationResult",
+    "EmbeddingError",
+    "Episode",
+    "Fact",
+    "FactDecision",
+    "InvalidInputError",
+    "NotFoundError",
+    "NovaConfig",
+    "NovaMemoryError",
+    "NovaStore",
+    "Rule",
+    "SearchHit",
+    "StorageError",
+    "StoreClosedError",
+    "__version__",
+]
+
+_LAZY = {"NovaStore": ".store"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

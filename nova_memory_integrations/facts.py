@@ -1,0 +1,182 @@
+"""Semantic memory: applying statements to the bi-temporal fact store.
+
+The decision of what changes is made by the pure functions in :mod:`temporal`; this
+module turns a plan into SQLite rows. Closing a fact never edits history: the believed
+version is expired (``expired_at``) and a closed copy (``valid_to`` set) is inserted
+with the same ``lineage_id``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from ._time import to_epoch, utcnow
+from .config import FactConfig
+from .storage.sqlite import SQLiteStore
+from .temporal import Interval, decayed_confidence, normalize_value, plan_assertion, plan_negation
+from .temporal import reinforced_confidence
+from .types import Fact, FactDecision
+
+__all__ = ["FactMemory", "normalize_predicate"]
+
+
+def normalize_predicate(predicate: str) -> str:
+    """``"Lives In"`` -> ``"lives_in"``."""
+    return "_".join(normalize_value(predicate).replace("-", " ").split())
+
+
+def new_id(prefix: str) -> str:
+    """A random id with a kind prefix (``ep_``, ``fa_``, ``ru_``)."""
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+class FactMemory:
+    """Applies assertions and negations to one store's facts; queries them in time."""
+
+    def __init__(self, db: SQLiteStore, config: FactConfig) -> None:
+        self.db = db
+        self.config = config
+
+    # -- writes -------------------------------------------------------------------------
+    def apply(
+        self,
+        user_id: str,
+        subject: str,
+        predicate: str,
+        obj: str,
+        *,
+        negate: bool = False,
+        at: datetime,
+        confidence: float | None = None,
+        episode_ids: Sequence[str] = (),
+        metadata: dict[str, Any] | None = None,
+        now: datetime | None = None,
+        reason: str | None = None,
+    ) -> tuple[FactDecision, list[str]]:
+        """Apply one statement in a transaction; returns the decision and changed row ids."""
+        now = now or utcnow()
+        subject_n = normalize_value(subject) or subject
+        predicate_n = normalize_predicate(predicate)
+        obj = obj.strip()
+        obj_norm = normalize_value(obj) if obj else None
+        changed: list[str] = []
+        with self.db.transaction():
+            current = self.db.current_facts(user_id, subject=subject_n, predicate=predicate_n)
+            by_id = {f.id: f for f in current}
+            intervals = [Interval(f.id, normalize_value(f.object), f.valid_from, f.valid_to) for f in current]
+            if negate:
+                plan = plan_negation(obj_norm, at, intervals)
+            else:
+                plan = plan_assertion(
+                    obj_norm or "", at, intervals, single_valued=self.config.is_single_valued(predicate_n)
+                )
+            fact_id: str | None = None
+            replaced: str | None = None
+            if plan.reinforce_id is not None:
+                old = by_id[plan.reinforce_id]
+                conf = reinforced_confidence(
+                    old.confidence, rate=self.config.reinforcement_rate, cap=self.config.confidence_cap
+                )
+                prov = list(dict.fromkeys([*old.provenance, *episode_ids]))
+                self.db.reinforce_fact(user_id, old.id, conf, prov, to_epoch(now) or 0.0)
+                fact_id = old.id
+            for old_id, close_at in plan.close.items():
+                replaced = old_id
+                changed += self._close(by_id[old_id], close_at, episode_ids, now)
+            if plan.add:
+                fid = new_id("fa")
+                fact = Fact(
+                    id=fid,
+                    lineage_id=fid,
+                    user_id=user_id,
+                    subject=subject_n,
+                    predicate=predicate_n,
+                    object=obj,
+                    confidence=min(confidence or self.config.default_confidence, self.config.confidence_cap),
+                    valid_from=at,
+                    valid_to=plan.new_valid_to,
+                    ingested_at=now,
+                    provenance=tuple(dict.fromkeys(episode_ids)),
+                    metadata=metadata or {},
+                )
+                self.db.insert_fact(fact, obj_norm or "", to_epoch(now) or 0.0)
+                fact_id = fact.id
+                changed.append(fact.id)
+            decision = FactDecision(
+                op=plan.op,
+                subject=subject_n,
+                predicate=predicate_n,
+                object=obj,
+                reason=reason or plan.reason,
+                fact_id=fact_id,
+                replaced_fact_id=replaced,
+                episode_ids=tuple(episode_ids),
+            )
+            self.db.record_decision(user_id, decision, to_epoch(now) or 0.0)
+        return decision, changed
+
+    def close_fact(
+        self, user_id: str, fact: Fact, at: datetime, *, episode_ids: Sequence[str] = (), reason: str
+    ) -> tuple[FactDecision, list[str]]:
+        """Invalidate one fact version at event time ``at`` (kept in history)."""
+        now = utcnow()
+        with self.db.transaction():
+            changed = self._close(fact, max(at, fact.valid_from), episode_ids, now)
+            decision = FactDecision(
+                op="DELETE", subject=fact.subject, predicate=fact.predicate, object=fact.object,
+                reason=reason, fact_id=changed[-1], replaced_fact_id=fact.id, episode_ids=tuple(episode_ids),
+            )
+            self.db.record_decision(user_id, decision, to_epoch(now) or 0.0)
+        return decision, changed
+
+    def _close(self, old: Fact, close_at: datetime, episode_ids: Sequence[str], now: datetime) -> list[str]:
+        self.db.expire_fact(old.user_id, old.id, to_epoch(now) or 0.0)
+        closed = old.model_copy(
+            update={
+                "id": new_id("fa"),
+                "valid_to": close_at,
+                "ingested_at": now,
+                "expired_at": None,
+                "provenance": tuple(dict.fromkeys([*old.provenance, *episode_ids])),
+            }
+        )
+        last = self.db.fact_last_reinforced(old.user_id, [old.id]).get(old.id, to_epoch(now) or 0.0)
+        self.db.insert_fact(closed, normalize_value(old.object), last)
+        return [old.id, closed.id]
+
+    # -- reads --------------------------------------------------------------------------
+    def query(
+        self,
+        user_id: str,
+        *,
+        subject: str | None = None,
+        predicate: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        include_history: bool = False,
+    ) -> list[Fact]:
+        """Facts believed at ``known_at`` (default now) and valid at ``as_of``.
+
+        With ``include_history`` every believed version is returned whatever its
+        validity (the timeline of each fact, with its intervals).
+        """
+        rows = self.db.select_facts(
+            user_id,
+            subject=normalize_value(subject) if subject else None,
+            predicate=normalize_predicate(predicate) if predicate else None,
+            known_at=to_epoch(known_at),
+        )
+        if include_history:
+            return rows
+        moment = as_of or known_at or utcnow()
+        return [f for f in rows if f.is_valid_at(moment)]
+
+    def effective_confidence(self, fact: Fact, *, now: datetime | None = None) -> float:
+        """Confidence with passive decay since the fact was last reinforced."""
+        now = now or utcnow()
+        last = self.db.fact_last_reinforced(fact.user_id, [fact.id]).get(fact.id)
+        age_days = 0.0 if last is None else max(0.0, (to_epoch(now) or 0.0) - last) / 86400
+        return decayed_confidence(fact.confidence, age_days=age_days, half_life_days=self.config.decay_half_life_days)

@@ -1,0 +1,189 @@
+"""Background embedder: moves new rows from SQLite into the Chroma index in batches.
+
+``add_turn`` writes the episode to SQLite (durable) and hands its id to the indexer; a
+single worker thread embeds queued rows in batches and upserts them into Chroma. Readers
+that must see a user's latest turns call :meth:`Indexer.wait` for that user. Rows that
+were never indexed (a crash, an embedding failure) are found again through the
+``indexed`` flag in SQLite, so the index always converges to the system of record.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Iterable
+from typing import Literal
+
+from .embeddings import CachedEmbedder
+from .storage.sqlite import SQLiteStore
+from .storage.vectors import VectorIndex, VectorKind
+
+__all__ = ["Indexer", "Table"]
+
+logger = logging.getLogger(__name__)
+
+Table = Literal["episodes", "facts", "rules"]
+_KIND: dict[Table, VectorKind] = {"episodes": "episode", "facts": "fact", "rules": "rule"}
+_MAX_BACKOFF_S = 30.0
+
+
+class Indexer:
+    """One worker thread per store; thread-safe ``submit`` / ``wait``."""
+
+    def __init__(
+        self,
+        db: SQLiteStore,
+        vectors: VectorIndex,
+        embedder: CachedEmbedder,
+        *,
+        batch_size: int = 128,
+        max_wait_ms: int = 25,
+    ) -> None:
+        self.db = db
+        self.vectors = vectors
+        self.embedder = embedder
+        self.batch_size = batch_size
+        self.max_wait = max_wait_ms / 1000
+        self._queue: deque[tuple[Table, str, str]] = deque()
+        self._pending_users: Counter[str] = Counter()
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self._failures = 0
+        self.last_error: str | None = None
+
+    # -- producer side ------------------------------------------------------------------
+    def submit(self, table: Table, items: Iterable[tuple[str, str]]) -> None:
+        """Queue ``(row_id, user_id)`` pairs for (re)indexing or removal."""
+        with self._cond:
+            n = 0
+            for row_id, user_id in items:
+                self._queue.append((table, row_id, user_id))
+                self._pending_users[user_id] += 1
+                n += 1
+            if n:
+                self._ensure_thread()
+                self._cond.notify_all()
+
+    def recover(self) -> int:
+        """Queue every row SQLite marks as not indexed (after a crash or reindex)."""
+        total = 0
+        for table in ("episodes", "facts", "rules"):
+            rows = self.db.query(f"SELECT id, user_id FROM {table} WHERE indexed = 0 ORDER BY seq")
+            self.submit(table, [(r[0], r[1]) for r in rows])  # type: ignore[arg-type]
+            total += len(rows)
+        return total
+
+    def pending(self, user_id: str | None = None) -> int:
+        """Rows still waiting to be indexed (for one user, or all)."""
+        with self._cond:
+            return sum(self._pending_users.values()) if user_id is None else self._pending_users[user_id]
+
+    def wait(self, user_id: str | None = None, timeout: float | None = None) -> bool:
+        """Block until the user's (or every) queued row is indexed; False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while True:
+                busy = sum(self._pending_users.values()) if user_id is None else self._pending_users[user_id]
+                if busy == 0:
+                    return True
+                if self._thread is None or not self._thread.is_alive():
+                    self._ensure_thread()
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(timeout=remaining if remaining is not None else 1.0)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Drain the queue (up to ``timeout``) and stop the worker."""
+        self.wait(timeout=timeout)
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout=timeout)
+
+    # -- worker side ----------------------------------------------------------------------
+    def _ensure_thread(self) -> None:
+        if self._stopping:
+            return
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="nova-memory-indexer", daemon=True)
+            self._thread.start()
+
+    def _take_batch(self) -> list[tuple[Table, str, str]] | None:
+        with self._cond:
+            while not self._queue and not self._stopping:
+                self._cond.wait(timeout=1.0)
+            if not self._queue:
+                return None
+            if len(self._queue) < self.batch_size and self.max_wait > 0:
+                self._cond.wait(timeout=self.max_wait)  # let a burst accumulate
+            return [self._queue.popleft() for _ in range(min(self.batch_size, len(self._queue)))]
+
+    def _run(self) -> None:
+        while True:
+            batch = self._take_batch()
+            if batch is None:
+                return
+            try:
+                self._index(batch)
+                self._failures = 0
+                self.last_error = None
+            except Exception as exc:  # noqa: BLE001 - the worker must survive anything
+                self._failures += 1
+                self.last_error = f"{type(exc).__name__}: {exc}"
+                logger.warning("nova-memory indexer: batch of %d failed (%s); will retry", len(batch), exc)
+                with self._cond:
+                    self._queue.extendleft(reversed(batch))
+                    self._cond.wait(timeout=min(_MAX_BACKOFF_S, 0.1 * 2**self._failures))
+                continue
+            with self._cond:
+                for _, _, user_id in batch:
+                    self._pending_users[user_id] -= 1
+                    if self._pending_users[user_id] <= 0:
+                        del self._pending_users[user_id]
+                self._cond.notify_all()
+
+    def _index(self, batch: list[tuple[Table, str, str]]) -> None:
+        by_table: dict[Table, list[str]] = {}
+        for table, row_id, _ in batch:
+            by_table.setdefault(table, []).append(row_id)
+        for table, ids in by_table.items():
+            rows = {r["id"]: r for r in self.db.rows_by_id(table, list(dict.fromkeys(ids)))}
+            kind = _KIND[table]
+            gone = [i for i in ids if i not in rows or (table == "facts" and rows[i]["expired_at"] is not None)]
+            live = [rows[i] for i in dict.fromkeys(ids) if i in rows and i not in gone]
+            if gone:
+                self.vectors.delete(kind, gone)
+            if live:
+                texts = [_text(table, r) for r in live]
+                vectors = self.embedder.embed_documents(texts)
+                self.vectors.upsert(kind, [r["id"] for r in live], vectors, texts, [_meta(table, r) for r in live])
+                self.db.mark_indexed(table, [r["id"] for r in live])
+
+
+def _text(table: Table, row: object) -> str:
+    r = row  # sqlite3.Row
+    if table == "episodes":
+        return str(r["content"])  # type: ignore[index]
+    if table == "facts":
+        return str(r["text"])  # type: ignore[index]
+    return str(r["condition"])  # type: ignore[index]
+
+
+def _meta(table: Table, row: object) -> dict[str, str | int | float | bool]:
+    r = row
+    meta: dict[str, str | int | float | bool] = {"user_id": r["user_id"]}  # type: ignore[index]
+    if table == "episodes":
+        meta["session_id"] = r["session_id"] or ""  # type: ignore[index]
+        meta["ts"] = float(r["ts"])  # type: ignore[index]
+        meta["role"] = r["role"]  # type: ignore[index]
+    elif table == "facts":
+        meta["subject"] = r["subject"]  # type: ignore[index]
+        meta["predicate"] = r["predicate"]  # type: ignore[index]
+        meta["valid_from"] = float(r["valid_from"])  # type: ignore[index]
+    return meta

@@ -1,0 +1,86 @@
+"""Background consolidation: one worker thread per store, with interval and debounce."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+__all__ = ["BackgroundWorker"]
+
+logger = logging.getLogger(__name__)
+
+
+class BackgroundWorker:
+    """Calls ``job()`` after new work settles (debounce) or every ``interval`` seconds.
+
+    ``poke()`` signals new work; ``stop()`` runs a last pass and joins the thread.
+    Exceptions of ``job`` are logged and never kill the worker.
+    """
+
+    def __init__(self, job: Callable[[], object], *, interval: float, debounce: float) -> None:
+        self._job = job
+        self.interval = interval
+        self.debounce = debounce
+        self._cond = threading.Condition()
+        self._dirty_since: float | None = None
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self.runs = 0
+
+    def start(self) -> None:
+        """Start the thread (idempotent)."""
+        with self._cond:
+            if self._thread is None or not self._thread.is_alive():
+                self._stopping = False
+                self._thread = threading.Thread(target=self._loop, name="nova-memory-consolidation", daemon=True)
+                self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        """Whether the worker thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def poke(self) -> None:
+        """Signal that new episodes arrived."""
+        with self._cond:
+            if self._dirty_since is None:
+                self._dirty_since = time.monotonic()
+            self._cond.notify_all()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Run a final pass over pending work and stop."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout=timeout)
+        self._thread = None
+
+    def _loop(self) -> None:
+        last_run = time.monotonic()
+        while True:
+            with self._cond:
+                while True:
+                    now = time.monotonic()
+                    if self._stopping:
+                        break
+                    settled = self._dirty_since is not None and now - self._dirty_since >= self.debounce
+                    if settled or now - last_run >= self.interval:
+                        break
+                    wait = self.interval - (now - last_run)
+                    if self._dirty_since is not None:
+                        wait = min(wait, self.debounce - (now - self._dirty_since))
+                    self._cond.wait(timeout=max(0.01, wait))
+                stopping = self._stopping
+                self._dirty_since = None
+            try:
+                self._job()
+                self.runs += 1
+            except Exception as exc:  # noqa: BLE001 - a background job must not die
+                logger.warning("nova-memory background consolidation failed: %s", exc)
+            last_run = time.monotonic()
+            if stopping:
+                return

@@ -1,0 +1,121 @@
+"""SQLite schema of the system of record (version 1)."""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE IF NOT EXISTS episodes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    session_id TEXT,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    ts REAL NOT NULL,
+    ingested_at REAL NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    importance REAL NOT NULL DEFAULT 0.5,
+    access_count INTEGER NOT NULL DEFAULT 0,
+    last_access REAL,
+    processed INTEGER NOT NULL DEFAULT 0,
+    indexed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS episodes_user_ts ON episodes (user_id, ts);
+CREATE INDEX IF NOT EXISTS episodes_user_session ON episodes (user_id, session_id, ts);
+CREATE INDEX IF NOT EXISTS episodes_unprocessed ON episodes (user_id, ts) WHERE processed = 0;
+CREATE INDEX IF NOT EXISTS episodes_unindexed ON episodes (seq) WHERE indexed = 0;
+
+CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5 (
+    content, content='episodes', content_rowid='seq', tokenize='porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS episodes_ai AFTER INSERT ON episodes BEGIN
+    INSERT INTO episodes_fts (rowid, content) VALUES (new.seq, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS episodes_ad AFTER DELETE ON episodes BEGIN
+    INSERT INTO episodes_fts (episodes_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS episodes_au AFTER UPDATE OF content ON episodes BEGIN
+    INSERT INTO episodes_fts (episodes_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+    INSERT INTO episodes_fts (rowid, content) VALUES (new.seq, new.content);
+END;
+
+CREATE TABLE IF NOT EXISTS facts (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    lineage_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    predicate TEXT NOT NULL,
+    object TEXT NOT NULL,
+    object_norm TEXT NOT NULL,
+    text TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    valid_from REAL NOT NULL,
+    valid_to REAL,
+    ingested_at REAL NOT NULL,
+    expired_at REAL,
+    provenance TEXT NOT NULL DEFAULT '[]',
+    occurrence_count INTEGER NOT NULL DEFAULT 1,
+    last_reinforced REAL NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    indexed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS facts_current ON facts (user_id, subject, predicate) WHERE expired_at IS NULL;
+CREATE INDEX IF NOT EXISTS facts_lineage ON facts (lineage_id);
+CREATE INDEX IF NOT EXISTS facts_user ON facts (user_id, ingested_at);
+CREATE INDEX IF NOT EXISTS facts_unindexed ON facts (seq) WHERE indexed = 0;
+
+CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5 (
+    text, content='facts', content_rowid='seq', tokenize='porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS facts_ai AFTER INSERT ON facts BEGIN
+    INSERT INTO facts_fts (rowid, text) VALUES (new.seq, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS facts_ad AFTER DELETE ON facts BEGIN
+    INSERT INTO facts_fts (facts_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+END;
+
+CREATE TABLE IF NOT EXISTS fact_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id TEXT NOT NULL,
+    op TEXT NOT NULL,
+    fact_id TEXT,
+    replaced_fact_id TEXT,
+    subject TEXT NOT NULL,
+    predicate TEXT NOT NULL,
+    object TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    episode_ids TEXT NOT NULL DEFAULT '[]',
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS fact_events_user ON fact_events (user_id, at);
+
+CREATE TABLE IF NOT EXISTS rules (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    condition TEXT NOT NULL,
+    action TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    created_at REAL NOT NULL,
+    usage_count INTEGER NOT NULL DEFAULT 0,
+    last_used REAL,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    indexed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS rules_user ON rules (user_id);
+
+CREATE TABLE IF NOT EXISTS dead_letters (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    episode_ids TEXT NOT NULL,
+    error TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS dead_letters_user ON dead_letters (user_id);
+"""

@@ -1,0 +1,132 @@
+"""Pure functions of bi-temporal fact maintenance: no storage, no clocks.
+
+They decide *what* changes when a statement arrives; :mod:`facts` applies the plan to
+storage. All datetimes are timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+__all__ = [
+    "Interval",
+    "Plan",
+    "decayed_confidence",
+    "normalize_value",
+    "plan_assertion",
+    "plan_negation",
+    "reinforced_confidence",
+]
+
+_ARTICLES = re.compile(r"^(?:the|a|an|my|our)\s+")
+_PUNCT = re.compile(r"[^\w\s+#.-]")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_value(text: str) -> str:
+    """Normalise an entity or object for comparison (case, accents, punctuation, articles)."""
+    s = unicodedata.normalize("NFKC", text).casefold().strip()
+    s = _PUNCT.sub(" ", s)
+    s = _SPACES.sub(" ", s).strip(" .-")
+    s = _ARTICLES.sub("", s)
+    return s
+
+
+def reinforced_confidence(current: float, *, rate: float, cap: float) -> float:
+    """Confidence after one more observation: closes ``rate`` of the gap to ``cap``."""
+    current = min(current, cap)
+    return min(cap, current + (cap - current) * rate)
+
+
+def decayed_confidence(confidence: float, *, age_days: float, half_life_days: float) -> float:
+    """Passive decay at read time: halves every ``half_life_days`` since last reinforced."""
+    if age_days <= 0:
+        return confidence
+    return confidence * math.pow(0.5, age_days / half_life_days)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An existing fact version's identity and event-time validity."""
+
+    id: str
+    object_norm: str
+    valid_from: datetime
+    valid_to: datetime | None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to do with one incoming statement.
+
+    ``close`` maps existing fact ids to their new ``valid_to``; ``new_valid_to`` bounds
+    the added fact when it is older than a fact already known (out-of-order arrival).
+    """
+
+    op: Literal["ADD", "UPDATE", "DELETE", "NOOP"]
+    reason: str
+    reinforce_id: str | None = None
+    close: dict[str, datetime] = field(default_factory=dict)
+    new_valid_to: datetime | None = None
+    add: bool = False
+
+
+def _overlaps_from(iv: Interval, at: datetime) -> bool:
+    return iv.valid_to is None or iv.valid_to > at
+
+
+def plan_assertion(
+    object_norm: str, at: datetime, existing: Sequence[Interval], *, single_valued: bool
+) -> Plan:
+    """Plan for "subject predicate object holds from ``at``".
+
+    ``existing`` are the current-belief versions with the same subject and predicate.
+    A repeat of a fact valid at ``at`` is reinforced (NOOP). For a single-valued
+    predicate a different object closes the older value at ``at`` (UPDATE); when the
+    newcomer predates a known value it is added as history, ending where that one starts.
+    """
+    for iv in existing:
+        if iv.object_norm == object_norm and iv.valid_from <= at and _overlaps_from(iv, at):
+            return Plan("NOOP", "repeat of a fact already valid; reinforced", reinforce_id=iv.id)
+    if not single_valued:
+        for iv in existing:  # same value known from later: extend back in time rather than duplicate
+            if iv.object_norm == object_norm and iv.valid_from > at and iv.valid_to is None:
+                return Plan("NOOP", "same value already known from a later time; reinforced", reinforce_id=iv.id)
+        return Plan("ADD", "new value of a multi-valued predicate", add=True)
+    close: dict[str, datetime] = {}
+    new_valid_to: datetime | None = None
+    for iv in existing:
+        if iv.object_norm == object_norm or not _overlaps_from(iv, at):
+            continue
+        if iv.valid_from <= at:
+            close[iv.id] = at
+        elif new_valid_to is None or iv.valid_from < new_valid_to:
+            new_valid_to = iv.valid_from
+    if close:
+        return Plan("UPDATE", "single-valued predicate: new value supersedes the old one", close=close, add=True,
+                    new_valid_to=new_valid_to)
+    if new_valid_to is not None:
+        return Plan("ADD", "older value learnt after a newer one: kept as history", add=True, new_valid_to=new_valid_to)
+    return Plan("ADD", "new fact", add=True)
+
+
+def plan_negation(object_norm: str | None, at: datetime, existing: Sequence[Interval]) -> Plan:
+    """Plan for "subject predicate object no longer holds from ``at``".
+
+    ``object_norm=None`` negates every current value of the predicate. Matching facts
+    get their validity closed at ``at`` (DELETE); nothing is removed.
+    """
+    close = {
+        iv.id: max(at, iv.valid_from)
+        for iv in existing
+        if (object_norm is None or iv.object_norm == object_norm) and _overlaps_from(iv, at)
+    }
+    if close:
+        return Plan("DELETE", "statement says the fact no longer holds; validity closed", close=close)
+    return Plan("NOOP", "negation of a fact that is not currently held")

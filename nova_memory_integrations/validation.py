@@ -1,0 +1,91 @@
+"""Input validation for the public API: clear ``InvalidInputError``s before any write."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from ._time import to_utc
+from .config import LimitsConfig
+from .errors import InvalidInputError
+
+__all__ = ["check_content", "check_id", "check_metadata", "check_score", "check_timestamp", "check_user"]
+
+
+def check_id(value: object, field: str, limits: LimitsConfig, *, required: bool = True) -> str | None:
+    """A user/session/agent id: a non-empty string without control characters."""
+    if value is None:
+        if required:
+            raise InvalidInputError(f"{field} is required (memory is always scoped by {field})")
+        return None
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInputError(f"{field} must not be empty")
+    if len(value) > limits.max_id_chars:
+        raise InvalidInputError(f"{field} is longer than {limits.max_id_chars} characters")
+    if any(ord(c) < 32 for c in value):
+        raise InvalidInputError(f"{field} must not contain control characters")
+    return value
+
+
+def check_user(value: object, limits: LimitsConfig) -> str:
+    """The required ``user_id``."""
+    out = check_id(value, "user_id", limits)
+    assert out is not None
+    return out
+
+
+def check_content(value: object, limits: LimitsConfig, field: str = "content") -> str:
+    """Turn or fact text: a non-empty string within ``max_content_chars``."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInputError(f"{field} must not be empty or whitespace")
+    if len(value) > limits.max_content_chars:
+        raise InvalidInputError(
+            f"{field} has {len(value):,} characters; the limit is {limits.max_content_chars:,}"
+            " (limits.max_content_chars) - split long documents before storing them"
+        )
+    if "\x00" in value:
+        raise InvalidInputError(f"{field} must not contain NUL characters")
+    return value
+
+
+def check_metadata(value: object, limits: LimitsConfig) -> dict[str, Any]:
+    """Metadata: a JSON-serialisable mapping with string keys within the size limit."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(f"metadata must be a mapping, got {type(value).__name__}")
+    if not all(isinstance(k, str) for k in value):
+        raise InvalidInputError("metadata keys must be strings")
+    try:
+        encoded = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from exc
+    if len(encoded.encode()) > limits.max_metadata_bytes:
+        raise InvalidInputError(f"metadata is larger than {limits.max_metadata_bytes} bytes")
+    loaded: dict[str, Any] = json.loads(encoded)
+    return loaded
+
+
+def check_timestamp(value: object, field: str = "timestamp") -> datetime | None:
+    """An optional aware datetime (or ISO string), converted to UTC."""
+    if value is None:
+        return None
+    if not isinstance(value, (datetime, str)):
+        raise InvalidInputError(f"{field} must be a timezone-aware datetime, got {type(value).__name__}")
+    return to_utc(value, field=field)
+
+
+def check_score(value: object, field: str) -> float:
+    """A number in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InvalidInputError(f"{field} must be a finite number")
+    if not 0.0 <= float(value) <= 1.0:
+        raise InvalidInputError(f"{field} must be between 0 and 1, got {value}")
+    return float(value)

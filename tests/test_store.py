@@ -1,0 +1,296 @@
+"""The NovaStore engine on real SQLite, real Chroma and real MiniLM embeddings."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from nova_memory_integrations import (
+    InvalidInputError,
+    NovaConfig,
+    NovaStore,
+    StoreClosedError,
+)
+
+T0 = datetime(2024, 1, 10, 9, 0, tzinfo=timezone.utc)
+
+
+def test_add_turn_returns_durable_episode(store: NovaStore) -> None:
+    ep = store.add_turn("alice", "user", "I adopted a cat called Miso.", session_id="s1", timestamp=T0,
+                        metadata={"channel": "web"})
+    assert ep.id.startswith("ep_") and ep.user_id == "alice" and ep.session_id == "s1"
+    assert ep.timestamp == T0 and ep.ingested_at.tzinfo is not None and not ep.processed
+    # durable: visible through a separate SQLite connection right away
+    con = sqlite3.connect(store.path / "nova.sqlite3")
+    assert con.execute("SELECT content FROM episodes WHERE id = ?", (ep.id,)).fetchone()[0].startswith("I adopted")
+    con.close()
+
+
+def test_search_right_after_add_sees_the_turn(store: NovaStore) -> None:
+    store.add_turn("alice", "user", "My dentist appointment is on Friday at noon.")
+    hits = store.search("when is the dentist?", "alice", k=3)
+    assert hits and "dentist" in hits[0].text
+
+
+def test_persistence_across_reopen(tmp_path: Path, minilm: object) -> None:
+    path = tmp_path / "data"
+    with NovaStore(path, embeddings=minilm) as s:  # type: ignore[arg-type]
+        s.add_turn("bob", "user", "I live in Lisbon and I work at Acme.", timestamp=T0)
+        s.consolidate("bob")
+        s.add_rule("bob", "user asks for code", "answer in Rust")
+    with NovaStore(path, embeddings=minilm) as s:  # type: ignore[arg-type]
+        assert [e.content for e in s.episodes("bob")] == ["I live in Lisbon and I work at Acme."]
+        assert {(f.predicate, f.object) for f in s.facts("bob")} >= {("lives_in", "Lisbon"), ("works_at", "Acme")}
+        assert s.search("where does he live?", "bob", k=1)[0].kind in {"episode", "fact"}
+        assert s.rules("bob", "can you write some code for me?")[0].action == "answer in Rust"
+
+
+def test_concurrent_writers_and_reader(store: NovaStore) -> None:
+    errors: list[BaseException] = []
+    per_thread = 40
+
+    def writer(n: int) -> None:
+        try:
+            for i in range(per_thread):
+                store.add_turn("carol", "user", f"writer {n} note {i}: the sky is clear today", session_id=f"w{n}")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    stop = threading.Event()
+    searches = [0]
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                store.search("sky note", "carol", k=5)
+                searches[0] += 1
+        except BaseException as exc:  # pragma: no cover
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    r = threading.Thread(target=reader)
+    r.start()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stop.set()
+    r.join()
+    assert not errors
+    assert searches[0] > 0
+    assert store.flush(timeout=60)
+    assert len(store.episodes("carol")) == 4 * per_thread
+    assert store.stats("carol")["episodes"] == 4 * per_thread
+    assert len(store.vectors.get_user_ids("episode", "carol")) == 4 * per_thread
+    for n in range(4):
+        assert len(store.episodes("carol", session_id=f"w{n}")) == per_thread
+
+
+def test_two_users_never_see_each_other(store: NovaStore) -> None:
+    store.add_turn("u1", "user", "My favorite color is blue and I live in Oslo.", timestamp=T0)
+    store.add_turn("u2", "user", "My favorite color is red and I live in Rome.", timestamp=T0)
+    store.consolidate()
+    for uid, own, other in (("u1", "Oslo", "Rome"), ("u2", "Rome", "Oslo")):
+        texts = [h.text for h in store.search("where do I live and what color do I like", uid, k=20)]
+        assert any(own in t for t in texts) and not any(other in t for t in texts)
+        assert all(f.user_id == uid for f in store.facts(uid, include_history=True))
+        assert {f.object for f in store.facts(uid, predicate="lives_in")} == {own}
+        assert all(e.user_id == uid for e in store.episodes(uid))
+    ep_u2 = store.episodes("u2")[0]
+    assert store.get_episodes("u1", [ep_u2.id]) == []
+
+
+def test_bitemporal_blue_to_green(store: NovaStore) -> None:
+    t_blue, t_green = T0, T0 + timedelta(days=150)
+    store.add_turn("dana", "user", "My favorite color is blue.", timestamp=t_blue)
+    store.consolidate("dana")
+    believed_blue_until = datetime.now(timezone.utc)
+    store.add_turn("dana", "user", "My favorite color is green now.", timestamp=t_green)
+    result = store.consolidate("dana")
+    assert result.updated == 1 and result.added == 0
+
+    before = store.facts("dana", predicate="favorite_color", as_of=t_blue + timedelta(days=30))
+    after = store.facts("dana", predicate="favorite_color", as_of=t_green + timedelta(days=1))
+    assert [f.object for f in before] == ["blue"]
+    assert [f.object for f in after] == ["green"]
+    assert [f.object for f in store.facts("dana", predicate="favorite_color")] == ["green"]
+
+    history = store.facts("dana", predicate="favorite_color", include_history=True)
+    assert [(f.object, f.valid_from, f.valid_to) for f in history] == [("blue", t_blue, t_green), ("green", t_green, None)]
+    # belief time: before the second consolidation we believed blue was (still) valid
+    believed = store.facts("dana", predicate="favorite_color", known_at=believed_blue_until,
+                           as_of=t_green + timedelta(days=1))
+    assert [f.object for f in believed] == ["blue"]
+    # nothing deleted: the blue lineage has its believed-open version and its closed version
+    versions = store.fact_history("dana", history[0].id)
+    assert len(versions) == 2 and sum(v.expired_at is None for v in versions) == 1
+
+
+def test_repeat_reinforces_without_duplicates(store: NovaStore) -> None:
+    for day in range(4):
+        store.add_turn("erin", "user", "I love hiking.", timestamp=T0 + timedelta(days=day))
+    res = store.consolidate("erin")
+    assert res.added == 1 and res.noop == 3
+    (fact,) = store.facts("erin", predicate="likes")
+    assert fact.occurrence_count == 4 and len(fact.provenance) == 4
+    assert 0.8 < fact.confidence <= 0.95
+    for _ in range(30):
+        store.add_fact("erin", "user", "likes", "hiking")
+    assert store.facts("erin", predicate="likes")[0].confidence == pytest.approx(0.95, abs=1e-9)
+
+
+def test_multi_valued_predicates_accumulate(store: NovaStore) -> None:
+    store.add_fact("fay", "user", "likes", "sushi", valid_from=T0)
+    store.add_fact("fay", "user", "likes", "jazz", valid_from=T0)
+    assert {f.object for f in store.facts("fay", predicate="likes")} == {"sushi", "jazz"}
+
+
+def test_consolidate_only_processes_new_episodes(store: NovaStore) -> None:
+    store.add_turn("gil", "user", "I work at Initech.", timestamp=T0)
+    assert store.consolidate("gil").episodes_processed == 1
+    assert store.consolidate("gil").episodes_processed == 0
+    assert all(e.processed for e in store.episodes("gil"))
+
+
+def test_negation_closes_validity(store: NovaStore) -> None:
+    store.add_turn("hal", "user", "I live in Madrid.", timestamp=T0)
+    store.add_turn("hal", "user", "I no longer live in Madrid.", timestamp=T0 + timedelta(days=10))
+    res = store.consolidate("hal")
+    assert res.added == 1 and res.invalidated == 1
+    assert store.facts("hal", predicate="lives_in") == []
+    assert [f.object for f in store.facts("hal", predicate="lives_in", as_of=T0 + timedelta(days=1))] == ["Madrid"]
+
+
+def test_traverse_follows_graph_in_time(store: NovaStore) -> None:
+    store.add_fact("ivy", "user", "sister_name", "Anna", valid_from=T0)
+    store.add_fact("ivy", "Anna", "lives_in", "Berlin", valid_from=T0)
+    store.add_fact("ivy", "Berlin", "located_in", "Germany", valid_from=T0)
+    two = {f.object for f in store.traverse("ivy", "user", max_hops=2)}
+    assert two == {"Anna", "Berlin"}
+    assert {f.object for f in store.traverse("ivy", "user", max_hops=3)} == {"Anna", "Berlin", "Germany"}
+    assert store.traverse("ivy", "user", as_of=T0 - timedelta(days=1)) == []
+    assert store.traverse("other", "user") == []
+
+
+def test_rules_match_by_similarity_and_count_usage(store: NovaStore) -> None:
+    store.add_rule("jo", "the user asks for a recipe", "list ingredients in metric units", 0.9)
+    store.add_rule("jo", "the user wants travel advice", "mention train options first", 0.7)
+    (top, *_) = store.rules("jo", "Could you give me a recipe for pancakes?", k=1)
+    assert top.action == "list ingredients in metric units"
+    assert store.rules("jo")[0].usage_count == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"user_id": "", "role": "user", "content": "hi"}, "user_id"),
+        ({"user_id": None, "role": "user", "content": "hi"}, "user_id"),
+        ({"user_id": "k", "role": "user", "content": ""}, "content"),
+        ({"user_id": "k", "role": "user", "content": "   "}, "content"),
+        ({"user_id": "k", "role": "user", "content": 42}, "content"),
+        ({"user_id": "k", "role": "user", "content": "x" * 1_000_000}, "limit"),
+        ({"user_id": "k", "role": "user", "content": "hi", "timestamp": datetime(2024, 1, 1)}, "naive"),
+        ({"user_id": "k", "role": "user", "content": "hi", "timestamp": "yesterday"}, "ISO"),
+        ({"user_id": "k", "role": "user", "content": "hi", "metadata": {"f": object()}}, "JSON"),
+        ({"user_id": "k", "role": "user", "content": "hi", "metadata": ["not", "a", "dict"]}, "mapping"),
+        ({"user_id": "k", "role": "", "content": "hi"}, "role"),
+    ],
+)
+def test_bad_input_is_rejected_and_loses_nothing(store: NovaStore, kwargs: dict[str, object], match: str) -> None:
+    store.add_turn("k", "user", "I keep my notes in Obsidian.")
+    with pytest.raises(InvalidInputError, match=match):
+        store.add_turn(**kwargs)  # type: ignore[arg-type]
+    assert [e.content for e in store.episodes("k")] == ["I keep my notes in Obsidian."]
+
+
+def test_add_turns_is_all_or_nothing(store: NovaStore) -> None:
+    with pytest.raises(InvalidInputError):
+        store.add_turns([{"user_id": "m", "role": "user", "content": "ok"},
+                         {"user_id": "m", "role": "user", "content": ""}])
+    assert store.episodes("m") == []
+    eps = store.add_turns([{"user_id": "m", "role": "user", "content": f"turn {i}"} for i in range(5)])
+    assert [e.content for e in store.episodes("m")] == [e.content for e in eps]
+
+
+def test_reads_require_a_user(store: NovaStore) -> None:
+    for call in (lambda: store.search("x", ""), lambda: store.facts(""), lambda: store.episodes(None)):  # type: ignore[arg-type]
+        with pytest.raises(InvalidInputError):
+            call()
+
+
+def test_closed_store_raises(tmp_path: Path, minilm: object) -> None:
+    s = NovaStore(tmp_path / "c", embeddings=minilm)  # type: ignore[arg-type]
+    s.close()
+    s.close()  # idempotent
+    with pytest.raises(StoreClosedError):
+        s.add_turn("a", "user", "hello")
+
+
+def test_reindex_rebuilds_vectors_from_sqlite(store: NovaStore) -> None:
+    store.add_turns([{"user_id": "n", "role": "user", "content": f"I visited city number {i}"} for i in range(12)])
+    store.add_fact("n", "user", "lives_in", "Porto")
+    store.flush()
+    store.vectors.reset()
+    assert store.vectors.count("episode") == 0
+    assert store.reindex() == 13
+    assert len(store.vectors.get_user_ids("episode", "n")) == 12
+    assert store.search("Porto", "n", kinds=("fact",))[0].fact.object == "Porto"  # type: ignore[union-attr]
+
+
+def test_unindexed_rows_recovered_on_open(tmp_path: Path, minilm: object) -> None:
+    path = tmp_path / "r"
+    with NovaStore(path, embeddings=minilm) as s:  # type: ignore[arg-type]
+        s.add_turn("o", "user", "I play the cello in an orchestra.")
+        s.flush()
+        s.db.reset_indexed()  # simulate a crash before indexing
+        s.vectors.reset()
+    with NovaStore(path, embeddings=minilm) as s:  # type: ignore[arg-type]
+        assert s.search("which instrument?", "o", k=1)[0].text.startswith("I play the cello")
+
+
+def test_config_from_partial_toml(tmp_path: Path) -> None:
+    cfg_file = tmp_path / "c.toml"
+    cfg_file.write_text('[facts]\nconfidence_cap = 0.9\n[consolidation]\nmode = "immediate"\n')
+    cfg = NovaConfig.from_toml(cfg_file)
+    assert cfg.facts.confidence_cap == 0.9 and cfg.consolidation.mode == "immediate"
+    assert cfg.embeddings.batch_size == NovaConfig().embeddings.batch_size
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[facts]\nconfidence_cap = "high"\n')
+    from nova_memory_integrations import ConfigError
+
+    with pytest.raises(ConfigError):
+        NovaConfig.from_toml(bad)
+
+
+def test_example_config_is_valid() -> None:
+    example = Path(__file__).resolve().parents[1] / "config.example.toml"
+    assert NovaConfig.from_toml(example) == NovaConfig()
+
+
+def test_immediate_mode_consolidates_inside_the_turn(make_store: object) -> None:
+    cfg = NovaConfig.from_dict({"consolidation": {"mode": "immediate"}})
+    s = make_store(config=cfg)  # type: ignore[operator]
+    s.add_turn("p", "user", "I work at Globex.")
+    assert [f.object for f in s.facts("p", predicate="works_at")] == ["Globex"]
+
+
+def test_background_mode_consolidates_off_thread(make_store: object) -> None:
+    cfg = NovaConfig.from_dict({"consolidation": {"mode": "background", "interval_seconds": 60,
+                                                  "debounce_seconds": 0.05}})
+    s = make_store(config=cfg)  # type: ignore[operator]
+    s.add_turn("q", "user", "I live in Quito.")
+    import time
+
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not s.facts("q", predicate="lives_in"):
+        time.sleep(0.05)
+    assert [f.object for f in s.facts("q", predicate="lives_in")] == ["Quito"]
+    s.add_turn("q", "user", "I work at Umbrella.")
+    s.close()  # clean shutdown runs the last pass
+    assert s._worker.running is False
+    reopened = make_store(config=NovaConfig())  # type: ignore[operator]
+    assert [f.object for f in reopened.facts("q", predicate="works_at")] == ["Umbrella"]
