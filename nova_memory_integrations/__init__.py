@@ -24,6 +24,13 @@ from .errors import (
 from .types import ConsolidationResult, Episode, Fact, FactDecision, Rule, SearchHit
 
 if TYPE_CHECKING:
+    from .langchain import (
+        NovaCallbackHandler,
+        NovaChatMessageHistory,
+        NovaCompressor,
+        NovaMemory,
+        NovaRetriever,
+    )
     from .store import NovaStore
 
 __version__ = "0.1.0"
@@ -39,7 +46,12 @@ __all__ = [
     "InvalidInputError",
     "NotFoundError",
     "NovaConfig",
+    "NovaCallbackHandler",
+    "NovaChatMessageHistory",
+    "NovaCompressor",
+    "NovaMemory",
     "NovaMemoryError",
+    "NovaRetriever",
     "NovaStore",
     "Rule",
     "SearchHit",
@@ -48,7 +60,14 @@ __all__ = [
     "__version__",
 ]
 
-_LAZY = {"NovaStore": ".store"}
+_LAZY = {
+    "NovaStore": ".store",
+    "NovaMemory": ".langchain",
+    "NovaRetriever": ".langchain",
+    "NovaCompressor": ".langchain",
+    "NovaCallbackHandler": ".langchain",
+    "NovaChatMessageHistory": ".langchain",
+}
 
 
 def __getattr__(name: str) -> Any:

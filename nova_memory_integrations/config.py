@@ -26,6 +26,7 @@ __all__ = [
     "EmbeddingConfig",
     "FactConfig",
     "IndexingConfig",
+    "LifecycleConfig",
     "LimitsConfig",
     "NovaConfig",
     "RetrievalConfig",
@@ -92,6 +93,16 @@ class FactConfig(_Section):
     """Each repeat closes this share of the gap to the cap (diminishing returns)."""
     decay_half_life_days: float = Field(default=180.0, gt=0)
     """Passive confidence decay at read time for facts not reinforced since."""
+    opposite_predicates: list[list[str]] = Field(default_factory=lambda: [["likes", "dislikes"]])
+    """Pairs that contradict each other for the same subject and object."""
+    conflict_strategy: Literal["auto", "trust_newer", "trust_higher_confidence", "keep_both"] = "auto"
+    """``auto``: higher confidence wins when the gap is large, else the newer fact; same time: keep both."""
+    conflict_confidence_gap: float = Field(default=0.3, gt=0, le=1)
+    entity_fuzzy_threshold: float = Field(default=0.9, gt=0, le=1)
+    """difflib ratio above which two entity names are merged (names of >= entity_fuzzy_min_chars)."""
+    entity_fuzzy_min_chars: int = Field(default=6, ge=1)
+    literal_predicates: list[str] = Field(default_factory=lambda: ["age", "birthday"])
+    """Predicates whose objects are values, not entities (never resolved or merged)."""
 
     def is_single_valued(self, predicate: str) -> bool:
         """Whether a new object for ``predicate`` supersedes the old one."""
@@ -109,6 +120,12 @@ class ConsolidationConfig(_Section):
     batch_size: int = Field(default=50, ge=1)
     llm_batch_size: int = Field(default=10, ge=1)
     max_retries: int = Field(default=3, ge=0)
+    retry_backoff_seconds: float = Field(default=0.5, ge=0)
+    """LLM retries wait this long, doubling per attempt up to ``retry_backoff_max_seconds``."""
+    retry_backoff_max_seconds: float = Field(default=8.0, ge=0)
+    llm_context_facts: int = Field(default=30, ge=0)
+    """Existing facts (same entities, by graph and embedding) shown to the LLM per batch."""
+    prompt_version: str = "consolidation-v1"
 
 
 class RetrievalConfig(_Section):
@@ -123,6 +140,32 @@ class RetrievalConfig(_Section):
     budget_tokens: int = Field(default=1000, ge=1)
 
 
+class LifecycleConfig(_Section):
+    """Forgetting: effective weights, capacity eviction, compaction and retention.
+
+    Effective weight (read time): ``importance * (1 + access_mult * ln(access_count + 1))
+    * exp(-decay_rate * age_days)``. Nothing is removed unless ``apply_lifecycle`` runs
+    (``NovaStore.apply_lifecycle`` / ``nova-memory lifecycle``); every value ``None``
+    or ``0`` below disables that step.
+    """
+
+    access_mult: float = Field(default=0.5, ge=0)
+    decay_rate: float = Field(default=0.01, ge=0)
+    """Per day: 0.01 halves an untouched episode's weight in about 69 days."""
+    max_episodes_per_user: int | None = Field(default=None, ge=1)
+    """Capacity: above it the lowest-weight episodes are evicted (tombstones kept)."""
+    protect_recent_days: float = Field(default=7.0, ge=0)
+    """Episodes created or accessed this recently are never evicted."""
+    protect_weight: float = Field(default=0.8, ge=0)
+    """Episodes whose effective weight reaches this are never evicted."""
+    compact_after_days: float | None = Field(default=None, gt=0)
+    """Consolidated episodes older than this are merged into one summary per session."""
+    compact_max_sentences: int = Field(default=5, ge=1)
+    retention_days: float | None = Field(default=None, gt=0)
+    """Episodes older than this are deleted (a tombstone records what was known)."""
+    tombstones: bool = True
+
+
 class NovaConfig(_Section):
     """All settings of a ``NovaStore``. Every field has a default."""
 
@@ -133,6 +176,7 @@ class NovaConfig(_Section):
     facts: FactConfig = Field(default_factory=FactConfig)
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> NovaConfig:

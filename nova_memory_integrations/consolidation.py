@@ -1,9 +1,18 @@
 """Consolidation: unprocessed episodes -> ADD / UPDATE / DELETE / NOOP on the fact store.
 
-Episodes are taken per user in event-time order and in batches; each batch is applied
-in one SQLite transaction together with the "processed" flags, so a crash or an error
-never half-applies a batch. A failing batch is rolled back, its episodes stay
-unprocessed and the error is recorded as a dead letter that can be retried.
+Episodes are taken per user in event-time order and in batches. A *source* proposes
+statements for a batch: the deterministic extractor (wrapped by :func:`deterministic_batch`)
+or an LLM (:class:`~nova_memory_integrations.extraction.llm.LLMExtractor`, which also
+sees the existing facts relevant to the batch and decides the operation). Proposals are
+applied in one SQLite transaction together with the "processed" flags, after entity
+resolution (:mod:`entities`) and conflict detection (:mod:`conflicts`); UPDATE and
+DELETE close validity and expire versions, never remove them (:class:`FactMemory`).
+
+Failure handling: the source is called *outside* the transaction; episodes it could not
+answer for (timeouts, rate limits, malformed output after repair and retries), or a
+batch whose transaction failed, stay unprocessed and are recorded as a dead letter.
+Dead-lettered episodes are parked — later runs skip them — until
+:meth:`Consolidator.retry_dead_letters` (``NovaStore.retry_dead_letters``) tries again.
 """
 
 from __future__ import annotations
@@ -13,22 +22,50 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ._time import to_epoch, utcnow
-from .errors import NovaMemoryError
-from .facts import FactMemory
-from .storage.sqlite import SQLiteStore
-from .types import ConsolidationResult, Episode, FactDecision
+from ._time import from_epoch, to_epoch, utcnow
+from .config import ConsolidationConfig, FactConfig, NovaConfig
+from .conflicts import (
+    Claim,
+    ConfidenceExplanation,
+    Conflict,
+    ConflictLog,
+    Held,
+    Outcome,
+    Verdict,
+    explain_confidence,
+    resolve_conflicts,
+)
+from .errors import ConsolidationError, NotFoundError
+from .facts import FactMemory, normalize_predicate
+from .storage.sqlite import SQLiteStore, row_to_fact
+from .temporal import decayed_confidence, normalize_value
+from .types import ConsolidationResult, Episode, Fact, FactDecision
+from .validation import check_timestamp, check_user
 
 if TYPE_CHECKING:
+    from .entities import EntityResolver, RelatedFacts
     from .extraction.base import CandidateFact, Extractor
+    from .extraction.llm import LLMExtractor
 
-__all__ = ["Consolidator", "tally"]
+__all__ = [
+    "BatchExtractor",
+    "BatchPlan",
+    "ConsolidationAPI",
+    "ConsolidationSource",
+    "Consolidator",
+    "ExtractorSource",
+    "Proposal",
+    "deterministic_batch",
+    "tally",
+]
 
 logger = logging.getLogger(__name__)
 
 BatchExtractor = Callable[[Sequence[Episode]], "list[list[CandidateFact]]"]
+OpName = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
 
 
 def tally(decisions: Sequence[FactDecision], *, processed: int = 0, failed: int = 0) -> ConsolidationResult:
@@ -45,12 +82,89 @@ def tally(decisions: Sequence[FactDecision], *, processed: int = 0, failed: int 
     )
 
 
+@dataclass(frozen=True)
+class Proposal:
+    """One statement to apply: from an extractor (``op=None``) or an LLM decision.
+
+    ``target_fact_id`` names the existing fact an LLM's UPDATE / DELETE / NOOP is about;
+    ``reason`` is recorded with the decision.
+    """
+
+    subject: str
+    predicate: str
+    object: str
+    negate: bool = False
+    op: OpName | None = None
+    valid_from: datetime | None = None
+    confidence: float | None = None
+    target_fact_id: str | None = None
+    reason: str | None = None
+    source_text: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_candidate(cls, cand: CandidateFact) -> Proposal:
+        """A deterministic extractor's candidate as a proposal (the planner decides the op)."""
+        return cls(cand.subject, cand.predicate, cand.object, negate=cand.op == "negate",
+                   valid_from=cand.valid_from, confidence=cand.confidence, source_text=cand.source_text)
+
+
+@dataclass
+class BatchPlan:
+    """A source's answer for one batch: proposals per episode id, errors for the rest."""
+
+    proposals: dict[str, list[Proposal]] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    calls: int = 0
+
+
+class ConsolidationSource(Protocol):
+    """What the consolidator asks for each batch."""
+
+    needs_context: bool
+    batch_size: int | None
+
+    def plan(self, user_id: str, episodes: Sequence[Episode], related: Sequence[Fact]) -> BatchPlan:
+        """Proposals for ``episodes`` given the existing ``related`` facts."""
+        ...
+
+
+class ExtractorSource:
+    """A batch extractor (e.g. :func:`deterministic_batch`) as a consolidation source."""
+
+    needs_context = False
+    batch_size: int | None = None
+
+    def __init__(self, extract_batch: BatchExtractor) -> None:
+        self.extract_batch = extract_batch
+
+    def plan(self, user_id: str, episodes: Sequence[Episode], related: Sequence[Fact]) -> BatchPlan:
+        """Run the extractor; a wrong result count fails the whole batch."""
+        found = self.extract_batch(episodes)
+        if len(found) != len(episodes):
+            raise ConsolidationError(f"extractor returned {len(found)} results for {len(episodes)} episodes")
+        pairs = zip(episodes, found, strict=True)
+        return BatchPlan({e.id: [Proposal.from_candidate(c) for c in cands] for e, cands in pairs})
+
+
+def deterministic_batch(extractor: Extractor) -> BatchExtractor:
+    """Adapt a per-text extractor to the batch interface."""
+
+    def run(batch: Sequence[Episode]) -> list[list[CandidateFact]]:
+        return [extractor.extract(e.content, role=e.role, timestamp=e.timestamp) for e in batch]
+
+    return run
+
+
 @dataclass
 class _Outcome:
     decisions: list[FactDecision] = field(default_factory=list)
-    changed_fact_ids: list[str] = field(default_factory=list)
     processed: int = 0
     failed: int = 0
+
+
+def _letter_id(ids: Sequence[str]) -> str:
+    return "dl_" + hashlib.sha1("|".join(ids).encode()).hexdigest()[:16]
 
 
 class Consolidator:
@@ -63,74 +177,355 @@ class Consolidator:
         *,
         batch_size: int,
         on_facts_changed: Callable[[str, list[str]], None],
+        config: NovaConfig | None = None,
+        entities: EntityResolver | None = None,
+        related: RelatedFacts | None = None,
     ) -> None:
         self.db = db
         self.facts = facts
         self.batch_size = batch_size
         self._on_changed = on_facts_changed
+        self.fact_config: FactConfig = config.facts if config is not None else facts.config
+        self.config: ConsolidationConfig = config.consolidation if config is not None else ConsolidationConfig()
+        self.entities = entities
+        self.related = related
+        self.conflict_log = ConflictLog(db)
+        self._opposites: dict[str, str] = {}
+        for pair in self.fact_config.opposite_predicates:
+            if len(pair) == 2:
+                a, b = (normalize_predicate(p) for p in pair)
+                self._opposites[a], self._opposites[b] = b, a
         self._lock = threading.Lock()
+        self._llm: tuple[Any, LLMExtractor] | None = None
 
+    # -- sources ----------------------------------------------------------------------------
+    def llm_source(self, llm: Any) -> LLMExtractor:
+        """The LLM source for ``llm`` (LangChain chat model, LlamaIndex LLM or LLMExtractor)."""
+        from .extraction.llm import LLMExtractor
+
+        cached = self._llm
+        if cached is not None and cached[0] is llm:
+            return cached[1]
+        source = llm if isinstance(llm, LLMExtractor) else LLMExtractor.from_config(llm, self.config)
+        self._llm = (llm, source)
+        return source
+
+    @staticmethod
+    def _as_source(source: ConsolidationSource | BatchExtractor) -> ConsolidationSource:
+        return source if hasattr(source, "plan") else ExtractorSource(source)  # type: ignore[return-value,arg-type]
+
+    # -- runs -------------------------------------------------------------------------------
     def run(
-        self, user_id: str | None, extract_batch: BatchExtractor, *, batch_size: int | None = None
+        self, user_id: str | None, source: ConsolidationSource | BatchExtractor, *, batch_size: int | None = None
     ) -> ConsolidationResult:
-        """Consolidate every unprocessed episode of ``user_id`` (or of every user)."""
-        size = batch_size or self.batch_size
+        """Consolidate every unprocessed, not dead-lettered episode of ``user_id`` (or of every user)."""
+        src = self._as_source(source)
+        size = batch_size or getattr(src, "batch_size", None) or self.batch_size
         outcome = _Outcome()
         with self._lock:
             users = [user_id] if user_id is not None else self.db.users_with_unprocessed()
             for uid in users:
-                pending = self.db.list_episodes(uid, unprocessed_only=True)
+                parked = {i for letter in self.db.dead_letters(uid) for i in letter["episode_ids"]}
+                pending = [e for e in self.db.list_episodes(uid, unprocessed_only=True) if e.id not in parked]
                 for start in range(0, len(pending), size):
-                    self._run_batch(uid, pending[start : start + size], extract_batch, outcome)
+                    self._run_batch(uid, pending[start : start + size], src, outcome)
+        return tally(outcome.decisions, processed=outcome.processed, failed=outcome.failed)
+
+    def retry_dead_letters(
+        self, user_id: str | None, source: ConsolidationSource | BatchExtractor, *, batch_size: int | None = None
+    ) -> ConsolidationResult:
+        """Try the dead-lettered episodes again; what fails again gets a new letter (attempts + 1)."""
+        src = self._as_source(source)
+        size = batch_size or getattr(src, "batch_size", None) or self.batch_size
+        outcome = _Outcome()
+        with self._lock:
+            for letter in self.db.dead_letters(user_id):
+                uid, order = letter["user_id"], {i: n for n, i in enumerate(letter["episode_ids"])}
+                episodes = sorted((e for e in self.db.get_episodes(uid, list(order)) if not e.processed),
+                                  key=lambda e: (e.timestamp, order[e.id]))
+                self.db.remove_dead_letter(uid, letter["id"])
+                for start in range(0, len(episodes), size):
+                    new = self._run_batch(uid, episodes[start : start + size], src, outcome)
+                    if new is not None:
+                        with self.db.transaction() as conn:
+                            conn.execute("UPDATE dead_letters SET attempts = ? WHERE user_id = ? AND id = ?",
+                                         (int(letter["attempts"]) + 1, uid, new))
         return tally(outcome.decisions, processed=outcome.processed, failed=outcome.failed)
 
     def _run_batch(
-        self, user_id: str, batch: Sequence[Episode], extract_batch: BatchExtractor, outcome: _Outcome
-    ) -> None:
-        letter_id = "dl_" + hashlib.sha1("|".join(e.id for e in batch).encode()).hexdigest()[:16]
+        self, user_id: str, batch: Sequence[Episode], src: ConsolidationSource, outcome: _Outcome
+    ) -> str | None:
+        related: list[Fact] = []
+        if getattr(src, "needs_context", False) and self.related is not None:
+            related = self.related(user_id, batch, self.config.llm_context_facts)
+        try:
+            plan = src.plan(user_id, batch, related)
+        except Exception as exc:  # recorded, never lost
+            plan = BatchPlan(failed={e.id: f"{type(exc).__name__}: {exc}" for e in batch})
+        done = [e for e in batch if e.id in plan.proposals]
+        answered = {e.id for e in done}
+        failed = {e.id: plan.failed.get(e.id, "no result for this episode") for e in batch if e.id not in answered}
         decisions: list[FactDecision] = []
         changed: list[str] = []
-        try:
-            candidates = extract_batch(batch)
-            if len(candidates) != len(batch):
-                raise NovaMemoryError(f"extractor returned {len(candidates)} results for {len(batch)} episodes")
-            with self.db.transaction():
-                now = utcnow()
-                for episode, found in zip(batch, candidates):
-                    for cand in found:
-                        decision, ids = self.facts.apply(
-                            user_id,
-                            cand.subject,
-                            cand.predicate,
-                            cand.object,
-                            negate=cand.op == "negate",
-                            at=cand.valid_from or episode.timestamp,
-                            confidence=cand.confidence,
-                            episode_ids=[episode.id],
-                            metadata={"source_text": cand.source_text} if cand.source_text else None,
-                            now=now,
-                        )
-                        decisions.append(decision)
-                        changed += ids
-                self.db.mark_processed(user_id, [e.id for e in batch])
-        except Exception as exc:  # noqa: BLE001 - recorded, never lost
-            logger.warning("nova-memory consolidation: batch of %d episodes failed: %s", len(batch), exc)
-            self.db.add_dead_letter(letter_id, user_id, [e.id for e in batch], f"{type(exc).__name__}: {exc}",
-                                    to_epoch(utcnow()) or 0.0)
-            outcome.failed += len(batch)
-            return
-        self.db.remove_dead_letter(user_id, letter_id)
+        if done:
+            try:
+                with self.db.transaction():
+                    now = utcnow()
+                    for episode in done:
+                        for proposal in plan.proposals[episode.id]:
+                            made, ids = self._apply(user_id, proposal, at=proposal.valid_from or episode.timestamp,
+                                                    episode_ids=[episode.id], now=now)
+                            decisions += made
+                            changed += ids
+                    self.db.mark_processed(user_id, [e.id for e in done])
+            except Exception as exc:  # rolled back, recorded, never lost
+                if self.entities is not None:
+                    self.entities.invalidate(user_id)
+                failed.update({e.id: f"{type(exc).__name__}: {exc}" for e in done})
+                done, decisions, changed = [], [], []
+        letter: str | None = None
+        if failed:
+            ids = [e.id for e in batch if e.id in failed]
+            error = "; ".join(dict.fromkeys(failed[i] for i in ids))[:4000]
+            logger.warning("nova-memory consolidation: %d of %d episodes failed: %s", len(ids), len(batch), error)
+            letter = _letter_id(ids)
+            self.db.add_dead_letter(letter, user_id, ids, error, to_epoch(utcnow()) or 0.0)
         outcome.decisions += decisions
-        outcome.changed_fact_ids += changed
-        outcome.processed += len(batch)
+        outcome.processed += len(done)
+        outcome.failed += len(failed)
         if changed:
             self._on_changed(user_id, changed)
+        return letter
+
+    # -- applying one proposal ------------------------------------------------------------------
+    def _current(self, user_id: str, fact_id: str | None) -> Fact | None:
+        if not fact_id:
+            return None
+        found = self.db.select_facts(user_id, ids=[fact_id])
+        return found[0] if found else None
+
+    def apply_fact(
+        self, user_id: str, subject: str, predicate: str, obj: str, *, at: datetime, confidence: float | None = None,
+        episode_ids: Sequence[str] = (), metadata: dict[str, Any] | None = None, reason: str | None = None,
+    ) -> tuple[FactDecision, list[str]]:
+        """Apply one statement outside a run (``NovaStore.add_fact``): resolution, conflicts, one transaction."""
+        prop = Proposal(subject, predicate, obj, confidence=confidence, reason=reason, metadata=dict(metadata or {}))
+        try:
+            with self.db.transaction():
+                made, changed = self._apply(user_id, prop, at=at, episode_ids=list(episode_ids), now=utcnow())
+        except Exception:
+            if self.entities is not None:
+                self.entities.invalidate(user_id)
+            raise
+        return made[0], changed
+
+    def _apply(
+        self, user_id: str, prop: Proposal, *, at: datetime, episode_ids: list[str], now: datetime
+    ) -> tuple[list[FactDecision], list[str]]:
+        meta = dict(prop.metadata)
+        if prop.source_text:
+            meta["source_text"] = prop.source_text
+        common: dict[str, Any] = {"confidence": prop.confidence, "episode_ids": episode_ids,
+                                  "metadata": meta or None, "now": now, "reason_prefix": prop.reason}
+        target = self._current(user_id, prop.target_fact_id)
+        if prop.negate or prop.op == "DELETE":
+            s, p, o = (target.subject, target.predicate, target.object) if target else (
+                prop.subject, prop.predicate, prop.object)
+            decision, ids = self.facts.apply(user_id, s, p, o, negate=True, at=at, **common)
+            return [decision], ids
+        if prop.op == "NOOP" and target is not None:
+            decision, ids = self.facts.apply(user_id, target.subject, target.predicate, target.object,
+                                             at=max(at, target.valid_from), **common)
+            return [decision], ids
+        predicate = normalize_predicate(prop.predicate)
+        subject, obj = prop.subject, prop.object.strip()
+        if self.entities is not None:
+            subject, obj = self.entities.resolve_fact(user_id, subject, predicate, obj)
+        subject_n = normalize_value(subject) or subject
+        supersede: list[Fact] = []
+        verdicts: list[Verdict] = []
+        if prop.op == "UPDATE" and target is not None and (target.subject, target.predicate, normalize_value(
+                target.object)) != (subject_n, predicate, normalize_value(obj)):
+            supersede.append(target)
+            verdicts.append(Verdict("explicit_update", _held(target, target.confidence), "trust_newer", "new",
+                                    "the model decided this fact is superseded (UPDATE)"))
+        outcome, held = self._conflicts(user_id, subject_n, predicate, obj, at,
+                                        prop.confidence or self.fact_config.default_confidence,
+                                        exclude={f.id for f in supersede}, now=now)
+        verdicts += outcome.verdicts
+        if not outcome.apply_new:
+            why = "; ".join(v.reason for v in outcome.verdicts if v.winner == "existing")
+            decision = FactDecision(op="NOOP", subject=subject_n, predicate=predicate, object=obj,
+                                    reason=(f"{prop.reason}; " if prop.reason else "") + f"conflict: {why}",
+                                    episode_ids=tuple(episode_ids))
+            self.db.record_decision(user_id, decision, to_epoch(now) or 0.0)
+            self._log(user_id, verdicts, held, subject_n, predicate, obj, None, episode_ids, now)
+            return [decision], []
+        supersede += [held[i] for i in outcome.close_ids]
+        decision, ids = self.facts.apply(user_id, subject, predicate, obj, at=at, supersede=supersede,
+                                         single_valued=False if outcome.keep_both else None, **common)
+        self._log(user_id, verdicts, {**held, **{f.id: f for f in supersede}}, subject_n, predicate, obj,
+                  decision.fact_id, episode_ids, now)
+        return [decision], ids
+
+    def _conflicts(
+        self, user_id: str, subject: str, predicate: str, obj: str, at: datetime, confidence: float,
+        *, exclude: set[str], now: datetime,
+    ) -> tuple[Outcome, dict[str, Fact]]:
+        single = self.fact_config.is_single_valued(predicate)
+        opposite = self._opposites.get(predicate)
+        if not single and opposite is None:
+            return Outcome(), {}
+        obj_norm = normalize_value(obj)
+        # only believed versions overlapping `at` that actually contradict: usually none, so no model is built
+        clauses, params = [], [user_id, subject, to_epoch(at)]
+        if single:
+            clauses.append("(predicate = ? AND object_norm != ?)")
+            params += [predicate, obj_norm]
+        if opposite is not None:
+            clauses.append("(predicate = ? AND object_norm = ?)")
+            params += [opposite, obj_norm]
+        rows = self.db.query(
+            "SELECT * FROM facts WHERE user_id = ? AND subject = ? AND expired_at IS NULL"
+            f" AND (valid_to IS NULL OR valid_to > ?) AND ({' OR '.join(clauses)}) ORDER BY valid_from, seq", params)
+        rows = [r for r in rows if r["id"] not in exclude]
+        if not rows:
+            return Outcome(), {}
+        facts = {r["id"]: row_to_fact(r) for r in rows}
+        stamp = to_epoch(now) or 0.0
+        half_life = self.fact_config.decay_half_life_days
+        held = [
+            _held(facts[r["id"]], decayed_confidence(r["confidence"], half_life_days=half_life,
+                                                      age_days=max(0.0, stamp - r["last_reinforced"]) / 86400))
+            for r in rows
+        ]
+        claim = Claim(subject, predicate, obj_norm, at, confidence)
+        outcome = resolve_conflicts(claim, held, single_valued=single, opposite=opposite,
+                                    policy=self.fact_config.conflict_strategy,
+                                    gap=self.fact_config.conflict_confidence_gap)
+        return outcome, facts
+
+    def _log(
+        self, user_id: str, verdicts: Sequence[Verdict], facts: dict[str, Fact], subject: str, predicate: str,
+        obj: str, new_fact_id: str | None, episode_ids: Sequence[str], now: datetime,
+    ) -> None:
+        for v in verdicts:
+            existing = facts.get(v.held.id)
+            self.conflict_log.record(
+                user_id, v, subject=subject, existing_object=existing.object if existing else v.held.object_norm,
+                new_predicate=predicate, new_object=obj, new_fact_id=new_fact_id, episode_ids=episode_ids, at=now,
+            )
+
+    # -- explanations ---------------------------------------------------------------------------
+    def explain_confidence(self, user_id: str, fact_id: str, *, at: datetime | None = None) -> ConfidenceExplanation:
+        """The factors of a fact's confidence: initial, reinforcement, decay at ``at`` (default now).
+
+        Raises:
+            NotFoundError: no such fact version for this user.
+        """
+        found = self.db.select_facts(user_id, ids=[fact_id], all_versions=True)
+        if not found:
+            raise NotFoundError(f"no fact {fact_id!r} for this user")
+        fact = found[0]
+        cfg = self.fact_config
+        last = self.db.fact_last_reinforced(user_id, [fact_id]).get(fact_id)
+        moment = to_epoch(at or utcnow()) or 0.0
+        age = 0.0 if last is None else max(0.0, moment - last) / 86400
+        return explain_confidence(
+            fact.confidence, observations=fact.occurrence_count, rate=cfg.reinforcement_rate,
+            cap=cfg.confidence_cap, age_days=age, half_life_days=cfg.decay_half_life_days, fact_id=fact_id,
+            last_reinforced=from_epoch(last),
+        )
 
 
-def deterministic_batch(extractor: Extractor) -> BatchExtractor:
-    """Adapt a per-text extractor to the batch interface."""
+def _held(fact: Fact, confidence: float) -> Held:
+    return Held(fact.id, fact.predicate, normalize_value(fact.object), fact.valid_from, fact.valid_to, confidence)
 
-    def run(batch: Sequence[Episode]) -> list[list[CandidateFact]]:
-        return [extractor.extract(e.content, role=e.role, timestamp=e.timestamp) for e in batch]
 
-    return run
+class ConsolidationAPI:
+    """The consolidation methods of :class:`~nova_memory_integrations.store.NovaStore` (a mixin).
+
+    Setup:
+        Part of ``NovaStore``; no extra install.
+
+    Instantiate:
+        .. code-block:: python
+
+            store = NovaStore("./memory", llm=chat_model)      # any LangChain chat model / LlamaIndex LLM
+
+    Usage:
+        .. code-block:: python
+
+            store.consolidate("alice")                          # the store's LLM (or the deterministic extractor)
+            store.consolidate("alice", llm=other_model)         # per-call override; llm=False: deterministic
+            store.dead_letters("alice"); store.retry_dead_letters("alice")
+            store.conflicts("alice"); store.explain_confidence("alice", fact_id).text
+    """
+
+    config: NovaConfig
+    db: SQLiteStore
+    consolidator: Consolidator
+    llm: Any
+    _extractor: Any
+    _closed: bool
+
+    def _check_open(self) -> None:  # pragma: no cover - NovaStore's own method is used
+        raise NotImplementedError
+
+    def _uid(self, user_id: str | None) -> str | None:
+        return None if user_id is None else check_user(user_id, self.config.limits)
+
+    @property
+    def extractor(self) -> Any:
+        """The deterministic extractor used when no LLM is configured."""
+        if self._extractor is None:
+            from .extraction import DeterministicExtractor
+
+            self._extractor = DeterministicExtractor()
+        return self._extractor
+
+    def _source(self, llm: Any) -> ConsolidationSource | BatchExtractor:
+        chosen = self.llm if llm is None else llm
+        if chosen is None or chosen is False:
+            return deterministic_batch(self.extractor)
+        return self.consolidator.llm_source(chosen)
+
+    def consolidate(self, user_id: str | None = None, *, llm: Any = None) -> ConsolidationResult:
+        """Turn unprocessed episodes into facts (ADD / UPDATE / DELETE / NOOP).
+
+        Only episodes not yet processed, and not parked in a dead letter, are read.
+        ``user_id=None`` consolidates every user. ``llm`` overrides the store's model for
+        this call (a LangChain chat model, a LlamaIndex LLM, an ``LLMExtractor``, or
+        ``False`` for the deterministic extractor). Failures never raise: the episodes
+        concerned stay unprocessed and are listed by :meth:`dead_letters`.
+        """
+        self._check_open()
+        return self.consolidator.run(self._uid(user_id), self._source(llm))
+
+    def dead_letters(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        """Consolidation batches that failed; their episodes are still unprocessed (parked)."""
+        self._check_open()
+        return self.db.dead_letters(self._uid(user_id))
+
+    def retry_dead_letters(self, user_id: str | None = None, llm: Any = None) -> ConsolidationResult:
+        """Consolidate the dead-lettered episodes again (of one user, or all), with ``llm`` if given."""
+        self._check_open()
+        return self.consolidator.retry_dead_letters(self._uid(user_id), self._source(llm))
+
+    def conflicts(self, user_id: str, *, flagged_only: bool = False, limit: int = 100) -> list[Conflict]:
+        """Contradictions found while applying facts, with the strategy applied; newest first."""
+        self._check_open()
+        return self.consolidator.conflict_log.list_conflicts(self._uid(user_id) or "", flagged_only=flagged_only,
+                                                             limit=limit)
+
+    def explain_confidence(
+        self, user_id: str, fact_id: str, *, at: datetime | str | None = None
+    ) -> ConfidenceExplanation:
+        """Why a fact has its confidence: initial value, reinforcements, decay at ``at`` (default now)."""
+        self._check_open()
+        return self.consolidator.explain_confidence(self._uid(user_id) or "", fact_id,
+                                                    at=check_timestamp(at, "at"))
+
+    def _background_job(self) -> None:
+        if not self._closed:
+            self.consolidate()

@@ -9,7 +9,7 @@ with the same ``lineage_id``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -36,9 +36,14 @@ def new_id(prefix: str) -> str:
 class FactMemory:
     """Applies assertions and negations to one store's facts; queries them in time."""
 
-    def __init__(self, db: SQLiteStore, config: FactConfig) -> None:
+    def __init__(
+        self, db: SQLiteStore, config: FactConfig, *,
+        resolve: Callable[[str, str, str, str], tuple[str, str]] | None = None,
+    ) -> None:
         self.db = db
         self.config = config
+        self.resolve = resolve
+        """Entity resolution hook: ``(user_id, subject, predicate, object) -> (subject, object)``."""
 
     # -- writes -------------------------------------------------------------------------
     def apply(
@@ -55,23 +60,34 @@ class FactMemory:
         metadata: dict[str, Any] | None = None,
         now: datetime | None = None,
         reason: str | None = None,
+        supersede: Sequence[Fact] = (),
+        single_valued: bool | None = None,
+        reason_prefix: str | None = None,
     ) -> tuple[FactDecision, list[str]]:
-        """Apply one statement in a transaction; returns the decision and changed row ids."""
+        """Apply one statement in a transaction; returns the decision and changed row ids.
+
+        ``supersede`` are other current facts to close at ``at`` (an explicit UPDATE or a
+        resolved contradiction); ``single_valued`` overrides the predicate's cardinality.
+        """
         now = now or utcnow()
-        subject_n = normalize_value(subject) or subject
         predicate_n = normalize_predicate(predicate)
+        if self.resolve is not None:
+            subject, obj = self.resolve(user_id, subject, predicate_n, obj)
+        subject_n = normalize_value(subject) or subject
         obj = obj.strip()
         obj_norm = normalize_value(obj) if obj else None
         changed: list[str] = []
         with self.db.transaction():
-            current = self.db.current_facts(user_id, subject=subject_n, predicate=predicate_n)
+            # versions that ended before `at` cannot change the plan: skip loading them
+            current = self.db.current_facts(user_id, subject=subject_n, predicate=predicate_n, valid_after=to_epoch(at))
             by_id = {f.id: f for f in current}
             intervals = [Interval(f.id, normalize_value(f.object), f.valid_from, f.valid_to) for f in current]
             if negate:
                 plan = plan_negation(obj_norm, at, intervals)
             else:
                 plan = plan_assertion(
-                    obj_norm or "", at, intervals, single_valued=self.config.is_single_valued(predicate_n)
+                    obj_norm or "", at, intervals,
+                    single_valued=self.config.is_single_valued(predicate_n) if single_valued is None else single_valued,
                 )
             fact_id: str | None = None
             replaced: str | None = None
@@ -86,6 +102,10 @@ class FactMemory:
             for old_id, close_at in plan.close.items():
                 replaced = old_id
                 changed += self._close(by_id[old_id], close_at, episode_ids, now)
+            extra = [f for f in supersede if f.id not in plan.close and f.id != plan.reinforce_id]
+            for old in extra:
+                replaced = old.id
+                changed += self._close(old, max(at, old.valid_from), episode_ids, now)
             if plan.add:
                 fid = new_id("fa")
                 fact = Fact(
@@ -106,11 +126,11 @@ class FactMemory:
                 fact_id = fact.id
                 changed.append(fact.id)
             decision = FactDecision(
-                op=plan.op,
+                op=("DELETE" if negate else "UPDATE") if extra else plan.op,
                 subject=subject_n,
                 predicate=predicate_n,
                 object=obj,
-                reason=reason or plan.reason,
+                reason=(f"{reason_prefix}; " if reason_prefix else "") + (reason or plan.reason),
                 fact_id=fact_id,
                 replaced_fact_id=replaced,
                 episode_ids=tuple(episode_ids),

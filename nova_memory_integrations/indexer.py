@@ -155,7 +155,8 @@ class Indexer:
         for table, ids in by_table.items():
             rows = {r["id"]: r for r in self.db.rows_by_id(table, list(dict.fromkeys(ids)))}
             kind = _KIND[table]
-            gone = [i for i in ids if i not in rows or (table == "facts" and rows[i]["expired_at"] is not None)]
+            gone = [i for i in dict.fromkeys(ids)  # unique: Chroma rejects duplicate ids
+                    if i not in rows or (table == "facts" and rows[i]["expired_at"] is not None)]
             live = [rows[i] for i in dict.fromkeys(ids) if i in rows and i not in gone]
             if gone:
                 self.vectors.delete(kind, gone)

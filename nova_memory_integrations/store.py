@@ -16,10 +16,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from . import lifecycle, portability
 from ._time import to_epoch, utcnow
 from .config import ConsolidationMode, NovaConfig, default_home
-from .consolidation import Consolidator, deterministic_batch
+from .consolidation import ConsolidationAPI, Consolidator
 from .embeddings import CachedEmbedder, EmbeddingsLike, MiniLMEmbeddings
+from .entities import EntityResolver, RelatedFacts
 from .errors import InvalidInputError, StoreClosedError
 from .facts import FactMemory, new_id, normalize_predicate
 from .graph import FactGraph
@@ -27,8 +29,23 @@ from .indexer import Indexer
 from .scheduler import BackgroundWorker
 from .storage.sqlite import SQLiteStore
 from .storage.vectors import VectorIndex
-from .types import ConsolidationResult, Episode, Fact, FactDecision, MemoryKind, Rule, SearchHit
+from .types import (
+    CompressionResult,
+    ContextResult,
+    Episode,
+    Fact,
+    FactDecision,
+    MemoryKind,
+    Rule,
+    SearchHit,
+)
+from .assemble import Format
+from .recall import build_context, compress_texts, dense_search, snippets
+from .retrieval.config import SearchConfig
+from .retrieval.pipeline import RecallPipeline
+from .tokens import TokenCounter, get_token_counter
 from .validation import check_content, check_id, check_metadata, check_score, check_timestamp, check_user
+from .validation import check_ids
 
 __all__ = ["NovaStore"]
 
@@ -37,7 +54,7 @@ logger = logging.getLogger(__name__)
 _INDEX_WAIT_S = 30.0
 
 
-class NovaStore:
+class NovaStore(ConsolidationAPI):
     """Long-term memory for agents: episodes, bi-temporal facts and rules for many users.
 
     Setup:
@@ -70,6 +87,8 @@ class NovaStore:
             an embedded ``PersistentClient`` inside ``path``.
         config: a ``NovaConfig``, or a path to a TOML file; default: ``<path>/config.toml``
             when present, else built-in defaults.
+        llm: a LangChain chat model or LlamaIndex LLM for consolidation (structured output,
+            batched); default: the deterministic extractor. See :class:`.ConsolidationAPI`.
     """
 
     def __init__(
@@ -79,7 +98,9 @@ class NovaStore:
         embeddings: EmbeddingsLike | None = None,
         chroma_client: Any | None = None,
         config: NovaConfig | str | os.PathLike[str] | None = None,
+        llm: Any | None = None,
     ) -> None:
+        self.llm = llm
         self.path = Path(path).expanduser() if path is not None else default_home()
         self.path.mkdir(parents=True, exist_ok=True)
         self.config = self._load_config(config)
@@ -97,11 +118,16 @@ class NovaStore:
                                    prefix=cfg.storage.collection_prefix)
         self.indexer = Indexer(self.db, self.vectors, self.embedder, batch_size=cfg.indexing.batch_size,
                                max_wait_ms=cfg.indexing.max_wait_ms)
-        self.fact_memory = FactMemory(self.db, cfg.facts)
+        self.entities = EntityResolver(self.db, cfg.facts)
+        self.fact_memory = FactMemory(self.db, cfg.facts, resolve=self.entities.resolve_fact)
         self.graph = FactGraph(lambda uid: self.db.current_facts(uid))
+        related = RelatedFacts(self.db, cfg.facts, graph=self.graph, vectors=self.vectors, embedder=self.embedder,
+                               entities=self.entities)
         self.consolidator = Consolidator(self.db, self.fact_memory, batch_size=cfg.consolidation.batch_size,
-                                         on_facts_changed=self._facts_changed)
+                                         on_facts_changed=self._facts_changed, config=cfg, entities=self.entities,
+                                         related=related)
         self._extractor: Any = None
+        self.recall = RecallPipeline(self)
         self._closed = False
         self._closing = False
         self._lock = threading.RLock()
@@ -244,7 +270,7 @@ class NovaStore:
     def get_episodes(self, user_id: str, ids: Sequence[str]) -> list[Episode]:
         """Episodes of ``user_id`` by id (ids of other users are never returned)."""
         self._check_open()
-        return self.db.get_episodes(check_user(user_id, self.config.limits), list(ids))
+        return self.db.get_episodes(check_user(user_id, self.config.limits), check_ids(ids, self.config.limits))
 
     # -- semantic memory ------------------------------------------------------------------
     def add_fact(
@@ -267,7 +293,7 @@ class NovaStore:
         self._check_open()
         limits = self.config.limits
         uid = check_user(user_id, limits)
-        decision, changed = self.fact_memory.apply(
+        decision, changed = self.consolidator.apply_fact(  # entity resolution and conflict rules apply
             uid,
             check_content(subject, limits, "subject"),
             check_content(predicate, limits, "predicate"),
@@ -343,8 +369,8 @@ class NovaStore:
     ) -> list[Fact]:
         """Facts reachable from entity ``start`` within ``max_hops``, valid at ``as_of``."""
         self._check_open()
-        if max_hops < 0:
-            raise InvalidInputError("max_hops must be >= 0")
+        if isinstance(max_hops, bool) or not isinstance(max_hops, int) or max_hops < 0:
+            raise InvalidInputError("max_hops must be an integer >= 0")
         preds = None if predicates is None else [normalize_predicate(p) for p in predicates]
         hits = self.graph.traverse(check_user(user_id, self.config.limits), start, max_hops=max_hops,
                                    predicates=preds, as_of=check_timestamp(as_of, "as_of"))
@@ -387,33 +413,8 @@ class NovaStore:
         self.db.use_rules(uid, [r.id for r in rules], to_epoch(utcnow()) or 0.0)
         return rules
 
-    # -- consolidation ------------------------------------------------------------------
-    @property
-    def extractor(self) -> Any:
-        """The deterministic extractor used when no LLM is configured."""
-        if self._extractor is None:
-            from .extraction import DeterministicExtractor
-
-            self._extractor = DeterministicExtractor()
-        return self._extractor
-
-    def consolidate(self, user_id: str | None = None) -> ConsolidationResult:
-        """Turn unprocessed episodes into facts (ADD / UPDATE / DELETE / NOOP).
-
-        Only episodes not yet processed are read. ``user_id=None`` consolidates every user.
-        """
-        self._check_open()
-        uid = None if user_id is None else check_user(user_id, self.config.limits)
-        return self.consolidator.run(uid, deterministic_batch(self.extractor))
-
-    def dead_letters(self, user_id: str | None = None) -> list[dict[str, Any]]:
-        """Consolidation batches that failed; their episodes are still unprocessed."""
-        self._check_open()
-        return self.db.dead_letters(None if user_id is None else check_user(user_id, self.config.limits))
-
-    def _background_job(self) -> None:
-        if not self._closed:
-            self.consolidate()
+    # -- consolidation: consolidate, dead_letters, retry_dead_letters, conflicts, explain_confidence
+    #    live in ConsolidationAPI (nova_memory_integrations.consolidation).
 
     # -- recall ---------------------------------------------------------------------------
     def search(
@@ -429,39 +430,103 @@ class NovaStore:
         """Dense similarity search over a user's episodes / facts / rules, best first.
 
         Turns added just before are included (the call waits for the user's pending
-        embeddings). Facts are those valid at ``as_of`` (default now).
+        embeddings). Facts are those valid at ``as_of`` (default now). For hybrid
+        retrieval with reranking use :meth:`retrieve`; for a prompt-ready block,
+        :meth:`context`.
         """
+        uid, query = self._check_query(user_id, query, k)
+        return dense_search(self, query, uid, k=k, kinds=kinds, session_id=session_id,
+                            as_of=check_timestamp(as_of, "as_of"))
+
+    def retrieve(
+        self,
+        query: str,
+        user_id: str,
+        k: int = 10,
+        *,
+        kinds: Sequence[MemoryKind] = ("episode", "fact", "rule"),
+        as_of: datetime | str | None = None,
+        session_id: str | None = None,
+        preset: str | SearchConfig | None = None,
+        rerank: bool | None = None,
+    ) -> list[SearchHit]:
+        """Hybrid retrieval (dense + BM25 + graph + rules, fused, reranked): stages 1-2.
+
+        Returns at most ``k`` items, best first. Adjacent turns of one session are merged
+        into one snippet item (``SearchHit.provenance`` lists its turns; the search
+        config's ``snippet_max_turns=1`` turns this off).
+        """
+        uid, query = self._check_query(user_id, query, k)
+        cfg = self._search_config(preset)
+        cands = self.recall.retrieve(query, uid, k=k * cfg.snippet_max_turns, config=cfg, kinds=kinds,
+                                     as_of=check_timestamp(as_of, "as_of"), session_id=session_id, rerank=rerank)
+        return snippets(self, uid, cands, k, cfg.snippet_max_turns)
+
+    def context(
+        self,
+        query: str,
+        user_id: str,
+        *,
+        budget_tokens: int | None = None,
+        as_of: datetime | str | None = None,
+        format: Format = "markdown",  # noqa: A002 - the issue's parameter name
+        session_id: str | None = None,
+        preset: str | SearchConfig | None = None,
+        kinds: Sequence[MemoryKind] = ("episode", "fact", "rule"),
+    ) -> ContextResult:
+        """The memory an LLM should see for ``query``: retrieve -> rerank -> compress -> assemble.
+
+        The text never exceeds ``budget_tokens`` (default ``retrieval.budget_tokens``) as
+        counted by :attr:`token_counter`; ``sources`` carry ids, scores, dates, validity
+        and provenance; ``explain()`` says why each item is there.
+        """
+        budget = self.config.retrieval.budget_tokens if budget_tokens is None else budget_tokens
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise InvalidInputError("budget_tokens must be a positive integer")
+        if format not in ("markdown", "json", "xml", "plain"):
+            raise InvalidInputError(f"format must be markdown, json, xml or plain, not {format!r}")
+        uid, query = self._check_query(user_id, query, 1)
+        return build_context(self, query, uid, budget_tokens=budget, as_of=check_timestamp(as_of, "as_of"),
+                             fmt=format, session_id=session_id, config=self._search_config(preset), kinds=kinds)
+
+    def compress(
+        self, query: str, texts: Sequence[str], *, budget_tokens: int | None = None, k: int | None = None,
+        max_item_tokens: int | None = None,
+    ) -> CompressionResult:
+        """Rerank, drop near-duplicates and fit any texts to a token budget (not only memories)."""
         self._check_open()
-        limits = self.config.limits
-        uid = check_user(user_id, limits)
-        query = check_content(query, limits, "query")
-        if not isinstance(k, int) or k < 1:
+        if not isinstance(query, str):
+            raise InvalidInputError("query must be a string")
+        if any(not isinstance(t, str) for t in texts):
+            raise InvalidInputError("texts must be strings")
+        for name, value in (("budget_tokens", budget_tokens), ("k", k), ("max_item_tokens", max_item_tokens)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise InvalidInputError(f"{name} must be a positive integer")
+        return compress_texts(self, query, list(texts), budget_tokens=budget_tokens, k=k,
+                              dedupe_threshold=self._search_config(None).dedupe_threshold,
+                              max_item_tokens=max_item_tokens)
+
+    @property
+    def token_counter(self) -> TokenCounter:
+        """The tokenizer budgets are counted with (``retrieval.tokenizer``)."""
+        return get_token_counter(self.config.retrieval.tokenizer)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in ``text`` as budgets count them."""
+        return self.token_counter.count(text)
+
+    def _check_query(self, user_id: str, query: str, k: int) -> tuple[str, str]:
+        self._check_open()
+        uid = check_user(user_id, self.config.limits)
+        query = check_content(query, self.config.limits, "query")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidInputError("k must be a positive integer")
-        moment = check_timestamp(as_of, "as_of") or utcnow()
-        if not self.indexer.wait(uid, timeout=_INDEX_WAIT_S):
-            logger.warning("nova-memory: search for %s proceeds before indexing caught up", uid)
-        vector = self.embedder.embed_query(query)
-        hits: list[SearchHit] = []
-        if "episode" in kinds:
-            where = {"session_id": session_id} if session_id else None
-            found = dict(self.vectors.query("episode", vector, user_id=uid, k=k, where=where))
-            for ep in self.db.get_episodes(uid, list(found)):
-                hits.append(SearchHit(kind="episode", id=ep.id, text=ep.content, score=found[ep.id],
-                                      timestamp=ep.timestamp, episode=ep, scores={"dense": found[ep.id]}))
-        if "fact" in kinds:
-            found = dict(self.vectors.query("fact", vector, user_id=uid, k=k * 2))
-            for fact in self.db.select_facts(uid, ids=list(found)):
-                if fact.is_valid_at(moment):
-                    hits.append(SearchHit(kind="fact", id=fact.id, text=fact.text, score=found[fact.id],
-                                          timestamp=fact.valid_from, fact=fact, scores={"dense": found[fact.id]}))
-        if "rule" in kinds:
-            found = dict(self.vectors.query("rule", vector, user_id=uid, k=k))
-            for rule in self.db.list_rules(uid, ids=list(found)):
-                hits.append(SearchHit(kind="rule", id=rule.id, text=f"{rule.condition} -> {rule.action}",
-                                      score=found[rule.id], timestamp=rule.created_at, rule=rule,
-                                      scores={"dense": found[rule.id]}))
-        hits.sort(key=lambda h: h.score, reverse=True)
-        return hits[:k]
+        return uid, query
+
+    def _search_config(self, preset: str | SearchConfig | None) -> SearchConfig:
+        if isinstance(preset, SearchConfig):
+            return preset
+        return SearchConfig.preset(preset or self.config.retrieval.preset)
 
     # -- maintenance ------------------------------------------------------------------------
     def reindex(self) -> int:
@@ -496,6 +561,7 @@ class NovaStore:
         counts = self.db.delete_user(uid)
         self.vectors.delete_user(uid)
         self.graph.invalidate(uid)
+        self.entities.invalidate(uid)
         return counts
 
     def delete(self, user_id: str, ids: Sequence[str]) -> dict[str, list[str]]:
@@ -503,9 +569,21 @@ class NovaStore:
         self._check_open()
         uid = check_user(user_id, self.config.limits)
         self.indexer.wait(uid, timeout=_INDEX_WAIT_S)
-        removed = self.db.delete_ids(uid, list(ids))
+        removed = self.db.delete_ids(uid, check_ids(ids, self.config.limits))
         for kind, table in (("episode", "episodes"), ("fact", "facts"), ("rule", "rules")):
             self.vectors.delete(kind, removed[table])  # type: ignore[arg-type]
         self.graph.invalidate(uid)
+        self.entities.invalidate(uid)
         return removed
 
+    def export(self, dest: Any, *, user_id: str | Sequence[str] | None = None) -> portability.ExportReport:
+        """Write memory (all users or some) as JSON Lines: :func:`.portability.export_store`."""
+        return portability.export_store(self, dest, user_id=user_id)
+
+    def import_(self, source: Any, **kw: Any) -> portability.ImportReport:
+        """Load a JSON Lines export (``merge``, ``on_conflict``): :func:`.portability.import_store`."""
+        return portability.import_store(self, source, **kw)
+
+    def apply_lifecycle(self, user_id: str | None = None, **kw: Any) -> lifecycle.LifecycleReport:
+        """Retention, compaction and capacity eviction: :func:`.lifecycle.apply_lifecycle`."""
+        return lifecycle.apply_lifecycle(self, user_id, **kw)

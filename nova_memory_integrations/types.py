@@ -116,6 +116,8 @@ class SearchHit(_Model):
     fact: Fact | None = None
     rule: Rule | None = None
     scores: dict[str, float] = Field(default_factory=dict)
+    provenance: tuple[str, ...] = ()
+    """Episode ids the item is derived from (a snippet's turns, a fact's sources)."""
 
 
 class FactDecision(_Model):

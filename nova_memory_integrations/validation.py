@@ -12,7 +12,7 @@ from ._time import to_utc
 from .config import LimitsConfig
 from .errors import InvalidInputError
 
-__all__ = ["check_content", "check_id", "check_metadata", "check_score", "check_timestamp", "check_user"]
+__all__ = ["check_content", "check_id", "check_ids", "check_metadata", "check_score", "check_timestamp", "check_user"]
 
 
 def check_id(value: object, field: str, limits: LimitsConfig, *, required: bool = True) -> str | None:
@@ -29,7 +29,27 @@ def check_id(value: object, field: str, limits: LimitsConfig, *, required: bool 
         raise InvalidInputError(f"{field} is longer than {limits.max_id_chars} characters")
     if any(ord(c) < 32 for c in value):
         raise InvalidInputError(f"{field} must not contain control characters")
+    _check_utf8(value, field)
     return value
+
+
+def _check_utf8(value: str, field: str) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(f"{field} is not valid Unicode text (lone surrogate at {exc.start})") from exc
+
+
+def check_ids(value: object, limits: LimitsConfig, field: str = "ids") -> list[str]:
+    """A sequence of ids (not a bare string): every item a string within the id limit."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise InvalidInputError(f"{field} must be a list of id strings, got {type(value).__name__}")
+    out = []
+    for item in value:
+        if not isinstance(item, str) or len(item) > limits.max_id_chars:
+            raise InvalidInputError(f"{field} must contain id strings of at most {limits.max_id_chars} characters")
+        out.append(item)
+    return out
 
 
 def check_user(value: object, limits: LimitsConfig) -> str:
@@ -52,6 +72,7 @@ def check_content(value: object, limits: LimitsConfig, field: str = "content") -
         )
     if "\x00" in value:
         raise InvalidInputError(f"{field} must not contain NUL characters")
+    _check_utf8(value, field)
     return value
 
 
@@ -67,6 +88,7 @@ def check_metadata(value: object, limits: LimitsConfig) -> dict[str, Any]:
         encoded = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from exc
+    _check_utf8(encoded, "metadata")
     if len(encoded.encode()) > limits.max_metadata_bytes:
         raise InvalidInputError(f"metadata is larger than {limits.max_metadata_bytes} bytes")
     loaded: dict[str, Any] = json.loads(encoded)

@@ -294,3 +294,15 @@ def test_background_mode_consolidates_off_thread(make_store: object) -> None:
     assert s._worker.running is False
     reopened = make_store(config=NovaConfig())  # type: ignore[operator]
     assert [f.object for f in reopened.facts("q", predicate="works_at")] == ["Umbrella"]
+
+
+def test_fact_added_and_superseded_in_one_batch_is_indexed_once(store: NovaStore) -> None:
+    store.add_turns([
+        {"user_id": "r", "role": "user", "content": "My favorite color is blue.", "timestamp": T0},
+        {"user_id": "r", "role": "user", "content": "My favorite color is green.", "timestamp": T0 + timedelta(days=1)},
+    ])
+    store.consolidate("r")
+    assert store.flush(timeout=60) and store.indexer.last_error is None
+    ids = set(store.vectors.get_user_ids("fact", "r"))
+    current = {f.id for f in store.facts("r", include_history=True)}
+    assert ids == current  # expired versions left the index, believed ones are in it

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 
 from ..errors import InvalidInputError
 
-__all__ = ["NUMBER_WORDS", "resolve_relative_time"]
+__all__ = ["NUMBER_WORDS", "TIME_EXPRESSION", "resolve_relative_time"]
 
 NUMBER_WORDS: dict[str, int] = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -47,6 +47,23 @@ _WEEKDAYS: dict[str, int] = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4,
     "saturday": 5, "sunday": 6,
 }
+
+# A regex (no groups, lowercase/IGNORECASE) matching one time expression, used by extractors to strip
+# time phrases from the end of captured objects ("I moved to Denver last month" -> "Denver").
+_MONTH_ALT = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|"
+    r"jun|jul|aug|sept?|oct|nov|dec)\.?"
+)
+_WEEKDAY_ALT = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_SEASON_ALT = r"(?:summer|spring|fall|autumn|winter)"
+TIME_EXPRESSION = (
+    r"(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple of|\d+) (?:days?|weeks?|months?|"
+    r"years?) ago|(?:the day before )?yesterday|today|tonight|tomorrow|(?:last|this|next|on) (?:week|month|year|"
+    r"night|weekend|morning|evening|" + _SEASON_ALT + "|" + _WEEKDAY_ALT + "|" + _MONTH_ALT + r")|soon|later|"
+    r"(?:in|since|from|back in|during|on) (?:the )?(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?)?(?:\d{4}|" + _MONTH_ALT
+    + r")(?: \d{1,2}(?:st|nd|rd|th)?)?(?:,? \d{4})?|in (?:the )?" + _SEASON_ALT + r"|for (?:a while|years|ages|"
+    r"a long time|(?:about |almost |over |nearly )?\w+ (?:years|months|weeks|days)))"
+)
 
 _MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
@@ -158,9 +175,9 @@ def _named(text: str, today: datetime) -> datetime | None:
         if what == "last year":
             return _shift_months(today, 12)
         return today
-    match = _WEEKDAY_RE.search(text)
-    if match is not None:
-        back = (today.weekday() - _WEEKDAYS[match["wd"].lower()]) % 7
+    weekday = _WEEKDAY_RE.search(text)
+    if weekday is not None:
+        back = (today.weekday() - _WEEKDAYS[weekday["wd"].lower()]) % 7
         return today - timedelta(days=back or 7)
     return None
 
@@ -175,9 +192,9 @@ def _month_or_year(text: str, today: datetime) -> datetime | None:
             return _date(int(match["year"]), month, 1)
         year = today.year if month <= today.month else today.year - 1
         return _date(year, month, 1)
-    match = _YEAR_RE.search(text)
-    if match is not None:
-        year = int(match["year"])
+    bare = _YEAR_RE.search(text)
+    if bare is not None:
+        year = int(bare["year"])
         return _date(year, 1, 1) if year <= today.year else None
     return None
 

@@ -118,4 +118,48 @@ CREATE TABLE IF NOT EXISTS dead_letters (
     updated_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS dead_letters_user ON dead_letters (user_id);
+
+-- entity resolution (nova_memory_integrations.entities): one row per canonical entity
+CREATE TABLE IF NOT EXISTS entities (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    norm TEXT NOT NULL,
+    key TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    UNIQUE (user_id, norm)
+);
+CREATE INDEX IF NOT EXISTS entities_key ON entities (user_id, key);
+CREATE TABLE IF NOT EXISTS entity_aliases (
+    user_id TEXT NOT NULL,
+    alias TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    method TEXT NOT NULL,
+    score REAL NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (user_id, alias)
+);
+CREATE INDEX IF NOT EXISTS entity_aliases_entity ON entity_aliases (entity_id);
+
+-- contradictions found while applying facts (nova_memory_integrations.conflicts)
+CREATE TABLE IF NOT EXISTS conflicts (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    predicate TEXT NOT NULL,
+    existing_fact_id TEXT,
+    existing_object TEXT NOT NULL,
+    new_predicate TEXT NOT NULL,
+    new_object TEXT NOT NULL,
+    new_fact_id TEXT,
+    strategy TEXT NOT NULL,
+    winner TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    episode_ids TEXT NOT NULL DEFAULT '[]',
+    detected_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS conflicts_user ON conflicts (user_id, detected_at);
 """

@@ -95,6 +95,7 @@ class SQLiteStore:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA foreign_keys=ON")
+            self._conn.execute("PRAGMA secure_delete=ON")  # deleted user data is zeroed in the file
             self._conn.executescript(SCHEMA)
             self._conn.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
@@ -204,6 +205,21 @@ class SQLiteStore:
             sql += " LIMIT ?"
             params.append(int(limit))
         return [row_to_episode(r) for r in self.query(sql, params)]
+
+    def neighbours(self, user_id: str, ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        """The previous and next turn of each episode in its session (event-time order)."""
+        out: dict[str, tuple[str | None, str | None]] = {}
+        side = ("SELECT id FROM episodes WHERE user_id = ? AND session_id = ? AND (ts {op} ? OR (ts = ? AND seq {op} ?))"
+                " ORDER BY ts {order}, seq {order} LIMIT 1")
+        prev_sql, next_sql = side.format(op="<", order="DESC"), side.format(op=">", order="ASC")
+        with self._lock:
+            for row in self.query(f"SELECT id, session_id, ts, seq FROM episodes WHERE user_id = ? AND id IN"
+                                  f" ({','.join('?' * len(ids))}) AND session_id IS NOT NULL", [user_id, *ids]):
+                args = (user_id, row["session_id"], row["ts"], row["ts"], row["seq"])
+                prev = self._conn.execute(prev_sql, args).fetchone()
+                nxt = self._conn.execute(next_sql, args).fetchone()
+                out[row["id"]] = (prev[0] if prev else None, nxt[0] if nxt else None)
+        return out
 
     def users_with_unprocessed(self) -> list[str]:
         """User ids that have episodes not yet consolidated."""
@@ -327,10 +343,11 @@ class SQLiteStore:
             )
 
     def current_facts(
-        self, user_id: str, subject: str | None = None, predicate: str | None = None
+        self, user_id: str, subject: str | None = None, predicate: str | None = None,
+        *, valid_after: float | None = None,
     ) -> list[Fact]:
-        """Facts currently believed (not expired), any validity."""
-        return self.select_facts(user_id, subject=subject, predicate=predicate, known_at=None)
+        """Facts currently believed (not expired), any validity (or still valid after ``valid_after``)."""
+        return self.select_facts(user_id, subject=subject, predicate=predicate, known_at=None, valid_after=valid_after)
 
     def select_facts(
         self,
@@ -342,10 +359,14 @@ class SQLiteStore:
         ids: Sequence[str] | None = None,
         lineage_id: str | None = None,
         all_versions: bool = False,
+        valid_after: float | None = None,
     ) -> list[Fact]:
         """Facts of a user as believed at ``known_at`` (``None`` = now), oldest first."""
         sql = "SELECT * FROM facts WHERE user_id = ?"
         params: list[Any] = [user_id]
+        if valid_after is not None:
+            sql += " AND (valid_to IS NULL OR valid_to > ?)"
+            params.append(valid_after)
         if subject is not None:
             sql += " AND subject = ?"
             params.append(subject)
@@ -468,9 +489,11 @@ class SQLiteStore:
         """Remove every row of a user from every table; returns counts per table."""
         counts: dict[str, int] = {}
         with self.transaction() as conn:
-            for table in ("episodes", "facts", "fact_events", "rules", "dead_letters"):
+            for table in ("episodes", "facts", "fact_events", "rules", "dead_letters", "entities", "entity_aliases",
+                          "conflicts"):
                 cur = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
                 counts[table] = cur.rowcount
+        self.scrub()
         return counts
 
     def delete_ids(self, user_id: str, ids: Sequence[str]) -> dict[str, list[str]]:
@@ -496,7 +519,62 @@ class SQLiteStore:
                 removed["episodes"] += ep
                 removed["facts"] += fa
                 removed["rules"] += ru
+            self._delete_history(conn, user_id, removed["facts"], removed["episodes"])
+        self.scrub()
         return removed
+
+    @staticmethod
+    def _delete_history(conn: sqlite3.Connection, user_id: str, fact_ids: list[str], episode_ids: list[str]) -> None:
+        """Drop the history of deleted facts (events, conflicts, orphaned entities) and
+        deleted episodes from dead letters."""
+        for chunk in _chunks(fact_ids, 400):
+            marks = ",".join("?" * len(chunk))
+            conn.execute(f"DELETE FROM fact_events WHERE user_id = ? AND (fact_id IN ({marks})"
+                         f" OR replaced_fact_id IN ({marks}))", [user_id, *chunk, *chunk])
+            conn.execute(f"DELETE FROM conflicts WHERE user_id = ? AND (existing_fact_id IN ({marks})"
+                         f" OR new_fact_id IN ({marks}))", [user_id, *chunk, *chunk])
+        if fact_ids:  # entities no remaining fact of the user mentions
+            conn.execute("DELETE FROM entities WHERE user_id = ? AND norm NOT IN (SELECT subject FROM facts"
+                         " WHERE user_id = ?) AND norm NOT IN (SELECT object_norm FROM facts WHERE user_id = ?)",
+                         (user_id, user_id, user_id))
+            conn.execute("DELETE FROM entity_aliases WHERE user_id = ? AND entity_id NOT IN"
+                         " (SELECT id FROM entities WHERE user_id = ?)", (user_id, user_id))
+        gone = set(episode_ids)
+        if not gone:
+            return
+        for letter_id, raw in conn.execute("SELECT id, episode_ids FROM dead_letters WHERE user_id = ?",
+                                           (user_id,)).fetchall():
+            keep = [i for i in json.loads(raw) if i not in gone]
+            if not keep:
+                conn.execute("DELETE FROM dead_letters WHERE id = ?", (letter_id,))
+            elif len(keep) != len(json.loads(raw)):
+                conn.execute("UPDATE dead_letters SET episode_ids = ? WHERE id = ?", (_dumps(keep), letter_id))
+
+    def scrub(self) -> None:
+        """Make deleted rows unrecoverable from the files: merge FTS segments, checkpoint the WAL.
+
+        A no-op inside an open transaction (the outermost caller scrubs after commit).
+        """
+        with self._lock:
+            if self._depth:
+                return
+            try:
+                self._conn.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('optimize')")
+                self._conn.execute("INSERT INTO facts_fts (facts_fts) VALUES ('optimize')")
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                raise StorageError(f"scrub failed: {exc}") from exc
+
+    def get_meta(self, key: str) -> str | None:
+        """A value of the ``meta`` table."""
+        rows = self.query("SELECT value FROM meta WHERE key = ?", [key])
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a value of the ``meta`` table."""
+        with self.transaction() as conn:
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)"
+                         " ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
 
 def _chunks(items: list[str], size: int) -> Iterator[list[str]]:

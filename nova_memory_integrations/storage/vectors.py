@@ -103,6 +103,19 @@ class VectorIndex:
         dists = res.get("distances") or [[]]
         return [(i, 1.0 - float(d)) for i, d in zip(ids[0], dists[0])]
 
+    def get_embeddings(self, kind: VectorKind, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Stored vectors by id (ids not indexed are absent)."""
+        if not ids:
+            return {}
+        try:
+            res = self._collections[kind].get(ids=list(ids), include=["embeddings"])
+        except Exception as exc:
+            raise StorageError(f"Chroma get failed: {exc}") from exc
+        embs = res.get("embeddings")
+        if embs is None:
+            return {}
+        return {i: [float(x) for x in e] for i, e in zip(res.get("ids") or [], embs)}
+
     def delete(self, kind: VectorKind, ids: Sequence[str]) -> None:
         """Remove vectors by id (missing ids are ignored)."""
         if ids:

@@ -1,0 +1,232 @@
+"""Recall latency of ``store.context()`` as one user's memory grows (1k -> 10k -> 100k episodes).
+
+For each size N a fresh store (temporary data directory) is filled with N episodes of one
+user, then ``--queries`` distinct questions are asked through ``store.context()`` (query
+embedding, dense + BM25 + graph + rules retrieval, fusion, rerank, compression, budgeted
+assembly: the full path an agent pays per turn) and p50/p95 are reported per size, with
+the model-free fallback reranker and, when ``--model-dir`` is given, the flashrank
+cross-encoder (``retrieval.reranker="flashrank"``, ``retrieval.reranker_model_dir``).
+
+How the store is filled (so that 100k episodes take minutes, not an hour):
+
+- a pool of ``--pool`` distinct generated turns (``_common.generate_turns``: templates +
+  random words, 8-40 words) is embedded ONCE with the real all-MiniLM-L6-v2 and cached
+  under ``benchmarks/.cache/`` (gitignored; reused by later runs);
+- episode i uses pool turn ``i % pool``; beyond the pool, its text gets two random words
+  swapped and its vector small Gaussian noise (``_common.perturb``: cosine ~0.96 to the
+  source, below the near-duplicate threshold), so texts and vectors stay distinct;
+- rows are written through the engine's own objects, bypassing the background indexer:
+  ``store.db.insert_episodes`` (SQLite + its FTS5 triggers), ``store.vectors.upsert``
+  (Chroma, same metadata as the indexer writes) and ``store.db.mark_indexed``. The result
+  is the same on-disk state ``add_turns`` + ``flush()`` would produce, without
+  re-embedding 100k texts.
+
+Queries are embedded live by the store (distinct questions, no cache hits); a few warm-up
+queries (tokenizer and reranker loading) are not timed. Progress goes to stderr; the last
+line of stdout is one JSON object: per reranker and size p50/p95/mean (ms) and the
+median of each pipeline stage, and ``sublinear``: (p50 at the largest size / p50 at the
+smallest) / (largest / smallest size), i.e. < 1 when cost grows sublinearly (the fallback
+reranker's; ``growth`` has it per reranker with the log-log slope).
+
+Targets on a 2-core machine (fallback reranker): p95 <= 60 ms at 10k episodes, <= 150 ms
+at 100k, cost growing sublinearly.
+
+Usage:
+    .venv/bin/python benchmarks/latency.py [--sizes 1000,10000,100000] [--queries 100] [--model-dir DIR]
+    .venv/bin/python benchmarks/latency.py --quick     # sizes 1000,5000; 30 queries; pool 500 (smoke test)
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (  # noqa: E402
+    cached_embeddings,
+    emit,
+    generate_queries,
+    generate_turns,
+    log,
+    perturb,
+    set_offline_env,
+    summarize,
+    swap_words,
+)
+
+set_offline_env()
+
+from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
+from nova_memory_integrations.config import RetrievalConfig  # noqa: E402
+from nova_memory_integrations.embeddings import MiniLMEmbeddings  # noqa: E402
+from nova_memory_integrations.facts import new_id  # noqa: E402
+from nova_memory_integrations.types import Episode  # noqa: E402
+
+USER = "bench-user"
+SESSION_TURNS = 20
+WRITE_CHUNK = 4000
+WARMUP_QUERIES = 3
+TARGETS_P95_MS = {10_000: 60.0, 100_000: 150.0}
+
+
+def fill(store: NovaStore, n: int, pool_texts: list[str], pool_vectors: np.ndarray, seed: int) -> float:
+    """Write ``n`` episodes of ``USER`` straight into SQLite + Chroma; returns seconds."""
+    start = time.perf_counter()
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    pool = len(pool_texts)
+    now = datetime.now(timezone.utc)
+    first = now - timedelta(days=365)
+    step = timedelta(days=365) / max(n, 1)
+    for lo in range(0, n, WRITE_CHUNK):
+        idx = list(range(lo, min(n, lo + WRITE_CHUNK)))
+        src = [i % pool for i in idx]
+        texts = [pool_texts[s] if i < pool else swap_words(pool_texts[s], rng) for i, s in zip(idx, src)]
+        vectors = pool_vectors[src]
+        copies = np.array([i >= pool for i in idx])
+        if copies.any():
+            vectors = vectors.copy()
+            vectors[copies] = perturb(vectors[copies], nrng)
+        episodes = [
+            Episode(id=new_id("ep"), user_id=USER, session_id=f"s{i // SESSION_TURNS}",
+                    role="user" if i % 2 == 0 else "assistant", content=text, timestamp=first + step * i,
+                    ingested_at=now)
+            for i, text in zip(idx, texts)
+        ]
+        store.db.insert_episodes(episodes)
+        # the same metadata the background indexer writes (indexer._meta)
+        metas: list[dict[str, str | int | float | bool]] = [
+            {"user_id": e.user_id, "session_id": e.session_id or "", "ts": e.timestamp.timestamp(), "role": e.role}
+            for e in episodes
+        ]
+        store.vectors.upsert("episode", [e.id for e in episodes], vectors.tolist(), texts, metas)
+        store.db.mark_indexed("episodes", [e.id for e in episodes])
+        log(f"  filled {idx[-1] + 1}/{n}")
+    return time.perf_counter() - start
+
+
+def measure(store: NovaStore, queries: list[str], warmup: list[str], budget: int) -> dict[str, Any]:
+    """context() p50/p95/mean (ms) over ``queries`` plus the median of each stage."""
+    for q in warmup:
+        store.context(q, USER, budget_tokens=budget)
+    lat: list[float] = []
+    stages: dict[str, list[float]] = {}
+    sources: list[int] = []
+    for q in queries:
+        t0 = time.perf_counter()
+        res = store.context(q, USER, budget_tokens=budget)
+        lat.append((time.perf_counter() - t0) * 1000)
+        sources.append(len(res.sources))
+        for k, v in res.timings.items():
+            stages.setdefault(k, []).append(v)
+    out: dict[str, Any] = summarize(lat)
+    out["stages_ms_p50"] = {k: round(statistics.median(v), 3) for k, v in stages.items()}
+    out["mean_sources"] = round(statistics.fmean(sources), 2)
+    return out
+
+
+def growth(per_size: dict[str, dict[str, Any]]) -> dict[str, float] | None:
+    """Cost growth between the smallest and the largest size (None with one size)."""
+    sizes = sorted(int(s) for s in per_size)
+    if len(sizes) < 2:
+        return None
+    lo, hi = sizes[0], sizes[-1]
+    p_lo, p_hi = per_size[str(lo)]["p50"], per_size[str(hi)]["p50"]
+    cost, size = p_hi / p_lo, hi / lo
+    return {"p50_ratio": round(cost, 3), "size_ratio": round(size, 3), "sublinear": round(cost / size, 4),
+            "loglog_slope": round(math.log(cost) / math.log(size), 3)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated episode counts")
+    parser.add_argument("--queries", type=int, default=100, help="timed context() calls per size")
+    parser.add_argument("--model-dir", default=None, help="flashrank model directory: also time the cross-encoder")
+    parser.add_argument("--model-name", default="ms-marco-MiniLM-L-12-v2", help="flashrank model name")
+    parser.add_argument("--pool", type=int, default=None,
+                        help="distinct turns embedded (and cached) for filling (default 10000; 500 with --quick)")
+    parser.add_argument("--budget-tokens", type=int, default=1000)
+    parser.add_argument("--torch-threads", type=int, default=None,
+                        help="embeddings.torch_threads for MiniLM (default: the library default, torch's own)")
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--quick", action="store_true", help="smoke test: sizes 1000,5000, 30 queries, pool 500")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes, args.queries = "1000,5000", 30
+    if args.pool is None:
+        args.pool = 500 if args.quick else 10_000
+    try:
+        sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
+    except ValueError:
+        parser.error("--sizes takes comma-separated integers")
+    if not sizes or min(sizes) < 1 or args.queries < 1 or args.pool < 1:
+        parser.error("sizes, --queries and --pool must be >= 1")
+
+    embeddings = MiniLMEmbeddings(torch_threads=args.torch_threads)
+    pool_n = min(args.pool, max(sizes))
+    pool_texts = [t for _, t in generate_turns(pool_n, seed=args.seed)]
+    log(f"embedding pool of {pool_n} turns (cached under benchmarks/.cache/)...")
+    pool_vectors = cached_embeddings(pool_texts, embeddings.embed_documents, model_key=str(embeddings.model_path),
+                                     progress=log)
+    queries = generate_queries(args.queries + WARMUP_QUERIES, seed=args.seed + 1)
+    warmup, timed = queries[:WARMUP_QUERIES], queries[WARMUP_QUERIES:]
+
+    rerankers: dict[str, RetrievalConfig] = {"fallback": RetrievalConfig(reranker="fallback")}
+    if args.model_dir:
+        rerankers["flashrank"] = RetrievalConfig(reranker="flashrank", reranker_model_dir=args.model_dir,
+                                                 reranker_model_name=args.model_name)
+    results: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in rerankers}
+    for n in sizes:
+        with tempfile.TemporaryDirectory(prefix=f"nova-bench-latency-{n}-") as tmp:
+            path = Path(tmp) / "data"
+            log(f"size {n}: filling...")
+            with NovaStore(path, embeddings=embeddings, config=NovaConfig(retrieval=rerankers["fallback"])) as store:
+                fill_s = fill(store, n, pool_texts, pool_vectors, args.seed + n)
+            for name, rc in rerankers.items():
+                log(f"size {n}: {args.queries} context() calls with the {name} reranker...")
+                with NovaStore(path, embeddings=embeddings, config=NovaConfig(retrieval=rc)) as store:
+                    row = measure(store, timed, warmup, args.budget_tokens)
+                    row["reranker"] = type(store.recall.reranker).__name__
+                row["fill_seconds"] = round(fill_s, 2)
+                results[name][str(n)] = row
+                log(f"  p50={row['p50']} ms p95={row['p95']} ms")
+
+    growth_by = {name: growth(per) for name, per in results.items()}
+    fallback_growth = growth_by["fallback"]
+    targets = {str(n): t for n, t in TARGETS_P95_MS.items()}
+    meets: dict[str, bool] = {str(n): results["fallback"][str(n)]["p95"] <= t
+                              for n, t in TARGETS_P95_MS.items() if str(n) in results["fallback"]}
+    if fallback_growth is not None:
+        meets["sublinear"] = fallback_growth["sublinear"] < 1
+    emit({
+        "benchmark": "latency",
+        "sizes": sizes,
+        "queries": args.queries,
+        "budget_tokens": args.budget_tokens,
+        "pool": pool_n,
+        "cpu_count": os.cpu_count(),
+        "torch_threads": args.torch_threads,
+        "results": results,
+        "p95_ms": {name: {s: r["p95"] for s, r in per.items()} for name, per in results.items()},
+        "p50_ms": {name: {s: r["p50"] for s, r in per.items()} for name, per in results.items()},
+        "sublinear": None if fallback_growth is None else fallback_growth["sublinear"],
+        "growth": growth_by,
+        "targets_p95_ms": targets,
+        "meets_targets": meets,
+    })
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

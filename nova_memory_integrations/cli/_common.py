@@ -1,0 +1,112 @@
+"""Shared plumbing of the CLI: options, opening the store, output and errors."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from ..errors import NovaMemoryError
+
+if TYPE_CHECKING:
+    from ..store import NovaStore
+
+__all__ = ["JsonOpt", "PathOpt", "Session", "UserOpt", "jsonable", "parse_when", "session"]
+
+PathOpt = Annotated[
+    Path | None,
+    typer.Option("--path", "-p", help="Data directory (default: $NOVA_MEMORY_HOME or ~/.nova-memory).",
+                 file_okay=False),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id (memory is always per user).")]
+
+
+def parse_when(value: str | None, name: str = "time") -> datetime | None:
+    """ISO-8601 date or datetime; a value without a timezone is taken as UTC."""
+    if value is None:
+        return None
+    try:
+        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise typer.BadParameter(f"{name}: not an ISO-8601 date/time: {value!r} (e.g. 2024-06-01)") from exc
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+def jsonable(value: Any) -> Any:
+    """Pydantic models, datetimes, tuples and paths as JSON-ready values."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+@dataclass
+class Session:
+    """What a command works with: the open store and the consoles."""
+
+    ctx: typer.Context
+    path: Path | None
+    json_out: bool
+    out: Console
+    err: Console
+    _store: NovaStore | None = None
+
+    @property
+    def store(self) -> NovaStore:
+        """The store, opened on first use (tests inject ``embeddings`` through ``ctx.obj``)."""
+        if self._store is None:
+            from ..store import NovaStore
+
+            obj = self.ctx.obj if isinstance(self.ctx.obj, dict) else {}
+            self._store = NovaStore(self.path, embeddings=obj.get("embeddings"))
+        return self._store
+
+    def emit(self, data: Any, human: Callable[[Console], None] | None = None) -> None:
+        """Print ``data`` as JSON (``--json``) or call ``human`` to render it."""
+        if self.json_out or human is None:
+            typer.echo(json.dumps(jsonable(data), ensure_ascii=False, indent=None if self.json_out else 2))
+        else:
+            human(self.out)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+
+@contextmanager
+def session(ctx: typer.Context, path: Path | None, json_out: bool) -> Iterator[Session]:
+    """Open (lazily) and always close the store; turn library errors into clean exits."""
+    width = 200 if os.environ.get("NOVA_MEMORY_WIDE") else None
+    s = Session(ctx, path, json_out, Console(width=width, highlight=False),
+                Console(stderr=True, width=width, highlight=False))
+    try:
+        yield s
+    except (NovaMemoryError, OSError, ValueError) as exc:
+        message = str(exc) or type(exc).__name__
+        if json_out:
+            typer.echo(json.dumps({"error": message, "type": type(exc).__name__}))
+        else:
+            s.err.print(f"[red]Error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    finally:
+        try:
+            s.close()
+        except NovaMemoryError:  # pragma: no cover - closing is best effort
+            pass

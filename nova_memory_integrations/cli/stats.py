@@ -1,0 +1,88 @@
+"""``nova-memory stats``: counts per kind and user, sizes, last consolidation, dead letters."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..store import NovaStore
+
+__all__ = ["LAST_CONSOLIDATION_KEY", "collect_stats"]
+
+LAST_CONSOLIDATION_KEY = "last_consolidation"
+
+
+def _iso(epoch: float | None) -> str | None:
+    return None if epoch is None else datetime.fromtimestamp(epoch, timezone.utc).isoformat()
+
+
+def _dir_size(path: Path) -> int:
+    if not path.exists():
+        return 0
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def collect_stats(store: NovaStore, user_id: str | None = None) -> dict[str, Any]:
+    """Everything ``stats`` shows, as plain data.
+
+    ``last_consolidation`` is the later of the last ``nova-memory consolidate`` run and
+    the last fact change made by consolidation (from the decision log).
+    """
+    db = store.db
+    where, params = ("WHERE user_id = ?", [user_id]) if user_id is not None else ("", [])
+    users: dict[str, dict[str, int]] = {}
+
+    def add(sql: str, name: str) -> None:
+        for row in db.query(sql, params):
+            users.setdefault(str(row[0]), {})[name] = int(row[1])
+
+    add(f"SELECT user_id, COUNT(*) FROM episodes {where} GROUP BY user_id", "episodes")
+    add(f"SELECT user_id, SUM(processed = 0) FROM episodes {where} GROUP BY user_id", "unconsolidated")
+    for role in ("tombstone", "summary"):
+        and_where = f"{where} {'AND' if where else 'WHERE'} role = '{role}'"
+        add(f"SELECT user_id, COUNT(*) FROM episodes {and_where} GROUP BY user_id", f"{role}s")
+    add(f"SELECT user_id, SUM(expired_at IS NULL AND valid_to IS NULL) FROM facts {where} GROUP BY user_id",
+        "facts_current")
+    add(f"SELECT user_id, COUNT(*) FROM facts {where} GROUP BY user_id", "fact_versions")
+    add(f"SELECT user_id, COUNT(*) FROM fact_events {where} GROUP BY user_id", "fact_events")
+    add(f"SELECT user_id, COUNT(*) FROM rules {where} GROUP BY user_id", "rules")
+    add(f"SELECT user_id, COUNT(*) FROM dead_letters {where} GROUP BY user_id", "dead_letters")
+    kinds = ("episodes", "unconsolidated", "tombstones", "summaries", "facts_current", "fact_versions",
+             "fact_events", "rules", "dead_letters")
+    users = {uid: {kind: counts.get(kind, 0) for kind in kinds} for uid, counts in users.items()}
+    totals = {kind: sum(u[kind] for u in users.values()) for kind in kinds}
+
+    last_event = db.query(
+        f"SELECT MAX(at) FROM fact_events {where} {'AND' if where else 'WHERE'} reason != 'asserted through add_fact'",
+        params)[0][0]
+    marker = db.get_meta(LAST_CONSOLIDATION_KEY)
+    candidates = [float(x) for x in (last_event, marker) if x is not None]
+    sqlite_path = db.path
+    sizes = {
+        "sqlite_bytes": sum(p.stat().st_size for p in (sqlite_path, Path(f"{sqlite_path}-wal")) if p.exists()),
+        "chroma_bytes": _dir_size(store.path / store.config.storage.chroma_dirname),
+    }
+    vectors: dict[str, int | None] = {}
+    for kind in ("episode", "fact", "rule"):
+        try:
+            vectors[kind] = store.vectors.count(kind)  # type: ignore[arg-type]
+        except Exception:  # a remote Chroma may be unreachable; stats still work
+            vectors[kind] = None
+    return {
+        "path": str(store.path),
+        "user_id": user_id,
+        "users": len(users),
+        "totals": totals,
+        "per_user": dict(sorted(users.items())),
+        "vectors": vectors,
+        "sizes": sizes,
+        "pending_index": store.indexer.pending(user_id),
+        "last_consolidation": _iso(max(candidates)) if candidates else None,
+        "dead_letters": [
+            {"id": d["id"], "user_id": d["user_id"], "episodes": len(d["episode_ids"]), "error": d["error"],
+             "attempts": d["attempts"], "updated_at": d["updated_at"].isoformat()}
+            for d in store.dead_letters(user_id)
+        ],
+    }

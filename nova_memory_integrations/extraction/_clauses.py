@@ -1,0 +1,77 @@
+"""Sentence and clause segmentation for the rule-based extractor (:mod:`.deterministic`).
+
+Splits a turn into sentences (keeping abbreviations such as ``Dr.`` together), expands contractions and
+normalises curly quotes, splits sentences into clauses at conjunctions that start a new subject, and holds
+the sentence filters (questions, hypotheticals, reported speech) and the lead-in fillers of a clause.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._lexicon import CONTRACTIONS
+
+__all__ = [
+    "CLAUSE_SPLIT",
+    "HYPOTHETICAL",
+    "LEAD",
+    "QUESTION_START",
+    "REPORTED",
+    "expand",
+    "sentences",
+]
+
+_I = re.IGNORECASE
+
+_CONTRACTION_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in CONTRACTIONS) + r")\b", _I)
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+_SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*")
+_ABBREV = re.compile(r"\b(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|approx|No|e\.g|i\.e)\.$", _I)
+QUESTION_START = re.compile(
+    r"^\W*(?:do|does|did|am|is|are|was|were|can|could|would|should|will|shall|may|what|where|when|who|whom|why|"
+    r"how|which|have you|has|whats)\b",
+    _I,
+)
+HYPOTHETICAL = re.compile(
+    r"\b(?:if|whether|wish|wonder|wondering|would|could|should|might|maybe|perhaps|suppose|supposing|imagine|"
+    r"imagining|pretend|pretending|hypothetically|unless|never said|someday|one day)\b",
+    _I,
+)
+REPORTED = re.compile(  # words before a subject that make the statement reported or subordinate
+    r"\b(?:said|say|says|think|thinks|thought|asked|ask|asks|told me|tell|tells|believe|believes|guess|hope|doubt|"
+    r"claim|claims|claimed|heard|dream|dreamt|dreamed|assume|know|knows|knew|forgot|pretend|meant|bet|when|what|"
+    r"where|why|how|who|than)\b",
+    _I,
+)
+CLAUSE_SPLIT = re.compile(
+    r"\s*;\s*|\s+-+\s+|:\s+|,?\s+(?:but|although|though|whereas|while|because|since|so|and)\s+"
+    r"(?=(?:now\s+|then\s+|also\s+)?(?:I|i|we|my|My|she|he|they|it)\b)|,\s+(?=(?:now\s+)?(?:I|i|she|he|they)\s)"
+)
+LEAD = re.compile(
+    r"(?:(?:oh|ok|okay|yes|yeah|yep|yup|no|nope|nah|well|so|um|uh|hmm|hi|hello|hey|actually|also|and|but|sure|"
+    r"anyway|anyways|honestly|btw|by the way|as i said|again|update|correction|oops|sorry|wait|fun fact|just so "
+    r"you know|fyi|remember that|remember|note that|lol|haha|ah|plus|still|then|now|currently|lately|these days|"
+    r"nowadays|today|yesterday|recently|right|true|ugh|wow|great|cool|thanks|thank you|good morning|typo)\b"
+    r"[\s,:!.\-]*)*",
+    _I,
+)
+
+
+def expand(text: str) -> str:
+    def repl(match: re.Match[str]) -> str:
+        word = match.group(0)
+        out = CONTRACTIONS[word.lower()]
+        return out if out.startswith("I ") or word[0].islower() else out[0].upper() + out[1:]
+
+    return _CONTRACTION_RE.sub(repl, text.translate(_QUOTES))
+
+
+def sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for piece in _SENT_SPLIT.split(text):
+        piece = piece.strip()
+        if piece and out and _ABBREV.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        elif piece:
+            out.append(piece)
+    return out

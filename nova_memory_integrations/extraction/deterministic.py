@@ -1,0 +1,558 @@
+"""Rule-based (no-LLM) fact extractor.
+
+:class:`DeterministicExtractor` finds first-person and simple third-party statements in user turns with
+precompiled regular expressions. It favours precision over recall: questions, hypotheticals, wishes,
+reported speech and plain negations yield nothing, and every captured object is validated (pronouns,
+demonstratives, references to the conversation itself, fillers and time expressions are rejected or
+stripped).
+
+Pipeline for one turn: split sentences (skipping questions and hypotheticals) -> expand contractions ->
+split clauses at conjunctions that start a new subject -> find subjects (``I``/``we``, ``my <relation>
+[Name]``, ``Name, my <relation>,``, a capitalised name followed by a verb, ``she``/``he``/``they`` with an
+antecedent in the same turn) -> try the predicate rules in order after each subject (the first rule that
+yields a valid object wins) -> resolve the clause's time expression into ``valid_from``.
+
+Output conventions: subjects are ``"user"`` or a lowercase relation/name (``"sister"``, ``"best friend"``,
+``"bob"``); objects keep their written casing minus a leading ``a``/``an``; pets are ``"<species> named
+<Name>"``; counts are digits; a named relative gives ``user <relation>_name <Name>``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Literal
+
+from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, expand, sentences
+from ._lexicon import (
+    BAD_FIRST,
+    BAD_LAST,
+    BRITISH,
+    COMPOUNDS,
+    CONTEXTUAL,
+    JOBS,
+    LANGS,
+    NAME_STOP,
+    NOT_JOB_WORDS,
+    NOT_JOBS,
+    NOT_NAMES,
+    ORDINALS,
+    ORG_NOUNS,
+    PET_RE,
+    PETS,
+    PLAN_STOP,
+    POSSESSIVE,
+    RELS,
+    STARTERS,
+    STUDENTS,
+)
+from .base import CandidateFact
+from .timeparse import NUMBER_WORDS, TIME_EXPRESSION, resolve_relative_time
+
+__all__ = ["DeterministicExtractor"]
+
+_I = re.IGNORECASE
+_SKIP_ROLES = frozenset({"assistant", "ai", "system", "tool", "function", "bot", "model"})
+
+
+# ----------------------------------------------------------------------------------------- subjects
+_FIRST_PERSON = re.compile(r"\b(?:I|i|[Ww]e)\b(?!')\s+")
+_MY = re.compile(r"\b[Mm]y\s+")
+
+# -------------------------------------------------------------------------- object cleaning
+_TRAIL = re.compile(
+    r"(?:\s+|^)(?:now|anymore|any ?more|any longer|too|as well|either|though|tho|lol|lmao|haha+|hehe|really|"
+    r"a lot|a ton|so much|very much|these days|nowadays|right now|at the moment|currently|again|for now|by the "
+    r"way|btw|sadly|unfortunately|honestly|actually|tbh|obviously|of course|anyway|as usual|always|still|lately|"
+    r"recently|finally|officially|already|instead|in general|personally|originally|on (?:the )?weekends?|at "
+    r"weekends|in my (?:free|spare) time|every (?:day|week|weekend|morning|night)|full[- ]time|part[- ]time|"
+    r"remotely|" + TIME_EXPRESSION + r")[\s.!?,;:)]*$",
+    _I,
+)
+_CUT = re.compile(
+    r"\s*(?:[;:!?()\[\]\"]|\s-\s|\s(?:because|since|but|so|when|whenever|while|where|although|though|unless|"
+    r"until|cause|cuz|except|especially|including|not|if|whereas|plus|and (?:then|I|it|my|the|this|that|there|"
+    r"so|now|also))\b)",
+    _I,
+)
+_COMMA = re.compile(r"\s*,")
+_REL_CUT = re.compile(r"\s+(?:which|who|whom|whose|that)\s.*$", _I)
+_LEAD_FILLER = re.compile(r"^(?:now|still|also|actually|really|currently|just|even|only)\s+", _I)
+_TO = re.compile(r"^to\s+", _I)
+_ARTICLE = re.compile(r"^(?:a|an)\s+", _I)
+_THE_LOWER = re.compile(r"^the\s+(?=[a-z])")
+_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", _I)
+_PREF_SPLIT = re.compile(r"\s+(?:over|rather than|instead of|more than|than|to)\s+", _I)
+_LANG_MOD = re.compile(
+    r"(?:\b(?:a little(?: bit of)?|a bit of|some|basic|fluent|conversational|native|broken|decent|good|okay|"
+    r"intermediate|beginner|advanced|mostly|only|also|both)\s+)+",
+    _I,
+)
+_LANG_TRAIL = re.compile(r"\s+(?:fluently|natively|well|pretty well|a little|poorly)$", _I)
+_NAMED = re.compile(r"\s+(?:named|called)\s+", _I)
+_CALLED = re.compile(r"\b(?:called|named)\s+(.+)$")
+_PET_ADJ = re.compile(r"^(?:new|little|baby|sweet|old)\s+", _I)
+_ORG_CUT = re.compile(r"\s+(?:in|as|on|doing|where|near|since|for)\s+.*$", _I)
+_JOB_CUT = re.compile(r"\s+(?:at|for|with|in|from|by|on|of|who|and|based)\b.*$", _I)
+_PLACE_CUT = re.compile(r"\s+(?:and|with|for|to)\s+.*$", _I)
+_CAP = re.compile(r"[A-ZÀ-Þ][\w'.&-]*")
+_EDGE = " \t\"'`*_.,;:!?-"
+
+# ------------------------------------------------------------------------------ predicate rules
+_ADV = (
+    r"(?:(?:really|actually|also|absolutely|totally|still|currently|now|just|honestly|genuinely|truly|definitely|"
+    r"seriously|always|mostly|personally|even|kind of|kinda|sort of|recently|finally|officially|basically|"
+    r"literally|already|usually|generally|pretty much|mainly|primarily|happily|proudly|then|actively|"
+    r"slowly),?\s+)*"
+)
+_MACROS = {
+    "<A>": _ADV,
+    "<O>": r"(?P<o>.+)",
+    "<ANY>": r"(?=.*\b(?:anymore|any ?more|any longer)\b)",
+    "<NUM>": r"(?:\d{1,3}|" + "|".join(w for w in NUMBER_WORDS if " " not in w and len(w) > 2) + r")",
+    "<W>": r"(?:work|works|am working|is working|are working|have been working|has been working|have worked|has "
+    r"worked|started working|began working|am employed|is employed|have been employed|freelance)(?: remotely| "
+    r"full[- ]time| part[- ]time| freelance| remote)?",
+    "<LIKE>": r"(?:like|likes|love|loves|enjoy|enjoys|care for|cares for)",
+    "<KID>": r"(?=\s+(?:as a (?:kid|child|teen(?:ager)?)|growing up|when I was))",
+    "<FAV>": r"(?:favou?rite|fave|fav) (?P<k>[a-z]+(?: [a-z]+)?)",
+    "<JOBAT>": r"(?P<j>.+?)(?:\s+(?:at|for|with)\s+(?P<o>.+))?$",
+}
+Field = tuple[str, str, str, str]  # (group, predicate, op, kind)
+_Hit = tuple[int, str, str, str, str, float]  # (position, subject, predicate, object, op, confidence)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    pattern: re.Pattern[str]
+    fields: tuple[Field, ...]
+    first_only: bool = False
+    we_ok: bool = False
+    confidence: float = 0.8
+    after_adverbs: bool = False  # the pattern starts after the subject's adverbs (matched once, see _apply)
+
+
+def _rule(pattern: str, *fields: Field, first_only: bool = False, we_ok: bool = False, conf: float = 0.8) -> _Rule:
+    after_adverbs = pattern.startswith(("<A>", "<ANY><A>"))
+    pattern = pattern.replace("<ANY><A>", "<ANY>", 1) if pattern.startswith("<ANY>") else pattern
+    pattern = pattern.removeprefix("<A>")
+    for macro, value in _MACROS.items():
+        pattern = pattern.replace(macro, value)
+    return _Rule(re.compile(pattern, _I), fields, first_only, we_ok, conf, after_adverbs)
+
+
+def _f(pred: str, kind: str, group: str = "o") -> Field:
+    return (group, pred, "assert", kind)
+
+
+def _neg(pred: str, kind: str, group: str = "o") -> Field:
+    return (group, pred, "negate", kind)
+
+
+# Tried after a subject, in order; the first rule that yields a valid object wins. Verb forms cover both
+# first and third person. Kinds: things (list), thing, place, org, job, name, num, lang, pet, verb, study, pref.
+_RULES: tuple[_Rule, ...] = (
+    _rule(r"<A>no longer <A><LIKE> <O>", _neg("likes", "things")),
+    _rule(r"<ANY><A>(?:do|does) not <A><LIKE> <O>", _neg("likes", "things")),
+    _rule(r"<ANY><A>(?:am|is|are) not <A>(?:into|a (?:big |huge )?fan of) <O>", _neg("likes", "things")),
+    _rule(r"<A>(?:do|does) not <A>(?:like|likes|enjoy|enjoys|care for) <O>", _f("dislikes", "things")),
+    _rule(r"<A>(?:am|is|are) not (?:a (?:big |huge )?fan of|fond of) <O>", _f("dislikes", "things")),
+    _rule(r"<A>no longer (?:live|lives|reside|resides) in <O>", _neg("lives_in", "place"), we_ok=True),
+    _rule(r"<ANY><A>(?:do|does) not (?:live|reside) in <O>", _neg("lives_in", "place"), we_ok=True),
+    _rule(r"<A>(?:no longer (?:work|works)|(?:am|is) no longer (?:working|employed)) (?:at|for) <O>",
+          _neg("works_at", "org")),
+    _rule(r"<ANY><A>(?:do|does) not work (?:at|for) <O>", _neg("works_at", "org")),
+    _rule(r"<A>(?:quit|left|resigned from|retired from|(?:was|got|have been) (?:laid off|let go|fired) from) (?:my|"
+          r"his|her|their|the) (?:old |previous |former |last )?(?:job|position|role|work|gig) (?:at|with) <O>",
+          _neg("works_at", "org")),
+    _rule(r"<A>(?:quit|resigned from|retired from|(?:was|got) (?:laid off|fired) from) (?P<o>(?-i:[A-Z]).+)",
+          _neg("works_at", "org")),
+    _rule(r"<A>used to (?:live|reside) in <O>", _neg("lives_in", "place"), we_ok=True),
+    _rule(r"<A>used to work (?:at|for) <O>", _neg("works_at", "org")),
+    _rule(r"<A>used to (?:like|love|enjoy|be into) <O>", _neg("likes", "things")),
+    _rule(r"<A>used to (?:hate|dislike|despise|loathe) <O>", _neg("dislikes", "things")),
+    _rule(r"<A>(?:hated|disliked|despised|loathed) <O><KID>", _neg("dislikes", "things")),
+    _rule(r"<A>(?:loved|liked|enjoyed) <O><KID>", _neg("likes", "things")),
+    _rule(r"<A>(?:have |has )?(?:moved|relocated) (?:away |here )?from (?P<x>.+?) to <O>",
+          _neg("lives_in", "place", "x"), _f("lives_in", "place"), we_ok=True),
+    _rule(r"<A>(?:have |has )?(?:switched|migrated|converted) (?:over )?from (?P<x>.+?) to <O>",
+          _neg("uses", "thing", "x"), _f("uses", "thing")),
+    _rule(r"<A>(?:have |has )?(?:switched|migrated|converted) (?:over )?to (?P<o>.+?)(?:\s+from\s+(?P<x>.+))?$",
+          _f("uses", "thing"), _neg("uses", "thing", "x")),
+    _rule(r"<A>(?:hate|hates|dislike|dislikes|detest|detests|loathe|loathes|despise|despises|cannot stand|can not "
+          r"stand|cannot bear|abhor|abhors)(?! it when| when) <O>", _f("dislikes", "things")),
+    _rule(r"<A>(?:(?:do |does )?(?:love|loves|like|likes|enjoy|enjoys|adore|adores)|(?:am|is|are) <A>(?:a (?:big "
+          r"|huge |massive )?fan of|obsessed with|passionate about|crazy about|fond of|into|big into|hooked on)|"
+          r"(?:have|has) been <A>(?:into|obsessed with|loving|enjoying|hooked on))(?! it when| when) <O>",
+          _f("likes", "things")),
+    _rule(r"<A>(?:prefer|like|want) to be (?:called|named|addressed as) <O>", _f("name", "name"), first_only=True),
+    _rule(r"<A>(?:prefer|prefers)(?! not) <O>", _f("prefers", "pref")),
+    _rule(r"<A>(?:am called|am named|go by|go by the name(?: of)?|am known as) <O>", _f("name", "name"),
+          first_only=True),
+    _rule(r"am (?P<o>(?-i:[A-ZÀ-Þ][a-zà-ÿ'-]+))(?=\s*$|\s*[,.!]|\s+(?:and|here|by the way|btw|nice|from)\b)",
+          _f("name", "name"), first_only=True, conf=0.7),
+    _rule(r"<A>(?:am|is|are) <A>(?P<o><NUM>)(?: years? old| yrs old| y/?o)?(?=\s*$|\s*[,.!;]|\s+(?:and|now|today|"
+          r"this year|btw|by the way)\b)", _f("age", "num")),
+    _rule(r"<A>(?:just |recently )?turned (?P<o><NUM>)\b", _f("age", "num")),
+    _rule(r"<A>(?:am|is|are|have been|has been|went|became|turned|have gone|eat) (?:a |an |fully |strictly |mostly )?"
+          r"(?P<o>vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|kosher|halal)\b",
+          _f("diet", "thing")),
+    _rule(r"<A>(?:am|is|are|have been|has been) (?:\w+ )?allergic to <O>", _f("allergic_to", "things")),
+    _rule(r"<A>(?:have|has) (?:a |an )?(?:severe |mild |bad )?(?P<o>[\w-]+(?: [\w-]+)?) allergy\b",
+          _f("allergic_to", "things")),
+    _rule(r"<A>(?:am|is|are|got|have been|has been) <A>(?:happily )?married to <O>", _f("married_to", "name")),
+    _rule(r"<A>(?:am|is|are|got|just got) engaged to <O>", _f("engaged_to", "name")),
+    _rule(r"<A>(?:live|lives|am living|is living|are living|have lived|has lived|have been living|has been living|"
+          r"reside|resides|am based|is based|are based|am located|settled) in <O>", _f("lives_in", "place"),
+          we_ok=True),
+    _rule(r"<A>(?:have |has )?(?:moved|relocated)(?: back| over| out)? to <O>", _f("lives_in", "place"), we_ok=True),
+    _rule(r"<A>(?:am|is|are) based out of <O>", _f("lives_in", "place")),
+    _rule(r"<A>(?:(?:am|is|are) originally from|grew up in) <O>", _f("hometown", "place")),
+    _rule(r"<A>(?:am|is|are) <A>from (?P<o>.+?)(?= originally\b)", _f("hometown", "place")),
+    _rule(r"<A>(?:am|is|are) <A>from <O>", _f("lives_in", "place"), conf=0.6),
+    _rule(r"<A><W> as <JOBAT>", _f("job_title", "job", "j"), _f("works_at", "org")),
+    _rule(r"<A><W> (?:at|for) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", _f("works_at", "org"), _f("job_title", "job", "j")),
+    _rule(r"<A>(?:got|landed|accepted|started|am starting|is starting|began|took)(?: a| an| my| the| his| her)?(?: "
+          r"new| dream| first| full[- ]time| part[- ]time)? (?:job|position|role|internship|gig) (?:at|with) "
+          r"(?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", _f("works_at", "org"), _f("job_title", "job", "j")),
+    _rule(r"<A>(?:got|landed|accepted|started|am starting|is starting|began|took)(?: a| an| my| the)?(?: new| "
+          r"dream| first)? (?:job|position|role|internship) as <JOBAT>", _f("job_title", "job", "j"),
+          _f("works_at", "org")),
+    _rule(r"<A>(?:got hired|was hired|have been hired) (?:at|by) <O>", _f("works_at", "org")),
+    _rule(r"<A>(?:am|is|are|have been|has been|became) <A>(?:a|an) <JOBAT>", _f("job_title", "job", "j"),
+          _f("works_at", "org")),
+    _rule(r"<A>(?:(?:am|is|are) (?:currently )?(?:learning|studying|majoring in)|study|studies|major in|majors in|"
+          r"(?:have|has) been (?:learning|studying)|(?:started|began) (?:learning|studying)|am teaching myself) "
+          r"(?P<o>.+?)(?:\s+at\s+(?P<u>(?-i:[A-Z]).+))?$", _f("studies", "study"), _f("studies_at", "org", "u")),
+    _rule(r"<A>(?:(?:am|is|are) (?:currently |now )?(?:working on|focusing on|focused on|concentrating on)|"
+          r"(?:have|has) been working on) <O>", _f("current_focus", "plain")),
+    _rule(r"<A>(?:(?:am|is|are) (?:planning|going|hoping|aiming|intending)|plan|plans|intend|intends|hope|hopes|"
+          r"want|wants|aim|aims) to <O>", _f("plans_to", "verb")),
+    _rule(r"<A>(?:speak|speaks|(?:am|is|are) fluent in|can speak) <O>", _f("speaks", "lang")),
+    _rule(r"<A>(?:have|has|got|adopted|rescued|own|owns|just got|just adopted|brought home|have got) "
+          r"(?P<o>(?:a|an|two|three|four|five|\d) .+)", _f("has_pet", "pet"), we_ok=True),
+    _rule(r"<A>(?:have|has|have got) (?P<o>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten) (?:kids|"
+          r"children|sons|daughters|boys|girls)\b", _f("has_children", "num"), we_ok=True),
+    _rule(r"<A>(?:own|owns|drive|drives) (?:a|an|the) <O>", _f("owns", "plain"), we_ok=True),
+)
+# Anchored at "my": attributes of the user stated as "my X is Y".
+_MY_RULES: tuple[_Rule, ...] = (
+    _rule(r"my (?:full |real |first |legal |given )?name is (?:spelled )?<O>", _f("name", "name")),
+    _rule(r"my (?:hobby is|hobbies are|hobbies include|main hobby is|favou?rite hobby is) <O>",
+          _f("hobby", "things")),
+    _rule(r"my <FAV> used to be <O>", _neg("favorite_{k}", "thing")),
+    _rule(r"my <FAV> (?:is|are|has to be|has always been) (?:now |still )?<O>", _f("favorite_{k}", "thing")),
+    _rule(r"my (?P<k>" + PET_RE + r")(?:'s name is| is (?:called|named)) <O>", _f("has_pet", "petname")),
+    _rule(r"my (?:job|occupation|profession|job title) is (?:a |an )?(?P<j>.+)", _f("job_title", "job", "j")),
+    _rule(r"my (?:native language|mother tongue|first language) is <O>", _f("speaks", "lang")),
+    _rule(r"my (?P<rel>" + RELS + r")(?:'s name is| is (?:called|named)) <O>", _f("{rel}_name", "name")),
+)
+# Anchored at the start of a clause (after interjections).
+_START_RULES: tuple[_Rule, ...] = (
+    _rule(r"(?P<o>[^,]{1,60}?) (?:is|are) my (?:all-time )?<FAV>\b", _f("favorite_{k}", "thing")),
+    _rule(r"(?P<o>(?-i:[A-Z])[\w'-]+) is my (?P<k>" + PET_RE + r")\b", _f("has_pet", "petname")),
+    _rule(r"(?P<o>(?-i:[A-Z])[\w'-]+) is my (?P<rel>" + RELS + r")\b", _f("{rel}_name", "name")),
+    _rule(r"(?:still |currently |now )?working (?:at|for) <O>", _f("works_at", "org")),
+    _rule(r"(?:still |currently |now )?living in <O>", _f("lives_in", "place")),
+    _rule(r"(?:(?:please |you can |just )?call me|(?:everyone|people|friends|they|my friends|most people) calls? "
+          r"me) (?P<o>(?-i:[A-ZÀ-Þ])[\w'-]+)", _f("name", "name")),
+)
+_THIRD_MY = re.compile(r"[Mm]y (?P<rel>" + RELS + r"|" + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+),?)?\s+")
+_THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
+_THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
+    r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
+    r"no longer|does|[a-z]+s)\b)"
+)
+_PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
+_ADVERBS = re.compile(_ADV, _I)
+_IT_IS = re.compile(r"it is (?:now )?(?P<o>.+)", _I)
+_LIKE_PREDS = frozenset({"likes", "dislikes", "prefers"})
+
+
+@dataclass
+class _Ctx:
+    """Per-turn state: the last third-party subject, the last user fact of the sentence, the clause's hits."""
+
+    third: str | None = None
+    lowercase: bool = False
+    last_pred: str | None = None
+    last_obj: str | None = None
+    hits: list[_Hit] = field(default_factory=list)
+
+
+def _op(value: str) -> Literal["assert", "negate"]:
+    return "negate" if value == "negate" else "assert"
+
+
+
+def _strip(value: str) -> str:
+    """Strip edge punctuation, trailing fillers/time expressions and leading fillers until stable."""
+    value = value.strip(_EDGE)
+    while True:
+        shorter = _LEAD_FILLER.sub("", _TRAIL.sub("", value)).strip(_EDGE)
+        if shorter == value:
+            return value
+        value = shorter
+
+
+def _ok(value: str, max_words: int = 6) -> bool:
+    words = value.split()
+    if not words or len(words) > max_words or words[0].lower() in BAD_FIRST:
+        return False
+    if words[-1].strip(".,!") in BAD_LAST or any(w in ("I", "i") for w in words):
+        return False
+    return any(c.isalnum() for c in value)
+
+
+def _name(value: str, lower_ok: bool = False) -> str | None:
+    tokens = value.split()
+    if not tokens or not tokens[0][0].isalpha():
+        return None
+    if not tokens[0][0].isupper():  # lowercase names only when the user types everything in lowercase
+        ok = lower_ok and len(tokens) == 1 and tokens[0].isalpha()
+        return tokens[0] if ok and tokens[0] not in BAD_FIRST | NAME_STOP else None
+    taken = [tokens[0]]
+    for tok in tokens[1:3]:
+        if not tok[0].isupper():
+            break
+        taken.append(tok)
+    name = " ".join(taken).strip(".,'")
+    return name if name and name.split()[0] not in NOT_NAMES else None
+
+
+def _job(value: str) -> str | None:
+    value = _ARTICLE.sub("", _JOB_CUT.sub("", value))
+    words = value.lower().split()
+    if not words or len(words) > 5 or not all(w.replace("-", "").isalpha() for w in words):
+        return None
+    if any(w in NOT_JOB_WORDS for w in words) or words[-1] in NOT_JOBS:
+        return None
+    head = words[-1]
+    known = head in JOBS or head.rstrip("s") in JOBS
+    return value if known or head.endswith(("ologist", "ician", "grapher", "ist")) else None
+
+
+def _items(value: str) -> list[str]:
+    if value.lower() in COMPOUNDS:
+        return [value]
+    out: list[str] = []
+    for item in _LIST_SPLIT.split(value):
+        item = _ARTICLE.sub("", _strip(item))
+        if not _ok(item, 5):
+            break
+        out.append(item)
+    return out
+
+
+def _pet(value: str) -> list[str]:
+    species, _, rest = _NAMED.sub("\x00", _PET_ADJ.sub("", value), count=1).partition("\x00")
+    words = species.lower().split()
+    if not words or len(words) > 4:
+        return []
+    head = words[-1]
+    if head not in PETS and head.rstrip("s") not in PETS and head[:-3] + "y" not in PETS:
+        return []
+    name = _name(rest) if rest else None
+    return [f"{species} named {name}"] if name else [species]
+
+
+def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
+    """Cut, strip and validate one captured object; ``[]`` when it is not usable."""
+    if kind in ("verb", "pref", "study", "things"):
+        raw = _TO.sub("", raw.strip())
+    value = _CUT.split(raw, maxsplit=1)[0]
+    if kind not in ("things", "lang", "pet"):
+        value = _COMMA.split(value, maxsplit=1)[0]
+    value = _strip(value)
+    words = value.split()
+    if not words:
+        return []
+    if kind == "pref":
+        value = _PREF_SPLIT.split(value, maxsplit=1)[0]
+    if kind == "verb":
+        bad = words[0].lower() in PLAN_STOP | POSSESSIVE | {"the", "a", "an"} or words[0][0].isupper()
+        return [] if bad or not _ok(value, 12) else [value]
+    if kind in ("things", "thing", "pref"):
+        if words[0].lower() in POSSESSIVE | ORDINALS | {"be"} or words[-1].lower() in CONTEXTUAL:
+            return []
+        if value.lower() in ("it", "them") and ctx.last_obj:
+            return [ctx.last_obj]
+    else:
+        value = _REL_CUT.sub("", value)
+    value = _THE_LOWER.sub("", _ARTICLE.sub("", value))
+    if kind == "name":
+        named = _name(value, ctx.lowercase)
+        return [named] if named else []
+    if kind == "num":
+        low = value.lower().split()[0] if value else ""
+        num = int(low) if low.isdigit() else NUMBER_WORDS.get(low, 0)
+        return [str(num)] if 0 < num < 120 else []
+    if kind == "job":
+        job = _job(value)
+        return [job] if job else []
+    if kind == "things":
+        return _items(value)
+    if kind == "lang":
+        items = [_LANG_TRAIL.sub("", i) for i in _items(_LANG_MOD.sub("", value))]
+        return [i for i in items if i.lower() in LANGS or _CAP.fullmatch(i)]
+    if kind == "petname":
+        named = _name(value)
+        return [named] if named else []
+    if kind == "pet":
+        pets = [_pet(_ARTICLE.sub("", p.strip())) for p in _LIST_SPLIT.split(_COMMA.split(value)[0])]
+        return [p[0] for p in pets if p] if all(pets) else []
+    if kind == "org":
+        called = _CALLED.search(value)
+        value = (_name(called.group(1)) or "") if called else _ORG_CUT.sub("", value)
+        value = _strip(_THE_LOWER.sub("", value))
+        usable = _ok(value) and (_CAP.search(value) or value.split()[-1] in ORG_NOUNS)
+        return [value] if usable else []
+    if kind == "place":
+        value = _PLACE_CUT.sub("", value)
+        return [value] if _ok(value) and _CAP.search(value) else []
+    return [value] if _ok(value, 8) else []
+
+
+class DeterministicExtractor:
+    """Fast regex/rule based extractor of candidate facts from user turns.
+
+    Stateless and thread-safe; all patterns are compiled at import time.
+
+    Example:
+        >>> facts = DeterministicExtractor().extract("I live in Paris now.")
+        >>> (facts[0].predicate, facts[0].object)
+        ('lives_in', 'Paris')
+    """
+
+    def extract(self, text: str, *, role: str = "user", timestamp: datetime | None = None) -> list[CandidateFact]:
+        """Propose the facts the user states in ``text``.
+
+        Args:
+            text: The content of one turn.
+            role: Who said it; ``assistant``/``ai``/``system``/``tool`` turns yield nothing.
+            timestamp: When it was said (timezone-aware); relative time expressions ("last month") are
+                resolved against it into ``valid_from``. Defaults to now.
+
+        Returns:
+            Candidate facts in text order, without duplicates.
+
+        Raises:
+            InvalidInputError: ``timestamp`` is naive (a ``ValueError``).
+        """
+        reference = timestamp if timestamp is not None else datetime.now(timezone.utc)
+        resolve_relative_time("", reference)  # validates the reference (raises on a naive datetime)
+        if role.strip().lower() in _SKIP_ROLES or not text or not text.strip():
+            return []
+        ctx = _Ctx()
+        out: list[CandidateFact] = []
+        seen: set[tuple[str, str, str, str]] = set()
+        for original in sentences(text):
+            sentence = expand(original)
+            if sentence.endswith("?") or QUESTION_START.match(sentence) or HYPOTHETICAL.search(sentence):
+                continue
+            ctx.last_pred = ctx.last_obj = None
+            ctx.lowercase = not any(c.isupper() for c in sentence.replace("I ", ""))
+            for clause in CLAUSE_SPLIT.split(sentence):
+                if not clause or not clause.strip():
+                    continue
+                ctx.hits = []
+                self._clause(clause, ctx)
+                when = resolve_relative_time(clause, reference) if ctx.hits else None
+                for _, subj, pred, obj, op, conf in sorted(ctx.hits, key=lambda hit: hit[0]):
+                    key = (subj, pred, obj.lower(), op)
+                    if key not in seen:
+                        seen.add(key)
+                        out.append(CandidateFact(subj, pred, obj, _op(op), conf, when, original))
+        return out
+
+    def _clause(self, clause: str, ctx: _Ctx) -> None:
+        start = LEAD.match(clause)
+        pos0 = start.end() if start else 0
+        used_my: set[int] = set()
+        for m in _MY.finditer(clause):
+            if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
+                continue
+            if self._apply(_MY_RULES, clause, m.start(), "user", ctx):
+                used_my.add(m.start())
+        for m in _FIRST_PERSON.finditer(clause):
+            if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
+                continue
+            self._apply(_RULES, clause, m.end(), "user", ctx, we=m.group(0)[0] in "Ww")
+        if not self._apply(_START_RULES, clause, pos0, "user", ctx):
+            self._third_party(clause, pos0, used_my, ctx)
+
+    def _third_party(self, clause: str, pos0: int, used_my: set[int], ctx: _Ctx) -> None:
+        subject: str | None = None
+        conf = 0.8
+        m = _THIRD_MY.match(clause, pos0) or _THIRD_APPOS.match(clause, pos0)
+        if m is not None:
+            if m.start() in used_my:
+                return
+            rel, name = m.group("rel").lower(), m.group("name")
+            name = name if name and name not in STARTERS else None
+            if rel in PETS:  # "my dog Rex ..."
+                if name:
+                    ctx.hits.append((m.start(), "user", "has_pet", f"{rel} named {name}", "assert", 0.8))
+                return
+            subject = BRITISH.get(rel, rel)
+            if name:
+                pred = subject.replace(" ", "_").replace("-", "_") + "_name"
+                ctx.hits.append((m.start(), "user", pred, name, "assert", 0.8))
+            ctx.third = subject
+        elif (m := _THIRD_NAME.match(clause, pos0)) is not None:
+            if m.group("name") in STARTERS or m.group("name") in NOT_NAMES:
+                return
+            subject, conf = m.group("name").lower(), 0.7
+            ctx.third = subject
+        elif (m := _PRONOUN.match(clause, pos0)) is not None:
+            subject = ctx.third
+        elif (it := _IT_IS.match(clause, pos0)) and ctx.last_pred and ctx.last_pred.startswith("favorite_"):
+            values = _clean(it.group("o"), "thing", ctx)  # "my favorite X used to be A, but now it's B"
+            if values:
+                ctx.hits.append((it.start(), "user", ctx.last_pred, values[0], "assert", 0.7))
+            return
+        if subject is not None and m is not None:
+            self._apply(_RULES, clause, m.end(), subject, ctx, conf=conf)
+
+    def _apply(
+        self, rules: tuple[_Rule, ...], clause: str, pos: int, subject: str, ctx: _Ctx, *, we: bool = False,
+        conf: float = 1.0,
+    ) -> bool:
+        first = subject == "user"
+        after = _ADVERBS.match(clause, pos)
+        adv_pos = after.end() if after else pos
+        for rule in rules:
+            if (rule.first_only and not first) or (we and not rule.we_ok):
+                continue
+            m = rule.pattern.match(clause, adv_pos if rule.after_adverbs else pos)
+            if m is None:
+                continue
+            found: list[_Hit] = []
+            for index, (group, pred, op, kind) in enumerate(rule.fields):
+                raw = m.group(group)
+                values = _clean(raw, kind, ctx) if raw else []
+                if not values:
+                    if index == 0:
+                        break  # the rule's main object is unusable: try the next rule
+                    continue
+                if "{" in pred:
+                    key = (m.group("k") if "{k}" in pred else m.group("rel")).lower()
+                    key = BRITISH.get(key, key)
+                    pred = pred.format(k=key, rel=key).replace(" ", "_").replace("-", "_")
+                if kind == "petname":
+                    values = [f"{m.group('k').lower()} named {values[0]}"]
+                found.extend((m.start(group), subject, pred, v, op, min(rule.confidence, conf)) for v in values)
+            if not found:
+                continue
+            if any(h[2] == "job_title" and h[3].split()[-1].lower() in STUDENTS for h in found):
+                found = [(p, s, "studies_at" if pr == "works_at" else pr, v, o, c) for p, s, pr, v, o, c in found]
+            ctx.hits.extend(found)
+            _, subj, pred, obj, _, _ = found[-1]
+            if subj == "user":
+                ctx.last_pred = pred
+                ctx.last_obj = obj if pred in _LIKE_PREDS or pred.startswith("favorite_") else None
+                if pred.endswith("_name") and pred != "name":
+                    ctx.third = pred[: -len("_name")].replace("_", " ")
+            return True
+        return False

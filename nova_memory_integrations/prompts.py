@@ -1,0 +1,264 @@
+"""Versioned LLM prompts of consolidation, with the pydantic schemas of their output.
+
+Every prompt lives here, under a version string; a prompt is never edited in place once
+released — a new version is added and ``DEFAULT_PROMPT_VERSION`` moves (the version used
+is recorded in each fact's metadata, so results stay explainable).
+
+``consolidation-v1`` sends a batch of episodes (``E1``, ``E2``... oldest first) and the
+existing facts relevant to them (``F1``, ``F2``...), and asks for one structured answer
+(the ``record_memory_operations`` tool) listing, for *every* episode, the memory
+operations it implies: ADD a new fact, UPDATE an existing one (a new value supersedes
+it), DELETE one (it stopped holding), NOOP (restated; reinforces it). Lenient
+validators accept the usual near-misses of real models (lowercase ops, synonyms,
+numbers as strings, bare episode numbers).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .types import Episode, Fact
+
+__all__ = [
+    "DEFAULT_PROMPT_VERSION",
+    "EpisodeOperationsV1",
+    "MemoryOperationV1",
+    "PromptSpec",
+    "RecordMemoryOperationsV1",
+    "get_prompt",
+    "json_instruction",
+    "parse_timestamp",
+    "tool_name",
+]
+
+DEFAULT_PROMPT_VERSION = "consolidation-v1"
+
+Message = tuple[str, str]
+"""``(role, content)`` with role ``system``, ``user`` or ``assistant``."""
+
+_OP_SYNONYMS = {
+    "ADD": "ADD", "CREATE": "ADD", "INSERT": "ADD", "NEW": "ADD", "ASSERT": "ADD",
+    "UPDATE": "UPDATE", "REPLACE": "UPDATE", "MODIFY": "UPDATE", "CHANGE": "UPDATE", "SUPERSEDE": "UPDATE",
+    "DELETE": "DELETE", "REMOVE": "DELETE", "INVALIDATE": "DELETE", "NEGATE": "DELETE", "RETRACT": "DELETE",
+    "NOOP": "NOOP", "NONE": "NOOP", "NO_OP": "NOOP", "SKIP": "NOOP", "KEEP": "NOOP", "REINFORCE": "NOOP",
+}
+
+
+class MemoryOperationV1(BaseModel):
+    """One memory operation implied by one episode."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    op: Literal["ADD", "UPDATE", "DELETE", "NOOP"] = Field(
+        description="ADD a new fact; UPDATE an existing fact whose value changed (give target_fact); "
+        "DELETE a fact that stopped holding; NOOP when the episode restates a known fact"
+    )
+    subject: str = Field(description='"user" for the speaker; else the person or thing, e.g. "sister", "bob"')
+    predicate: str = Field(description="snake_case relation, e.g. lives_in, works_at, likes, favorite_color")
+    object: str = Field(description="the value as written, without leading articles")
+    target_fact: str | None = Field(
+        default=None, description="F-reference of the existing fact this UPDATE / DELETE / NOOP is about"
+    )
+    valid_from: str | None = Field(
+        default=None, description="ISO date (YYYY-MM-DD) when it became true if the text says so, else null"
+    )
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0, description="how sure you are, 0..1")
+    reason: str = Field(default="", description="one short sentence: why this operation")
+
+    @field_validator("op", mode="before")
+    @classmethod
+    def _op(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            key = value.strip().upper().replace("-", "_").replace(" ", "_")
+            return _OP_SYNONYMS.get(key, key)
+        return value
+
+    @field_validator("subject", "predicate", "object", "reason", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        return "" if value is None else value
+
+    @field_validator("target_fact", "valid_from", mode="before")
+    @classmethod
+    def _optional(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return f"F{value}"
+        if isinstance(value, str) and value.strip().lower() in ("", "null", "none", "n/a"):
+            return None
+        return value
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _confidence(cls, value: Any) -> Any:
+        words = {"high": 0.9, "medium": 0.7, "low": 0.5}
+        if isinstance(value, str):
+            text = value.strip().lower().rstrip("%")
+            if text in words:
+                return words[text]
+            try:
+                value = float(text) / (100 if value.strip().endswith("%") else 1)
+            except ValueError:
+                return 0.8
+        if value is None:
+            return 0.8
+        if isinstance(value, (int, float)):
+            return min(1.0, max(0.0, float(value) / 100 if value > 1 else float(value)))
+        return value
+
+
+class EpisodeOperationsV1(BaseModel):
+    """The operations implied by one episode (an empty list when it states nothing to remember)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    episode: str = Field(description="the episode reference, e.g. E1")
+    operations: list[MemoryOperationV1] = Field(default_factory=list)
+
+    @field_validator("episode", mode="before")
+    @classmethod
+    def _episode(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return f"E{value}"
+        if isinstance(value, str) and value.strip().isdigit():
+            return f"E{value.strip()}"
+        return value.strip().upper() if isinstance(value, str) else value
+
+
+class RecordMemoryOperationsV1(BaseModel):
+    """Record the memory operations of every episode in the batch (each episode exactly once)."""
+
+    model_config = ConfigDict(extra="ignore", title="record_memory_operations")
+
+    episodes: list[EpisodeOperationsV1] = Field(description="one entry per episode, in order")
+
+
+_SYSTEM_V1 = """\
+You maintain the long-term memory of an assistant about one user. You read conversation \
+episodes and decide which facts to remember, as subject-predicate-object triples, and how \
+each one changes the memory.
+
+Conventions:
+- subject is "user" for what the user says about themself; otherwise the person or thing \
+as named ("sister", "best friend", "bob"). A named relative gives user <relation>_name <Name> \
+("my sister Anna" -> user sister_name Anna).
+- predicate is snake_case: name, age, lives_in, works_at, job_title, studies, speaks, likes, \
+dislikes, prefers, diet, allergic_to, has_pet, favorite_<thing>, married_to, uses...
+- object is the value as written, without leading articles; counts are digits; pets are \
+"<species> named <Name>".
+- Only statements of the user count. Assistant turns are context only. Questions, \
+hypotheticals, wishes, plans, reported speech and chit-chat give nothing. A plain negation \
+("I don't live in Paris") gives nothing, except dislikes ("I don't like X" -> dislikes X).
+
+Operations:
+- ADD: a new fact.
+- UPDATE: the fact replaces an existing fact (a changed value, a correction); set target_fact \
+to the F-reference it replaces.
+- DELETE: an existing or stated fact stopped holding ("no longer", "not anymore", "quit", \
+"used to"); set target_fact when the fact is listed.
+- NOOP: the episode restates a fact already listed (set target_fact); it is reinforced.
+- valid_from: the date the fact started, only when the text gives a time ("last month", \
+"since 2019"), resolved against the episode's timestamp; else null.
+- reason: one short sentence for each operation.
+
+Answer by calling record_memory_operations exactly once. List every episode of the batch, \
+in order, each exactly once, with an empty operations list when it gives nothing."""
+
+
+def _render_fact(ref: str, fact: Fact) -> str:
+    since = fact.valid_from.date().isoformat()
+    until = f" until {fact.valid_to.date().isoformat()}" if fact.valid_to is not None else ""
+    return (f"{ref}: {fact.subject} {fact.predicate} {fact.object} "
+            f"(valid from {since}{until}, confidence {fact.confidence:.2f})")
+
+
+def _render_episode(ref: str, episode: Episode) -> str:
+    stamp = episode.timestamp.isoformat()
+    return f"[{ref}] {stamp} {episode.role}: {json.dumps(episode.content, ensure_ascii=False)}"
+
+
+def _render_v1(
+    episodes: Sequence[tuple[str, Episode]], facts: Sequence[tuple[str, Fact]], feedback: str | None
+) -> list[Message]:
+    fact_lines = "\n".join(_render_fact(r, f) for r, f in facts) or "(none)"
+    episode_lines = "\n".join(_render_episode(r, e) for r, e in episodes)
+    refs = ", ".join(r for r, _ in episodes)
+    user = (
+        "Existing facts (current beliefs; refer to them by F-reference):\n"
+        f"{fact_lines}\n\n"
+        "Episodes (oldest first; JSON-quoted text; refer to them by E-reference):\n"
+        f"{episode_lines}\n\n"
+        f"Record the memory operations for {refs}."
+    )
+    if feedback:
+        user += f"\n\nYour previous answer could not be used: {feedback} Answer again, following the schema."
+    return [("system", _SYSTEM_V1), ("user", user)]
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    """A released prompt: its version, output schema and renderer."""
+
+    version: str
+    schema: type[RecordMemoryOperationsV1]
+    system: str
+
+    def render(
+        self,
+        episodes: Sequence[tuple[str, Episode]],
+        facts: Sequence[tuple[str, Fact]] = (),
+        *,
+        feedback: str | None = None,
+    ) -> list[Message]:
+        """Messages for one batch: ``episodes`` and ``facts`` as ``(reference, item)`` pairs."""
+        return _render_v1(episodes, facts, feedback)
+
+
+_PROMPTS: dict[str, PromptSpec] = {
+    "consolidation-v1": PromptSpec("consolidation-v1", RecordMemoryOperationsV1, _SYSTEM_V1),
+}
+
+
+def get_prompt(version: str | None = None) -> PromptSpec:
+    """The prompt of ``version`` (default: the current one).
+
+    Raises:
+        KeyError: unknown version.
+    """
+    key = version or DEFAULT_PROMPT_VERSION
+    if key not in _PROMPTS:
+        raise KeyError(f"unknown prompt version {key!r}; known: {sorted(_PROMPTS)}")
+    return _PROMPTS[key]
+
+
+def tool_name(schema: type[BaseModel]) -> str:
+    """The function/tool name a schema is exposed under (its JSON-schema title)."""
+    return str(schema.model_config.get("title") or schema.__name__)
+
+
+def json_instruction(schema: type[BaseModel]) -> str:
+    """The instruction appended for models without tool calling: reply with bare JSON."""
+    return (
+        "Reply with only one JSON object (no prose, no code fences) that validates against this JSON schema:\n"
+        + json.dumps(schema.model_json_schema(), separators=(",", ":"))
+    )
+
+
+def parse_timestamp(value: str | None) -> datetime | None:
+    """An ISO date or datetime from a model as aware UTC (``None`` when absent or invalid)."""
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc)

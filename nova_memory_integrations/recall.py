@@ -1,0 +1,255 @@
+"""Recall: retrieve -> rerank -> compress -> assemble, and compression of arbitrary texts.
+
+The engine's ``context()``, ``retrieve()`` and ``compress()`` delegate here, so
+:mod:`store` stays a thin facade and this file reads as the pipeline of one query.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ._time import to_epoch, utcnow
+from .assemble import Format, fit
+from .compress import extract_sentences, near_duplicates
+from .retrieval.config import SearchConfig
+from .retrieval.signals import Candidate
+from .types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
+
+if TYPE_CHECKING:
+    from .store import NovaStore
+
+__all__ = ["build_context", "compress_texts", "dense_search", "snippets", "to_hit", "to_item"]
+
+_SIGNAL_NAMES = {
+    "dense": "semantic match", "lexical": "keyword match (BM25)", "fact_dense": "semantic match",
+    "fact_lexical": "keyword match (BM25)", "graph": "entity in the query's graph neighbourhood",
+    "rule": "rule condition matches", "neighbour": "adjacent turn of a match",
+}
+
+
+def _reason(c: Candidate) -> str:
+    found = [n for s, n in _SIGNAL_NAMES.items() if s in c.contributions or s in c.raw]
+    reason = "found by " + ", ".join(dict.fromkeys(found)) if found else "prior score"
+    if c.rerank is not None:
+        reason += f"; reranker {c.rerank:.2f}"
+    return reason
+
+
+def to_item(c: Candidate) -> ContextItem:
+    """A pipeline candidate as a public :class:`ContextItem`."""
+    scores = {**{k: round(v, 6) for k, v in c.raw.items()}, "fused": round(c.score, 6)}
+    if c.rerank is not None:
+        scores["rerank"] = round(c.rerank, 6)
+    if c.episode is not None:
+        e = c.episode
+        return ContextItem(kind="episode", id=e.id, text=e.content, score=c.score, scores=scores,
+                           timestamp=e.timestamp, session_id=e.session_id, provenance=(e.id,),
+                           metadata={**e.metadata, "role": e.role}, reason=_reason(c))
+    if c.fact is not None:
+        f = c.fact
+        return ContextItem(kind="fact", id=f.id, text=f.text, score=c.score, scores=scores, timestamp=f.valid_from,
+                           valid_from=f.valid_from, valid_to=f.valid_to, confidence=f.confidence,
+                           provenance=f.provenance, metadata={"lineage_id": f.lineage_id, **f.metadata},
+                           reason=_reason(c))
+    assert c.rule is not None
+    r = c.rule
+    return ContextItem(kind="rule", id=r.id, text=c.text, score=c.score, scores=scores, timestamp=r.created_at,
+                       confidence=r.confidence, metadata=dict(r.metadata), reason=_reason(c))
+
+
+def to_hit(c: Candidate, snippet: Sequence[Candidate] = ()) -> SearchHit:
+    """A pipeline candidate as a :class:`SearchHit` (with the turns of its snippet, if any)."""
+    scores = {**c.raw, **{f"w_{k}": v for k, v in c.contributions.items()}}
+    if c.fact is not None:
+        return SearchHit(kind="fact", id=c.id, text=c.text, score=c.score, timestamp=c.timestamp, fact=c.fact,
+                         scores=scores, provenance=c.fact.provenance)
+    if c.episode is not None:
+        turns = sorted(snippet or [c], key=lambda t: (t.timestamp, t.id))
+        text = c.text if len(turns) == 1 else "\n".join(_turn_text(t) for t in turns)
+        return SearchHit(kind="episode", id=c.id, text=text, score=c.score, timestamp=c.timestamp,
+                         episode=c.episode, scores=scores, provenance=tuple(t.id for t in turns))
+    return SearchHit(kind=c.kind, id=c.id, text=c.text, score=c.score, timestamp=c.timestamp, rule=c.rule,
+                     scores=scores)
+
+
+def _turn_text(c: Candidate) -> str:
+    role = c.episode.role if c.episode is not None else ""
+    return c.text if not role or c.text.lower().startswith(role.lower() + ":") else f"{role}: {c.text}"
+
+
+def snippets(store: NovaStore, user_id: str, ranked: Sequence[Candidate], k: int, max_turns: int) -> list[SearchHit]:
+    """The ``k`` best items, adjacent turns of one session merged into one snippet.
+
+    A turn right before or after a turn already selected joins its snippet (up to
+    ``max_turns`` turns) instead of taking a slot of its own.
+    """
+    if max_turns <= 1:
+        return [to_hit(c) for c in ranked[:k]]
+    turn_ids = [c.id for c in ranked if c.kind == "episode"]
+    links = store.db.neighbours(user_id, turn_ids) if turn_ids else {}
+    owner: dict[str, int] = {}
+    groups: list[list[Candidate]] = []
+    for cand in ranked:
+        if cand.kind == "episode":
+            joined = next((owner[n] for n in links.get(cand.id, (None, None))
+                           if n in owner and len(groups[owner[n]]) < max_turns), None)
+            if joined is not None:
+                groups[joined].append(cand)
+                owner[cand.id] = joined
+                continue
+        if len(groups) >= k:
+            break
+        groups.append([cand])
+        owner[cand.id] = len(groups) - 1
+    return [to_hit(g[0], g) for g in groups]
+
+
+def build_context(
+    store: NovaStore,
+    query: str,
+    user_id: str,
+    *,
+    budget_tokens: int,
+    as_of: datetime | None,
+    fmt: Format,
+    session_id: str | None,
+    config: SearchConfig,
+    kinds: Sequence[MemoryKind] = ("episode", "fact", "rule"),
+) -> ContextResult:
+    """The full pipeline for one query (see :meth:`NovaStore.context`)."""
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    cands = store.recall.retrieve(query, user_id, k=config.context_candidates, config=config, kinds=kinds,
+                                  as_of=as_of, session_id=session_id, timings=timings)
+    clock = time.perf_counter()
+    counter = store.token_counter
+    # compress: near-duplicates out, long items cut to their most relevant sentences
+    vectors = [c.vector for c in cands]
+    dropped: list[ContextItem] = []
+    if all(v is not None for v in vectors) and cands:
+        dups = near_duplicates([v for v in vectors if v is not None], config.dedupe_threshold)
+    else:
+        dups = {}
+    items: list[ContextItem] = []
+    original = 0
+    for i, c in enumerate(cands):
+        item = to_item(c)
+        if i in dups:
+            dropped.append(item.model_copy(update={"reason": f"near-duplicate of {cands[dups[i]].id}"}))
+            continue
+        n = counter.count(item.text)
+        original += n
+        if n > config.max_item_tokens:
+            short = extract_sentences(item.text, query, config.max_item_tokens, counter)
+            item = item.model_copy(update={"text": short, "reason": item.reason + "; compressed extractively"})
+        items.append(item)
+    timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
+
+    clock = time.perf_counter()
+    text, tokens, kept, over = fit(items, fmt, budget_tokens, counter, fact_share=config.fact_share)
+    dropped += [i.model_copy(update={"reason": "over the token budget"}) for i in over]
+    timings["assemble_ms"] = round((time.perf_counter() - clock) * 1000, 3)
+    kept_eps = [i.id for i in kept if i.kind == "episode"]
+    store.db.touch_episodes(user_id, kept_eps, to_epoch(utcnow()) or 0.0)
+    timings["total_ms"] = round((time.perf_counter() - start) * 1000, 3)
+    kept_tokens = sum(counter.count_many([i.text for i in kept])) if kept else 0
+    return ContextResult(
+        query=query, user_id=user_id, text=text, tokens=tokens, budget_tokens=budget_tokens, format=fmt,
+        tokenizer=counter.name, sources=tuple(kept), dropped=tuple(dropped), timings=timings,
+        compression_ratio=round(kept_tokens / original, 4) if original else 1.0,
+    )
+
+
+def compress_texts(
+    store: NovaStore,
+    query: str,
+    texts: Sequence[str],
+    *,
+    budget_tokens: int | None,
+    k: int | None,
+    dedupe_threshold: float,
+    max_item_tokens: int | None = None,
+) -> CompressionResult:
+    """Rerank, dedupe and fit arbitrary texts to a budget (see :meth:`NovaStore.compress`)."""
+    counter = store.token_counter
+    if not texts:
+        return CompressionResult(items=())
+    vectors = store.embedder.embed_documents(list(texts))
+    pipeline = store.recall
+    pipeline._local.vectors = {**dict(zip(texts, vectors)), query: store.embedder.embed_query(query)}
+    try:
+        scores = [float(s) for s in pipeline.reranker.score(query, list(texts))]
+    finally:
+        pipeline._local.vectors = {}
+    order = sorted(range(len(texts)), key=lambda i: scores[i], reverse=True)
+    dups_local = near_duplicates([vectors[i] for i in order], dedupe_threshold)
+    duplicates = tuple(order[i] for i in dups_local)
+    lengths = counter.count_many(list(texts))
+    kept: list[CompressedText] = []
+    dropped: list[int] = []
+    used = 0
+    for pos, idx in enumerate(order):
+        if pos in dups_local:
+            continue
+        if k is not None and len(kept) >= k:
+            dropped.append(idx)
+            continue
+        text, n = texts[idx], lengths[idx]
+        limit = max_item_tokens or n
+        if budget_tokens is not None:
+            limit = min(limit, budget_tokens - used)
+        if limit <= 0:
+            dropped.append(idx)
+            continue
+        if n > limit:
+            text = extract_sentences(text, query, limit, counter)
+            n = counter.count(text)
+            if not text or n > limit:
+                dropped.append(idx)
+                continue
+        kept.append(CompressedText(index=idx, text=text, score=scores[idx], original_tokens=lengths[idx], tokens=n))
+        used += n
+    return CompressionResult(items=tuple(kept), dropped_indices=tuple(dropped), duplicate_indices=duplicates,
+                             input_tokens=sum(lengths), output_tokens=used)
+
+
+def dense_search(
+    store: NovaStore,
+    query: str,
+    user_id: str,
+    *,
+    k: int,
+    kinds: Sequence[MemoryKind],
+    session_id: str | None,
+    as_of: datetime | None,
+) -> list[SearchHit]:
+    """Plain dense search (see :meth:`NovaStore.search`)."""
+    moment = as_of or utcnow()
+    store.indexer.wait(user_id, timeout=30.0)
+    vector = store.embedder.embed_query(query)
+    hits: list[SearchHit] = []
+    if "episode" in kinds:
+        where = {"session_id": session_id} if session_id else None
+        found = dict(store.vectors.query("episode", vector, user_id=user_id, k=k, where=where))
+        for ep in store.db.get_episodes(user_id, list(found)):
+            hits.append(SearchHit(kind="episode", id=ep.id, text=ep.content, score=found[ep.id],
+                                  timestamp=ep.timestamp, episode=ep, scores={"dense": found[ep.id]},
+                                  provenance=(ep.id,)))
+    if "fact" in kinds:
+        found = dict(store.vectors.query("fact", vector, user_id=user_id, k=k * 2))
+        for fact in store.db.select_facts(user_id, ids=list(found)):
+            if fact.is_valid_at(moment):
+                hits.append(SearchHit(kind="fact", id=fact.id, text=fact.text, score=found[fact.id],
+                                      timestamp=fact.valid_from, fact=fact, scores={"dense": found[fact.id]},
+                                      provenance=fact.provenance))
+    if "rule" in kinds:
+        found = dict(store.vectors.query("rule", vector, user_id=user_id, k=k))
+        for rule in store.db.list_rules(user_id, ids=list(found)):
+            hits.append(SearchHit(kind="rule", id=rule.id, text=f"When {rule.condition}: {rule.action}",
+                                  score=found[rule.id], timestamp=rule.created_at, rule=rule,
+                                  scores={"dense": found[rule.id]}))
+    hits.sort(key=lambda h: h.score, reverse=True)
+    return hits[:k]

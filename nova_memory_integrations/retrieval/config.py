@@ -1,0 +1,94 @@
+"""Search configuration as small data objects, with named presets.
+
+Every weight and limit of the recall pipeline is a field here; code paths carry no
+constants. ``SearchConfig.preset("balanced")`` is the default; ``fast`` skips the reranker
+and fetches fewer candidates; ``deep`` casts a wider net before reranking.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import ConfigError
+
+__all__ = ["PRESETS", "SearchConfig", "SignalWeights"]
+
+
+class SignalWeights(BaseModel):
+    """Weights of each signal in fusion.
+
+    With ``fusion="weighted"`` an item's base score is
+    ``dense * cosine + lexical * bm25 / max_bm25`` (per kind), plus ``graph / (1 + hop)``
+    for facts found through the graph; priors are added on top. With ``fusion="rrf"``
+    each signal contributes ``weight / (rrf_k + rank)``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    dense: float = 0.7
+    lexical: float = 0.3
+    graph: float = 0.15
+    fact_dense: float = 0.7
+    fact_lexical: float = 0.3
+    recency: float = 0.02
+    importance: float = 0.02
+    confidence: float = 0.05
+    access: float = 0.01
+
+
+class SearchConfig(BaseModel):
+    """Limits and weights of retrieve -> rerank -> compress -> assemble."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = "balanced"
+    dense_k: int = Field(default=50, ge=1)
+    lexical_k: int = Field(default=50, ge=0)
+    fact_k: int = Field(default=20, ge=0)
+    graph_hops: int = Field(default=2, ge=0)
+    graph_k: int = Field(default=20, ge=0)
+    rule_k: int = Field(default=3, ge=0)
+    rule_min_similarity: float = 0.35
+    fusion: Literal["weighted", "rrf"] = "weighted"
+    rrf_k: float = Field(default=60.0, gt=0)
+    weights: SignalWeights = Field(default_factory=SignalWeights)
+    recency_half_life_days: float = Field(default=90.0, gt=0)
+    rerank: bool = False
+    """Rerank the head with the configured reranker. Off by default for the model-free
+    fallback (it did not improve LoCoMo evidence recall); set ``True`` with a cross-encoder."""
+    rerank_top_n: int = Field(default=40, ge=1)
+    rerank_weight: float = Field(default=0.5, ge=0, le=1)
+    neighbour_weight: float = Field(default=0.2, ge=0, le=1)
+    """Share of a turn's score passed to its adjacent turns in the same session."""
+    neighbour_pool: int = Field(default=40, ge=0)
+    """How many of the best turns pass score to their neighbours."""
+    session_weight: float = Field(default=0.3, ge=0, le=1)
+    """Boost by the mean of the best three turn scores of the turn's session."""
+    snippet_max_turns: int = Field(default=4, ge=1)
+    """``retrieve`` merges adjacent turns of a session into one snippet of up to this many turns."""
+    context_candidates: int = Field(default=60, ge=1)
+    dedupe_threshold: float = Field(default=0.95, gt=0, le=1)
+    max_item_tokens: int = Field(default=48, ge=8)
+    min_item_tokens: int = Field(default=12, ge=1)
+    fact_share: float = Field(default=0.3, ge=0, le=1)
+    """At most this share of the budget goes to the facts section."""
+
+    @classmethod
+    def preset(cls, name: str) -> SearchConfig:
+        """A named preset (``balanced``, ``fast``, ``deep``)."""
+        try:
+            return PRESETS[name]
+        except KeyError:
+            raise ConfigError(f"unknown search preset {name!r}; choose from {sorted(PRESETS)}") from None
+
+
+PRESETS: dict[str, SearchConfig] = {
+    "balanced": SearchConfig(),
+    "fast": SearchConfig(name="fast", dense_k=20, lexical_k=20, fact_k=10, graph_k=10, neighbour_pool=10,
+                         context_candidates=40),
+    "deep": SearchConfig(name="deep", dense_k=100, lexical_k=100, fact_k=40, graph_k=40, rerank=True,
+                         rerank_top_n=60, context_candidates=100),
+    "rrf": SearchConfig(name="rrf", fusion="rrf", neighbour_weight=0.0, session_weight=0.0),
+}

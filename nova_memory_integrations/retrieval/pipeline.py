@@ -1,0 +1,295 @@
+"""Stages 1-2 of recall: gather candidates from every signal, fuse, rerank.
+
+``RecallPipeline.retrieve`` returns scored candidates; :mod:`assemble` packs them into a
+budgeted context. The pipeline reads through the engine's storage objects and never
+writes, except access counts of what it returns.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._time import utcnow
+from ..types import MemoryKind
+from .config import SearchConfig
+from .fusion import min_max, recency, rrf, saturating
+from .signals import Candidate, Key, dense, graph_facts, lexical
+
+if TYPE_CHECKING:
+    from ..rerank.base import Reranker
+    from ..store import NovaStore
+
+__all__ = ["RecallPipeline"]
+
+
+class RecallPipeline:
+    """Hybrid retrieval over one store: dense + BM25 + graph + rules, fused and reranked."""
+
+    def __init__(self, store: NovaStore) -> None:
+        self.store = store
+        self._reranker: Reranker | None = None
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    # -- reranker -----------------------------------------------------------------------
+    @property
+    def reranker(self) -> Reranker:
+        """The configured reranker (built on first use; falls back with one warning)."""
+        if self._reranker is None:
+            with self._lock:
+                if self._reranker is None:
+                    from ..rerank import make_reranker
+
+                    rc = self.store.config.retrieval
+                    self._reranker = make_reranker(
+                        rc.reranker, model_name=rc.reranker_model_name, model_dir=rc.reranker_model_dir,
+                        embed=self._embed_for_rerank,
+                    )
+        return self._reranker
+
+    @reranker.setter
+    def reranker(self, value: Reranker) -> None:
+        self._reranker = value
+
+    def _embed_for_rerank(self, texts: list[str]) -> list[list[float]]:
+        """Embeddings for the fallback reranker, reusing vectors already fetched this call."""
+        known: dict[str, list[float]] = getattr(self._local, "vectors", {})
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            known = {**known, **dict(zip(missing, self.store.embedder.embed_documents(missing)))}
+        return [known[t] for t in texts]
+
+    # -- stage 1 + 2 ----------------------------------------------------------------------
+    def retrieve(
+        self,
+        query: str,
+        user_id: str,
+        *,
+        k: int,
+        config: SearchConfig,
+        kinds: Sequence[MemoryKind] = ("episode", "fact", "rule"),
+        as_of: datetime | None = None,
+        session_id: str | None = None,
+        timings: dict[str, float] | None = None,
+        rerank: bool | None = None,
+    ) -> list[Candidate]:
+        """The ``k`` best candidates for ``query``, best first, with per-signal scores."""
+        timings = timings if timings is not None else {}
+        clock = time.perf_counter()
+        store = self.store
+        qvec = store.embedder.embed_query(query)
+        timings["embed_ms"] = _ms(clock)
+        clock = time.perf_counter()
+        store.indexer.wait(user_id, timeout=30.0)
+        timings["index_wait_ms"] = _ms(clock)
+
+        clock = time.perf_counter()
+        moment = as_of or utcnow()
+        rankings: dict[str, list[Key]] = {}
+        raw: dict[Key, dict[str, float]] = {}
+
+        def add(signal: str, kind: MemoryKind, hits: Sequence[tuple[str, float]]) -> None:
+            rankings[signal] = [(kind, i) for i, _ in hits]
+            for i, s in hits:
+                raw.setdefault((kind, i), {})[signal] = s
+
+        if "episode" in kinds:
+            where = {"session_id": session_id} if session_id else None
+            add("dense", "episode", dense(store.vectors, "episode", qvec, user_id, config.dense_k, where))
+            add("lexical", "episode", lexical(store.db, "episode", query, user_id, config.lexical_k, session_id))
+        graph_hits: list[Any] = []
+        if "fact" in kinds:
+            add("fact_dense", "fact", dense(store.vectors, "fact", qvec, user_id, config.fact_k))
+            add("fact_lexical", "fact", lexical(store.db, "fact", query, user_id, config.fact_k))
+            graph_hits = graph_facts(store.graph, user_id, query, hops=config.graph_hops, k=config.graph_k,
+                                     as_of=moment)
+            add("graph", "fact", [(f.id, 1.0 / (1 + hop)) for f, hop in graph_hits])
+        rule_hits: list[tuple[str, float]] = []
+        if "rule" in kinds and config.rule_k > 0:
+            rule_hits = [h for h in dense(store.vectors, "rule", qvec, user_id, config.rule_k)
+                         if h[1] >= config.rule_min_similarity]
+        timings["signals_ms"] = _ms(clock)
+
+        clock = time.perf_counter()
+        cands = self._materialize(user_id, raw, rule_hits, moment)
+        if config.fusion == "rrf":
+            self._fuse_rrf(cands, rankings, config)
+        else:
+            self._fuse_weighted(user_id, cands, qvec, graph_hits, config, moment)
+        unit = 1.0 if config.fusion == "weighted" else 1.0 / (config.rrf_k + 1)
+        for cand in cands.values():
+            self._priors(cand, moment, config, unit)
+            cand.score = sum(cand.contributions.values())
+        ranked = sorted(cands.values(), key=lambda c: c.score, reverse=True)
+        timings["fuse_ms"] = _ms(clock)
+
+        clock = time.perf_counter()
+        if (config.rerank if rerank is None else rerank) and ranked:
+            ranked = self._rerank(query, qvec, ranked, config)
+        timings["rerank_ms"] = _ms(clock)
+        return ranked[: max(k, 0)]
+
+    def _fuse_rrf(self, cands: dict[Key, Candidate], rankings: dict[str, list[Key]], config: SearchConfig) -> None:
+        fused = rrf({s: [key for key in r if key in cands] for s, r in rankings.items()},
+                    config.weights.model_dump(), config.rrf_k)
+        unit = 1.0 / (config.rrf_k + 1)
+        for key, cand in cands.items():
+            cand.contributions = dict(fused.get(key, {}))
+            if cand.kind == "rule":
+                cand.contributions["rule"] = unit * cand.raw.get("rule", 0.0)
+
+    def _fuse_weighted(
+        self, user_id: str, cands: dict[Key, Candidate], qvec: list[float], graph_hits: list[Any],
+        config: SearchConfig, moment: datetime,
+    ) -> None:
+        """Weighted score: cosine and max-normalised BM25 per kind, then conversation structure.
+
+        A turn passes ``neighbour_weight`` of its score to the turns just before and after
+        it in its session (answers live next to their questions), and every turn gets
+        ``session_weight`` times the mean of its session's best three scores.
+        """
+        w = config.weights
+        self._fill_cosine(cands, qvec)
+        for kind, sig_d, sig_l, wd, wl in (("episode", "dense", "lexical", w.dense, w.lexical),
+                                            ("fact", "fact_dense", "fact_lexical", w.fact_dense, w.fact_lexical)):
+            group = [c for c in cands.values() if c.kind == kind]
+            top_lex = max((c.raw.get(sig_l, 0.0) for c in group), default=0.0) or 1.0
+            for c in group:
+                c.contributions = {sig_d: wd * c.raw.get("cosine", 0.0), sig_l: wl * c.raw.get(sig_l, 0.0) / top_lex}
+        for fact, hop in graph_hits:
+            cand = cands.get(("fact", fact.id))
+            if cand is not None:
+                cand.contributions["graph"] = w.graph / (1 + hop)
+        for cand in cands.values():
+            if cand.kind == "rule":
+                cand.contributions = {"rule": cand.raw.get("rule", 0.0)}
+        self._conversation_structure(user_id, cands, config, moment)
+
+    def _fill_cosine(self, cands: dict[Key, Candidate], qvec: list[float]) -> None:
+        """Cosine to the query for every candidate (fetching vectors BM25-only hits lack)."""
+        q = np.asarray(qvec, dtype=np.float32)
+        q /= float(np.linalg.norm(q)) or 1.0
+        for kind, sig in (("episode", "dense"), ("fact", "fact_dense")):
+            missing = [c for c in cands.values() if c.kind == kind and sig not in c.raw]
+            if not missing:
+                for c in cands.values():
+                    if c.kind == kind:
+                        c.raw["cosine"] = c.raw[sig]
+                continue
+            vectors = self.store.vectors.get_embeddings(kind, [c.id for c in missing])  # type: ignore[arg-type]
+            for c in cands.values():
+                if c.kind != kind:
+                    continue
+                if sig in c.raw:
+                    c.raw["cosine"] = c.raw[sig]
+                elif c.id in vectors:
+                    v = np.asarray(vectors[c.id], dtype=np.float32)
+                    c.raw["cosine"] = float(v @ q) / (float(np.linalg.norm(v)) or 1.0)
+
+    def _conversation_structure(
+        self, user_id: str, cands: dict[Key, Candidate], config: SearchConfig, moment: datetime
+    ) -> None:
+        turns = sorted((c for c in cands.values() if c.kind == "episode"),
+                       key=lambda c: sum(c.contributions.values()), reverse=True)
+        base = {c.id: sum(c.contributions.values()) for c in turns}
+        if config.neighbour_weight > 0 and config.neighbour_pool > 0 and turns:
+            pool = turns[: config.neighbour_pool]
+            links = self.store.db.neighbours(user_id, [c.id for c in pool])
+            passed: dict[str, float] = {}
+            for c in pool:
+                for n in links.get(c.id, (None, None)):
+                    if n is not None:
+                        passed[n] = passed.get(n, 0.0) + config.neighbour_weight * base[c.id]
+            new_ids = [i for i in passed if ("episode", i) not in cands]
+            for ep in self.store.db.get_episodes(user_id, new_ids):
+                cands[("episode", ep.id)] = Candidate("episode", ep.id, ep.content, ep.timestamp, episode=ep,
+                                                      raw={"neighbour": passed[ep.id]})
+                base[ep.id] = 0.0
+            for i, value in passed.items():
+                cand = cands.get(("episode", i))
+                if cand is not None:
+                    cand.contributions["neighbour"] = value
+        if config.session_weight > 0:
+            by_session: dict[str, list[float]] = {}
+            for c in cands.values():
+                if c.kind == "episode" and c.episode is not None and c.episode.session_id:
+                    by_session.setdefault(c.episode.session_id, []).append(base.get(c.id, 0.0))
+            boost = {s: sum(sorted(v)[-3:]) / 3 for s, v in by_session.items()}
+            for c in cands.values():
+                if c.kind == "episode" and c.episode is not None and c.episode.session_id in boost:
+                    c.contributions["session"] = config.session_weight * boost[c.episode.session_id]
+
+    def _materialize(
+        self, user_id: str, raw: dict[Key, dict[str, float]], rule_hits: list[tuple[str, float]], moment: datetime
+    ) -> dict[Key, Candidate]:
+        db = self.store.db
+        out: dict[Key, Candidate] = {}
+        ep_ids = [i for kind, i in raw if kind == "episode"]
+        for ep in db.get_episodes(user_id, ep_ids):
+            out[("episode", ep.id)] = Candidate("episode", ep.id, ep.content, ep.timestamp, episode=ep,
+                                                raw=raw[("episode", ep.id)])
+        fact_ids = [i for kind, i in raw if kind == "fact"]
+        for fact in db.select_facts(user_id, ids=fact_ids):
+            if fact.is_valid_at(moment):
+                out[("fact", fact.id)] = Candidate("fact", fact.id, fact.text, fact.valid_from, fact=fact,
+                                                   raw=raw[("fact", fact.id)])
+        rule_scores = dict(rule_hits)
+        for rule in db.list_rules(user_id, ids=list(rule_scores)):
+            out[("rule", rule.id)] = Candidate("rule", rule.id, f"When {rule.condition}: {rule.action}",
+                                               rule.created_at, rule=rule, raw={"rule": rule_scores[rule.id]})
+        return out
+
+    def _priors(self, cand: Candidate, now: datetime, config: SearchConfig, unit: float) -> None:
+        w = config.weights
+        c = cand.contributions
+        if w.recency:
+            c["recency"] = w.recency * unit * recency(cand.timestamp, now, config.recency_half_life_days)
+        if cand.episode is not None:
+            c["importance"] = w.importance * unit * cand.episode.importance
+            c["access"] = w.access * unit * saturating(cand.episode.access_count)
+        if cand.fact is not None:
+            c["confidence"] = w.confidence * unit * self.store.fact_memory.effective_confidence(cand.fact, now=now)
+
+    def _rerank(self, query: str, qvec: list[float], ranked: list[Candidate], config: SearchConfig) -> list[Candidate]:
+        head, tail = ranked[: config.rerank_top_n], ranked[config.rerank_top_n :]
+        self._local.vectors = self._vectors_for(head)
+        self._local.vectors[query] = qvec
+        try:
+            scores = self.reranker.score(query, [c.text for c in head])
+        finally:
+            self._local.vectors = {}
+        fused = min_max([c.score for c in head])
+        w = config.rerank_weight
+        for cand, f, r in zip(head, fused, scores):
+            cand.rerank = float(r)
+            cand.contributions["rerank"] = r
+            cand.score = (1 - w) * f + w * float(r) if math.isfinite(r) else f
+        # the tail keeps its order below the reranked head
+        floor = min((c.score for c in head), default=0.0)
+        for i, cand in enumerate(tail):
+            cand.score = floor - (i + 1) * 1e-6
+        return sorted(head, key=lambda c: c.score, reverse=True) + tail
+
+    def _vectors_for(self, cands: Sequence[Candidate]) -> dict[str, list[float]]:
+        by_kind: dict[MemoryKind, list[Candidate]] = {}
+        for c in cands:
+            by_kind.setdefault(c.kind, []).append(c)
+        out: dict[str, list[float]] = {}
+        for kind, group in by_kind.items():
+            vectors = self.store.vectors.get_embeddings(kind, [c.id for c in group])
+            for c in group:
+                if c.id in vectors:
+                    c.vector = vectors[c.id]
+                    out[c.text] = vectors[c.id]
+        return out
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)

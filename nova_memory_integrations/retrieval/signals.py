@@ -1,0 +1,93 @@
+"""Candidate generation: each signal returns a ranking of ``(kind, id)`` keys with raw scores."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..graph import FactGraph
+from ..storage.sqlite import SQLiteStore
+from ..storage.vectors import VectorIndex
+from ..temporal import normalize_value
+from ..types import Episode, Fact, MemoryKind, Rule
+from .lexical import match_expression
+
+__all__ = ["Candidate", "Key", "dense", "graph_entities", "graph_facts", "lexical"]
+
+Key = tuple[MemoryKind, str]
+_FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
+
+
+@dataclass
+class Candidate:
+    """A memory item under consideration, with the raw score of each signal that found it."""
+
+    kind: MemoryKind
+    id: str
+    text: str
+    timestamp: datetime | None = None
+    episode: Episode | None = None
+    fact: Fact | None = None
+    rule: Rule | None = None
+    raw: dict[str, float] = field(default_factory=dict)
+    contributions: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+    rerank: float | None = None
+    vector: list[float] | None = None
+    reason: str = ""
+
+    @property
+    def key(self) -> Key:
+        return (self.kind, self.id)
+
+
+def dense(
+    vectors: VectorIndex, kind: MemoryKind, vector: Sequence[float], user_id: str, k: int,
+    where: dict[str, Any] | None = None,
+) -> list[tuple[str, float]]:
+    """Nearest neighbours of the query vector among the user's items of ``kind``."""
+    if k <= 0:
+        return []
+    return vectors.query(kind, vector, user_id=user_id, k=k, where=where)
+
+
+def lexical(
+    db: SQLiteStore, kind: MemoryKind, query: str, user_id: str, k: int, session_id: str | None = None
+) -> list[tuple[str, float]]:
+    """BM25 (SQLite FTS5) over the user's episodes or current facts."""
+    expr = match_expression(query)
+    if expr is None or k <= 0:
+        return []
+    if kind == "episode":
+        return db.fts_episodes(user_id, expr, k, session_id=session_id)
+    return db.fts_facts(user_id, expr, k)
+
+
+def graph_entities(graph: FactGraph, user_id: str, query: str) -> list[str]:
+    """Entities of the user's fact graph named in the query (and ``user`` for "I/my")."""
+    g = graph.graph(user_id)
+    if g.number_of_nodes() == 0:
+        return []
+    q = f" {normalize_value(query)} "
+    found = [n for n in g.nodes if isinstance(n, str) and len(n) >= 3 and f" {n} " in q]
+    if _FIRST_PERSON.search(query) and "user" in g:
+        found.append("user")
+    return list(dict.fromkeys(found))
+
+
+def graph_facts(
+    graph: FactGraph, user_id: str, query: str, *, hops: int, k: int, as_of: datetime | None
+) -> list[tuple[Fact, int]]:
+    """Facts about entities named in the query and their neighbours, valid at ``as_of``."""
+    if hops <= 0 or k <= 0:
+        return []
+    out: dict[str, tuple[Fact, int]] = {}
+    for entity in graph_entities(graph, user_id, query):
+        for hop, fact in graph.traverse(user_id, entity, max_hops=hops, as_of=as_of):
+            if fact.id not in out or out[fact.id][1] > hop:
+                out[fact.id] = (fact, hop)
+    ranked = sorted(out.values(), key=lambda fh: (fh[1], -fh[0].confidence))
+    return ranked[:k]

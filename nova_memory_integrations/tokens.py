@@ -1,0 +1,109 @@
+"""Token counting with a real tokenizer that works offline.
+
+The default counts with the WordPiece tokenizer shipped with the packaged
+all-MiniLM-L6-v2 (loaded from its ``tokenizer.json`` through the ``tokenizers`` library,
+no torch). ``tiktoken:<encoding>`` uses tiktoken when it and its encoding files are
+available locally; ``whitespace`` is a crude fallback for tests of the budgeting logic.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from .errors import ConfigError
+
+__all__ = ["TokenCounter", "get_token_counter"]
+
+_WS = re.compile(r"\S+")
+
+
+class TokenCounter:
+    """Counts tokens of texts; ``name`` says which tokenizer."""
+
+    def __init__(self, name: str, encode: Callable[[str], int], encode_batch: Callable[[Sequence[str]], list[int]]):
+        self.name = name
+        self._count = encode
+        self._count_batch = encode_batch
+
+    def count(self, text: str) -> int:
+        """Number of tokens in ``text`` (no special tokens)."""
+        return self._count(text) if text else 0
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Token counts of several texts (batched where the tokenizer supports it)."""
+        return self._count_batch(texts) if texts else []
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest whitespace-token prefix of ``text`` within ``max_tokens``."""
+        if self.count(text) <= max_tokens:
+            return text
+        words = text.split()
+        lo, hi = 0, len(words)
+        while lo < hi:  # binary search on the number of words
+            mid = (lo + hi + 1) // 2
+            if self.count(" ".join(words[:mid]) + " …") <= max_tokens:
+                lo = mid
+            else:
+                hi = mid - 1
+        return (" ".join(words[:lo]) + " …") if lo else ""
+
+
+def _minilm() -> TokenCounter:
+    from tokenizers import Tokenizer
+
+    from .embeddings import packaged_model_path
+
+    tok: Any = Tokenizer.from_file(str(packaged_model_path() / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    lock = threading.Lock()  # the Rust tokenizer is thread-safe; the lock guards the batch API's config
+
+    def one(text: str) -> int:
+        return len(tok.encode(text, add_special_tokens=False).ids)
+
+    def many(texts: Sequence[str]) -> list[int]:
+        with lock:
+            return [len(e.ids) for e in tok.encode_batch(list(texts), add_special_tokens=False)]
+
+    return TokenCounter("minilm-wordpiece", one, many)
+
+
+def _tiktoken(encoding: str) -> TokenCounter:
+    try:
+        import tiktoken
+
+        enc = tiktoken.get_encoding(encoding)
+        enc.encode("probe")
+    except Exception as exc:
+        raise ConfigError(f"tokenizer tiktoken:{encoding} is not available offline: {exc}") from exc
+
+    def one(text: str) -> int:
+        return len(enc.encode(text, disallowed_special=()))
+
+    def many(texts: Sequence[str]) -> list[int]:
+        return [len(x) for x in enc.encode_batch(list(texts), disallowed_special=())]
+
+    return TokenCounter(f"tiktoken:{encoding}", one, many)
+
+
+def _whitespace() -> TokenCounter:
+    def one(text: str) -> int:
+        return len(_WS.findall(text))
+
+    return TokenCounter("whitespace", one, lambda texts: [one(t) for t in texts])
+
+
+@lru_cache(maxsize=8)
+def get_token_counter(name: str = "minilm") -> TokenCounter:
+    """A token counter by name: ``minilm``, ``tiktoken:<encoding>`` or ``whitespace``."""
+    if name == "minilm":
+        return _minilm()
+    if name == "whitespace":
+        return _whitespace()
+    if name.startswith("tiktoken:"):
+        return _tiktoken(name.split(":", 1)[1])
+    raise ConfigError(f"unknown tokenizer {name!r} (use minilm, whitespace or tiktoken:<encoding>)")

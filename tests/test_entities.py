@@ -1,0 +1,113 @@
+"""Entity resolution: canonical entities with aliases, on the real store (SQLite, Chroma, MiniLM)."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timezone
+
+import pytest
+
+from nova_memory_integrations import NovaStore
+from nova_memory_integrations.entities import entity_key, fuzzy_score
+from nova_memory_integrations.temporal import normalize_value
+
+T0 = datetime(2024, 2, 1, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [("Rust", "rust"), ("rust-lang", "rust"), ("the Rust language", "rust"), ("Rust programming language", "rust"),
+     ("St. Mary's Hospital", "st marys hospital"), ("Acme Inc.", "acme"), ("C++", "c++"), ("language", "language")],
+)
+def test_entity_key(name: str, key: str) -> None:
+    assert entity_key(name) == key
+
+
+def test_rust_variants_resolve_to_one_entity(store: NovaStore) -> None:
+    first = store.entities.resolve("u", "Rust")
+    assert first is not None and first.method == "new"
+    methods = {}
+    for name in ("rust", "RUST!", "rust-lang", "the Rust language", "Rust"):
+        got = store.entities.resolve("u", name)
+        assert got is not None and got.entity_id == first.entity_id and got.canonical == "Rust"
+        methods[name] = got.method
+    assert methods == {"rust": "normalised", "RUST!": "normalised", "rust-lang": "key",
+                       "the Rust language": "key", "Rust": "exact"}
+    (entity,) = store.entities.list_entities("u")
+    assert set(entity.aliases) == {"rust", "rust-lang", "rust language"}
+    # the alias table answers next time
+    assert store.entities.resolve("u", "rust-lang").method == "alias"  # type: ignore[union-attr]
+
+
+def test_fuzzy_matching_is_conservative() -> None:
+    assert fuzzy_score("microsoft", "microsft", min_chars=6) >= 0.9  # a typo merges
+    for a, b in [("paris", "parish"), ("lyon", "lille"), ("iphone 14", "iphone 15"), ("jon", "jonn"),
+                 ("austria", "australia"), ("data analyst", "data scientist")]:
+        assert fuzzy_score(a, b, min_chars=6) < 0.9, (a, b)
+
+
+def test_fuzzy_merge_records_the_evidence(store: NovaStore) -> None:
+    store.entities.resolve("u", "Microsoft")
+    got = store.entities.resolve("u", "Microsft")
+    assert got is not None and got.method == "fuzzy" and got.canonical == "Microsoft" and 0.9 <= got.score < 1
+    assert store.entities.resolve("u", "Paris").canonical == "Paris"  # type: ignore[union-attr]
+    assert store.entities.resolve("u", "Parish").canonical == "Parish"  # type: ignore[union-attr]
+    con = sqlite3.connect(store.path / "nova.sqlite3")
+    rows = con.execute("SELECT alias, method FROM entity_aliases WHERE user_id = 'u' AND method = 'fuzzy'").fetchall()
+    con.close()
+    assert rows == [("microsft", "fuzzy")]
+
+
+def test_facts_use_canonical_entities_and_the_graph_has_one_node(store: NovaStore) -> None:
+    first = store.add_fact("u", "user", "likes", "Rust", valid_from=T0)
+    again = store.add_fact("u", "user", "likes", "the Rust language", valid_from=T0)
+    assert first.op == "ADD" and again.op == "NOOP" and again.fact_id == first.fact_id
+    store.add_fact("u", "rust-lang", "created_by", "Mozilla", valid_from=T0)
+    (fact,) = store.facts("u", predicate="likes")
+    assert fact.object == "Rust" and fact.occurrence_count == 2
+    nodes = set(store.graph.graph("u").nodes)
+    assert nodes == {"user", "rust", "mozilla"}
+    assert {f.object for f in store.traverse("u", "user", max_hops=2)} == {"Rust", "Mozilla"}
+
+
+def test_never_two_entities_with_the_same_normalised_name(store: NovaStore) -> None:
+    for name in ("New York", "new york", "NEW YORK.", "the New York", "New  York"):
+        store.add_fact("u", "user", "visited", name, valid_from=T0)
+    norms = [normalize_value(e.name) for e in store.entities.list_entities("u")]
+    assert len(norms) == len(set(norms)) and norms.count("new york") == 1
+    con = sqlite3.connect(store.path / "nova.sqlite3")
+    with pytest.raises(sqlite3.IntegrityError):
+        con.execute("INSERT INTO entities (id, user_id, name, norm, key, created_at)"
+                    " VALUES ('x', 'u', 'New York', 'new york', 'new york', 0)")
+    con.close()
+
+
+def test_values_are_not_entities(store: NovaStore) -> None:
+    store.add_fact("u", "user", "age", "34", valid_from=T0)
+    store.add_fact("u", "user", "has_children", "2", valid_from=T0)
+    names = {e.name for e in store.entities.list_entities("u")}
+    assert names == {"user"}
+
+
+def test_declared_alias_and_tenancy(store: NovaStore) -> None:
+    store.entities.add_alias("u", "Bob Smith", "Bobby")
+    store.add_fact("u", "Bobby", "works_at", "Globex", valid_from=T0)
+    assert [f.subject for f in store.facts("u", predicate="works_at")] == ["bob smith"]
+    with pytest.raises(ValueError, match="already names"):
+        store.entities.add_alias("u", "Globex", "bobby")
+    assert store.entities.resolve("other", "Bobby").canonical == "Bobby"  # type: ignore[union-attr]
+    assert store.entities.canonical("u", "bobby") == "Bob Smith"
+    store.forget("u")
+    assert store.entities.list_entities("u") == [] and store.entities.canonical("u", "bobby") == "bobby"
+    assert [e.name for e in store.entities.list_entities("other")] == ["Bobby"]
+
+
+def test_consolidated_facts_are_resolved(store: NovaStore) -> None:
+    store.add_turn("v", "user", "I work at Acme Inc.", timestamp=T0)
+    store.add_turn("v", "user", "I really love working at Acme.", timestamp=T0)
+    store.consolidate("v")
+    store.add_fact("v", "user", "works_at", "acme", valid_from=T0)
+    (works,) = store.facts("v", predicate="works_at")
+    assert works.object == "Acme Inc" and works.occurrence_count == 2  # "acme" resolved by key
+    acme = [e for e in store.entities.list_entities("v") if e.key == "acme"]
+    assert len(acme) == 1 and "acme" in acme[0].aliases
