@@ -22,6 +22,7 @@ import math
 import os
 import random
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ __all__ = [
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 """Embedding cache (listed in ``.gitignore``)."""
 
+_START = time.perf_counter()
 _GENERATOR_VERSION = "turns-v1"  # bump when the generator changes so cached vectors are rebuilt
 
 
@@ -62,8 +64,8 @@ def emit(obj: dict[str, Any]) -> None:
 
 
 def log(msg: str) -> None:
-    """Progress for humans, on stderr (stdout is kept for the JSON result)."""
-    sys.stderr.write(msg + "\n")
+    """Progress for humans, on stderr (stdout is kept for the JSON result), with elapsed seconds."""
+    sys.stderr.write(f"[{time.perf_counter() - _START:7.1f}s] {msg}\n")
     sys.stderr.flush()
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
+from nova_memory_integrations import NovaConfig, NovaStore
 
 TEMPLATES = [
     "I live in {city} and I work at {org}.", "My favourite food is {food}.", "I went hiking near {city} with {name}.",

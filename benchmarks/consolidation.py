@@ -33,11 +33,11 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fake_llms import FakeToolChatModel, Prompt, ops_message  # noqa: E402
+from fake_llms import FakeToolChatModel, Prompt, ops_message
 
-from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
-from nova_memory_integrations.embeddings import MiniLMEmbeddings  # noqa: E402
-from nova_memory_integrations.extraction import DeterministicExtractor  # noqa: E402
+from nova_memory_integrations import NovaConfig, NovaStore
+from nova_memory_integrations.embeddings import MiniLMEmbeddings
+from nova_memory_integrations.extraction import DeterministicExtractor
 
 CITIES = ["Berlin", "Lisbon", "Toronto", "Osaka", "Denver", "Nairobi", "Lyon", "Quito"]
 COMPANIES = ["Acme", "Globex", "Initech", "Umbrella", "Stark Industries", "Hooli"]

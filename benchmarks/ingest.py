@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import emit, generate_turns, log, set_offline_env, summarize  # noqa: E402
+from _common import emit, generate_turns, log, set_offline_env, summarize
 
 set_offline_env()
 
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         with NovaStore(Path(tmp) / "data", config=config) as store:
             result["indexing"] = {"batch_size": config.indexing.batch_size, "max_wait_ms": config.indexing.max_wait_ms}
             log("warming up (loading MiniLM)...")
-            store.add_turns([{"user_id": "warmup", "role": r, "content": t} for r, t in generate_turns(32, seed=1)])
+            store.add_turns([{"user_id": "warmup", "role": r, "content": t} for r, t in generate_turns(8, seed=1)])
             store.flush()
 
             log(f"add_turn latency: {args.latency_samples} turns, one at a time...")

@@ -21,6 +21,11 @@ How the store is filled (so that 100k episodes take minutes, not an hour):
   is the same on-disk state ``add_turns`` + ``flush()`` would produce, without
   re-embedding 100k texts.
 
+Whether the reranker runs follows ``--rerank``: ``auto`` (default) keeps the preset's own
+setting for the fallback row (the ``balanced`` preset may leave the model-free fallback
+off) and always reranks in the flashrank row; ``on`` / ``off`` force it for both. Each row
+records ``reranked``.
+
 Queries are embedded live by the store (distinct questions, no cache hits); a few warm-up
 queries (tokenizer and reranker loading) are not timed. Progress goes to stderr; the last
 line of stdout is one JSON object: per reranker and size p50/p95/mean (ms) and the
@@ -53,7 +58,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (  # noqa: E402
+from _common import (
     cached_embeddings,
     emit,
     generate_queries,
@@ -71,6 +76,7 @@ from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
 from nova_memory_integrations.config import RetrievalConfig  # noqa: E402
 from nova_memory_integrations.embeddings import MiniLMEmbeddings  # noqa: E402
 from nova_memory_integrations.facts import new_id  # noqa: E402
+from nova_memory_integrations.retrieval.config import SearchConfig  # noqa: E402
 from nova_memory_integrations.types import Episode  # noqa: E402
 
 USER = "bench-user"
@@ -116,16 +122,17 @@ def fill(store: NovaStore, n: int, pool_texts: list[str], pool_vectors: np.ndarr
     return time.perf_counter() - start
 
 
-def measure(store: NovaStore, queries: list[str], warmup: list[str], budget: int) -> dict[str, Any]:
+def measure(store: NovaStore, queries: list[str], warmup: list[str], budget: int, preset: SearchConfig
+            ) -> dict[str, Any]:
     """context() p50/p95/mean (ms) over ``queries`` plus the median of each stage."""
     for q in warmup:
-        store.context(q, USER, budget_tokens=budget)
+        store.context(q, USER, budget_tokens=budget, preset=preset)
     lat: list[float] = []
     stages: dict[str, list[float]] = {}
     sources: list[int] = []
     for q in queries:
         t0 = time.perf_counter()
-        res = store.context(q, USER, budget_tokens=budget)
+        res = store.context(q, USER, budget_tokens=budget, preset=preset)
         lat.append((time.perf_counter() - t0) * 1000)
         sources.append(len(res.sources))
         for k, v in res.timings.items():
@@ -157,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool", type=int, default=None,
                         help="distinct turns embedded (and cached) for filling (default 10000; 500 with --quick)")
     parser.add_argument("--budget-tokens", type=int, default=1000)
+    parser.add_argument("--preset", default="balanced", help="search preset (balanced, fast, deep, ...)")
+    parser.add_argument("--rerank", choices=("auto", "on", "off"), default="auto",
+                        help="auto: the preset's own setting for the fallback, always on for flashrank")
     parser.add_argument("--torch-threads", type=int, default=None,
                         help="embeddings.torch_threads for MiniLM (default: the library default, torch's own)")
     parser.add_argument("--seed", type=int, default=13)
@@ -195,9 +205,13 @@ def main(argv: list[str] | None = None) -> int:
                 fill_s = fill(store, n, pool_texts, pool_vectors, args.seed + n)
             for name, rc in rerankers.items():
                 log(f"size {n}: {args.queries} context() calls with the {name} reranker...")
+                preset = SearchConfig.preset(args.preset)
+                rerank = preset.rerank if args.rerank == "auto" and name == "fallback" else args.rerank != "off"
+                preset = preset.model_copy(update={"rerank": rerank})
                 with NovaStore(path, embeddings=embeddings, config=NovaConfig(retrieval=rc)) as store:
-                    row = measure(store, timed, warmup, args.budget_tokens)
+                    row = measure(store, timed, warmup, args.budget_tokens, preset)
                     row["reranker"] = type(store.recall.reranker).__name__
+                row["reranked"] = rerank
                 row["fill_seconds"] = round(fill_s, 2)
                 results[name][str(n)] = row
                 log(f"  p50={row['p50']} ms p95={row['p95']} ms")
@@ -214,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         "sizes": sizes,
         "queries": args.queries,
         "budget_tokens": args.budget_tokens,
+        "preset": args.preset,
         "pool": pool_n,
         "cpu_count": os.cpu_count(),
         "torch_threads": args.torch_threads,

@@ -30,9 +30,9 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from nova_memory_integrations import NovaStore  # noqa: E402
-from nova_memory_integrations.embeddings import MiniLMEmbeddings  # noqa: E402
-from nova_memory_integrations.retrieval.lexical import terms  # noqa: E402
+from nova_memory_integrations import NovaStore
+from nova_memory_integrations.embeddings import MiniLMEmbeddings
+from nova_memory_integrations.retrieval.lexical import terms
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "locomo" / "locomo_dev.json"

@@ -30,6 +30,11 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _attr(text: str) -> str:
+    """An XML attribute value: escaped like content, plus quotes."""
+    return escape(text).replace('"', "&quot;").replace("'", "&apos;")
+
+
 def _date(dt: datetime | None) -> str:
     return dt.strftime("%Y-%m-%d") if dt else "?"
 
@@ -107,43 +112,48 @@ def _sections(items: Sequence[ContextItem]) -> tuple[list[ContextItem], list[Con
     return facts, turns, rules
 
 
+def _js(obj: object) -> str:
+    """Compact JSON with ``<``/``>`` escaped, so no tag can close a surrounding section."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _json_item(i: ContextItem) -> dict[str, object]:
+    if i.kind == "fact":
+        return {"id": i.id, "fact": _WS.sub(" ", i.text), "valid_from": _date(i.valid_from),
+                "valid_to": _date(i.valid_to) if i.valid_to else None, "confidence": round(i.confidence or 0, 2)}
+    if i.kind == "episode":
+        return {"id": i.id, "date": _date(i.timestamp), "role": i.metadata.get("role", ""),
+                "text": _WS.sub(" ", i.text + time_note(i.text, i.timestamp))}
+    return {"id": i.id, "rule": _WS.sub(" ", i.text)}
+
+
+def _xml_item(i: ContextItem) -> str:
+    if i.kind == "fact":
+        until = f' valid_to="{_date(i.valid_to)}"' if i.valid_to else ""
+        return (f'<fact id="{_attr(i.id)}" valid_from="{_date(i.valid_from)}"{until}'
+                f' confidence="{(i.confidence or 0):.2f}">{escape(i.text)}</fact>')
+    if i.kind == "episode":
+        return (f'<turn id="{_attr(i.id)}" date="{_date(i.timestamp)}" role="{_attr(str(i.metadata.get("role", "")))}">'
+                f"{escape(i.text + time_note(i.text, i.timestamp))}</turn>")
+    return f'<rule id="{_attr(i.id)}">{escape(i.text)}</rule>'
+
+
 def render(items: Sequence[ContextItem], fmt: Format) -> str:
     """Render items (any order) as a context block; empty input -> empty string."""
     if not items:
         return ""
     facts, turns, rules = _sections(items)
     if fmt == "json":
-        def js(obj: object) -> str:
-            return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c").replace(
-                ">", "\\u003e")
         payload: dict[str, object] = {"note": PREAMBLE}
-        if facts:
-            payload["facts"] = [{"id": i.id, "fact": _WS.sub(" ", i.text), "valid_from": _date(i.valid_from),
-                                 "valid_to": _date(i.valid_to) if i.valid_to else None,
-                                 "confidence": round(i.confidence or 0, 2)} for i in facts]
-        if turns:
-            payload["turns"] = [{"id": i.id, "date": _date(i.timestamp), "role": i.metadata.get("role", ""),
-                                 "text": _WS.sub(" ", i.text + time_note(i.text, i.timestamp))} for i in turns]
-        if rules:
-            payload["rules"] = [{"id": i.id, "rule": _WS.sub(" ", i.text)} for i in rules]
-        return js({"memory": payload})
+        for name, group in (("facts", facts), ("turns", turns), ("rules", rules)):
+            if group:
+                payload[name] = [_json_item(i) for i in group]
+        return _js({"memory": payload})
     if fmt == "xml":
         out = ["<memory>", f"<note>{PREAMBLE}</note>"]
-        if facts:
-            out.append("<facts>")
-            out += [f'<fact id="{i.id}" valid_from="{_date(i.valid_from)}"'
-                    + (f' valid_to="{_date(i.valid_to)}"' if i.valid_to else "")
-                    + f' confidence="{(i.confidence or 0):.2f}">{escape(i.text)}</fact>' for i in facts]
-            out.append("</facts>")
-        if turns:
-            out.append("<turns>")
-            out += [f'<turn id="{i.id}" date="{_date(i.timestamp)}" role="{escape(str(i.metadata.get("role", "")))}">'
-                    f"{escape(i.text + time_note(i.text, i.timestamp))}</turn>" for i in turns]
-            out.append("</turns>")
-        if rules:
-            out.append("<rules>")
-            out += [f'<rule id="{i.id}">{escape(i.text)}</rule>' for i in rules]
-            out.append("</rules>")
+        for name, group in (("facts", facts), ("turns", turns), ("rules", rules)):
+            if group:
+                out += [f"<{name}>", *(_xml_item(i) for i in group), f"</{name}>"]
         out.append("</memory>")
         return "\n".join(out)
     if fmt == "plain":
@@ -183,7 +193,9 @@ def _line(item: ContextItem, fmt: Format) -> str:
         if item.kind == "episode":
             return f"- {_speaker_text(item)}"
         return f"- {escape(item.text)}"
-    return render([item], fmt)
+    if fmt == "xml":
+        return _xml_item(item)
+    return _js(_json_item(item)) + ","
 
 
 def fit(

@@ -33,7 +33,7 @@ def near_duplicates(vectors: Sequence[Sequence[float]], threshold: float) -> dic
         return {}
     m = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
-    m = m / np.where(norms == 0, 1.0, norms)
+    m = (m / np.where(norms == 0, 1.0, norms)).astype(np.float32)
     sims = m @ m.T
     dup: dict[int, int] = {}
     kept: list[int] = []

@@ -329,10 +329,23 @@ class Consolidator:
                                   "metadata": meta or None, "now": now, "reason_prefix": prop.reason}
         target = self._current(user_id, prop.target_fact_id)
         if prop.negate or prop.op == "DELETE":
-            s, p, o = (target.subject, target.predicate, target.object) if target else (
-                prop.subject, prop.predicate, prop.object)
-            decision, ids = self.facts.apply(user_id, s, p, o, negate=True, at=at, **common)
-            return [decision], ids
+            if target is not None:
+                return self._negate(user_id, target.subject, target.predicate, [target.object], at, common)
+            if prop.object.strip():
+                return self._negate(user_id, prop.subject, prop.predicate, [prop.object], at, common)
+            # no object: "no longer works anywhere" negates every value held at `at`
+            subject_n = normalize_value(self.entities.canonical(user_id, prop.subject) if self.entities
+                                        else prop.subject)
+            predicate = normalize_predicate(prop.predicate)
+            values = [f.object for f in self.db.current_facts(user_id, subject=subject_n, predicate=predicate,
+                                                             valid_after=to_epoch(at)) if f.valid_from <= at]
+            if values:
+                return self._negate(user_id, subject_n, predicate, values, at, common)
+            decision = FactDecision(op="NOOP", subject=subject_n, predicate=predicate, object="",
+                                    reason=(f"{prop.reason}; " if prop.reason else "") + "nothing held to negate",
+                                    episode_ids=tuple(episode_ids))
+            self.db.record_decision(user_id, decision, to_epoch(now) or 0.0)
+            return [decision], []
         if prop.op == "NOOP" and target is not None:
             decision, ids = self.facts.apply(user_id, target.subject, target.predicate, target.object,
                                              at=max(at, target.valid_from), **common)
@@ -367,6 +380,18 @@ class Consolidator:
         self._log(user_id, verdicts, {**held, **{f.id: f for f in supersede}}, subject_n, predicate, obj,
                   decision.fact_id, episode_ids, now)
         return [decision], ids
+
+    def _negate(
+        self, user_id: str, subject: str, predicate: str, objects: Sequence[str], at: datetime,
+        common: dict[str, Any],
+    ) -> tuple[list[FactDecision], list[str]]:
+        decisions: list[FactDecision] = []
+        changed: list[str] = []
+        for obj in dict.fromkeys(objects):
+            decision, ids = self.facts.apply(user_id, subject, predicate, obj, negate=True, at=at, **common)
+            decisions.append(decision)
+            changed += ids
+        return decisions, changed
 
     def _conflicts(
         self, user_id: str, subject: str, predicate: str, obj: str, at: datetime, confidence: float,

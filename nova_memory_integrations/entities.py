@@ -146,19 +146,22 @@ class EntityResolver:
                 self._cache.pop(user_id, None)
 
     def _user(self, user_id: str) -> _UserCache:
-        cache = self._cache.get(user_id)
-        if cache is None:
-            rows = self.db.query("SELECT id, name, key FROM entities WHERE user_id = ? ORDER BY created_at, id",
-                                 [user_id])
-            names = {r["id"]: r["name"] for r in rows}
-            keys: dict[str, tuple[str, str]] = {}
-            for r in rows:
-                keys.setdefault(r["key"], (r["id"], r["name"]))
-            aliases = self.db.query("SELECT alias, entity_id FROM entity_aliases WHERE user_id = ?", [user_id])
-            by_alias = {a["alias"]: (a["entity_id"], names[a["entity_id"]]) for a in aliases
-                        if a["entity_id"] in names}
-            cache = self._cache[user_id] = _UserCache(by_alias, keys)
-        return cache
+        # The resolver's lock only guards the in-memory cache and is never held while SQLite is
+        # used: callers may already hold the database lock (a consolidation transaction).
+        with self._lock:
+            cache = self._cache.get(user_id)
+        if cache is not None:
+            return cache
+        rows = self.db.query("SELECT id, name, key FROM entities WHERE user_id = ? ORDER BY created_at, id",
+                             [user_id])
+        names = {r["id"]: r["name"] for r in rows}
+        keys: dict[str, tuple[str, str]] = {}
+        for r in rows:
+            keys.setdefault(r["key"], (r["id"], r["name"]))
+        aliases = self.db.query("SELECT alias, entity_id FROM entity_aliases WHERE user_id = ?", [user_id])
+        by_alias = {a["alias"]: (a["entity_id"], names[a["entity_id"]]) for a in aliases if a["entity_id"] in names}
+        with self._lock:
+            return self._cache.setdefault(user_id, _UserCache(by_alias, keys))
 
     # -- resolution -------------------------------------------------------------------------
     def is_entity(self, predicate: str, value: str) -> bool:
@@ -179,38 +182,34 @@ class EntityResolver:
         norm = normalize_value(surface)
         if not norm:
             return None
+        cache = self._user(user_id)
+        key = entity_key(surface)
+        method: MatchMethod = "key"
+        score = 1.0
         with self._lock:
-            cache = self._user(user_id)
             hit = cache.by_alias.get(norm)
-            if hit is not None:
-                if hit[1] == surface:
-                    method: MatchMethod = "exact"
-                else:
-                    method = "normalised" if normalize_value(hit[1]) == norm else "alias"
-                return Resolution(hit[0], hit[1], method)
-            key = entity_key(surface)
-            found = cache.keys.get(key)
-            if found is not None:
-                return self._remember(user_id, cache, norm, found, "key", 1.0, create)
-            best: tuple[float, str] | None = None
-            for other in cache.keys:
-                score = fuzzy_score(key, other, min_chars=self.config.entity_fuzzy_min_chars)
-                if score >= self.config.entity_fuzzy_threshold and (best is None or score > best[0]):
-                    best = (score, other)
-            if best is not None:
-                return self._remember(user_id, cache, norm, cache.keys[best[1]], "fuzzy", best[0], create)
-            if not create:
-                return None
-            return self._create(user_id, cache, surface, norm, key)
-
-    def _remember(
-        self, user_id: str, cache: _UserCache, norm: str, target: tuple[str, str], method: MatchMethod,
-        score: float, create: bool,
-    ) -> Resolution:
-        if create:
-            self._insert_alias(user_id, norm, target[0], method, score)
-            cache.by_alias[norm] = target
-        return Resolution(target[0], target[1], method, score)
+            found = None if hit is not None else cache.keys.get(key)
+            if hit is None and found is None:
+                best: tuple[float, str] | None = None
+                for other in cache.keys:
+                    ratio = fuzzy_score(key, other, min_chars=self.config.entity_fuzzy_min_chars)
+                    if ratio >= self.config.entity_fuzzy_threshold and (best is None or ratio > best[0]):
+                        best = (ratio, other)
+                if best is not None:
+                    found, method, score = cache.keys[best[1]], "fuzzy", best[0]
+        if hit is not None:
+            if hit[1] == surface:
+                return Resolution(hit[0], hit[1], "exact")
+            return Resolution(hit[0], hit[1], "normalised" if normalize_value(hit[1]) == norm else "alias")
+        if found is not None:
+            if create:
+                self._insert_alias(user_id, norm, found[0], method, score)
+                with self._lock:
+                    cache.by_alias[norm] = found
+            return Resolution(found[0], found[1], method, score)
+        if not create:
+            return None
+        return self._create(user_id, cache, surface, norm, key)
 
     def _create(self, user_id: str, cache: _UserCache, surface: str, norm: str, key: str) -> Resolution:
         now = to_epoch(utcnow()) or 0.0
@@ -221,11 +220,12 @@ class EntityResolver:
             )
             row = conn.execute("SELECT id, name FROM entities WHERE user_id = ? AND norm = ?",
                                (user_id, norm)).fetchone()
-        target = (str(row["id"]), str(row["name"]))
-        self._insert_alias(user_id, norm, target[0], "new", 1.0)
-        cache.by_alias[norm] = target
-        cache.keys.setdefault(key, target)
-        return Resolution(target[0], target[1], "new")
+            target = (str(row["id"]), str(row["name"]))
+            self._insert_alias(user_id, norm, target[0], "new", 1.0)
+        with self._lock:
+            cache.by_alias[norm] = target
+            cache.keys.setdefault(key, target)
+        return Resolution(target[0], target[1], "new" if target[1] == surface else "normalised")
 
     def _insert_alias(self, user_id: str, alias: str, entity_id: str, method: str, score: float) -> None:
         with self.db.transaction() as conn:
@@ -237,28 +237,30 @@ class EntityResolver:
 
     def resolve_fact(self, user_id: str, subject: str, predicate: str, obj: str) -> tuple[str, str]:
         """Canonical ``(subject, object)`` of a statement (the hook ``FactMemory`` calls)."""
+        memo = self._user(user_id).facts
         with self._lock:
-            memo = self._user(user_id).facts
             hit = memo.get((subject, predicate, obj))
-            if hit is not None:
-                return hit
-            resolved = self.resolve(user_id, subject)
-            canonical_subject = resolved.canonical if resolved is not None else subject
-            canonical_obj = obj
-            if obj.strip() and self.is_entity(predicate, obj):
-                found = self.resolve(user_id, obj)
-                if found is not None:
-                    canonical_obj = found.canonical
+        if hit is not None:
+            return hit
+        resolved = self.resolve(user_id, subject)
+        canonical_subject = resolved.canonical if resolved is not None else subject
+        canonical_obj = obj
+        if obj.strip() and self.is_entity(predicate, obj):
+            found = self.resolve(user_id, obj)
+            if found is not None:
+                canonical_obj = found.canonical
+        result = (canonical_subject, canonical_obj)
+        with self._lock:
             if len(memo) > 4096:
                 memo.clear()
-            result = memo[(subject, predicate, obj)] = (canonical_subject, canonical_obj)
-            memo[(canonical_subject, predicate, canonical_obj)] = result
-            return result
+            memo[(subject, predicate, obj)] = memo[(canonical_subject, predicate, canonical_obj)] = result
+        return result
 
     def alias_map(self, user_id: str) -> dict[str, str]:
         """Every known normalised alias of the user's entities -> canonical name."""
+        cache = self._user(user_id)
         with self._lock:
-            return {alias: hit[1] for alias, hit in self._user(user_id).by_alias.items()}
+            return {alias: hit[1] for alias, hit in cache.by_alias.items()}
 
     def canonical(self, user_id: str, name: str) -> str:
         """The canonical name ``name`` resolves to, without creating anything."""
@@ -276,13 +278,15 @@ class EntityResolver:
         norm = normalize_value(alias)
         if target is None or not norm:
             raise ValueError("canonical name and alias must not be empty")
+        cache = self._user(user_id)
         with self._lock:
-            cache = self._user(user_id)
             existing = cache.by_alias.get(norm)
-            if existing is not None and existing[0] != target.entity_id:
-                raise ValueError(f"{alias!r} already names the entity {existing[1]!r}")
-            self._insert_alias(user_id, norm, target.entity_id, "declared", 1.0)
+        if existing is not None and existing[0] != target.entity_id:
+            raise ValueError(f"{alias!r} already names the entity {existing[1]!r}")
+        self._insert_alias(user_id, norm, target.entity_id, "declared", 1.0)
+        with self._lock:
             cache.by_alias[norm] = (target.entity_id, target.canonical)
+            cache.facts.clear()
         return Resolution(target.entity_id, target.canonical, "alias")
 
     def list_entities(self, user_id: str, ids: Sequence[str] | None = None) -> list[Entity]:

@@ -15,9 +15,16 @@ from typing import Any
 
 from ._time import to_epoch, utcnow
 from .config import FactConfig
+from .errors import InvalidInputError
 from .storage.sqlite import SQLiteStore
-from .temporal import Interval, decayed_confidence, normalize_value, plan_assertion, plan_negation
-from .temporal import reinforced_confidence
+from .temporal import (
+    Interval,
+    decayed_confidence,
+    normalize_value,
+    plan_assertion,
+    plan_negation,
+    reinforced_confidence,
+)
 from .types import Fact, FactDecision
 
 __all__ = ["FactMemory", "normalize_predicate"]
@@ -71,6 +78,9 @@ class FactMemory:
         """
         now = now or utcnow()
         predicate_n = normalize_predicate(predicate)
+        if not predicate_n or not normalize_value(subject) or not obj.strip():
+            raise InvalidInputError(
+                f"subject, predicate and object need letters or digits: {subject!r} {predicate!r} {obj!r}")
         if self.resolve is not None:
             subject, obj = self.resolve(user_id, subject, predicate_n, obj)
         subject_n = normalize_value(subject) or subject

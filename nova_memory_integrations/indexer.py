@@ -133,7 +133,7 @@ class Indexer:
                 self._index(batch)
                 self._failures = 0
                 self.last_error = None
-            except Exception as exc:  # noqa: BLE001 - the worker must survive anything
+            except Exception as exc:
                 self._failures += 1
                 self.last_error = f"{type(exc).__name__}: {exc}"
                 logger.warning("nova-memory indexer: batch of %d failed (%s); will retry", len(batch), exc)
@@ -160,6 +160,9 @@ class Indexer:
             live = [rows[i] for i in dict.fromkeys(ids) if i in rows and i not in gone]
             if gone:
                 self.vectors.delete(kind, gone)
+                expired = [i for i in gone if i in rows]  # kept in SQLite as history, out of the index
+                if expired:
+                    self.db.mark_indexed(table, expired)
             if live:
                 texts = [_text(table, r) for r in live]
                 vectors = self.embedder.embed_documents(texts)

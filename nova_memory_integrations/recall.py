@@ -30,8 +30,19 @@ _SIGNAL_NAMES = {
 }
 
 
+def _vectors(store: NovaStore, cands: Sequence[Candidate]) -> list[list[float]]:
+    """Stored vectors of candidates (fetched once; reused when the reranker had them)."""
+    missing: dict[MemoryKind, list[str]] = {}
+    for c in cands:
+        if c.vector is None:
+            missing.setdefault(c.kind, []).append(c.id)
+    found = {(kind, i): v for kind, ids in missing.items() for i, v in store.vectors.get_embeddings(kind, ids).items()}
+    dim = next((len(v) for v in found.values()), 0) or next((len(c.vector) for c in cands if c.vector), 1)
+    return [c.vector or found.get((c.kind, c.id)) or [0.0] * dim for c in cands]
+
+
 def _reason(c: Candidate) -> str:
-    found = [n for s, n in _SIGNAL_NAMES.items() if s in c.contributions or s in c.raw]
+    found = [n for s, n in _SIGNAL_NAMES.items() if s in c.raw or (s == "graph" and "graph" in c.contributions)]
     reason = "found by " + ", ".join(dict.fromkeys(found)) if found else "prior score"
     if c.rerank is not None:
         reason += f"; reranker {c.rerank:.2f}"
@@ -127,12 +138,8 @@ def build_context(
     clock = time.perf_counter()
     counter = store.token_counter
     # compress: near-duplicates out, long items cut to their most relevant sentences
-    vectors = [c.vector for c in cands]
     dropped: list[ContextItem] = []
-    if all(v is not None for v in vectors) and cands:
-        dups = near_duplicates([v for v in vectors if v is not None], config.dedupe_threshold)
-    else:
-        dups = {}
+    dups = near_duplicates(_vectors(store, cands), config.dedupe_threshold) if len(cands) > 1 else {}
     items: list[ContextItem] = []
     original = 0
     for i, c in enumerate(cands):

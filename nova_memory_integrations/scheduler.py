@@ -79,7 +79,7 @@ class BackgroundWorker:
             try:
                 self._job()
                 self.runs += 1
-            except Exception as exc:  # noqa: BLE001 - a background job must not die
+            except Exception as exc:
                 logger.warning("nova-memory background consolidation failed: %s", exc)
             last_run = time.monotonic()
             if stopping:

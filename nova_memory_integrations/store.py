@@ -18,6 +18,7 @@ from typing import Any
 
 from . import lifecycle, portability
 from ._time import to_epoch, utcnow
+from .assemble import Format
 from .config import ConsolidationMode, NovaConfig, default_home
 from .consolidation import ConsolidationAPI, Consolidator
 from .embeddings import CachedEmbedder, EmbeddingsLike, MiniLMEmbeddings
@@ -26,9 +27,13 @@ from .errors import InvalidInputError, StoreClosedError
 from .facts import FactMemory, new_id, normalize_predicate
 from .graph import FactGraph
 from .indexer import Indexer
+from .recall import build_context, compress_texts, dense_search, snippets
+from .retrieval.config import SearchConfig
+from .retrieval.pipeline import RecallPipeline
 from .scheduler import BackgroundWorker
 from .storage.sqlite import SQLiteStore
 from .storage.vectors import VectorIndex
+from .tokens import TokenCounter, get_token_counter
 from .types import (
     CompressionResult,
     ContextResult,
@@ -39,13 +44,7 @@ from .types import (
     Rule,
     SearchHit,
 )
-from .assemble import Format
-from .recall import build_context, compress_texts, dense_search, snippets
-from .retrieval.config import SearchConfig
-from .retrieval.pipeline import RecallPipeline
-from .tokens import TokenCounter, get_token_counter
-from .validation import check_content, check_id, check_metadata, check_score, check_timestamp, check_user
-from .validation import check_ids
+from .validation import check_content, check_id, check_ids, check_metadata, check_score, check_timestamp, check_user
 
 __all__ = ["NovaStore"]
 
@@ -113,7 +112,8 @@ class NovaStore(ConsolidationAPI):
                 torch_threads=cfg.embeddings.torch_threads,
             )
         self.embedder = CachedEmbedder(embeddings, cfg.embeddings.query_cache_size)
-        self.db = SQLiteStore(self.path / cfg.storage.sqlite_filename, busy_timeout_ms=cfg.storage.sqlite_busy_timeout_ms)
+        self.db = SQLiteStore(self.path / cfg.storage.sqlite_filename,
+                              busy_timeout_ms=cfg.storage.sqlite_busy_timeout_ms)
         self.vectors = VectorIndex(chroma_client, path=self.path / cfg.storage.chroma_dirname,
                                    prefix=cfg.storage.collection_prefix)
         self.indexer = Indexer(self.db, self.vectors, self.embedder, batch_size=cfg.indexing.batch_size,
@@ -278,7 +278,7 @@ class NovaStore(ConsolidationAPI):
         user_id: str,
         subject: str,
         predicate: str,
-        object: str,  # noqa: A002 - the triple's natural name
+        object: str,
         *,
         confidence: float | None = None,
         valid_from: datetime | str | None = None,
@@ -469,7 +469,7 @@ class NovaStore(ConsolidationAPI):
         *,
         budget_tokens: int | None = None,
         as_of: datetime | str | None = None,
-        format: Format = "markdown",  # noqa: A002 - the issue's parameter name
+        format: Format = "markdown",
         session_id: str | None = None,
         preset: str | SearchConfig | None = None,
         kinds: Sequence[MemoryKind] = ("episode", "fact", "rule"),

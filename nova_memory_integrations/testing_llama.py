@@ -8,6 +8,7 @@ normal LlamaIndex LLM callbacks, so instrumentation events fire as with a real m
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -50,14 +51,17 @@ def _words(text: str) -> set[str]:
 
 
 def _candidate_lines(messages: Sequence[ChatMessage]) -> list[str]:
-    """Lines the answer may quote: everything but system instructions (their memory block excepted)."""
+    """Lines the answer may quote: everything but system instructions (their memory block excepted).
+
+    Memory blocks escape ``& < >``; quoted lines are unescaped again.
+    """
     lines: list[str] = []
     for m in messages:
         text = m.content or ""
         if _role(m) == "system":
             blocks = _MEMORY.findall(text)
             text = "\n".join(blocks)
-        lines += [ln.strip(" -*\t") for ln in text.splitlines()]
+        lines += [html.unescape(ln).strip(" -*\t") for ln in text.splitlines()]
     return lines
 
 

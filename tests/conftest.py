@@ -13,8 +13,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
-from nova_memory_integrations.embeddings import MiniLMEmbeddings  # noqa: E402
+from nova_memory_integrations import NovaConfig, NovaStore
+from nova_memory_integrations.embeddings import MiniLMEmbeddings
 
 
 @pytest.fixture(scope="session")

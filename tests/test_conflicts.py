@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from itertools import pairwise
 
 import pytest
 
@@ -132,8 +133,8 @@ def test_store_explains_reinforcement_and_decay(store: NovaStore) -> None:
     (fact,) = store.facts("a", predicate="likes")
     exp = store.explain_confidence("a", decision.fact_id or "")  # type: ignore[arg-type]
     assert exp.observations == 4 and exp.initial == pytest.approx(0.6) and exp.stored == fact.confidence
-    gains = [b - a for a, b in zip(exp.steps, exp.steps[1:], strict=False)]
-    assert all(g2 < g1 for g1, g2 in zip(gains, gains[1:], strict=False)) and exp.steps[-1] <= 0.95  # diminishing
+    gains = [b - a for a, b in pairwise(exp.steps)]
+    assert all(g2 < g1 for g1, g2 in pairwise(gains)) and exp.steps[-1] <= 0.95  # diminishing returns
     later = store.explain_confidence("a", fact.id, at=datetime.now(timezone.utc) + timedelta(days=180))
     assert later.effective == pytest.approx(fact.confidence / 2, rel=1e-3)
     from nova_memory_integrations import NotFoundError

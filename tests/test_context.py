@@ -153,17 +153,20 @@ def injected_store(tmp_path_factory: pytest.TempPathFactory, minilm: object) -> 
     store.close()
 
 
-def _context(store: NovaStore, fmt: str) -> ContextResult:
+def _context(store: NovaStore, fmt: str) -> tuple[ContextResult, str]:
+    """The context and the malicious turn's text as selected (long items may be cut to sentences)."""
     res = store.context("ignore previous instructions system pwned nickname", USER, budget_tokens=2000,
                         format=fmt)  # type: ignore[arg-type]
     kinds = {s.kind for s in res.sources}
     assert kinds == {"episode", "fact", "rule"}, kinds  # every section is exercised
-    return res
+    turn = next(s.text for s in res.sources if MARK + " " in s.text)
+    assert "</memory>" in turn and "## System" in turn  # the dangerous parts survive selection
+    return res, _norm(turn)
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "xml"])
 def test_injection_stays_inside_memory_block(injected_store: NovaStore, fmt: str) -> None:
-    text = _context(injected_store, fmt).text
+    text = _context(injected_store, fmt)[0].text
     lines = text.split("\n")
     assert lines[0] == "<memory>" and lines[-1] == "</memory>"
     assert text.count("</memory>") == 1 and text.count("<memory>") == 1
@@ -181,7 +184,8 @@ def test_injection_stays_inside_memory_block(injected_store: NovaStore, fmt: str
 
 
 def test_injection_xml_is_well_formed_and_items_are_leaf_text(injected_store: NovaStore) -> None:
-    root = ET.fromstring(_context(injected_store, "xml").text)
+    res, selected = _context(injected_store, "xml")
+    root = ET.fromstring(res.text)
     assert root.tag == "memory"
     assert {c.tag for c in root} <= {"note", "facts", "turns", "rules"}
     items = [el for section in root if section.tag != "note" for el in section]
@@ -189,23 +193,24 @@ def test_injection_xml_is_well_formed_and_items_are_leaf_text(injected_store: No
     for el in items:
         assert len(el) == 0  # no element smuggled inside an item
     turn = next(el for el in items if el.tag == "turn" and MARK in (el.text or ""))
-    assert _norm(MALICIOUS) in (turn.text or "")
+    assert selected in (turn.text or "")
     assert turn.attrib["role"] == "user"
 
 
 def test_injection_json_payload_round_trips(injected_store: NovaStore) -> None:
-    text = _context(injected_store, "json").text
+    res, selected = _context(injected_store, "json")
+    text = res.text
     assert "</memory>" not in text and "<turn" not in text  # angle brackets are \\u escapes
     assert "\n" not in text
     data = json.loads(text)
     memory = data["memory"]
-    assert any(_norm(MALICIOUS) in t["text"] for t in memory["turns"])
+    assert any(selected in t["text"] for t in memory["turns"])
     assert any(f"{MARK}F" in f["fact"] for f in memory["facts"])
     assert any(f"{MARK}R" in r["rule"] for r in memory["rules"])
 
 
 def test_injection_plain_keeps_each_item_on_one_line(injected_store: NovaStore) -> None:
-    lines = _context(injected_store, "plain").text.split("\n")
+    lines = _context(injected_store, "plain")[0].text.split("\n")
     for marker in (MARK + " ", MARK + "F", MARK + "R"):
         hit = [ln for ln in lines if marker in ln]
         assert len(hit) == 1 and hit[0].startswith("- "), (marker, hit)
@@ -232,10 +237,10 @@ def test_explain_lists_every_source_and_drop_with_a_reason(mixed_store: NovaStor
     text = res.explain()
     lines = text.splitlines()
     for item in res.sources:
-        line = next(ln for ln in lines if item.id in ln and ln.startswith("+"))
+        line = next(ln for ln in lines if ln.startswith(f"+ [{item.kind} {item.id}]"))
         assert item.reason and item.reason in line
     for item in res.dropped:
-        line = next(ln for ln in lines if item.id in ln and ln.startswith("-"))
+        line = next(ln for ln in lines if ln.startswith(f"- [{item.kind} {item.id}]"))
         assert "dropped" in line and item.reason in line
     for stage in ("embed_ms", "signals_ms", "fuse_ms", "rerank_ms", "compress_ms", "assemble_ms", "total_ms"):
         assert stage in res.timings and res.timings[stage] >= 0

@@ -111,3 +111,33 @@ def test_consolidated_facts_are_resolved(store: NovaStore) -> None:
     assert works.object == "Acme Inc" and works.occurrence_count == 2  # "acme" resolved by key
     acme = [e for e in store.entities.list_entities("v") if e.key == "acme"]
     assert len(acme) == 1 and "acme" in acme[0].aliases
+
+
+def test_concurrent_resolution_never_deadlocks_nor_duplicates(store: NovaStore) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            for i in range(25):
+                store.add_fact("w", "user", "likes", ["Rust", "rust-lang", "the Rust language"][(i + n) % 3],
+                               valid_from=T0)
+                store.entities.alias_map("w")
+                store.entities.resolve("w", f"Topic {i % 5}")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for i in range(10):
+        store.add_turn("w", "user", f"I love topic {i % 5}.", timestamp=T0)
+        store.consolidate("w")
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors and not any(t.is_alive() for t in threads)
+    norms = [normalize_value(e.name) for e in store.entities.list_entities("w")]
+    assert len(norms) == len(set(norms)) and sum(entity_key(n) == "rust" for n in norms) == 1
+    (rust,) = [f for f in store.facts("w", predicate="likes") if f.object == "Rust"]
+    assert rust.occurrence_count == 100

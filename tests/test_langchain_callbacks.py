@@ -130,8 +130,8 @@ def test_shared_memory_across_callback_retriever_and_middleware(store: NovaStore
 
     # 2. the retriever finds those turns and the facts consolidated from them
     docs = NovaRetriever(store=store, user_id=USER, k=6).invoke("where does the user work?")
-    by_kind = {(d.metadata["kind"], d.page_content) for d in docs}
-    assert ("episode", "I work at Acme.") in by_kind
+    # episodes come back as conversation snippets (adjacent turns merged into one item)
+    assert any(d.metadata["kind"] == "episode" and "I work at Acme." in d.page_content for d in docs)
     fact = next(d for d in docs if d.metadata["kind"] == "fact" and d.metadata.get("predicate") == "works_at")
     assert fact.metadata["object"] == "Acme"
     episode_ids = {e.id for e in store.episodes(USER) if e.content == "I work at Acme."}

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from fake_llms import FakeToolChatModel, Prompt, ops_message, scripted_responder
 from langchain_core.messages import AIMessage
+from pydantic import Field
 
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.extraction.llm import LLMExtractor, repair_json
@@ -96,9 +97,9 @@ def test_add_update_delete_noop_counts_are_exact(make_store: Any) -> None:
 def test_malformed_json_is_repaired_without_a_retry(make_store: Any) -> None:
     def respond(prompt: Prompt, tools: list[dict[str, Any]]) -> AIMessage:
         refs = [e[0] for e in prompt.episodes]
-        args = ("```json\n{'episodes': [{'episode': '%s', 'operations': [{'op': 'add', 'subject': 'I', "
-                "'predicate': 'Lives In', 'object': 'Oslo', 'confidence': '0.9', 'target_fact': None,}]},"
-                " {'episode': %s, 'operations': []},]}\n```") % (refs[0], refs[1][1:])
+        args = ("```json\n{'episodes': [{'episode': '" + refs[0] + "', 'operations': [{'op': 'add', "
+                "'subject': 'I', 'predicate': 'Lives In', 'object': 'Oslo', 'confidence': '0.9', "
+                "'target_fact': None,}]}, {'episode': " + refs[1][1:] + ", 'operations': []},]}\n```")
         return AIMessage(content="", invalid_tool_calls=[
             {"type": "invalid_tool_call", "name": "record_memory_operations", "args": args, "id": "c1",
              "error": "bad json"}])
@@ -157,7 +158,7 @@ def test_episode_never_answered_is_dead_lettered_alone_and_retried(make_store: A
     assert (res.added, res.episodes_processed, res.failed_episodes) == (3, 2, 1)
     assert len(fake.calls) == 3  # first call + max_retries=2 asking for E2 only
     (letter,) = store.dead_letters("ed")
-    jazz_ep = [e for e in store.episodes("ed") if e.content == "I love jazz."][0]
+    jazz_ep = next(e for e in store.episodes("ed") if e.content == "I love jazz.")
     assert letter["episode_ids"] == [jazz_ep.id] and "E2" in letter["error"]
     assert not store.get_episodes("ed", [jazz_ep.id])[0].processed
     assert store.consolidate("ed").episodes_processed == 0  # parked: not re-sent by ordinary runs
@@ -291,7 +292,7 @@ def test_llamaindex_llms_through_the_thin_adapter(make_store: Any) -> None:
     from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
 
     class JsonLLM(CustomLLM):
-        prompts: list[str] = []
+        prompts: list[str] = Field(default_factory=list)
 
         @property
         def metadata(self) -> LLMMetadata:
@@ -300,8 +301,8 @@ def test_llamaindex_llms_through_the_thin_adapter(make_store: Any) -> None:
         def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
             self.prompts.append(prompt)
             ref = "E1" if "[E1]" in prompt else "E2"
-            body = ('{"episodes": [{"episode": "%s", "operations": [{"op": "ADD", "subject": "user", '
-                    '"predicate": "speaks", "object": "Basque", "reason": "says so"}]}]}') % ref
+            body = ('{"episodes": [{"episode": "' + ref + '", "operations": [{"op": "ADD", "subject": "user", '
+                    '"predicate": "speaks", "object": "Basque", "reason": "says so"}]}]}')
             return CompletionResponse(text="Here you go:\n" + body)
 
         def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
@@ -357,3 +358,87 @@ def test_repair_json(text: str, value: Any, truncated: bool) -> None:
     assert repair_json(text) == (value, truncated)
     with pytest.raises(ValueError):
         repair_json("no json at all")
+
+
+def test_llamaindex_function_calling_llm_uses_tool_calls(make_store: Any) -> None:
+    import json
+
+    from llama_index.core.base.llms.types import ChatMessage, ChatResponse, LLMMetadata
+    from llama_index.core.llms.function_calling import FunctionCallingLLM
+    from llama_index.core.llms.llm import ToolSelection
+
+    class ToolLLM(FunctionCallingLLM):
+        seen_tools: list[str] = Field(default_factory=list)
+
+        @property
+        def metadata(self) -> LLMMetadata:
+            return LLMMetadata(model_name="fake-tools", is_function_calling_model=True)
+
+        def _prepare_chat_with_tools(self, tools: Any, user_msg: Any = None, chat_history: Any = None,
+                                     **kwargs: Any) -> dict[str, Any]:
+            self.seen_tools.extend(t.metadata.name for t in tools)
+            return {"messages": list(chat_history or [])}
+
+        def chat(self, messages: Any, **kwargs: Any) -> ChatResponse:
+            ref = "E1"
+            args = json.dumps({"episodes": [{"episode": ref, "operations": [
+                {"op": "ADD", "subject": "user", "predicate": "studies", "object": "Korean", "reason": "says so"}]}]})
+            args = args[:-1] + ",}"  # malformed (trailing comma): the adapter falls back to the raw arguments
+            call = {"id": "c1", "type": "function", "function": {"name": "record_memory_operations", "arguments": args}}
+            return ChatResponse(message=ChatMessage(role="assistant", content="", additional_kwargs={
+                "tool_calls": [call]}))
+
+        def get_tool_calls_from_response(self, response: ChatResponse, error_on_no_tool_call: bool = True,
+                                         **kwargs: Any) -> list[ToolSelection]:
+            calls = response.message.additional_kwargs.get("tool_calls", [])
+            return [ToolSelection(tool_id=c["id"], tool_name=c["function"]["name"],
+                                  tool_kwargs=json.loads(c["function"]["arguments"])) for c in calls]
+
+        def complete(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+        stream_chat = stream_complete = achat = acomplete = astream_chat = astream_complete = complete
+
+    llm = ToolLLM()
+    store = _store(make_store)
+    store.add_turn("ni", "user", "I started learning Korean.", timestamp=T0)
+    res = store.consolidate("ni", llm=llm)
+    assert (res.added, res.failed_episodes) == (1, 0) and llm.seen_tools == ["record_memory_operations"]
+    assert [f.object for f in store.facts("ni", predicate="studies")] == ["Korean"]
+
+
+def test_related_facts_prefer_mentioned_entities_and_similar_facts(make_store: Any) -> None:
+    fake = FakeToolChatModel(respond=scripted_responder({}))
+    store = _store(make_store, fake, consolidation={"llm_context_facts": 4})
+    for i in range(30):
+        store.add_fact("ol", "user", "likes", f"board game number {i}", valid_from=T0)
+    store.add_fact("ol", "user", "sister_name", "Anna", valid_from=T0)
+    store.add_fact("ol", "Anna", "lives_in", "Vienna", valid_from=T0)
+    store.add_fact("ol", "Anna", "works_at", "Erste Bank", valid_from=T0)
+    store.add_fact("ol", "user", "lives_in", "Graz", valid_from=T0)
+    store.flush()
+    store.add_turn("ol", "user", "Anna told me she is leaving Erste Bank.", timestamp=T0 + timedelta(days=1))
+    store.consolidate("ol")
+    shown = list(fake.calls[0].facts.values())
+    assert len(shown) == 4
+    assert {"anna works_at Erste Bank", "anna lives_in Vienna", "user sister_name Anna"} <= set(shown)
+
+
+def test_delete_without_object_negates_every_held_value(make_store: Any) -> None:
+    script = {
+        "I work at Acme and at Globex.": [
+            {"op": "ADD", "subject": "user", "predicate": "plays", "object": "chess"},
+            {"op": "ADD", "subject": "user", "predicate": "plays", "object": "go"}],
+        "I don't play any games anymore.": [{"op": "DELETE", "subject": "I", "predicate": "plays", "object": "",
+                                             "reason": "stopped all games"}],
+        "Nothing to forget here.": [{"op": "DELETE", "subject": "user", "predicate": "owns", "object": ""}],
+    }
+    store = _store(make_store, FakeToolChatModel(respond=scripted_responder(script)))
+    store.add_turn("pa", "user", "I work at Acme and at Globex.", timestamp=T0)
+    store.consolidate("pa")
+    store.add_turn("pa", "user", "I don't play any games anymore.", timestamp=T0 + timedelta(days=2))
+    store.add_turn("pa", "user", "Nothing to forget here.", timestamp=T0 + timedelta(days=2))
+    res = store.consolidate("pa")
+    assert (res.invalidated, res.noop, res.failed_episodes) == (2, 1, 0)
+    assert store.facts("pa", predicate="plays") == []
+    assert {f.object for f in store.facts("pa", predicate="plays", as_of=T0 + timedelta(days=1))} == {"chess", "go"}

@@ -140,7 +140,8 @@ def test_repeat_reinforces_without_duplicates(store: NovaStore) -> None:
     assert 0.8 < fact.confidence <= 0.95
     for _ in range(30):
         store.add_fact("erin", "user", "likes", "hiking")
-    assert store.facts("erin", predicate="likes")[0].confidence == pytest.approx(0.95, abs=1e-9)
+    capped = store.facts("erin", predicate="likes")[0].confidence
+    assert 0.9499 < capped <= 0.95  # approaches the cap with diminishing returns, never above it
 
 
 def test_multi_valued_predicates_accumulate(store: NovaStore) -> None:

@@ -444,7 +444,7 @@ def lifecycle(
     path: PathOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Apply retention, compaction and capacity eviction ([lifecycle] in config.toml)."""
+    """Apply retention, compaction and capacity eviction (the lifecycle section of config.toml)."""
     with session(ctx, path, json_out) as s:
         report = s.store.apply_lifecycle(user, dry_run=dry_run)
         s.emit(report, lambda c: c.print(("would change: " if dry_run else "") + ", ".join(

@@ -9,14 +9,16 @@ __all__ = ["STOPWORDS", "match_expression", "terms"]
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 
 STOPWORDS = frozenset(
-    """a about above after again against all am an and any are aren't as at be because been before being
-    below between both but by can could did didn't do does doesn't doing don't down during each few for from
-    further had has have having he her here hers herself him himself his how i i'm if in into is isn't it it's
-    its itself just let's me more most my myself no nor not now of off on once only or other our ours
-    ourselves out over own same she should so some such than that that's the their theirs them themselves
-    then there these they this those through to too under until up very was wasn't we were what what's when
-    where which while who whom why will with would you your yours yourself yourselves also ever really
-    did does get got go going like think know tell said say says thing things much many one ones
+    """
+    a about above after again against all am an and any are aren't as at be because been before being
+    below between both but by can could did didn't do does doesn't doing don't down during each few for
+    from further had has have having he her here hers herself him himself his how i i'm if in into is
+    isn't it it's its itself just let's me more most my myself no nor not now of off on once only or
+    other our ours ourselves out over own same she should so some such than that that's the their theirs
+    them themselves then there these they this those through to too under until up very was wasn't we
+    were what what's when where which while who whom why will with would you your yours yourself
+    yourselves also ever really did does get got go going like think know tell said say says thing
+    things much many one ones
     """.split()
 )
 

@@ -209,7 +209,8 @@ class SQLiteStore:
     def neighbours(self, user_id: str, ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
         """The previous and next turn of each episode in its session (event-time order)."""
         out: dict[str, tuple[str | None, str | None]] = {}
-        side = ("SELECT id FROM episodes WHERE user_id = ? AND session_id = ? AND (ts {op} ? OR (ts = ? AND seq {op} ?))"
+        side = ("SELECT id FROM episodes WHERE user_id = ? AND session_id = ?"
+                " AND (ts {op} ? OR (ts = ? AND seq {op} ?))"
                 " ORDER BY ts {order}, seq {order} LIMIT 1")
         prev_sql, next_sql = side.format(op="<", order="DESC"), side.format(op=">", order="ASC")
         with self._lock:

@@ -147,6 +147,6 @@ class VectorIndex:
             for kind in _KINDS:
                 try:
                     self.client.delete_collection(f"{self.prefix}_{kind}s")
-                except Exception:  # noqa: BLE001 - absent collection
+                except Exception:
                     pass
                 self._collections[kind] = self._open(kind)

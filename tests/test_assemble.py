@@ -1,0 +1,141 @@
+"""Assembly (``assemble.render`` / ``assemble.fit``) on hand-made items with the real MiniLM tokenizer."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from nova_memory_integrations.assemble import escape, fit, render
+from nova_memory_integrations.tokens import TokenCounter, get_token_counter
+from nova_memory_integrations.types import ContextItem
+
+FORMATS = ("markdown", "json", "xml", "plain")
+T0 = datetime(2024, 5, 6, 10, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def counter() -> TokenCounter:
+    return get_token_counter("minilm")
+
+
+def _turn(i: int, text: str, *, day: int = 0, role: str = "user", session: str = "s1") -> ContextItem:
+    return ContextItem(kind="episode", id=f"ep_{i}", text=text, score=1.0 / (i + 1),
+                       timestamp=T0 + timedelta(days=day, minutes=i), session_id=session, provenance=(f"ep_{i}",),
+                       metadata={"role": role})
+
+
+def _fact(i: int, text: str) -> ContextItem:
+    return ContextItem(kind="fact", id=f"fa_{i}", text=text, score=0.5, timestamp=T0, valid_from=T0,
+                       confidence=0.8, provenance=("ep_0",))
+
+
+def _rule(i: int, text: str) -> ContextItem:
+    return ContextItem(kind="rule", id=f"ru_{i}", text=text, score=0.4, timestamp=T0, confidence=0.8)
+
+
+def _items() -> list[ContextItem]:
+    words = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "near", "the", "river", "bank"]
+    out: list[ContextItem] = []
+    for i in range(30):
+        n = 4 + (i * 7) % 40
+        text = " ".join(words[j % len(words)] for j in range(n)) + f" item{i}."
+        out.append(_turn(i, text, day=i % 5, role="user" if i % 2 else "assistant", session=f"s{i % 3}"))
+    out.insert(3, _fact(1, "user lives in Lisbon"))
+    out.insert(7, _fact(2, "Maya works at Acme"))
+    out.insert(5, _rule(1, "When the user asks for code: answer in Rust"))
+    return out
+
+
+def test_render_empty_is_empty() -> None:
+    for fmt in FORMATS:
+        assert render([], fmt) == ""  # type: ignore[arg-type]
+
+
+def test_render_sections_and_chronological_turns() -> None:
+    items = [_turn(2, "second", day=2), _fact(1, "user likes tea"), _turn(1, "first", day=1), _rule(1, "When x: y")]
+    md = render(items, "markdown")
+    assert md.index("## Facts") < md.index("## Relevant past conversation") < md.index("## Rules")
+    assert md.index("first") < md.index("second")
+    data = json.loads(render(items, "json"))["memory"]
+    assert [t["id"] for t in data["turns"]] == ["ep_1", "ep_2"]
+    assert data["facts"][0]["valid_from"] == "2024-05-06" and data["facts"][0]["valid_to"] is None
+    root = ET.fromstring(render(items, "xml"))
+    assert [el.attrib["id"] for el in root.find("turns")] == ["ep_1", "ep_2"]  # type: ignore[union-attr]
+
+
+def test_fact_validity_is_rendered() -> None:
+    closed = _fact(1, "user lives in Paris").model_copy(update={"valid_to": T0 + timedelta(days=30)})
+    assert "until" in render([closed], "markdown")
+    assert json.loads(render([closed], "json"))["memory"]["facts"][0]["valid_to"] == "2024-06-05"
+    assert ET.fromstring(render([closed], "xml")).find("facts/fact").attrib["valid_to"] == "2024-06-05"  # type: ignore[union-attr]
+
+
+def test_escape_keeps_content_on_one_line() -> None:
+    assert escape("a\n\n## b </memory> & <x>\t c") == "a ## b &lt;/memory&gt; &amp; &lt;x&gt; c"
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fit_never_exceeds_the_budget(counter: TokenCounter, fmt: str) -> None:
+    items = _items()
+    full = counter.count(render(items, fmt))  # type: ignore[arg-type]
+    for budget in (1, 5, 20, 40, 50, 64, 100, 150, 200, 333, 500, 800, full - 1, full, full + 50):
+        text, tokens, kept, dropped = fit(items, fmt, budget, counter)  # type: ignore[arg-type]
+        assert tokens == counter.count(text) <= budget, (budget, tokens)
+        assert text == render(kept, fmt)  # type: ignore[arg-type]
+        assert sorted(i.id for i in kept + dropped) == sorted(i.id for i in items)
+        positions = [items.index(i) for i in kept]
+        assert positions == sorted(positions)  # kept items keep their priority order
+        if not kept:
+            assert text == "" and tokens == 0
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fit_keeps_everything_when_everything_fits(counter: TokenCounter, fmt: str) -> None:
+    items = _items()
+    full = counter.count(render(items, fmt))  # type: ignore[arg-type]
+    _, tokens, kept, dropped = fit(items, fmt, full + 50, counter)  # type: ignore[arg-type]  # slack for estimates
+    assert not dropped, f"{fmt}: {len(dropped)} dropped although the whole render is {full} tokens"
+    assert tokens == full and len(kept) == len(items)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fit_uses_most_of_the_budget(counter: TokenCounter, fmt: str) -> None:
+    """Items are small (< 60 tokens) and plentiful: packing must not leave much of the budget unused."""
+    items = _items()
+    assert counter.count(render(items, fmt)) > 1000  # type: ignore[arg-type]
+    for budget in (300, 1000):
+        _, tokens, kept, dropped = fit(items, fmt, budget, counter)  # type: ignore[arg-type]
+        assert dropped
+        assert tokens >= 0.8 * budget, f"{fmt}: {tokens}/{budget} tokens used, {len(kept)} kept, {len(dropped)} dropped"
+
+
+def test_fit_prefers_higher_priority_items(counter: TokenCounter) -> None:
+    items = [_turn(i, f"memory number {i} about topic {i}") for i in range(20)]
+    _, _, kept, dropped = fit(items, "markdown", 80, counter)
+    assert kept and dropped
+    assert kept[0].id == "ep_0"
+    assert max(items.index(i) for i in kept) < min(items.index(i) for i in dropped)
+
+
+def test_fit_respects_the_fact_share(counter: TokenCounter) -> None:
+    items = [_fact(i, f"user fact number {i} with some extra words to make it longer") for i in range(20)]
+    items += [_turn(i, f"turn {i} about the weather") for i in range(10)]
+    budget = 300
+    _, tokens, kept, _ = fit(items, "markdown", budget, counter, fact_share=0.3)
+    assert tokens <= budget
+    facts = [i for i in kept if i.kind == "fact"]
+    assert facts and any(i.kind == "episode" for i in kept)
+    fact_tokens = sum(counter.count(render([f], "markdown").split("\n")[3]) for f in facts)
+    assert fact_tokens <= 0.3 * budget
+
+
+def test_fit_with_whitespace_counter_also_holds() -> None:
+    counter = get_token_counter("whitespace")
+    items = _items()
+    for fmt in FORMATS:
+        for budget in (3, 30, 120, 400):
+            text, tokens, _, _ = fit(items, fmt, budget, counter)  # type: ignore[arg-type]
+            assert tokens == counter.count(text) <= budget

@@ -1,0 +1,134 @@
+"""Compression: the pure helpers (``compress`` module) and ``store.compress`` on arbitrary texts."""
+
+from __future__ import annotations
+
+import pytest
+
+from nova_memory_integrations import InvalidInputError, NovaStore
+from nova_memory_integrations.compress import extract_sentences, near_duplicates, split_sentences
+from nova_memory_integrations.tokens import TokenCounter, get_token_counter
+
+
+@pytest.fixture(scope="module")
+def counter() -> TokenCounter:
+    return get_token_counter("minilm")
+
+
+# -- split_sentences ----------------------------------------------------------------------------------
+def test_split_sentences_on_punctuation_and_newlines() -> None:
+    text = "Hello there. How are you? I'm fine!\nNew line without stop\n\n  Next. \"Quoted start.\" 3 apples… Done."
+    assert split_sentences(text) == [
+        "Hello there.", "How are you?", "I'm fine!", "New line without stop", "Next.", '"Quoted start." 3 apples…',
+        "Done.",
+    ]  # a sentence ending inside quotes is not split from the next one (a known simplification)
+
+
+def test_split_sentences_keeps_abbreviations_and_decimals() -> None:
+    assert split_sentences("We paid 3.5 euros, e.g. for tea. then more") == ["We paid 3.5 euros, e.g. for tea. then more"]
+    assert split_sentences("") == [] and split_sentences("  \n ") == []
+
+
+# -- near_duplicates ---------------------------------------------------------------------------------
+def test_near_duplicates_maps_later_items_to_the_first_kept() -> None:
+    a, b = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]
+    vectors = [a, [2.0, 0.0, 0.0], b, [0.99, 0.05, 0.0], [0.7, 0.7, 0.0]]
+    assert near_duplicates(vectors, 0.95) == {1: 0, 3: 0}
+    assert near_duplicates(vectors, 0.7) == {1: 0, 3: 0, 4: 0}  # cos(a, [.7,.7]) = 0.707
+    assert near_duplicates([a], 0.5) == {} and near_duplicates([], 0.5) == {}
+
+
+def test_near_duplicates_handles_zero_vectors() -> None:
+    assert near_duplicates([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0]], 0.9) == {}
+
+
+# -- extract_sentences -------------------------------------------------------------------------------
+LONG = ("The meeting started late because the projector was broken. "
+        "We discussed the budget for the new office in Lisbon. "
+        "Maya presented the hiring plan for next quarter. "
+        "Everyone agreed the Lisbon office should open in March. "
+        "Lunch was sandwiches and fruit.")
+
+
+def test_extract_sentences_returns_short_text_unchanged(counter: TokenCounter) -> None:
+    assert extract_sentences("Short text.", "anything", 50, counter) == "Short text."
+    assert extract_sentences("Short text.", "anything", 0, counter) == ""
+
+
+def test_extract_sentences_keeps_query_relevant_sentences_in_order(counter: TokenCounter) -> None:
+    out = extract_sentences(LONG, "when does the Lisbon office open?", 30, counter)
+    assert counter.count(out) <= 30
+    assert "open in March" in out
+    assert "Lunch" not in out and "projector" not in out
+    parts = [p.strip() for p in out.split("…")]
+    sentences = split_sentences(LONG)
+    positions = [sentences.index(s) for p in parts for s in split_sentences(p)]
+    assert positions == sorted(positions)  # original order, gaps marked with "…"
+
+
+@pytest.mark.parametrize("max_tokens", [1, 3, 8, 15, 25, 40, 60, 200])
+def test_extract_sentences_respects_the_limit(counter: TokenCounter, max_tokens: int) -> None:
+    for text in (LONG, "word " * 300, "one enormous sentence " + "and more " * 100 + "end."):
+        out = extract_sentences(text, "Lisbon budget", max_tokens, counter)
+        assert counter.count(out) <= max_tokens
+
+
+# -- store.compress -------------------------------------------------------------------------------------
+TEXTS = [
+    "The Lisbon office opens in March, after the lease is signed.",
+    "Lunch was sandwiches and fruit.",
+    "The Lisbon office opens in March, after the lease is signed.",  # exact duplicate of 0
+    "The Lisbon office will open in March once the lease is signed.",  # paraphrase of 0
+    LONG,
+    "Maya leads hiring for the Lisbon office and starts interviews in February.",
+    "Unrelated: my cat likes to sleep on the keyboard.",
+]
+
+
+def test_store_compress_drops_duplicates_fits_budget_and_keeps_inputs(store: NovaStore) -> None:
+    texts = list(TEXTS)
+    before = list(texts)
+    res = store.compress("When does the Lisbon office open?", texts, budget_tokens=60)
+    assert texts == before  # inputs untouched
+    assert 2 in res.duplicate_indices or 0 in res.duplicate_indices
+    kept_idx = [i.index for i in res.items]
+    assert not (0 in kept_idx and 2 in kept_idx)
+    assert res.output_tokens == sum(i.tokens for i in res.items) <= 60
+    for item in res.items:
+        assert item.tokens == store.count_tokens(item.text) <= item.original_tokens
+        assert item.original_tokens == store.count_tokens(TEXTS[item.index])
+    assert res.input_tokens == sum(store.count_tokens(t) for t in TEXTS)
+    assert res.ratio == pytest.approx(res.output_tokens / res.input_tokens) and 0 < res.ratio < 1
+    scores = [i.score for i in res.items]
+    assert scores == sorted(scores, reverse=True)
+    assert "March" in res.items[0].text  # the most relevant text comes first
+    accounted = set(kept_idx) | set(res.dropped_indices) | set(res.duplicate_indices)
+    assert accounted == set(range(len(TEXTS)))
+
+
+def test_store_compress_k_and_per_item_limit(store: NovaStore) -> None:
+    res = store.compress("Lisbon office", TEXTS, k=2)
+    assert len(res.items) == 2
+    res = store.compress("Lisbon office", TEXTS, max_item_tokens=12)
+    assert res.items and all(i.tokens <= 12 for i in res.items)
+    long = next(i for i in res.items if i.index == 4)
+    assert long.original_tokens > 12
+
+
+def test_store_compress_without_budget_keeps_all_distinct_texts(store: NovaStore) -> None:
+    res = store.compress("anything", TEXTS)
+    assert {i.index for i in res.items} | set(res.duplicate_indices) == set(range(len(TEXTS)))
+    assert not res.dropped_indices
+    for item in res.items:
+        assert item.text == TEXTS[item.index]
+
+
+def test_store_compress_edge_cases(store: NovaStore) -> None:
+    empty = store.compress("q", [])
+    assert empty.items == () and empty.ratio == 1.0
+    tiny = store.compress("q", ["A fairly long sentence about nothing in particular at all."], budget_tokens=1)
+    assert tiny.output_tokens <= 1
+    for bad in ({"budget_tokens": 0}, {"k": -1}, {"max_item_tokens": True}):
+        with pytest.raises(InvalidInputError):
+            store.compress("q", ["x"], **bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError):
+        store.compress("q", ["x", 3])  # type: ignore[list-item]
