@@ -249,7 +249,7 @@ def cached_embeddings(
         h.update(b"\0")
     path = cache_dir / f"emb-{h.hexdigest()[:20]}.npy"
     if path.exists():
-        arr = np.load(path)
+        arr: np.ndarray = np.load(path)
         if arr.shape[0] == len(texts):
             return arr
     rows: list[list[float]] = []
@@ -274,4 +274,5 @@ def perturb(vectors: np.ndarray, rng: np.random.Generator, sigma: float = 0.015)
     """
     noisy = vectors + rng.normal(0.0, sigma, size=vectors.shape).astype(np.float32)
     norms = np.linalg.norm(noisy, axis=1, keepdims=True)
-    return (noisy / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    out: np.ndarray = (noisy / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    return out

@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         "budget_tokens": args.budget_tokens,
         "preset": args.preset,
         "pool": pool_n,
-        "cpu_count": os.cpu_count(),
+        "cpu_count": os.cpu_count(), "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
         "torch_threads": args.torch_threads,
         "results": results,
         "p95_ms": {name: {s: r["p95"] for s, r in per.items()} for name, per in results.items()},

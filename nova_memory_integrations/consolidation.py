@@ -20,8 +20,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -147,11 +148,21 @@ class ExtractorSource:
         return BatchPlan({e.id: [Proposal.from_candidate(c) for c in cands] for e, cands in pairs})
 
 
+GENERIC_ROLES = frozenset({"user", "human", "assistant", "ai", "system", "tool", "function"})
+"""Roles that are not a speaker's name; with any other role, first-person facts are about that speaker."""
+
+
 def deterministic_batch(extractor: Extractor) -> BatchExtractor:
     """Adapt a per-text extractor to the batch interface."""
 
     def run(batch: Sequence[Episode]) -> list[list[CandidateFact]]:
-        return [extractor.extract(e.content, role=e.role, timestamp=e.timestamp) for e in batch]
+        out: list[list[CandidateFact]] = []
+        for e in batch:
+            found = extractor.extract(e.content, role=e.role, timestamp=e.timestamp)
+            if e.role not in GENERIC_ROLES:  # a named speaker of a multi-party transcript: "I" is them
+                found = [replace(c, subject=e.role) if c.subject == "user" else c for c in found]
+            out.append(found)
+        return out
 
     return run
 
@@ -161,6 +172,7 @@ class _Outcome:
     decisions: list[FactDecision] = field(default_factory=list)
     processed: int = 0
     failed: int = 0
+    changed: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _letter_id(ids: Sequence[str]) -> str:
@@ -222,7 +234,7 @@ class Consolidator:
         src = self._as_source(source)
         size = batch_size or getattr(src, "batch_size", None) or self.batch_size
         outcome = _Outcome()
-        with self._lock:
+        with self._lock, self._handing_over(outcome):
             users = [user_id] if user_id is not None else self.db.users_with_unprocessed()
             for uid in users:
                 parked = {i for letter in self.db.dead_letters(uid) for i in letter["episode_ids"]}
@@ -238,7 +250,7 @@ class Consolidator:
         src = self._as_source(source)
         size = batch_size or getattr(src, "batch_size", None) or self.batch_size
         outcome = _Outcome()
-        with self._lock:
+        with self._lock, self._handing_over(outcome):
             for letter in self.db.dead_letters(user_id):
                 uid, order = letter["user_id"], {i: n for n, i in enumerate(letter["episode_ids"])}
                 episodes = sorted((e for e in self.db.get_episodes(uid, list(order)) if not e.processed),
@@ -294,8 +306,25 @@ class Consolidator:
         outcome.processed += len(done)
         outcome.failed += len(failed)
         if changed:
-            self._on_changed(user_id, changed)
+            outcome.changed.setdefault(user_id, []).extend(changed)
+            graph = self.related.graph if self.related is not None else None
+            if graph is not None:  # later batches of this run see the new facts
+                graph.invalidate(user_id)
         return letter
+
+    @contextmanager
+    def _handing_over(self, outcome: _Outcome) -> Iterator[None]:
+        """Hand the run's changed facts over (graph cache, background indexer) when it ends.
+
+        Embedding while the run is still writing would compete with it for the CPU; new facts
+        are searchable once indexed (``search`` waits for the user's pending rows) and rows
+        left unindexed by a crash are recovered when the store is next opened.
+        """
+        try:
+            yield
+        finally:
+            for uid, ids in outcome.changed.items():
+                self._on_changed(uid, ids)
 
     # -- applying one proposal ------------------------------------------------------------------
     def _current(self, user_id: str, fact_id: str | None) -> Fact | None:

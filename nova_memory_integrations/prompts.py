@@ -16,7 +16,7 @@ numbers as strings, bare episode numbers).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -202,13 +202,17 @@ def _render_v1(
     return [("system", _SYSTEM_V1), ("user", user)]
 
 
+Renderer = Callable[[Sequence[tuple[str, Episode]], Sequence[tuple[str, Fact]], "str | None"], list[Message]]
+
+
 @dataclass(frozen=True)
 class PromptSpec:
-    """A released prompt: its version, output schema and renderer."""
+    """A released prompt: its version, output schema, system text and renderer."""
 
     version: str
     schema: type[RecordMemoryOperationsV1]
     system: str
+    renderer: Renderer
 
     def render(
         self,
@@ -218,11 +222,11 @@ class PromptSpec:
         feedback: str | None = None,
     ) -> list[Message]:
         """Messages for one batch: ``episodes`` and ``facts`` as ``(reference, item)`` pairs."""
-        return _render_v1(episodes, facts, feedback)
+        return self.renderer(episodes, facts, feedback)
 
 
 _PROMPTS: dict[str, PromptSpec] = {
-    "consolidation-v1": PromptSpec("consolidation-v1", RecordMemoryOperationsV1, _SYSTEM_V1),
+    "consolidation-v1": PromptSpec("consolidation-v1", RecordMemoryOperationsV1, _SYSTEM_V1, _render_v1),
 }
 
 

@@ -95,7 +95,8 @@ def snippets(store: NovaStore, user_id: str, ranked: Sequence[Candidate], k: int
     """The ``k`` best items, adjacent turns of one session merged into one snippet.
 
     A turn right before or after a turn already selected joins its snippet (up to
-    ``max_turns`` turns) instead of taking a slot of its own.
+    ``max_turns`` turns) instead of taking a slot of its own; a fact whose source turns
+    are all selected already is redundant and only fills slots left over.
     """
     if max_turns <= 1:
         return [to_hit(c) for c in ranked[:k]]
@@ -103,7 +104,11 @@ def snippets(store: NovaStore, user_id: str, ranked: Sequence[Candidate], k: int
     links = store.db.neighbours(user_id, turn_ids) if turn_ids else {}
     owner: dict[str, int] = {}
     groups: list[list[Candidate]] = []
+    deferred: list[Candidate] = []
     for cand in ranked:
+        if cand.fact is not None and cand.fact.provenance and all(p in owner for p in cand.fact.provenance):
+            deferred.append(cand)  # says nothing its source turns, already selected, do not
+            continue
         if cand.kind == "episode":
             joined = next((owner[n] for n in links.get(cand.id, (None, None))
                            if n in owner and len(groups[owner[n]]) < max_turns), None)
@@ -115,6 +120,7 @@ def snippets(store: NovaStore, user_id: str, ranked: Sequence[Candidate], k: int
             break
         groups.append([cand])
         owner[cand.id] = len(groups) - 1
+    groups += [[c] for c in deferred[: max(0, k - len(groups))]]
     return [to_hit(g[0], g) for g in groups]
 
 

@@ -129,6 +129,6 @@ def test_store_compress_edge_cases(store: NovaStore) -> None:
     assert tiny.output_tokens <= 1
     for bad in ({"budget_tokens": 0}, {"k": -1}, {"max_item_tokens": True}):
         with pytest.raises(InvalidInputError):
-            store.compress("q", ["x"], **bad)  # type: ignore[arg-type]
+            store.compress("q", ["x"], **bad)
     with pytest.raises(InvalidInputError):
         store.compress("q", ["x", 3])  # type: ignore[list-item]

@@ -442,3 +442,21 @@ def test_delete_without_object_negates_every_held_value(make_store: Any) -> None
     assert (res.invalidated, res.noop, res.failed_episodes) == (2, 1, 0)
     assert store.facts("pa", predicate="plays") == []
     assert {f.object for f in store.facts("pa", predicate="plays", as_of=T0 + timedelta(days=1))} == {"chess", "go"}
+
+
+def test_unknown_prompt_version_is_a_config_error() -> None:
+    from nova_memory_integrations import ConfigError
+
+    with pytest.raises(ConfigError, match="consolidation-v9"):
+        LLMExtractor(FakeToolChatModel(respond=scripted_responder({})), prompt_version="consolidation-v9")
+
+
+def test_named_speakers_are_the_subject_of_their_first_person_facts(make_store: Any) -> None:
+    script = {text: [{"op": "ADD", "subject": "I", "predicate": "lives_in", "object": city}]
+              for text, city in (("I live in Boston.", "Boston"), ("I live in Denver.", "Denver"))}
+    store = _store(make_store, FakeToolChatModel(respond=scripted_responder(script)))
+    store.add_turn("chat", "Caroline", "I live in Boston.", timestamp=T0)
+    store.add_turn("chat", "Melanie", "I live in Denver.", timestamp=T0)
+    store.consolidate("chat")
+    lives = {(f.subject, f.object) for f in store.facts("chat", predicate="lives_in")}
+    assert lives == {("caroline", "Boston"), ("melanie", "Denver")}

@@ -307,3 +307,11 @@ def test_fact_added_and_superseded_in_one_batch_is_indexed_once(store: NovaStore
     ids = set(store.vectors.get_user_ids("fact", "r"))
     current = {f.id for f in store.facts("r", include_history=True)}
     assert ids == current  # expired versions left the index, believed ones are in it
+
+
+def test_named_speakers_are_the_subject_of_their_first_person_facts(store: NovaStore) -> None:
+    store.add_turn("chat", "Caroline", "I live in Boston.", timestamp=T0)
+    store.add_turn("chat", "Melanie", "I live in Denver.", timestamp=T0)
+    store.consolidate("chat")
+    lives = {(f.subject, f.object) for f in store.facts("chat", predicate="lives_in")}
+    assert lives == {("caroline", "Boston"), ("melanie", "Denver")}

@@ -35,8 +35,8 @@ from pydantic import ValidationError
 
 from .._time import utcnow
 from ..config import ConsolidationConfig
-from ..consolidation import BatchPlan, Proposal
-from ..errors import ConsolidationError
+from ..consolidation import GENERIC_ROLES, BatchPlan, Proposal
+from ..errors import ConfigError, ConsolidationError
 from ..facts import normalize_predicate
 from ..llms import LLMReply, StructuredLLM, as_structured_llm
 from ..prompts import EpisodeOperationsV1, MemoryOperationV1, PromptSpec, get_prompt, parse_timestamp
@@ -211,7 +211,10 @@ class LLMExtractor:
         self.max_retries = max_retries
         self.backoff = backoff
         self.max_backoff = max_backoff
-        self.prompt: PromptSpec = get_prompt(prompt_version)
+        try:
+            self.prompt: PromptSpec = get_prompt(prompt_version)
+        except KeyError as exc:
+            raise ConfigError(str(exc.args[0])) from exc
         self._sleep = sleep
         self.calls = 0
         """LLM calls made so far (including failed ones)."""
@@ -309,8 +312,8 @@ class LLMExtractor:
 
     def _proposal(self, op: MemoryOperationV1, episode: Episode, fact_refs: dict[str, Fact]) -> Proposal:
         subject = " ".join(op.subject.split())
-        if subject.lower() in _FIRST_PERSON:
-            subject = "user"
+        if subject.lower() in _FIRST_PERSON:  # a named speaker of a multi-party transcript: "I" is them
+            subject = episode.role if episode.role not in GENERIC_ROLES else "user"
         predicate = normalize_predicate(op.predicate)
         obj = op.object.strip()
         if not subject or not predicate or (not obj and op.op != "DELETE"):

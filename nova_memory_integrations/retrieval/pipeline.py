@@ -58,6 +58,13 @@ class RecallPipeline:
     def reranker(self, value: Reranker) -> None:
         self._reranker = value
 
+    def _should_rerank(self, wanted: bool | None) -> bool:
+        if wanted is not None:
+            return wanted
+        from ..rerank import LexicalSemanticReranker
+
+        return not isinstance(self.reranker, LexicalSemanticReranker)
+
     def _embed_for_rerank(self, texts: list[str]) -> list[list[float]]:
         """Embeddings for the fallback reranker, reusing vectors already fetched this call."""
         known: dict[str, list[float]] = getattr(self._local, "vectors", {})
@@ -131,7 +138,7 @@ class RecallPipeline:
         timings["fuse_ms"] = _ms(clock)
 
         clock = time.perf_counter()
-        if (config.rerank if rerank is None else rerank) and ranked:
+        if self._should_rerank(config.rerank if rerank is None else rerank) and ranked:
             ranked = self._rerank(query, qvec, ranked, config)
         timings["rerank_ms"] = _ms(clock)
         return ranked[: max(k, 0)]
