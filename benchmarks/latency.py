@@ -22,9 +22,9 @@ How the store is filled (so that 100k episodes take minutes, not an hour):
   re-embedding 100k texts.
 
 Whether the reranker runs follows ``--rerank``: ``auto`` (default) keeps the preset's own
-setting for the fallback row (the ``balanced`` preset may leave the model-free fallback
-off) and always reranks in the flashrank row; ``on`` / ``off`` force it for both. Each row
-records ``reranked``.
+setting (``SearchConfig.rerank``; ``None`` lets the engine decide, e.g. rerank only with a
+cross-encoder); ``on`` / ``off`` force it for every row. Each row records the setting
+(``rerank``) and the measured ``rerank_ms`` among its stages.
 
 Queries are embedded live by the store (distinct questions, no cache hits); a few warm-up
 queries (tokenizer and reranker loading) are not timed. Progress goes to stderr; the last
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget-tokens", type=int, default=1000)
     parser.add_argument("--preset", default="balanced", help="search preset (balanced, fast, deep, ...)")
     parser.add_argument("--rerank", choices=("auto", "on", "off"), default="auto",
-                        help="auto: the preset's own setting for the fallback, always on for flashrank")
+                        help="auto: the preset's own setting; on/off: force reranking for every row")
     parser.add_argument("--torch-threads", type=int, default=None,
                         help="embeddings.torch_threads for MiniLM (default: the library default, torch's own)")
     parser.add_argument("--seed", type=int, default=13)
@@ -206,12 +206,12 @@ def main(argv: list[str] | None = None) -> int:
             for name, rc in rerankers.items():
                 log(f"size {n}: {args.queries} context() calls with the {name} reranker...")
                 preset = SearchConfig.preset(args.preset)
-                rerank = preset.rerank if args.rerank == "auto" and name == "fallback" else args.rerank != "off"
+                rerank = preset.rerank if args.rerank == "auto" else args.rerank == "on"
                 preset = preset.model_copy(update={"rerank": rerank})
                 with NovaStore(path, embeddings=embeddings, config=NovaConfig(retrieval=rc)) as store:
                     row = measure(store, timed, warmup, args.budget_tokens, preset)
                     row["reranker"] = type(store.recall.reranker).__name__
-                row["reranked"] = rerank
+                row["rerank"] = rerank
                 row["fill_seconds"] = round(fill_s, 2)
                 results[name][str(n)] = row
                 log(f"  p50={row['p50']} ms p95={row['p95']} ms")

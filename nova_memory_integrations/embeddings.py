@@ -125,7 +125,7 @@ class MiniLMEmbeddings:
 
 
 class CachedEmbedder:
-    """Wraps any ``EmbeddingsLike`` with a thread-safe LRU cache for queries.
+    """Wraps any ``EmbeddingsLike`` with thread-safe LRU caches (queries; compressed documents).
 
     Errors of the wrapped model are re-raised as :class:`EmbeddingError`.
     """
@@ -133,6 +133,7 @@ class CachedEmbedder:
     def __init__(self, inner: EmbeddingsLike, cache_size: int = 2048) -> None:
         self.inner = inner
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._docs: OrderedDict[str, list[float]] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()
 
@@ -147,6 +148,21 @@ class CachedEmbedder:
         if len(vectors) != len(texts):
             raise EmbeddingError(f"embedder returned {len(vectors)} vectors for {len(texts)} texts")
         return [list(map(float, v)) for v in vectors]
+
+    def embed_cached(self, texts: list[str]) -> list[list[float]]:
+        """Embed texts that are likely to repeat (documents passed to ``compress``), via the LRU."""
+        with self._lock:
+            known = {t: self._docs[t] for t in texts if t in self._docs}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            fresh = dict(zip(missing, self.embed_documents(missing)))
+            known.update(fresh)
+            if self._size:
+                with self._lock:
+                    self._docs.update(fresh)
+                    while len(self._docs) > self._size:
+                        self._docs.popitem(last=False)
+        return [known[t] for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
         """Embed a query, served from the cache when seen recently."""

@@ -185,12 +185,13 @@ def compress_texts(
     k: int | None,
     dedupe_threshold: float,
     max_item_tokens: int | None = None,
+    min_item_tokens: int = 12,
 ) -> CompressionResult:
     """Rerank, dedupe and fit arbitrary texts to a budget (see :meth:`NovaStore.compress`)."""
     counter = store.token_counter
     if not texts:
         return CompressionResult(items=())
-    vectors = store.embedder.embed_documents(list(texts))
+    vectors = store.embedder.embed_cached(list(texts))
     pipeline = store.recall
     pipeline._local.vectors = {**dict(zip(texts, vectors)), query: store.embedder.embed_query(query)}
     try:
@@ -220,7 +221,7 @@ def compress_texts(
         if n > limit:
             text = extract_sentences(text, query, limit, counter)
             n = counter.count(text)
-            if not text or n > limit:
+            if not text or n > limit or n < min(min_item_tokens, lengths[idx]):  # no stubs
                 dropped.append(idx)
                 continue
         kept.append(CompressedText(index=idx, text=text, score=scores[idx], original_tokens=lengths[idx], tokens=n))

@@ -504,7 +504,8 @@ class NovaStore(ConsolidationAPI):
                 raise InvalidInputError(f"{name} must be a positive integer")
         return compress_texts(self, query, list(texts), budget_tokens=budget_tokens, k=k,
                               dedupe_threshold=self._search_config(None).dedupe_threshold,
-                              max_item_tokens=max_item_tokens)
+                              max_item_tokens=max_item_tokens,
+                              min_item_tokens=self._search_config(None).min_item_tokens)
 
     @property
     def token_counter(self) -> TokenCounter:
