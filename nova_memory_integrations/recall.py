@@ -221,7 +221,9 @@ def compress_texts(
         if n > limit:
             text = extract_sentences(text, query, limit, counter)
             n = counter.count(text)
-            if not text or n > limit or n < min(min_item_tokens, lengths[idx]):  # no stubs
+            budget_bound = budget_tokens is not None and budget_tokens - used < (max_item_tokens or lengths[idx])
+            floor = min(min_item_tokens, lengths[idx]) if budget_bound else 1
+            if not text or n > limit or n < floor:  # no stubs cut by a nearly spent budget
                 dropped.append(idx)
                 continue
         kept.append(CompressedText(index=idx, text=text, score=scores[idx], original_tokens=lengths[idx], tokens=n))

@@ -108,10 +108,10 @@ def test_store_compress_drops_duplicates_fits_budget_and_keeps_inputs(store: Nov
 def test_store_compress_k_and_per_item_limit(store: NovaStore) -> None:
     res = store.compress("Lisbon office", TEXTS, k=2)
     assert len(res.items) == 2
-    res = store.compress("Lisbon office", TEXTS, max_item_tokens=12)
-    assert res.items and all(i.tokens <= 12 for i in res.items)
-    long = next(i for i in res.items if i.index == 4)
-    assert long.original_tokens > 12
+    res = store.compress("Lisbon office", TEXTS, max_item_tokens=20)
+    assert res.items and all(i.tokens <= 20 for i in res.items)
+    long = next(i for i in res.items if i.index == 4)  # cut to its most relevant sentence(s)
+    assert long.original_tokens > 20 and "Lisbon" in long.text
 
 
 def test_store_compress_without_budget_keeps_all_distinct_texts(store: NovaStore) -> None:
@@ -132,3 +132,13 @@ def test_store_compress_edge_cases(store: NovaStore) -> None:
             store.compress("q", ["x"], **bad)
     with pytest.raises(InvalidInputError):
         store.compress("q", ["x", 3])  # type: ignore[list-item]
+
+
+def test_store_compress_leaves_no_stub_when_the_budget_is_nearly_spent(store: NovaStore) -> None:
+    texts = ["The Lisbon office opens in March after the lease is signed by both parties.",
+             "Budget talks for the Lisbon office went on for hours and covered rent, desks and travel costs."]
+    first = store.count_tokens(texts[0])
+    res = store.compress("Lisbon office", texts, budget_tokens=first + 4)
+    for item in res.items:  # a cut item keeps a useful size (min_item_tokens), never a 2-token "A …"
+        assert item.tokens == item.original_tokens or item.tokens >= 12
+    assert res.output_tokens <= first + 4
