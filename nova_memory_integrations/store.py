@@ -335,12 +335,15 @@ class NovaStore(ConsolidationAPI):
     ) -> list[Fact]:
         """Facts of a user: valid at ``as_of`` (default now) as believed at ``known_at``.
 
+        ``subject`` may be any alias of an entity ("rust-lang" finds facts about "Rust").
+
         ``include_history=True`` returns every version believed at ``known_at`` whatever
         its validity, e.g. blue valid 2024-01..2024-06 then green from 2024-06.
         """
         self._check_open()
+        uid = check_user(user_id, self.config.limits)
         return self.fact_memory.query(
-            check_user(user_id, self.config.limits), subject=subject, predicate=predicate,
+            uid, subject=self.entities.canonical(uid, subject) if subject else subject, predicate=predicate,
             as_of=check_timestamp(as_of, "as_of"), known_at=check_timestamp(known_at, "known_at"),
             include_history=include_history,
         )
@@ -372,7 +375,8 @@ class NovaStore(ConsolidationAPI):
         if isinstance(max_hops, bool) or not isinstance(max_hops, int) or max_hops < 0:
             raise InvalidInputError("max_hops must be an integer >= 0")
         preds = None if predicates is None else [normalize_predicate(p) for p in predicates]
-        hits = self.graph.traverse(check_user(user_id, self.config.limits), start, max_hops=max_hops,
+        uid = check_user(user_id, self.config.limits)
+        hits = self.graph.traverse(uid, self.entities.canonical(uid, start), max_hops=max_hops,
                                    predicates=preds, as_of=check_timestamp(as_of, "as_of"))
         return [f for _, f in hits]
 

@@ -141,3 +141,12 @@ def test_concurrent_resolution_never_deadlocks_nor_duplicates(store: NovaStore) 
     assert len(norms) == len(set(norms)) and sum(entity_key(n) == "rust" for n in norms) == 1
     (rust,) = [f for f in store.facts("w", predicate="likes") if f.object == "Rust"]
     assert rust.occurrence_count == 100
+
+
+def test_reads_resolve_aliases_to_the_canonical_entity(store: NovaStore) -> None:
+    store.add_fact("u", "user", "learning", "Rust", valid_from=T0)
+    store.add_fact("u", "rust-lang", "created_by", "Mozilla", valid_from=T0)
+    for alias in ("rust-lang", "the Rust language", "Rust"):
+        assert [f.object for f in store.facts("u", subject=alias)] == ["Mozilla"]
+        assert {f.object for f in store.traverse("u", alias, max_hops=1)} == {"Mozilla", "Rust"}
+    assert store.facts("other-user", subject="rust-lang") == []
