@@ -8,6 +8,7 @@ imported only when the default model is first used.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -81,6 +82,9 @@ class MiniLMEmbeddings:
                 if self._model is None:
                     if not self.model_path.is_dir():
                         raise EmbeddingError(f"embedding model directory not found: {self.model_path}")
+                    # torch's OpenMP threads busy-wait by default: on a small, shared machine that
+                    # turns a 20 ms query embedding into hundreds of ms. Respect a user's setting.
+                    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                     try:
                         from sentence_transformers import SentenceTransformer
 

@@ -73,7 +73,7 @@ def to_item(c: Candidate) -> ContextItem:
 
 def to_hit(c: Candidate, snippet: Sequence[Candidate] = ()) -> SearchHit:
     """A pipeline candidate as a :class:`SearchHit` (with the turns of its snippet, if any)."""
-    scores = {**c.raw, **{f"w_{k}": v for k, v in c.contributions.items()}}
+    scores = {**c.raw, **{f"w_{k}": v for k, v in c.contributions.items()}}  # raw signals + weighted parts
     if c.fact is not None:
         return SearchHit(kind="fact", id=c.id, text=c.text, score=c.score, timestamp=c.timestamp, fact=c.fact,
                          scores=scores, provenance=c.fact.provenance)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -19,6 +20,7 @@ from .errors import ConfigError
 __all__ = ["TokenCounter", "get_token_counter"]
 
 _WS = re.compile(r"\S+")
+_MEMO_SIZE = 100_000
 
 
 class TokenCounter:
@@ -28,14 +30,32 @@ class TokenCounter:
         self.name = name
         self._count = encode
         self._count_batch = encode_batch
+        self._memo: OrderedDict[str, int] = OrderedDict()  # FIFO-bounded; dict reads are thread-safe
+        self._lock = threading.Lock()
 
     def count(self, text: str) -> int:
-        """Number of tokens in ``text`` (no special tokens)."""
-        return self._count(text) if text else 0
+        """Number of tokens in ``text`` (no special tokens); memoised, memories recur."""
+        if not text:
+            return 0
+        hit = self._memo.get(text)
+        if hit is None:
+            hit = self._count(text)
+            self._remember(text, hit)
+        return hit
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Token counts of several texts (batched where the tokenizer supports it)."""
-        return self._count_batch(texts) if texts else []
+        missing = [t for t in dict.fromkeys(texts) if t and t not in self._memo]
+        if missing:
+            for text, n in zip(missing, self._count_batch(missing)):
+                self._remember(text, n)
+        return [self._memo.get(t, 0) if t else 0 for t in texts]
+
+    def _remember(self, text: str, n: int) -> None:
+        with self._lock:
+            self._memo[text] = n
+            if len(self._memo) > _MEMO_SIZE:
+                self._memo.popitem(last=False)
 
     def truncate(self, text: str, max_tokens: int) -> str:
         """The longest whitespace-token prefix of ``text`` within ``max_tokens``."""

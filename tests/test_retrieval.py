@@ -245,3 +245,45 @@ def test_min_max_and_saturating() -> None:
     assert values == sorted(values) and all(0 < v < 1 for v in values)
     assert math.isclose(saturating(1, 5.0), math.log(2) / math.log(7))
 
+
+
+# -- scaling of the per-query SQLite lookups (no timing: SQLite VM steps are counted) ----------------
+def _vm_steps(store: NovaStore, fn: object) -> int:
+    steps = [0]
+
+    def tick() -> int:
+        steps[0] += 1
+        return 0
+
+    conn = store.db._conn
+    conn.set_progress_handler(tick, 100)  # called every 100 VM instructions
+    try:
+        fn()  # type: ignore[operator]
+    finally:
+        conn.set_progress_handler(None, 0)
+    return steps[0] * 100
+
+
+@pytest.mark.parametrize("lookup", ["get_episodes", "neighbours"])
+def test_lookups_by_id_do_not_scan_all_of_a_users_episodes(store: NovaStore, lookup: str) -> None:
+    """Fetching 60 candidates by id must cost the same with 500 or 20,000 episodes stored.
+
+    Context assembly calls these on every query; a plan that walks the ``user_id`` index
+    instead of the unique ``id`` index grows linearly with the user's memory.
+    """
+    from nova_memory_integrations.facts import new_id
+    from nova_memory_integrations.types import Episode
+
+    now = datetime.now(timezone.utc)
+    steps: list[int] = []
+    total = 0
+    for size in (500, 20_000):
+        eps = [Episode(id=new_id("ep"), user_id=USER, session_id=f"s{i // 20}", role="user",
+                       content=f"note {i} about topic {i % 97}", timestamp=now + timedelta(seconds=total + i),
+                       ingested_at=now) for i in range(size - total)]
+        store.db.insert_episodes(eps)  # SQLite only: this test is about SQL plans, not vectors
+        total = size
+        ids = [e.id for e in eps[:: max(1, len(eps) // 60)]][:60]
+        method = getattr(store.db, lookup)
+        steps.append(_vm_steps(store, lambda: method(USER, ids)))  # noqa: B023
+    assert steps[1] < 3 * steps[0], f"{lookup}: {steps[0]} VM steps at 500 episodes, {steps[1]} at 20,000"

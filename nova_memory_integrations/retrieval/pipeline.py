@@ -112,14 +112,14 @@ class RecallPipeline:
             add("dense", "episode", dense(store.vectors, "episode", qvec, user_id, config.dense_k, where))
             add("lexical", "episode", lexical(store.db, "episode", query, user_id, config.lexical_k, session_id))
         graph_hits: list[Any] = []
-        if "fact" in kinds:
+        if "fact" in kinds and store.db.has_rows("facts", user_id):  # Chroma filters cost per collection
             add("fact_dense", "fact", dense(store.vectors, "fact", qvec, user_id, config.fact_k))
             add("fact_lexical", "fact", lexical(store.db, "fact", query, user_id, config.fact_k))
             graph_hits = graph_facts(store.graph, user_id, query, hops=config.graph_hops, k=config.graph_k,
                                      as_of=moment)
             add("graph", "fact", [(f.id, 1.0 / (1 + hop)) for f, hop in graph_hits])
         rule_hits: list[tuple[str, float]] = []
-        if "rule" in kinds and config.rule_k > 0:
+        if "rule" in kinds and config.rule_k > 0 and store.db.has_rows("rules", user_id):
             rule_hits = [h for h in dense(store.vectors, "rule", qvec, user_id, config.rule_k)
                          if h[1] >= config.rule_min_similarity]
         timings["signals_ms"] = _ms(clock)

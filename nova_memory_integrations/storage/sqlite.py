@@ -170,7 +170,7 @@ class SQLiteStore:
         for chunk in _chunks(list(ids), 500):
             marks = ",".join("?" * len(chunk))
             rows = self.query(
-                f"SELECT * FROM episodes WHERE user_id = ? AND id IN ({marks})", [user_id, *chunk]
+                f"SELECT * FROM episodes WHERE +user_id = ? AND id IN ({marks})", [user_id, *chunk]
             )
             out.extend(row_to_episode(r) for r in rows)
         return out
@@ -214,7 +214,7 @@ class SQLiteStore:
                 " ORDER BY ts {order}, seq {order} LIMIT 1")
         prev_sql, next_sql = side.format(op="<", order="DESC"), side.format(op=">", order="ASC")
         with self._lock:
-            for row in self.query(f"SELECT id, session_id, ts, seq FROM episodes WHERE user_id = ? AND id IN"
+            for row in self.query(f"SELECT id, session_id, ts, seq FROM episodes WHERE +user_id = ? AND id IN"
                                   f" ({','.join('?' * len(ids))}) AND session_id IS NOT NULL", [user_id, *ids]):
                 args = (user_id, row["session_id"], row["ts"], row["ts"], row["seq"])
                 prev = self._conn.execute(prev_sql, args).fetchone()
@@ -343,6 +343,12 @@ class SQLiteStore:
                 (confidence, _dumps(list(provenance)), at, user_id, fact_id),
             )
 
+    def has_rows(self, table: str, user_id: str) -> bool:
+        """Whether the user has any (believed) facts / rules: lets recall skip empty indexes."""
+        sql = {"facts": "SELECT 1 FROM facts WHERE user_id = ? AND expired_at IS NULL LIMIT 1",
+               "rules": "SELECT 1 FROM rules WHERE user_id = ? LIMIT 1"}[table]
+        return bool(self.query(sql, [user_id]))
+
     def current_facts(
         self, user_id: str, subject: str | None = None, predicate: str | None = None,
         *, valid_after: float | None = None,
@@ -380,6 +386,7 @@ class SQLiteStore:
         if ids is not None:
             if not ids:
                 return []
+            sql = sql.replace("WHERE user_id = ?", "WHERE +user_id = ?", 1)  # stay on the id index
             sql += f" AND id IN ({','.join('?' * len(ids))})"
             params.extend(ids)
         if not all_versions:
@@ -397,7 +404,7 @@ class SQLiteStore:
             return {}
         marks = ",".join("?" * len(ids))
         rows = self.query(
-            f"SELECT id, last_reinforced FROM facts WHERE user_id = ? AND id IN ({marks})", [user_id, *ids]
+            f"SELECT id, last_reinforced FROM facts WHERE +user_id = ? AND id IN ({marks})", [user_id, *ids]
         )
         return {r[0]: float(r[1]) for r in rows}
 
@@ -442,6 +449,7 @@ class SQLiteStore:
         if ids is not None:
             if not ids:
                 return []
+            sql = sql.replace("WHERE user_id = ?", "WHERE +user_id = ?", 1)  # stay on the id index
             sql += f" AND id IN ({','.join('?' * len(ids))})"
             params.extend(ids)
         return [row_to_rule(r) for r in self.query(sql + " ORDER BY seq", params)]
@@ -504,8 +512,8 @@ class SQLiteStore:
             for chunk in _chunks(list(ids), 500):
                 marks = ",".join("?" * len(chunk))
                 ep = [r[0] for r in conn.execute(
-                    f"SELECT id FROM episodes WHERE user_id = ? AND id IN ({marks})", [user_id, *chunk])]
-                conn.execute(f"DELETE FROM episodes WHERE user_id = ? AND id IN ({marks})", [user_id, *chunk])
+                    f"SELECT id FROM episodes WHERE +user_id = ? AND id IN ({marks})", [user_id, *chunk])]
+                conn.execute(f"DELETE FROM episodes WHERE +user_id = ? AND id IN ({marks})", [user_id, *chunk])
                 lineages = [r[0] for r in conn.execute(
                     f"SELECT DISTINCT lineage_id FROM facts WHERE user_id = ? AND (id IN ({marks})"
                     f" OR lineage_id IN ({marks}))", [user_id, *chunk, *chunk])]
@@ -515,8 +523,8 @@ class SQLiteStore:
                         "SELECT id FROM facts WHERE user_id = ? AND lineage_id = ?", (user_id, lin))]
                     conn.execute("DELETE FROM facts WHERE user_id = ? AND lineage_id = ?", (user_id, lin))
                 ru = [r[0] for r in conn.execute(
-                    f"SELECT id FROM rules WHERE user_id = ? AND id IN ({marks})", [user_id, *chunk])]
-                conn.execute(f"DELETE FROM rules WHERE user_id = ? AND id IN ({marks})", [user_id, *chunk])
+                    f"SELECT id FROM rules WHERE +user_id = ? AND id IN ({marks})", [user_id, *chunk])]
+                conn.execute(f"DELETE FROM rules WHERE +user_id = ? AND id IN ({marks})", [user_id, *chunk])
                 removed["episodes"] += ep
                 removed["facts"] += fa
                 removed["rules"] += ru

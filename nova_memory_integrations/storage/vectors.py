@@ -8,6 +8,7 @@ embedding function (which downloads a model) can never run.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +19,7 @@ __all__ = ["VectorIndex", "VectorKind"]
 
 VectorKind = Literal["episode", "fact", "rule"]
 _KINDS: tuple[VectorKind, ...] = ("episode", "fact", "rule")
+_VEC_CACHE = 50_000
 Metadata = Mapping[str, str | int | float | bool]
 
 
@@ -45,6 +47,7 @@ class VectorIndex:
         self.prefix = prefix
         self._lock = threading.Lock()
         self._collections: dict[str, Any] = {}
+        self._vec_cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
         for kind in _KINDS:
             self._collections[kind] = self._open(kind)
 
@@ -69,6 +72,7 @@ class VectorIndex:
             return
         if any("user_id" not in m for m in metadatas):
             raise StorageError("every vector needs a user_id in its metadata")
+        self._forget(kind, ids)
         try:
             self._collections[kind].upsert(
                 ids=list(ids),
@@ -104,21 +108,35 @@ class VectorIndex:
         return [(i, 1.0 - float(d)) for i, d in zip(ids[0], dists[0])]
 
     def get_embeddings(self, kind: VectorKind, ids: Sequence[str]) -> dict[str, list[float]]:
-        """Stored vectors by id (ids not indexed are absent)."""
-        if not ids:
-            return {}
+        """Stored vectors by id (ids not indexed are absent), through a bounded cache."""
+        out = {i: self._vec_cache[(kind, i)] for i in ids if (kind, i) in self._vec_cache}
+        missing = [i for i in dict.fromkeys(ids) if i not in out]
+        if not missing:
+            return out
         try:
-            res = self._collections[kind].get(ids=list(ids), include=["embeddings"])
+            res = self._collections[kind].get(ids=missing, include=["embeddings"])
         except Exception as exc:
             raise StorageError(f"Chroma get failed: {exc}") from exc
         embs = res.get("embeddings")
         if embs is None:
-            return {}
-        return {i: [float(x) for x in e] for i, e in zip(res.get("ids") or [], embs)}
+            return out
+        fresh = {i: [float(x) for x in e] for i, e in zip(res.get("ids") or [], embs)}
+        with self._lock:
+            for i, v in fresh.items():
+                self._vec_cache[(kind, i)] = v
+            while len(self._vec_cache) > _VEC_CACHE:
+                self._vec_cache.popitem(last=False)
+        return {**out, **fresh}
+
+    def _forget(self, kind: VectorKind, ids: Sequence[str]) -> None:
+        with self._lock:
+            for i in ids:
+                self._vec_cache.pop((kind, i), None)
 
     def delete(self, kind: VectorKind, ids: Sequence[str]) -> None:
         """Remove vectors by id (missing ids are ignored)."""
         if ids:
+            self._forget(kind, ids)
             try:
                 self._collections[kind].delete(ids=list(ids))
             except Exception as exc:
@@ -126,6 +144,8 @@ class VectorIndex:
 
     def delete_user(self, user_id: str) -> None:
         """Remove every vector of one user from every collection."""
+        with self._lock:
+            self._vec_cache.clear()
         try:
             for col in self._collections.values():
                 col.delete(where={"user_id": user_id})
@@ -144,6 +164,7 @@ class VectorIndex:
     def reset(self) -> None:
         """Drop and recreate all collections (for ``reindex``)."""
         with self._lock:
+            self._vec_cache.clear()
             for kind in _KINDS:
                 try:
                     self.client.delete_collection(f"{self.prefix}_{kind}s")
