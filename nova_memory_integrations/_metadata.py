@@ -63,7 +63,8 @@ def hit_metadata(hit: SearchHit) -> dict[str, Any]:
     if hit.episode is not None:
         ep = hit.episode
         meta.update(session_id=ep.session_id, role=ep.role, valid_from=iso(ep.timestamp),
-                    ingested_at=iso(ep.ingested_at), provenance=[ep.id], memory_metadata=dict(ep.metadata))
+                    ingested_at=iso(ep.ingested_at), provenance=list(hit.provenance) or [ep.id],
+                    memory_metadata=dict(ep.metadata))
     if hit.fact is not None:
         fact = hit.fact
         meta.update(valid_from=iso(fact.valid_from), valid_to=iso(fact.valid_to), confidence=fact.confidence,

@@ -77,7 +77,9 @@ def test_documents_carry_kind_ids_scores_dates_validity_provenance(filled: NovaS
     assert fact.metadata["lineage_id"] == stored.lineage_id
     episode = next(d for d in docs if d.metadata["kind"] == "episode")
     assert episode.metadata["role"] == "user" and episode.metadata["session_id"] == "s1"
-    assert episode.metadata["provenance"] == [episode.id] and episode.metadata["timestamp"]
+    # an episode document is a snippet: its own turn first in score, every merged turn in provenance
+    assert episode.id in episode.metadata["provenance"] and episode.metadata["timestamp"]
+    assert len(episode.metadata["provenance"]) == len(episode.page_content.splitlines())
     assert isinstance(episode.metadata["scores"], dict) and episode.metadata["scores"]
     json.dumps([d.metadata for d in docs])  # serialisable
 

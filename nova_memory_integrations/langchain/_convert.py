@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document
@@ -30,6 +29,8 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+
+from .._metadata import MEMORY_SOURCE, context_item_metadata, hit_metadata
 
 if TYPE_CHECKING:
     from ..types import ContextItem, Episode, SearchHit
@@ -46,15 +47,9 @@ __all__ = [
     "message_to_turn",
 ]
 
-MEMORY_SOURCE = "nova-memory"
-"""``metadata["source"]`` of every document built from memory."""
 
 _TRUNCATED = "\n[... truncated by nova-memory]"
 _EPISODE_ID = re.compile(r"ep_[0-9a-f]{32}")
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat()
 
 
 def message_role(message: BaseMessage) -> str:
@@ -145,56 +140,11 @@ def episode_to_message(episode: Episode) -> BaseMessage:
     return ChatMessage(role=episode.role, **common)
 
 
-def _base_metadata(kind: str, mem_id: str, score: float, scores: Mapping[str, float]) -> dict[str, Any]:
-    return {
-        "source": MEMORY_SOURCE,
-        "kind": kind,
-        "id": mem_id,
-        "score": float(score),
-        "scores": {k: float(v) for k, v in scores.items()},
-        "timestamp": None,
-        "valid_from": None,
-        "valid_to": None,
-        "confidence": None,
-        "provenance": [],
-        "session_id": None,
-        "role": None,
-        "memory_metadata": {},
-    }
-
-
 def hit_to_document(hit: SearchHit) -> Document:
     """A ``Document`` for one ``store.retrieve`` / ``store.search`` hit."""
-    meta = _base_metadata(hit.kind, hit.id, hit.score, hit.scores)
-    meta["timestamp"] = _iso(hit.timestamp)
-    if hit.episode is not None:
-        ep = hit.episode
-        meta.update(session_id=ep.session_id, role=ep.role, valid_from=_iso(ep.timestamp),
-                    ingested_at=_iso(ep.ingested_at), provenance=[ep.id], memory_metadata=dict(ep.metadata))
-    if hit.fact is not None:
-        fact = hit.fact
-        meta.update(valid_from=_iso(fact.valid_from), valid_to=_iso(fact.valid_to), confidence=fact.confidence,
-                    provenance=list(fact.provenance), lineage_id=fact.lineage_id, subject=fact.subject,
-                    predicate=fact.predicate, object=fact.object, ingested_at=_iso(fact.ingested_at),
-                    memory_metadata=dict(fact.metadata))
-    if hit.rule is not None:
-        rule = hit.rule
-        meta.update(confidence=rule.confidence, condition=rule.condition, action=rule.action,
-                    valid_from=_iso(rule.created_at), memory_metadata=dict(rule.metadata))
-    return Document(id=hit.id, page_content=hit.text, metadata=meta)
+    return Document(id=hit.id, page_content=hit.text, metadata=hit_metadata(hit))
 
 
 def context_item_to_document(item: ContextItem) -> Document:
     """A ``Document`` for one source of a ``store.context`` result (budgeted retrieval)."""
-    meta = _base_metadata(item.kind, item.id, item.score, item.scores)
-    own = dict(item.metadata)
-    role = own.pop("role", None) if item.kind == "episode" else None
-    lineage = own.pop("lineage_id", None) if item.kind == "fact" else None
-    meta.update(timestamp=_iso(item.timestamp), valid_from=_iso(item.valid_from), valid_to=_iso(item.valid_to),
-                confidence=item.confidence, provenance=list(item.provenance), session_id=item.session_id,
-                role=role, reason=item.reason, memory_metadata=own)
-    if item.kind == "episode" and meta["valid_from"] is None:
-        meta["valid_from"] = meta["timestamp"]
-    if lineage is not None:
-        meta["lineage_id"] = lineage
-    return Document(id=item.id, page_content=item.text, metadata=meta)
+    return Document(id=item.id, page_content=item.text, metadata=context_item_metadata(item))
