@@ -21,7 +21,18 @@ from .errors import (
     StorageError,
     StoreClosedError,
 )
-from .types import ConsolidationResult, Episode, Fact, FactDecision, Rule, SearchHit
+from .types import (
+    CompressedText,
+    CompressionResult,
+    ConsolidationResult,
+    ContextItem,
+    ContextResult,
+    Episode,
+    Fact,
+    FactDecision,
+    Rule,
+    SearchHit,
+)
 
 if TYPE_CHECKING:
     from .langchain import (
@@ -31,14 +42,19 @@ if TYPE_CHECKING:
         NovaMemory,
         NovaRetriever,
     )
+    from .retrieval.config import SearchConfig
     from .store import NovaStore
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CompressedText",
+    "CompressionResult",
     "ConfigError",
     "ConsolidationError",
     "ConsolidationResult",
+    "ContextItem",
+    "ContextResult",
     "EmbeddingError",
     "Episode",
     "Fact",
@@ -54,6 +70,7 @@ __all__ = [
     "NovaRetriever",
     "NovaStore",
     "Rule",
+    "SearchConfig",
     "SearchHit",
     "StorageError",
     "StoreClosedError",
@@ -62,6 +79,7 @@ __all__ = [
 
 _LAZY = {
     "NovaStore": ".store",
+    "SearchConfig": ".retrieval.config",
     "NovaMemory": ".langchain",
     "NovaRetriever": ".langchain",
     "NovaCompressor": ".langchain",
