@@ -315,3 +315,23 @@ def test_named_speakers_are_the_subject_of_their_first_person_facts(store: NovaS
     store.consolidate("chat")
     lives = {(f.subject, f.object) for f in store.facts("chat", predicate="lives_in")}
     assert lives == {("caroline", "Boston"), ("melanie", "Denver")}
+
+
+@pytest.mark.parametrize(("subject", "predicate", "obj"), [("user", "!!!", "x"), ("...", "likes", "tea"), ("user", "likes", "  ")])
+def test_add_fact_rejects_triples_without_content(store: NovaStore, subject: str, predicate: str, obj: str) -> None:
+    store.add_fact("s", "user", "likes", "tea")
+    with pytest.raises(InvalidInputError):
+        store.add_fact("s", subject, predicate, obj)
+    assert [(f.predicate, f.object) for f in store.facts("s")] == [("likes", "tea")]
+
+
+def test_expired_fact_versions_are_not_requeued_on_reopen(tmp_path: Path, minilm: object) -> None:
+    path = tmp_path / "e"
+    with NovaStore(path, embeddings=minilm) as s:  # type: ignore[arg-type]
+        s.add_fact("t", "user", "lives_in", "Oslo", valid_from=T0)
+        s.add_fact("t", "user", "lives_in", "Bergen", valid_from=T0 + timedelta(days=5))
+        assert s.flush(timeout=60)
+        unindexed = s.db.query("SELECT COUNT(*) FROM facts WHERE user_id = 't' AND indexed = 0")[0][0]
+        assert unindexed == 0  # the expired version left the index and is flagged as handled
+    with NovaStore(path, embeddings=minilm) as s:  # type: ignore[arg-type]
+        assert s.indexer.recover() == 0
