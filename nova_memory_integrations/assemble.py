@@ -138,6 +138,13 @@ def _xml_item(i: ContextItem) -> str:
     return f'<rule id="{_attr(i.id)}">{escape(i.text)}</rule>'
 
 
+_TEXT_LABELS: dict[str, tuple[list[str], str, str, str, str, list[str]]] = {
+    # format: (opening lines, facts header, turns header, date header, rules header, closing lines)
+    "markdown": (["<memory>"], "## Facts", "## Relevant past conversation", "### {}", "## Rules", ["</memory>"]),
+    "plain": ([], "Known facts:", "Relevant past conversation:", "{}:", "Rules to follow:", []),
+}
+
+
 def render(items: Sequence[ContextItem], fmt: Format) -> str:
     """Render items (any order) as a context block; empty input -> empty string."""
     if not items:
@@ -156,33 +163,20 @@ def render(items: Sequence[ContextItem], fmt: Format) -> str:
                 out += [f"<{name}>", *(_xml_item(i) for i in group), f"</{name}>"]
         out.append("</memory>")
         return "\n".join(out)
-    if fmt == "plain":
-        out = [PREAMBLE]
-        if facts:
-            out.append("Known facts:")
-            out += [f"- {_fact_line(i)}" for i in facts]
-        if turns:
-            out.append("Relevant past conversation:")
-            for day, group in _turn_groups(turns):
-                out.append(f"{day}:")
-                out += [f"- {_speaker_text(i)}" for i in group]
-        if rules:
-            out.append("Rules to follow:")
-            out += [f"- {escape(i.text)}" for i in rules]
-        return "\n".join(out)
-    out = ["<memory>", PREAMBLE]
+    opening, facts_head, turns_head, day_head, rules_head, closing = _TEXT_LABELS[fmt]
+    out = [*opening, PREAMBLE]
     if facts:
-        out.append("## Facts")
+        out.append(facts_head)
         out += [f"- {_fact_line(i)}" for i in facts]
     if turns:
-        out.append("## Relevant past conversation")
+        out.append(turns_head)
         for day, group in _turn_groups(turns):
-            out.append(f"### {day}")
+            out.append(day_head.format(day))
             out += [f"- {_speaker_text(i)}" for i in group]
     if rules:
-        out.append("## Rules")
+        out.append(rules_head)
         out += [f"- {escape(i.text)}" for i in rules]
-    out.append("</memory>")
+    out += closing
     return "\n".join(out)
 
 

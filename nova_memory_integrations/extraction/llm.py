@@ -53,19 +53,10 @@ _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 
 def _balance(text: str) -> str:
     """Close an unterminated string and unbalanced brackets (truncated output)."""
+    structural, in_str = _outside_strings(text)
     stack: list[str] = []
-    in_str = escaped = False
-    for ch in text:
-        if in_str:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "{[":
+    for _, ch in structural:
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]" and stack and stack[-1] == ch:
             stack.pop()
@@ -76,8 +67,15 @@ def _balance(text: str) -> str:
 
 def _cut_last_element(text: str) -> str | None:
     """Drop everything after the last top-level-or-nested comma outside strings."""
+    last = max((i for i, ch in _outside_strings(text)[0] if ch == ","), default=-1)
+    return text[:last] if last > 0 else None
+
+
+def _outside_strings(text: str) -> tuple[list[tuple[int, str]], bool]:
+    """The ``(index, char)`` of JSON text outside string literals (quotes excluded), and
+    whether the text ends inside an unterminated string."""
+    out: list[tuple[int, str]] = []
     in_str = escaped = False
-    last = -1
     for i, ch in enumerate(text):
         if in_str:
             if escaped:
@@ -88,9 +86,9 @@ def _cut_last_element(text: str) -> str | None:
                 in_str = False
         elif ch == '"':
             in_str = True
-        elif ch == ",":
-            last = i
-    return text[:last] if last > 0 else None
+        else:
+            out.append((i, ch))
+    return out, in_str
 
 
 def repair_json(text: str) -> tuple[Any, bool]:
