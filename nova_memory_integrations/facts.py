@@ -206,7 +206,17 @@ class FactMemory:
 
     def effective_confidence(self, fact: Fact, *, now: datetime | None = None) -> float:
         """Confidence with passive decay since the fact was last reinforced."""
-        now = now or utcnow()
-        last = self.db.fact_last_reinforced(fact.user_id, [fact.id]).get(fact.id)
-        age_days = 0.0 if last is None else max(0.0, (to_epoch(now) or 0.0) - last) / 86400
-        return decayed_confidence(fact.confidence, age_days=age_days, half_life_days=self.config.decay_half_life_days)
+        return self.effective_confidences(fact.user_id, [fact], now=now)[fact.id]
+
+    def effective_confidences(
+        self, user_id: str, facts: Sequence[Fact], *, now: datetime | None = None
+    ) -> dict[str, float]:
+        """:meth:`effective_confidence` of several facts of one user, in one lookup."""
+        moment = to_epoch(now or utcnow()) or 0.0
+        last = self.db.fact_last_reinforced(user_id, [f.id for f in facts])
+        out: dict[str, float] = {}
+        for f in facts:
+            age_days = 0.0 if f.id not in last else max(0.0, moment - last[f.id]) / 86400
+            out[f.id] = decayed_confidence(f.confidence, age_days=age_days,
+                                           half_life_days=self.config.decay_half_life_days)
+        return out

@@ -131,8 +131,10 @@ class RecallPipeline:
         else:
             self._fuse_weighted(user_id, cands, qvec, graph_hits, config, moment)
         unit = 1.0 if config.fusion == "weighted" else 1.0 / (config.rrf_k + 1)
+        confidence = self.store.fact_memory.effective_confidences(
+            user_id, [c.fact for c in cands.values() if c.fact is not None], now=moment)
         for cand in cands.values():
-            self._priors(cand, moment, config, unit)
+            self._priors(cand, moment, config, unit, confidence)
             cand.score = sum(cand.contributions.values())
         ranked = sorted(cands.values(), key=lambda c: c.score, reverse=True)
         timings["fuse_ms"] = _ms(clock)
@@ -253,7 +255,9 @@ class RecallPipeline:
                                                rule.created_at, rule=rule, raw={"rule": rule_scores[rule.id]})
         return out
 
-    def _priors(self, cand: Candidate, now: datetime, config: SearchConfig, unit: float) -> None:
+    def _priors(
+        self, cand: Candidate, now: datetime, config: SearchConfig, unit: float, confidence: dict[str, float]
+    ) -> None:
         w = config.weights
         c = cand.contributions
         if w.recency:
@@ -262,7 +266,7 @@ class RecallPipeline:
             c["importance"] = w.importance * unit * cand.episode.importance
             c["access"] = w.access * unit * saturating(cand.episode.access_count)
         if cand.fact is not None:
-            c["confidence"] = w.confidence * unit * self.store.fact_memory.effective_confidence(cand.fact, now=now)
+            c["confidence"] = w.confidence * unit * confidence[cand.fact.id]
 
     def _rerank(self, query: str, qvec: list[float], ranked: list[Candidate], config: SearchConfig) -> list[Candidate]:
         head, tail = ranked[: config.rerank_top_n], ranked[config.rerank_top_n :]
