@@ -43,10 +43,11 @@ def _human(dt: datetime | None) -> str:
     return f"{dt.day} {dt.strftime('%B %Y')}" if dt else "?"
 
 
+_DAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun"
 _RELATIVE = re.compile(
-    r"\b(?:the day before yesterday|yesterday|last (?:night|week|weekend|month|year|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday)|this past (?:week|weekend|month|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday)|(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of) "
+    r"\b(?:the day before yesterday|yesterday|last (?:night|week|weekend|month|year|" + _DAYS + r")"
+    r"|this past (?:week|weekend|month|" + _DAYS + r")"
+    r"|(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of) "
     r"(?:days?|weeks?|months?|years?) ago)\b",
     re.IGNORECASE,
 )
@@ -71,7 +72,7 @@ def time_note(text: str, when: datetime | None) -> str:
         elif "week" in low:
             value = f"the week of {_human(resolved)}"
         else:
-            value = _human(resolved)
+            value = f"{resolved.strftime('%A')} {_human(resolved)}"
         notes.append(f"{m} = {value}")
     return f" ({'; '.join(notes)})" if notes else ""
 

@@ -7,16 +7,29 @@ embedder and reranker in :meth:`NovaStore.compress` and :meth:`NovaStore.context
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
 from .retrieval.lexical import terms
 from .tokens import TokenCounter
 
-__all__ = ["extract_sentences", "near_duplicates", "split_sentences"]
+__all__ = ["extract_sentences", "is_phatic", "near_duplicates", "split_sentences", "strip_phatic"]
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+_SPEAKER = re.compile(r"^([^\W\d_][\w.' -]{0,38}):\s+(?=\S)")
+_PHATIC = frozenset(
+    """
+    wow whoa oh ah aw aww hey hi hello yay yeah yes yep yup sure ok okay cool awesome great amazing nice
+    glad thanks thank thx congrats congratulations haha lol omg sounds sound good lovely beautiful sweet
+    super totally absolutely definitely agree happy hear hearing wonderful fantastic incredible stunning
+    gorgeous proud exciting excited right true indeed well fun appreciate appreciated welcome bye soon
+    touch care cheers kind means mean lot luck best hope hopefully fab brilliant neat interesting
+    """.split()
+)
+"""Words of greetings, thanks and applause: a sentence made only of these (and names)
+carries nothing a memory needs ("Wow, Caroline, that sounds awesome!")."""
+_PHATIC_MAX_WORDS = 10
 
 
 def split_sentences(text: str) -> list[str]:
@@ -46,31 +59,91 @@ def near_duplicates(vectors: Sequence[Sequence[float]], threshold: float) -> dic
     return dup
 
 
-def extract_sentences(text: str, query: str, max_tokens: int, counter: TokenCounter) -> str:
+def _split_speaker(text: str) -> tuple[str, str]:
+    """``("Caroline: ", rest)`` for a transcript line, ``("", text)`` otherwise."""
+    m = _SPEAKER.match(text)
+    return (m.group(0), text[m.end():]) if m else ("", text)
+
+
+def is_phatic(sentence: str, names: Collection[str] = ()) -> bool:
+    """Whether a sentence is only greeting, thanks or applause (names aside).
+
+    Args:
+        sentence: one sentence.
+        names: words that are names of the people talking (casefolded), e.g. the speakers.
+    """
+    words = terms(sentence, max_terms=64)
+    if not words or len(sentence.split()) > _PHATIC_MAX_WORDS:
+        return False
+    return all(w in _PHATIC or w in names for w in words)
+
+
+def strip_phatic(text: str, names: Collection[str] = ()) -> str:
+    """``text`` without its phatic sentences; ``""`` when nothing else is left.
+
+    A speaker prefix ("Melanie: ") is kept in front of what remains.
+    """
+    prefix, body = _split_speaker(text)
+    sentences = split_sentences(body)
+    keep = [i for i, sent in enumerate(sentences) if not is_phatic(sent, names)]
+    if not keep:
+        return ""
+    if len(keep) == len(sentences):
+        return text
+    return prefix + _join(sentences, keep)
+
+
+def _stems(words: Sequence[str]) -> set[str]:
+    """Crude stems (first five letters) so "painted" meets "painting"."""
+    return {w[:5] for w in words}
+
+
+def extract_sentences(
+    text: str, query: str, max_tokens: int, counter: TokenCounter, *, names: Collection[str] = ()
+) -> str:
     """The sentences of ``text`` most related to ``query`` that fit ``max_tokens``.
 
-    Sentences are scored by the query words they contain (ties favour earlier ones)
-    and returned in their original order, joined by " … " where text was skipped. A
-    single sentence that is still too long is truncated.
+    A speaker prefix ("Melanie: ") is kept and does not count as a match. Sentences are
+    scored by the query words they contain (compared by crude stems); phatic ones
+    (greetings, thanks, applause) are only taken when nothing else fits, and ties favour sentences with more content
+    words, then earlier ones. They are returned in their original order, joined by " … "
+    where text was skipped. A single sentence that is still too long is truncated.
+
+    Args:
+        text: the text to shorten.
+        query: what the reader is looking for.
+        max_tokens: the most tokens the result may have, counted by ``counter``.
+        counter: the token counter.
+        names: names of the people talking (casefolded), ignored as matches.
     """
     if max_tokens <= 0:
         return ""
     if counter.count(text) <= max_tokens:
         return text
-    sentences = split_sentences(text)
-    qterms = set(terms(query))
+    prefix, body = _split_speaker(text)
+    sentences = split_sentences(body)
+    qstems = _stems([w for w in terms(query) if w not in names])
+    words = [terms(sent, max_terms=64) for sent in sentences]
+    phatic = [is_phatic(sent, names) for sent in sentences]
     scored = sorted(
         range(len(sentences)),
-        key=lambda i: (-len(qterms & set(terms(sentences[i]))), i),
+        key=lambda i: (
+            phatic[i],
+            -len(qstems & _stems(words[i])),
+            -min(len(words[i]), 8),
+            i,
+        ),
     )
     chosen: list[int] = []
     for i in scored:
+        if phatic[i] and chosen:
+            break  # small talk never fills leftover room
         trial = sorted([*chosen, i])
-        if counter.count(_join(sentences, trial)) <= max_tokens:
+        if counter.count(prefix + _join(sentences, trial)) <= max_tokens:
             chosen = trial
     if not chosen:
-        return counter.truncate(sentences[scored[0]] if sentences else text, max_tokens)
-    return _join(sentences, chosen)
+        return counter.truncate(prefix + sentences[scored[0]] if sentences else text, max_tokens)
+    return prefix + _join(sentences, chosen)
 
 
 def _join(sentences: Sequence[str], idx: Sequence[int]) -> str:

@@ -12,10 +12,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ._time import to_epoch, utcnow
-from .assemble import Format, fit
-from .compress import extract_sentences, near_duplicates
+from .assemble import Format, fit, render
+from .compress import extract_sentences, near_duplicates, strip_phatic
 from .retrieval.config import SearchConfig
-from .retrieval.signals import Candidate
+from .retrieval.lexical import terms
+from .retrieval.signals import GENERIC_ROLES, Candidate
+from .tokens import TokenCounter
 from .types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 
 if TYPE_CHECKING:
@@ -124,6 +126,37 @@ def snippets(store: NovaStore, user_id: str, ranked: Sequence[Candidate], k: int
     return [to_hit(g[0], g) for g in groups]
 
 
+def _speaker_names(cands: Sequence[Candidate]) -> frozenset[str]:
+    """Words of the speakers' names (roles other than user/assistant/...), casefolded."""
+    roles = {c.episode.role for c in cands if c.episode is not None}
+    return frozenset(w for r in roles if r.casefold() not in GENERIC_ROLES for w in terms(r))
+
+
+def _expand(
+    kept: list[ContextItem], fuller: dict[str, str], text: str, tokens: int, *, query: str, fmt: Format,
+    budget: int, counter: TokenCounter, names: frozenset[str], attempts: int = 6,
+) -> tuple[str, int, list[ContextItem]]:
+    """Spend what the budget has left on giving back cut sentences, best items first."""
+    for pos, item in enumerate(kept):
+        if attempts <= 0 or budget - tokens < 6:
+            break
+        original = fuller.get(item.id)
+        if original is None:
+            continue
+        attempts -= 1
+        room = counter.count(item.text) + budget - tokens - 2
+        longer = extract_sentences(original, query, room, counter, names=names)
+        if len(longer) <= len(item.text):
+            continue
+        reason = item.reason.replace("; compressed extractively", "") if longer == original else item.reason
+        trial = [*kept[:pos], item.model_copy(update={"text": longer, "reason": reason}), *kept[pos + 1:]]
+        trial_text = render(trial, fmt)
+        trial_tokens = counter.count(trial_text)
+        if trial_tokens <= budget:
+            kept, text, tokens = trial, trial_text, trial_tokens
+    return text, tokens, kept
+
+
 def build_context(
     store: NovaStore,
     query: str,
@@ -148,6 +181,8 @@ def build_context(
     dups = near_duplicates(_vectors(store, cands), config.dedupe_threshold) if len(cands) > 1 else {}
     items: list[ContextItem] = []
     original = 0
+    names = _speaker_names(cands)
+    fuller: dict[str, str] = {}
     for i, c in enumerate(cands):
         item = to_item(c)
         if i in dups:
@@ -155,14 +190,26 @@ def build_context(
             continue
         n = counter.count(item.text)
         original += n
-        if n > config.max_item_tokens:
-            short = extract_sentences(item.text, query, config.max_item_tokens, counter)
+        if item.kind == "episode":
+            bare = strip_phatic(item.text, names)
+            if not bare:
+                dropped.append(item.model_copy(update={"reason": "greeting or thanks only"}))
+                continue
+            if bare != item.text:
+                item = item.model_copy(update={"text": bare, "reason": item.reason + "; small talk removed"})
+                n = counter.count(bare)
+        cap = config.lead_item_tokens if len(items) < config.lead_items else config.max_item_tokens
+        if n > cap:
+            fuller[item.id] = item.text
+            short = extract_sentences(item.text, query, cap, counter, names=names)
             item = item.model_copy(update={"text": short, "reason": item.reason + "; compressed extractively"})
         items.append(item)
     timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
 
     clock = time.perf_counter()
     text, tokens, kept, over = fit(items, fmt, budget_tokens, counter, fact_share=config.fact_share)
+    text, tokens, kept = _expand(kept, fuller, text, tokens, query=query, fmt=fmt, budget=budget_tokens,
+                                 counter=counter, names=names)
     dropped += [i.model_copy(update={"reason": "over the token budget"}) for i in over]
     timings["assemble_ms"] = round((time.perf_counter() - clock) * 1000, 3)
     kept_eps = [i.id for i in kept if i.kind == "episode"]

@@ -139,3 +139,24 @@ def test_fit_with_whitespace_counter_also_holds() -> None:
         for budget in (3, 30, 120, 400):
             text, tokens, _, _ = fit(items, fmt, budget, counter)  # type: ignore[arg-type]
             assert tokens == counter.count(text) <= budget
+
+
+@pytest.mark.parametrize(("said", "note"), [
+    ("Last Fri I took the kids to a pottery workshop.", "(Last Fri = Friday 14 July 2023)"),
+    ("We met last tues. at the cafe.", "(last tues = Tuesday 11 July 2023)"),
+    ("I went to a support group yesterday.", "(yesterday = Friday 14 July 2023)"),
+    ("3 days ago the car broke down.", "(3 days ago = Wednesday 12 July 2023)"),
+    ("last week I ran a 10k.", "(last week = the week of 8 July 2023)"),
+])
+def test_relative_days_are_resolved_with_their_weekday(said: str, note: str) -> None:
+    from nova_memory_integrations.assemble import time_note
+
+    assert time_note(said, datetime(2023, 7, 15, 13, 0, tzinfo=timezone.utc)).strip() == note
+
+
+def test_words_that_only_look_like_weekday_abbreviations_are_left_alone() -> None:
+    from nova_memory_integrations.assemble import time_note
+
+    when = datetime(2023, 7, 15, tzinfo=timezone.utc)
+    assert time_note("We sat on the sun deck and had a wedding.", when) == ""
+    assert time_note("The last sunset was great.", when) == ""

@@ -142,3 +142,44 @@ def test_store_compress_leaves_no_stub_when_the_budget_is_nearly_spent(store: No
     for item in res.items:  # a cut item keeps a useful size (min_item_tokens), never a 2-token "A …"
         assert item.tokens == item.original_tokens or item.tokens >= 12
     assert res.output_tokens <= first + 4
+
+
+# -- small talk and transcripts ----------------------------------------------------------------------
+@pytest.mark.parametrize("sentence", ["Wow, Caroline, that sounds awesome!", "Thanks, Mel!", "Hey Caroline!",
+                                      "Yeah, I agree, they're awesome."])
+def test_greetings_thanks_and_applause_are_phatic(sentence: str) -> None:
+    from nova_memory_integrations.compress import is_phatic
+
+    assert is_phatic(sentence, {"caroline", "mel"})
+
+
+@pytest.mark.parametrize("sentence", ["I love Paris!", "Thanks, the key is under the mat.", "Great, I got the job at Acme!",
+                                      "Wow, Caroline, that sounds awesome and I would love to join you at the lake."])
+def test_sentences_with_content_are_not_phatic(sentence: str) -> None:
+    from nova_memory_integrations.compress import is_phatic
+
+    assert not is_phatic(sentence, {"caroline"})
+
+
+def test_strip_phatic_keeps_the_speaker_and_the_content() -> None:
+    from nova_memory_integrations.compress import strip_phatic
+
+    line = "Melanie: Thanks, Caroline! I painted a horse last week. Wow!"
+    assert strip_phatic(line, {"caroline"}) == "Melanie: I painted a horse last week."
+    assert strip_phatic("Melanie: Wow, Caroline, that sounds awesome!", {"caroline"}) == ""
+    assert strip_phatic("I painted a horse.", set()) == "I painted a horse."
+
+
+def test_extract_keeps_speaker_prefix_and_ignores_names_as_matches(counter: TokenCounter) -> None:
+    line = ("Caroline: Thanks, Mel! It has been a long week and I am so tired of all the rain here. I made this "
+            "stained glass window for the local church to remind us of our true potential.")
+    out = extract_sentences(line, "What did Caroline make for the local church?", 28, counter, names={"caroline", "mel"})
+    assert out.startswith("Caroline: ") and "stained glass window" in out, out
+    assert "Thanks" not in out and counter.count(out) <= 28
+
+
+def test_extract_matches_word_forms(counter: TokenCounter) -> None:
+    text = ("We went to the lake on Saturday and the kids swam all afternoon in the water. "
+            "I finished a painting of the sunrise over the hills. The dog slept the whole way home.")
+    out = extract_sentences(text, "What has she painted?", 16, counter)
+    assert "painting of the sunrise" in out, out

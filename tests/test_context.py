@@ -85,9 +85,11 @@ def test_budget_holds_in_every_format(mixed_store: NovaStore, budget: int, fmt: 
         assert res.sources, "a short turn fits in 200 tokens"
     if res.dropped:
         assert all(d.reason for d in res.dropped)
-    max_item = mixed_store._search_config(None).max_item_tokens
-    for item in res.sources:
-        assert mixed_store.count_tokens(item.text) <= max_item or item.kind != "episode"
+    for item in res.sources:  # an item is its turn or sentences cut from it, never more
+        if item.kind == "episode":
+            original = mixed_store.get_episodes(USER, [item.id])[0].content
+            assert all(part.strip() in original for part in item.text.split("…")), (item.text, original)
+            assert len(item.text) <= len(original)
 
 
 def test_budget_holds_for_tiny_and_odd_budgets(mixed_store: NovaStore) -> None:
@@ -105,7 +107,7 @@ def test_more_budget_never_yields_fewer_sources(mixed_store: NovaStore) -> None:
 
 
 def test_long_turns_are_compressed_to_relevant_sentences(mixed_store: NovaStore) -> None:
-    res = mixed_store.context("train connections from Oslo to Abisko", USER, budget_tokens=2000)
+    res = mixed_store.context("train connections from Oslo to Abisko", USER, budget_tokens=1000)
     compressed = [s for s in res.sources if "compressed" in s.reason]
     assert compressed
     assert any("Oslo" in s.text for s in compressed)
@@ -267,3 +269,35 @@ def test_near_duplicate_turns_are_dropped_from_the_context(store: NovaStore) -> 
     texts = [s.text.strip() for s in res.sources]
     assert texts.count(dup) == 1, texts
     assert any("near-duplicate" in d.reason for d in res.dropped)
+
+
+def test_small_talk_turns_are_dropped_and_small_talk_sentences_removed(store: NovaStore) -> None:
+    store.add_turns([
+        {"user_id": USER, "role": "Melanie", "content": "Wow, Caroline, that sounds awesome!", "session_id": "s1"},
+        {"user_id": USER, "role": "Melanie", "content": "Thanks, Caroline! I painted a horse on the barn wall.",
+         "session_id": "s1"},
+        {"user_id": USER, "role": "Caroline", "content": "Hey Melanie! Your horse painting is lovely.", "session_id": "s1"},
+    ])
+    res = store.context("What did Melanie paint?", USER, budget_tokens=400)
+    texts = [s.text for s in res.sources]
+    assert "I painted a horse on the barn wall." in texts, texts
+    assert not any("awesome" in t or "Thanks" in t or t.startswith("Hey") for t in texts), texts
+    assert any(d.reason == "greeting or thanks only" and "awesome" in d.text for d in res.dropped)
+    assert "melanie: I painted a horse on the barn wall." in res.text  # the speaker stays in front
+
+
+def test_leftover_budget_gives_back_cut_sentences(store: NovaStore) -> None:
+    from nova_memory_integrations.retrieval.config import SearchConfig
+
+    long_turn = " ".join(f"On day {i} of the Abisko trip we hiked to lake number {i} and camped by the shore."
+                         for i in range(1, 9))
+    store.add_turns([{"user_id": USER, "role": "user", "content": long_turn},
+                     {"user_id": USER, "role": "user", "content": "I like green tea in the morning."}])
+    tight = SearchConfig.preset("balanced").model_copy(update={"lead_items": 0, "max_item_tokens": 24})
+    roomy = store.context("Abisko hiking trip", USER, budget_tokens=1000, preset=tight)
+    item = next(s for s in roomy.sources if "Abisko" in s.text)
+    assert item.text == long_turn  # cut to 24 tokens first, then given back as the budget allows
+    small = store.context("Abisko hiking trip", USER, budget_tokens=60, preset=tight)
+    assert small.tokens <= 60
+    cut = next(s for s in small.sources if "Abisko" in s.text)
+    assert len(cut.text) < len(long_turn)

@@ -287,3 +287,34 @@ def test_lookups_by_id_do_not_scan_all_of_a_users_episodes(store: NovaStore, loo
         method = getattr(store.db, lookup)
         steps.append(_vm_steps(store, lambda: method(USER, ids)))  # noqa: B023
     assert steps[1] < 3 * steps[0], f"{lookup}: {steps[0]} VM steps at 500 episodes, {steps[1]} at 20,000"
+
+
+# -- speakers ----------------------------------------------------------------------------------------
+def test_named_speakers_ignores_generic_roles() -> None:
+    from nova_memory_integrations.retrieval.signals import named_speakers
+
+    roles = {"alice", "bob", "user", "assistant", "mary ann"}
+    assert named_speakers("What did Alice paint?", roles) == {"alice"}
+    assert named_speakers("Did Mary Ann and Bob's team win?", roles) == {"mary ann", "bob"}
+    assert named_speakers("what did the user say to the assistant?", roles) == set()
+
+
+def test_turns_of_the_speaker_named_in_the_query_are_boosted(store: NovaStore) -> None:
+    from nova_memory_integrations.retrieval.config import SearchConfig
+
+    store.add_turns([
+        {"user_id": USER, "role": "Bob", "content": "Alice, what did you paint? Show me your paintings!", "session_id": "s1"},
+        {"user_id": USER, "role": "Alice", "content": "I painted the old lighthouse at dusk.", "session_id": "s1"},
+        {"user_id": USER, "role": "user", "content": "I painted my garden fence green.", "session_id": "s2"},
+    ])
+    config = SearchConfig.preset("balanced")
+    cands = store.recall.retrieve("What did Alice paint?", USER, k=10, config=config, kinds=("episode",))
+    by_role = {c.episode.role: c for c in cands if c.episode is not None}
+    alice = by_role["alice"]
+    priors = {"speaker", "recency", "importance", "access", "confidence"}  # added after the boost
+    base = sum(v for s, v in alice.contributions.items() if s not in priors)
+    assert alice.contributions["speaker"] == pytest.approx(config.weights.speaker * base)
+    assert "speaker" not in by_role["bob"].contributions and "speaker" not in by_role["user"].contributions
+    off = config.model_copy(update={"weights": config.weights.model_copy(update={"speaker": 0.0})})
+    plain = store.recall.retrieve("What did Alice paint?", USER, k=10, config=off, kinds=("episode",))
+    assert all("speaker" not in c.contributions for c in plain)

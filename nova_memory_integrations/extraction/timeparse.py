@@ -82,8 +82,12 @@ _NAMED_RE = re.compile(
     r"|this afternoon|this evening|last night|last week|last month|last year)\b",
     _FLAGS,
 )
+_WEEKDAY_ABBR: dict[str, int] = {
+    "mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6,
+}
 _WEEKDAY_RE = re.compile(
-    r"\b(?:last|on|this past|past)\s+(?P<wd>" + "|".join(_WEEKDAYS) + r")\b", _FLAGS
+    r"\b(?:last|on|this past|past)\s+(?P<wd>" + "|".join(_WEEKDAYS) + r")\b"
+    r"|\b(?:last|this past)\s+(?P<abbr>" + "|".join(_WEEKDAY_ABBR) + r")\.?(?!\w)", _FLAGS
 )
 _MONTH_RE = re.compile(
     rf"\b(?:in|since|during|from|back in|last|this past)\s+(?:early\s+|late\s+|mid\s+)?"
@@ -177,7 +181,8 @@ def _named(text: str, today: datetime) -> datetime | None:
         return today
     weekday = _WEEKDAY_RE.search(text)
     if weekday is not None:
-        back = (today.weekday() - _WEEKDAYS[weekday["wd"].lower()]) % 7
+        day = _WEEKDAYS[weekday["wd"].lower()] if weekday["wd"] else _WEEKDAY_ABBR[weekday["abbr"].lower()]
+        back = (today.weekday() - day) % 7
         return today - timedelta(days=back or 7)
     return None
 

@@ -34,6 +34,10 @@ class SignalWeights(BaseModel):
     fact_lexical: float = 0.15
     """Facts weigh less than turns: a short derived statement matches a question's words
     easily, while the turns hold the evidence and its context."""
+    speaker: float = 0.3
+    """Relative boost (score x (1 + speaker)) of a turn whose speaker - its role, when that is
+    a name such as "Melanie" rather than "user"/"assistant" - is named in the query: in a
+    multi-party transcript, what a person did is mostly said by that person."""
     recency: float = 0.02
     importance: float = 0.02
     confidence: float = 0.05
@@ -74,8 +78,12 @@ class SearchConfig(BaseModel):
     """``retrieve`` merges adjacent turns of a session into one snippet of up to this many turns."""
     context_candidates: int = Field(default=60, ge=1)
     dedupe_threshold: float = Field(default=0.95, gt=0, le=1)
-    max_item_tokens: int = Field(default=40, ge=8)
+    max_item_tokens: int = Field(default=22, ge=8)
     """Longer items are cut to their sentences most related to the query."""
+    lead_items: int = Field(default=8, ge=0)
+    lead_item_tokens: int = Field(default=100, ge=8)
+    """The ``lead_items`` best items may keep up to ``lead_item_tokens``: the answer most
+    often sits in them, while the breadth of the rest needs them short."""
     min_item_tokens: int = Field(default=12, ge=1)
     fact_share: float = Field(default=0.3, ge=0, le=1)
     """At most this share of the budget goes to the facts section."""

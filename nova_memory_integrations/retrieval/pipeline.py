@@ -20,7 +20,7 @@ from .._time import utcnow
 from ..types import MemoryKind
 from .config import SearchConfig
 from .fusion import min_max, recency, rrf, saturating
-from .signals import Candidate, Key, dense, graph_facts, lexical
+from .signals import Candidate, Key, dense, graph_facts, lexical, named_speakers
 
 if TYPE_CHECKING:
     from ..rerank.base import Reranker
@@ -129,7 +129,7 @@ class RecallPipeline:
         if config.fusion == "rrf":
             self._fuse_rrf(cands, rankings, config)
         else:
-            self._fuse_weighted(user_id, cands, qvec, graph_hits, config, moment)
+            self._fuse_weighted(user_id, query, cands, qvec, graph_hits, config, moment)
         unit = 1.0 if config.fusion == "weighted" else 1.0 / (config.rrf_k + 1)
         confidence = self.store.fact_memory.effective_confidences(
             user_id, [c.fact for c in cands.values() if c.fact is not None], now=moment)
@@ -155,7 +155,7 @@ class RecallPipeline:
                 cand.contributions["rule"] = unit * cand.raw.get("rule", 0.0)
 
     def _fuse_weighted(
-        self, user_id: str, cands: dict[Key, Candidate], qvec: list[float], graph_hits: list[Any],
+        self, user_id: str, query: str, cands: dict[Key, Candidate], qvec: list[float], graph_hits: list[Any],
         config: SearchConfig, moment: datetime,
     ) -> None:
         """Weighted score: cosine and max-normalised BM25 per kind, then conversation structure.
@@ -180,6 +180,12 @@ class RecallPipeline:
             if cand.kind == "rule":
                 cand.contributions = {"rule": cand.raw.get("rule", 0.0)}
         self._conversation_structure(user_id, cands, config, moment)
+        if w.speaker:
+            turns = [c for c in cands.values() if c.episode is not None]
+            named = named_speakers(query, {c.episode.role for c in turns if c.episode is not None})
+            for c in turns:
+                if c.episode is not None and c.episode.role in named:
+                    c.contributions["speaker"] = w.speaker * sum(c.contributions.values())
 
     def _fill_cosine(self, cands: dict[Key, Candidate], qvec: list[float]) -> None:
         """Cosine to the query for every candidate (fetching vectors BM25-only hits lack)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -13,9 +13,9 @@ from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import VectorIndex
 from ..temporal import normalize_value
 from ..types import Episode, Fact, MemoryKind, Rule
-from .lexical import match_expression
+from .lexical import match_expression, terms
 
-__all__ = ["Candidate", "Key", "dense", "graph_entities", "graph_facts", "lexical"]
+__all__ = ["Candidate", "Key", "dense", "graph_entities", "graph_facts", "GENERIC_ROLES", "lexical", "named_speakers"]
 
 Key = tuple[MemoryKind, str]
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
@@ -64,6 +64,23 @@ def lexical(
     if kind == "episode":
         return db.fts_episodes(user_id, expr, k, session_id=session_id)
     return db.fts_facts(user_id, expr, k)
+
+
+GENERIC_ROLES = frozenset({"user", "assistant", "system", "human", "ai", "tool", "function", "bot", "model"})
+
+
+def named_speakers(query: str, roles: Iterable[str]) -> set[str]:
+    """The roles among ``roles`` that the query names as words ("What did Melanie paint?").
+
+    Generic roles (user, assistant, ...) never count: only speaker names do.
+    """
+    words = set(terms(query, max_terms=64))
+    out = set()
+    for role in roles:
+        parts = terms(role)
+        if parts and role.casefold() not in GENERIC_ROLES and all(p in words for p in parts):
+            out.add(role)
+    return out
 
 
 def graph_entities(graph: FactGraph, user_id: str, query: str) -> list[str]:
