@@ -15,7 +15,7 @@ from ._time import to_epoch, utcnow
 from .assemble import Format, fit
 from .compress import extract_sentences, near_duplicates
 from .retrieval.config import SearchConfig
-from .retrieval.signals import Candidate
+from .retrieval.signals import Candidate, stored_vectors
 from .types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 
 if TYPE_CHECKING:
@@ -30,13 +30,9 @@ _SIGNAL_NAMES = {
 }
 
 
-def _vectors(store: NovaStore, cands: Sequence[Candidate]) -> list[list[float]]:
+def _vectors(store: NovaStore, user_id: str, cands: Sequence[Candidate]) -> list[list[float]]:
     """Stored vectors of candidates (fetched once; reused when the reranker had them)."""
-    missing: dict[MemoryKind, list[str]] = {}
-    for c in cands:
-        if c.vector is None:
-            missing.setdefault(c.kind, []).append(c.id)
-    found = {(kind, i): v for kind, ids in missing.items() for i, v in store.vectors.get_embeddings(kind, ids).items()}
+    found = stored_vectors(store.vectors, user_id, [c for c in cands if c.vector is None])
     dim = next((len(v) for v in found.values()), 0) or next((len(c.vector) for c in cands if c.vector), 1)
     return [c.vector or found.get((c.kind, c.id)) or [0.0] * dim for c in cands]
 
@@ -145,7 +141,7 @@ def build_context(
     counter = store.token_counter
     # compress: near-duplicates out, long items cut to their most relevant sentences
     dropped: list[ContextItem] = []
-    dups = near_duplicates(_vectors(store, cands), config.dedupe_threshold) if len(cands) > 1 else {}
+    dups = near_duplicates(_vectors(store, user_id, cands), config.dedupe_threshold) if len(cands) > 1 else {}
     items: list[ContextItem] = []
     original = 0
     for i, c in enumerate(cands):
