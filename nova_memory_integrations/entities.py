@@ -369,7 +369,7 @@ class RelatedFacts:
         if self.vectors is None or self.embedder is None:
             return []
         try:
-            known = self.vectors.get_embeddings("episode", [e.id for e in episodes])
+            known = self.vectors.get_embeddings("episode", [e.id for e in episodes], user_id=user_id)
             missing = [e for e in episodes if e.id not in known]
             if missing:
                 vectors = self.embedder.embed_documents([e.content for e in missing])

@@ -149,17 +149,20 @@ class Indexer:
                 self._cond.notify_all()
 
     def _index(self, batch: list[tuple[Table, str, str]]) -> None:
-        by_table: dict[Table, list[str]] = {}
-        for table, row_id, _ in batch:
-            by_table.setdefault(table, []).append(row_id)
-        for table, ids in by_table.items():
-            rows = {r["id"]: r for r in self.db.rows_by_id(table, list(dict.fromkeys(ids)))}
+        by_table: dict[Table, dict[str, str]] = {}  # row id -> user id (unique: Chroma rejects duplicate ids)
+        for table, row_id, user_id in batch:
+            by_table.setdefault(table, {})[row_id] = user_id
+        for table, owners in by_table.items():
+            rows = {r["id"]: r for r in self.db.rows_by_id(table, list(owners))}
             kind = _KIND[table]
-            gone = [i for i in dict.fromkeys(ids)  # unique: Chroma rejects duplicate ids
-                    if i not in rows or (table == "facts" and rows[i]["expired_at"] is not None)]
-            live = [rows[i] for i in dict.fromkeys(ids) if i in rows and i not in gone]
+            gone = [i for i in owners if i not in rows or (table == "facts" and rows[i]["expired_at"] is not None)]
+            live = [rows[i] for i in owners if i in rows and i not in gone]
             if gone:
-                self.vectors.delete(kind, gone)
+                gone_by_user: dict[str, list[str]] = {}
+                for i in gone:
+                    gone_by_user.setdefault(owners[i], []).append(i)
+                for user_id, user_gone in gone_by_user.items():
+                    self.vectors.delete(kind, user_gone, user_id=user_id)
                 expired = [i for i in gone if i in rows]  # kept in SQLite as history, out of the index
                 if expired:
                     self.db.mark_indexed(table, expired)

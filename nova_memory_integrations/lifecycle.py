@@ -323,6 +323,6 @@ def _replace(store: NovaStore, uid: str, remove_ids: Sequence[str], add: Sequenc
         conn.executemany(f"INSERT INTO episodes ({', '.join(_EPISODE_COLUMNS)}) VALUES ({marks})",
                          [_episode_row(e) for e in add])
         removed = store.db.delete_ids(uid, list(remove_ids))
-    store.vectors.delete("episode", removed["episodes"])
+    store.vectors.delete("episode", removed["episodes"], user_id=uid)
     store.indexer.submit("episodes", [(e.id, uid) for e in add])
     store.graph.invalidate(uid)

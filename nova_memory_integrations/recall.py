@@ -16,7 +16,7 @@ from .assemble import Format, fit, render
 from .compress import extract_sentences, near_duplicates, strip_phatic
 from .retrieval.config import SearchConfig
 from .retrieval.lexical import terms
-from .retrieval.signals import GENERIC_ROLES, Candidate
+from .retrieval.signals import GENERIC_ROLES, Candidate, stored_vectors
 from .tokens import TokenCounter
 from .types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 
@@ -32,13 +32,9 @@ _SIGNAL_NAMES = {
 }
 
 
-def _vectors(store: NovaStore, cands: Sequence[Candidate]) -> list[list[float]]:
+def _vectors(store: NovaStore, user_id: str, cands: Sequence[Candidate]) -> list[list[float]]:
     """Stored vectors of candidates (fetched once; reused when the reranker had them)."""
-    missing: dict[MemoryKind, list[str]] = {}
-    for c in cands:
-        if c.vector is None:
-            missing.setdefault(c.kind, []).append(c.id)
-    found = {(kind, i): v for kind, ids in missing.items() for i, v in store.vectors.get_embeddings(kind, ids).items()}
+    found = stored_vectors(store.vectors, user_id, [c for c in cands if c.vector is None])
     dim = next((len(v) for v in found.values()), 0) or next((len(c.vector) for c in cands if c.vector), 1)
     return [c.vector or found.get((c.kind, c.id)) or [0.0] * dim for c in cands]
 
@@ -178,7 +174,7 @@ def build_context(
     counter = store.token_counter
     # compress: near-duplicates out, long items cut to their most relevant sentences
     dropped: list[ContextItem] = []
-    dups = near_duplicates(_vectors(store, cands), config.dedupe_threshold) if len(cands) > 1 else {}
+    dups = near_duplicates(_vectors(store, user_id, cands), config.dedupe_threshold) if len(cands) > 1 else {}
     items: list[ContextItem] = []
     original = 0
     names = _speaker_names(cands)

@@ -133,6 +133,7 @@ class NovaStore(ConsolidationAPI):
         self._lock = threading.RLock()
         self._worker = BackgroundWorker(self._background_job, interval=cfg.consolidation.interval_seconds,
                                         debounce=cfg.consolidation.debounce_seconds)
+        self.vectors.migrate_legacy(self.db.reset_indexed)
         self.indexer.recover()
         if cfg.consolidation.mode == "background":
             self._worker.start()
@@ -576,7 +577,7 @@ class NovaStore(ConsolidationAPI):
         self.indexer.wait(uid, timeout=_INDEX_WAIT_S)
         removed = self.db.delete_ids(uid, check_ids(ids, self.config.limits))
         for kind, table in (("episode", "episodes"), ("fact", "facts"), ("rule", "rules")):
-            self.vectors.delete(kind, removed[table])  # type: ignore[arg-type]
+            self.vectors.delete(kind, removed[table], user_id=uid)  # type: ignore[arg-type]
         self.graph.invalidate(uid)
         self.entities.invalidate(uid)
         return removed

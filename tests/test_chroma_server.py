@@ -93,17 +93,22 @@ def test_main_flows_against_a_chroma_server(chroma_server: tuple[str, int], tmp_
         ctx = store.context("Where does the user live?", "alice")
         assert "Lisbon" in ctx.text and "Oslo" not in ctx.text
         remote = _client(host, port)
-        names = {c.name if hasattr(c, "name") else str(c) for c in remote.list_collections()}
-        assert {"nova_episodes", "nova_facts", "nova_rules"} <= names
-        assert remote.get_collection("nova_episodes").count() == 3
+        v = store.vectors
+        names = {c.name for c in remote.list_collections()}
+        alice = {v.collection_name(kind, "alice") for kind in ("episode", "fact", "rule")}
+        assert alice <= names and v.collection_name("rule", "bob") not in names  # bob has no rule
+        assert remote.get_collection(v.collection_name("episode", "alice")).count() == 2
+        assert remote.get_collection(v.collection_name("episode", "bob")).count() == 1
+        assert remote.get_collection(v.collection_name("episode", "alice")).metadata["user_id"] == "alice"
+        assert v.count("episode") == 3
 
         assert store.reindex() >= 3 + 1
         assert store.search("dog at the beach", "alice", k=1, kinds=("episode",))[0].text.startswith("My dog")
 
         store.forget("alice")
         assert store.vectors.get_user_ids("episode", "alice") == []
-        assert remote.get_collection("nova_episodes").get(where={"user_id": "alice"})["ids"] == []
-        assert remote.get_collection("nova_episodes").count() == 1  # bob's turn
+        assert not alice & {c.name for c in remote.list_collections()}
+        assert remote.get_collection(v.collection_name("episode", "bob")).count() == 1  # bob's turn
     finally:
         store.close()
 
@@ -116,4 +121,7 @@ def test_two_stores_share_one_server_with_prefixes(chroma_server: tuple[str, int
         b.add_turn("alice", "user", "Tenant B's alice likes chess.")
         hits = b.search("chess", "alice", k=3)
         assert [h.text for h in hits] == ["Tenant B's alice likes chess."]
-        assert _client(host, port).get_collection("tenant_b_episodes").count() == 1
+        remote = _client(host, port)
+        assert remote.get_collection(b.vectors.collection_name("episode", "alice")).count() == 1
+        assert b.vectors.collection_name("episode", "alice").startswith("tenant_b_episode_")
+        assert b.vectors.count("episode") == 1  # the "nova" store's collections are not counted

@@ -75,10 +75,14 @@ def test_forget_leaves_nothing_of_the_user(store: NovaStore) -> None:
     raw = _raw_bytes(db_path)
     assert MARK.encode() not in raw and SECRET_USER.encode() not in raw
     assert b"keepsakeword" in raw
-    # Chroma: no vector, document or metadata of the user in any collection
+    # Chroma: the user's collections are gone; no vector, document or metadata of theirs elsewhere
     for kind in ("episode", "fact", "rule"):
         assert store.vectors.get_user_ids(kind, SECRET_USER) == []  # type: ignore[arg-type]
-        everything = store.vectors._collections[kind].get(include=["documents", "metadatas"])
+        assert store.vectors.collection(kind, SECRET_USER) is None  # type: ignore[arg-type]
+    left = store.vectors.collections()
+    assert {c.metadata["user_id"] for c in left} == {"bystander"}
+    for col in left:
+        everything = col.get(include=["documents", "metadatas"])
         assert all(MARK not in (d or "") for d in everything["documents"])
         assert all(m.get("user_id") != SECRET_USER for m in everything["metadatas"])
     assert store.search(MARK, SECRET_USER, k=5) == []
@@ -114,6 +118,6 @@ def test_delete_ids_removes_rows_history_fts_and_vectors(store: NovaStore) -> No
     assert MARK.encode() not in _raw_bytes(store.path / "nova.sqlite3")
     assert [e.id for e in store.episodes("alice")] == [ep_keep.id]
     for kind, ids in (("episode", [ep_gone.id, dead.id]), ("fact", fact_ids), ("rule", [rule.id])):
-        assert store.vectors._collections[kind].get(ids=ids)["ids"] == []
+        assert store.vectors.collection(kind, "alice").get(ids=ids)["ids"] == []  # type: ignore[arg-type, union-attr]
     assert all(MARK not in h.text for h in store.search("locker code", "alice", k=5, kinds=("episode", "fact",
                                                                                         "rule")))

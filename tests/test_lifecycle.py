@@ -88,7 +88,7 @@ def test_capacity_evicts_lowest_weight_and_leaves_a_tombstone(make_store: Any, c
     assert "Miso" in text and "March 2024" in text and "evicted: capacity" in text
     assert stones[0].processed  # never fed to consolidation
     # gone from the vector index too; the tombstone is searchable instead
-    assert not store.vectors._collections["episode"].get(ids=low)["ids"]
+    assert not store.vectors.collection("episode", "alice").get(ids=low)["ids"]
     hits = store.search("what do you know about my cat Miso?", "alice", k=3, kinds=("episode",))
     assert hits[0].id == stones[0].id
     ctx = store.context("what do you remember about my cat Miso?", "alice")

@@ -20,7 +20,7 @@ from .._time import utcnow
 from ..types import MemoryKind
 from .config import SearchConfig
 from .fusion import min_max, recency, rrf, saturating
-from .signals import Candidate, Key, dense, graph_facts, lexical, named_speakers
+from .signals import Candidate, Key, dense, graph_facts, lexical, named_speakers, stored_vectors
 
 if TYPE_CHECKING:
     from ..rerank.base import Reranker
@@ -112,7 +112,7 @@ class RecallPipeline:
             add("dense", "episode", dense(store.vectors, "episode", qvec, user_id, config.dense_k, where))
             add("lexical", "episode", lexical(store.db, "episode", query, user_id, config.lexical_k, session_id))
         graph_hits: list[Any] = []
-        if "fact" in kinds and store.db.has_rows("facts", user_id):  # Chroma filters cost per collection
+        if "fact" in kinds and store.db.has_rows("facts", user_id):  # no facts: skip every fact lookup
             add("fact_dense", "fact", dense(store.vectors, "fact", qvec, user_id, config.fact_k))
             add("fact_lexical", "fact", lexical(store.db, "fact", query, user_id, config.fact_k))
             graph_hits = graph_facts(store.graph, user_id, query, hops=config.graph_hops, k=config.graph_k,
@@ -141,7 +141,7 @@ class RecallPipeline:
 
         clock = time.perf_counter()
         if self._should_rerank(config.rerank if rerank is None else rerank) and ranked:
-            ranked = self._rerank(query, qvec, ranked, config)
+            ranked = self._rerank(user_id, query, qvec, ranked, config)
         timings["rerank_ms"] = _ms(clock)
         return ranked[: max(k, 0)]
 
@@ -165,7 +165,7 @@ class RecallPipeline:
         ``session_weight`` times the mean of its session's best three scores.
         """
         w = config.weights
-        self._fill_cosine(cands, qvec)
+        self._fill_cosine(user_id, cands, qvec)
         for kind, sig_d, sig_l, wd, wl in (("episode", "dense", "lexical", w.dense, w.lexical),
                                             ("fact", "fact_dense", "fact_lexical", w.fact_dense, w.fact_lexical)):
             group = [c for c in cands.values() if c.kind == kind]
@@ -187,7 +187,7 @@ class RecallPipeline:
                 if c.episode is not None and c.episode.role in named:
                     c.contributions["speaker"] = w.speaker * sum(c.contributions.values())
 
-    def _fill_cosine(self, cands: dict[Key, Candidate], qvec: list[float]) -> None:
+    def _fill_cosine(self, user_id: str, cands: dict[Key, Candidate], qvec: list[float]) -> None:
         """Cosine to the query for every candidate (fetching vectors BM25-only hits lack)."""
         q = np.asarray(qvec, dtype=np.float32)
         q /= float(np.linalg.norm(q)) or 1.0
@@ -198,14 +198,14 @@ class RecallPipeline:
                     if c.kind == kind:
                         c.raw["cosine"] = c.raw[sig]
                 continue
-            vectors = self.store.vectors.get_embeddings(kind, [c.id for c in missing])  # type: ignore[arg-type]
+            vectors = stored_vectors(self.store.vectors, user_id, missing)
             for c in cands.values():
                 if c.kind != kind:
                     continue
                 if sig in c.raw:
                     c.raw["cosine"] = c.raw[sig]
-                elif c.id in vectors:
-                    v = np.asarray(vectors[c.id], dtype=np.float32)
+                elif c.key in vectors:
+                    v = np.asarray(vectors[c.key], dtype=np.float32)
                     c.raw["cosine"] = float(v @ q) / (float(np.linalg.norm(v)) or 1.0)
 
     def _conversation_structure(
@@ -274,9 +274,11 @@ class RecallPipeline:
         if cand.fact is not None:
             c["confidence"] = w.confidence * unit * confidence[cand.fact.id]
 
-    def _rerank(self, query: str, qvec: list[float], ranked: list[Candidate], config: SearchConfig) -> list[Candidate]:
+    def _rerank(
+        self, user_id: str, query: str, qvec: list[float], ranked: list[Candidate], config: SearchConfig
+    ) -> list[Candidate]:
         head, tail = ranked[: config.rerank_top_n], ranked[config.rerank_top_n :]
-        self._local.vectors = self._vectors_for(head)
+        self._local.vectors = self._vectors_for(user_id, head)
         self._local.vectors[query] = qvec
         try:
             scores = self.reranker.score(query, [c.text for c in head])
@@ -294,17 +296,13 @@ class RecallPipeline:
             cand.score = floor - (i + 1) * 1e-6
         return sorted(head, key=lambda c: c.score, reverse=True) + tail
 
-    def _vectors_for(self, cands: Sequence[Candidate]) -> dict[str, list[float]]:
-        by_kind: dict[MemoryKind, list[Candidate]] = {}
-        for c in cands:
-            by_kind.setdefault(c.kind, []).append(c)
+    def _vectors_for(self, user_id: str, cands: Sequence[Candidate]) -> dict[str, list[float]]:
+        vectors = stored_vectors(self.store.vectors, user_id, cands)
         out: dict[str, list[float]] = {}
-        for kind, group in by_kind.items():
-            vectors = self.store.vectors.get_embeddings(kind, [c.id for c in group])
-            for c in group:
-                if c.id in vectors:
-                    c.vector = vectors[c.id]
-                    out[c.text] = vectors[c.id]
+        for c in cands:
+            if c.key in vectors:
+                c.vector = vectors[c.key]
+                out[c.text] = vectors[c.key]
         return out
 
 

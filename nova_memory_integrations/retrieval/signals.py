@@ -15,7 +15,10 @@ from ..temporal import normalize_value
 from ..types import Episode, Fact, MemoryKind, Rule
 from .lexical import match_expression, terms
 
-__all__ = ["Candidate", "Key", "dense", "graph_entities", "graph_facts", "GENERIC_ROLES", "lexical", "named_speakers"]
+__all__ = [
+    "GENERIC_ROLES", "Candidate", "Key", "dense", "graph_entities", "graph_facts", "lexical", "named_speakers",
+    "stored_vectors",
+]
 
 Key = tuple[MemoryKind, str]
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
@@ -52,6 +55,15 @@ def dense(
     if k <= 0:
         return []
     return vectors.query(kind, vector, user_id=user_id, k=k, where=where)
+
+
+def stored_vectors(vectors: VectorIndex, user_id: str, cands: Sequence[Candidate]) -> dict[Key, list[float]]:
+    """The indexed vectors of one user's candidates, one lookup per kind (unindexed ones are absent)."""
+    by_kind: dict[MemoryKind, list[str]] = {}
+    for c in cands:
+        by_kind.setdefault(c.kind, []).append(c.id)
+    return {(kind, i): v for kind, ids in by_kind.items()
+            for i, v in vectors.get_embeddings(kind, ids, user_id=user_id).items()}
 
 
 def lexical(

@@ -1,39 +1,72 @@
 """The Chroma vector index over episodes, facts and rules (a rebuildable view).
 
+Every user has their own collection per kind, named ``{prefix}_{kind}_{blake2b(user_id)}``
+(created lazily on the first write, cosine space, the user id in the collection's
+metadata). Queries therefore search one user's vectors only and need no ``user_id``
+filter, whose cost grows with the number of matching rows (Chroma materialises the
+allowed ids); each result is still checked against the ``user_id`` stored with the vector.
+
 Embeddings are always computed by the engine and passed in: the collections are created
 without an embedding function and every call carries vectors, so Chroma's default
 embedding function (which downloads a model) can never run.
+
+Stores written by earlier versions kept three shared collections
+(``{prefix}_episodes``, ``{prefix}_facts``, ``{prefix}_rules``): :meth:`VectorIndex.migrate_legacy`
+drops them once SQLite (the system of record) has marked every row for re-indexing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ..errors import StorageError
 
 __all__ = ["VectorIndex", "VectorKind"]
 
+logger = logging.getLogger(__name__)
+
 VectorKind = Literal["episode", "fact", "rule"]
 _KINDS: tuple[VectorKind, ...] = ("episode", "fact", "rule")
 _VEC_CACHE = 50_000
+_COLLECTION_CACHE = 4096
+_LIST_PAGE = 1000
+_HASH_BYTES = 16
+_MAX_PREFIX = 512 - len("_episode_") - 2 * _HASH_BYTES  # Chroma names: at most 512 characters
+_PREFIX_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 Metadata = Mapping[str, str | int | float | bool]
+_T = TypeVar("_T")
+
+
+def _is_missing(exc: Exception) -> bool:
+    """Whether a Chroma error means "this collection does not exist" (any client)."""
+    return type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc)
 
 
 class VectorIndex:
-    """Three Chroma collections (cosine space) with user-scoped queries.
+    """Per-user Chroma collections (cosine space) for episodes, facts and rules.
 
     Args:
         client: any ``chromadb`` client (``PersistentClient``, ``HttpClient``, ...); when
             ``None`` an embedded ``PersistentClient`` is opened at ``path``.
         path: directory for the embedded client.
         prefix: collection name prefix, so several stores can share one Chroma server.
+
+    Raises:
+        StorageError: neither ``client`` nor ``path`` is given, or ``prefix`` cannot start
+            a Chroma collection name.
     """
 
     def __init__(self, client: Any | None = None, *, path: Path | None = None, prefix: str = "nova") -> None:
+        if not _PREFIX_RE.fullmatch(prefix) or ".." in prefix or len(prefix) > _MAX_PREFIX:
+            raise StorageError(f"collection prefix {prefix!r} must be 1-{_MAX_PREFIX} characters of "
+                               "[a-zA-Z0-9._-] starting with a letter or digit")
         if client is None:
             if path is None:
                 raise StorageError("VectorIndex needs a chroma client or a path")
@@ -45,20 +78,103 @@ class VectorIndex:
             )
         self.client = client
         self.prefix = prefix
-        self._lock = threading.Lock()
-        self._collections: dict[str, Any] = {}
-        self._vec_cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
-        for kind in _KINDS:
-            self._collections[kind] = self._open(kind)
+        self._own = re.compile(rf"{re.escape(prefix)}_(?:{'|'.join(_KINDS)})_[0-9a-f]{{{2 * _HASH_BYTES}}}")
+        self._lock = threading.Lock()  # guards both caches
+        self._create_lock = threading.Lock()  # one get_or_create at a time
+        self._collections: OrderedDict[str, Any] = OrderedDict()
+        self._vec_cache: OrderedDict[tuple[str, str, str], list[float]] = OrderedDict()
 
-    def _open(self, kind: VectorKind) -> Any:
+    # -- collections ------------------------------------------------------------------------
+    def collection_name(self, kind: VectorKind, user_id: str) -> str:
+        """The name of one user's collection of ``kind`` (whether it exists or not)."""
+        digest = hashlib.blake2b(user_id.encode("utf-8"), digest_size=_HASH_BYTES).hexdigest()
+        return f"{self.prefix}_{kind}_{digest}"
+
+    def collection(self, kind: VectorKind, user_id: str, *, create: bool = False) -> Any | None:
+        """One user's collection of ``kind`` (cached); ``None`` if absent and not ``create``.
+
+        Raises:
+            StorageError: Chroma fails, or the collection belongs to another user.
+        """
+        name = self.collection_name(kind, user_id)
+        with self._lock:
+            col = self._collections.get(name)
+            if col is not None:
+                self._collections.move_to_end(name)
+                return col
         try:
-            return self.client.get_or_create_collection(
-                name=f"{self.prefix}_{kind}s", embedding_function=None, metadata={"hnsw:space": "cosine"}
-            )
+            if create:
+                with self._create_lock:
+                    col = self.client.get_or_create_collection(
+                        name=name, embedding_function=None, metadata={"hnsw:space": "cosine", "user_id": user_id}
+                    )
+            else:
+                col = self.client.get_collection(name=name, embedding_function=None)
         except Exception as exc:
-            raise StorageError(f"cannot open Chroma collection {self.prefix}_{kind}s: {exc}") from exc
+            if not create and _is_missing(exc):
+                return None
+            raise StorageError(f"cannot open Chroma collection {name}: {exc}") from exc
+        owner = (col.metadata or {}).get("user_id")
+        if owner != user_id:
+            raise StorageError(f"Chroma collection {name} belongs to another user")
+        with self._lock:
+            self._collections[name] = col
+            while len(self._collections) > _COLLECTION_CACHE:
+                self._collections.popitem(last=False)
+        return col
 
+    def collections(self, kind: VectorKind | None = None) -> list[Any]:
+        """This index's collections on the client (of one kind, or all), paged through.
+
+        Raises:
+            StorageError: Chroma fails.
+        """
+        own = [c for c in self._list() if self._own.fullmatch(c.name)]
+        return own if kind is None else [c for c in own if c.name.startswith(f"{self.prefix}_{kind}_")]
+
+    def _list(self) -> list[Any]:
+        out: list[Any] = []
+        try:
+            while True:
+                page = list(self.client.list_collections(limit=_LIST_PAGE, offset=len(out)))
+                out += page
+                if len(page) < _LIST_PAGE:
+                    return out
+        except Exception as exc:
+            raise StorageError(f"cannot list Chroma collections: {exc}") from exc
+
+    def _drop(self, names: Sequence[str]) -> None:
+        with self._lock:
+            for name in names:
+                self._collections.pop(name, None)
+        for name in names:
+            try:
+                self.client.delete_collection(name)
+            except Exception as exc:
+                if not _is_missing(exc):
+                    raise StorageError(f"cannot drop Chroma collection {name}: {exc}") from exc
+
+    def _run(self, kind: VectorKind, user_id: str, op: Callable[[Any], _T], default: _T, *,
+             create: bool = False, what: str) -> _T:
+        """``op`` on the user's collection; ``default`` when it does not exist (and not ``create``).
+
+        A cached handle whose collection was dropped elsewhere (another process's
+        ``forget``) is discarded and the collection looked up once more.
+        """
+        for attempt in (0, 1):
+            col = self.collection(kind, user_id, create=create)
+            if col is None:
+                return default
+            try:
+                return op(col)
+            except Exception as exc:
+                if attempt or not _is_missing(exc):
+                    raise StorageError(f"Chroma {what} failed: {exc}") from exc
+                with self._lock:
+                    self._collections.pop(self.collection_name(kind, user_id), None)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- vectors ------------------------------------------------------------------------------
     def upsert(
         self,
         kind: VectorKind,
@@ -67,21 +183,26 @@ class VectorIndex:
         documents: Sequence[str],
         metadatas: Sequence[Metadata],
     ) -> None:
-        """Add or replace vectors (each metadata must carry ``user_id``)."""
+        """Add or replace vectors, each in the collection of the ``user_id`` in its metadata.
+
+        Raises:
+            StorageError: a metadata lacks ``user_id``, or Chroma fails.
+        """
         if not ids:
             return
-        if any("user_id" not in m for m in metadatas):
+        if any(not isinstance(m.get("user_id"), str) for m in metadatas):
             raise StorageError("every vector needs a user_id in its metadata")
-        self._forget(kind, ids)
-        try:
-            self._collections[kind].upsert(
-                ids=list(ids),
-                embeddings=[list(e) for e in embeddings],
-                documents=list(documents),
-                metadatas=[dict(m) for m in metadatas],
-            )
-        except Exception as exc:
-            raise StorageError(f"Chroma upsert failed: {exc}") from exc
+        by_user: dict[str, list[int]] = {}
+        for n, meta in enumerate(metadatas):
+            by_user.setdefault(str(meta["user_id"]), []).append(n)
+        for user_id, rows in by_user.items():
+            self._forget(kind, user_id, [ids[n] for n in rows])
+            self._upsert_user(kind, user_id, {
+                "ids": [ids[n] for n in rows], "embeddings": [list(embeddings[n]) for n in rows],
+                "documents": [documents[n] for n in rows], "metadatas": [dict(metadatas[n]) for n in rows]})
+
+    def _upsert_user(self, kind: VectorKind, user_id: str, batch: dict[str, list[Any]]) -> None:
+        self._run(kind, user_id, lambda col: col.upsert(**batch), None, create=True, what="upsert")
 
     def query(
         self,
@@ -92,82 +213,152 @@ class VectorIndex:
         k: int,
         where: Mapping[str, Any] | None = None,
     ) -> list[tuple[str, float]]:
-        """Nearest neighbours of one user: ``(id, cosine similarity)``, best first."""
-        clauses: list[dict[str, Any]] = [{"user_id": user_id}]
-        for key, value in (where or {}).items():
-            clauses.append({key: value})
-        flt: dict[str, Any] = clauses[0] if len(clauses) == 1 else {"$and": clauses}
-        try:
-            res = self._collections[kind].query(
-                query_embeddings=[list(embedding)], n_results=max(1, k), where=flt, include=["distances"]
-            )
-        except Exception as exc:
-            raise StorageError(f"Chroma query failed: {exc}") from exc
-        ids = res.get("ids") or [[]]
-        dists = res.get("distances") or [[]]
-        return [(i, 1.0 - float(d)) for i, d in zip(ids[0], dists[0])]
+        """Nearest neighbours of one user: ``(id, cosine similarity)``, best first.
 
-    def get_embeddings(self, kind: VectorKind, ids: Sequence[str]) -> dict[str, list[float]]:
-        """Stored vectors by id (ids not indexed are absent), through a bounded cache."""
-        out = {i: self._vec_cache[(kind, i)] for i in ids if (kind, i) in self._vec_cache}
+        Args:
+            kind: which memories.
+            embedding: the query vector.
+            user_id: whose memories; a user without a collection gets ``[]`` (none is created).
+            k: at most this many results.
+            where: further Chroma metadata equality filters (e.g. ``session_id``).
+
+        Raises:
+            StorageError: Chroma fails.
+        """
+        clauses = [{key: value} for key, value in (where or {}).items()]
+        flt: dict[str, Any] | None = None if not clauses else clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+        def op(col: Any) -> Any:
+            return col.query(query_embeddings=[list(embedding)], n_results=max(1, k), where=flt,
+                             include=["distances", "metadatas"])
+
+        res = self._run(kind, user_id, op, None, what="query")
+        if res is None:
+            return []
+        ids = (res.get("ids") or [[]])[0]
+        dists = (res.get("distances") or [[]])[0]
+        metas = (res.get("metadatas") or [[]])[0] or [None] * len(ids)
+        # tenancy check: a vector filed under the wrong user is never returned
+        return [(i, 1.0 - float(d)) for i, d, m in zip(ids, dists, metas) if (m or {}).get("user_id") == user_id]
+
+    def get_embeddings(self, kind: VectorKind, ids: Sequence[str], *, user_id: str) -> dict[str, list[float]]:
+        """One user's stored vectors by id (ids not indexed are absent), through a bounded cache.
+
+        Raises:
+            StorageError: Chroma fails.
+        """
+        with self._lock:
+            out = {i: self._vec_cache[(kind, user_id, i)] for i in ids if (kind, user_id, i) in self._vec_cache}
         missing = [i for i in dict.fromkeys(ids) if i not in out]
         if not missing:
             return out
-        try:
-            res = self._collections[kind].get(ids=missing, include=["embeddings"])
-        except Exception as exc:
-            raise StorageError(f"Chroma get failed: {exc}") from exc
-        embs = res.get("embeddings")
+        res = self._run(kind, user_id, lambda col: col.get(ids=missing, include=["embeddings"]), None, what="get")
+        embs = None if res is None else res.get("embeddings")
         if embs is None:
             return out
         fresh = {i: [float(x) for x in e] for i, e in zip(res.get("ids") or [], embs)}
         with self._lock:
             for i, v in fresh.items():
-                self._vec_cache[(kind, i)] = v
+                self._vec_cache[(kind, user_id, i)] = v
             while len(self._vec_cache) > _VEC_CACHE:
                 self._vec_cache.popitem(last=False)
         return {**out, **fresh}
 
-    def _forget(self, kind: VectorKind, ids: Sequence[str]) -> None:
+    def _forget(self, kind: VectorKind, user_id: str, ids: Sequence[str]) -> None:
         with self._lock:
             for i in ids:
-                self._vec_cache.pop((kind, i), None)
+                self._vec_cache.pop((kind, user_id, i), None)
 
-    def delete(self, kind: VectorKind, ids: Sequence[str]) -> None:
-        """Remove vectors by id (missing ids are ignored)."""
+    def delete(self, kind: VectorKind, ids: Sequence[str], *, user_id: str) -> None:
+        """Remove one user's vectors by id (missing ids are ignored).
+
+        Raises:
+            StorageError: Chroma fails.
+        """
         if ids:
-            self._forget(kind, ids)
-            try:
-                self._collections[kind].delete(ids=list(ids))
-            except Exception as exc:
-                raise StorageError(f"Chroma delete failed: {exc}") from exc
+            self._forget(kind, user_id, ids)
+            self._run(kind, user_id, lambda col: col.delete(ids=list(ids)), None, what="delete")
 
     def delete_user(self, user_id: str) -> None:
-        """Remove every vector of one user from every collection."""
+        """Drop every collection of one user.
+
+        Raises:
+            StorageError: Chroma fails.
+        """
         with self._lock:
-            self._vec_cache.clear()
-        try:
-            for col in self._collections.values():
-                col.delete(where={"user_id": user_id})
-        except Exception as exc:
-            raise StorageError(f"Chroma delete failed: {exc}") from exc
+            for key in [key for key in self._vec_cache if key[1] == user_id]:
+                del self._vec_cache[key]
+        self._drop([self.collection_name(kind, user_id) for kind in _KINDS])
 
     def get_user_ids(self, kind: VectorKind, user_id: str) -> list[str]:
-        """Ids stored for one user (used by deletion checks and ``stats``)."""
-        res = self._collections[kind].get(where={"user_id": user_id}, include=[])
-        return list(res.get("ids") or [])
+        """Ids stored for one user (used by deletion checks and ``stats``).
+
+        Raises:
+            StorageError: Chroma fails.
+        """
+        res = self._run(kind, user_id, lambda col: col.get(include=[]), None, what="get")
+        return [] if res is None else list(res.get("ids") or [])
 
     def count(self, kind: VectorKind) -> int:
-        """Number of vectors in a collection."""
-        return int(self._collections[kind].count())
+        """Number of vectors of ``kind``, all users (one ``count`` per user collection).
+
+        Raises:
+            StorageError: Chroma fails.
+        """
+        try:
+            return sum(int(col.count()) for col in self.collections(kind))
+        except StorageError:
+            raise
+        except Exception as exc:
+            raise StorageError(f"Chroma count failed: {exc}") from exc
 
     def reset(self) -> None:
-        """Drop and recreate all collections (for ``reindex``)."""
+        """Drop every collection of this index, legacy shared ones included (for ``reindex``).
+
+        Raises:
+            StorageError: Chroma fails.
+        """
         with self._lock:
             self._vec_cache.clear()
-            for kind in _KINDS:
-                try:
-                    self.client.delete_collection(f"{self.prefix}_{kind}s")
-                except Exception:
-                    pass
-                self._collections[kind] = self._open(kind)
+        self._drop([c.name for c in self.collections()] + self.legacy_collections())
+
+    # -- migration -----------------------------------------------------------------------------
+    def legacy_collections(self) -> list[str]:
+        """Names of the shared collections earlier versions wrote (present on the client).
+
+        Raises:
+            StorageError: Chroma fails.
+        """
+        found: list[str] = []
+        for name in (f"{self.prefix}_{kind}s" for kind in _KINDS):  # three look-ups, not a listing
+            try:
+                self.client.get_collection(name=name, embedding_function=None)
+            except Exception as exc:
+                if not _is_missing(exc):
+                    raise StorageError(f"cannot open Chroma collection {name}: {exc}") from exc
+                continue
+            found.append(name)
+        return found
+
+    def migrate_legacy(self, mark_for_reindex: Callable[[], None]) -> bool:
+        """Drop legacy shared collections, after ``mark_for_reindex`` flagged every row.
+
+        Args:
+            mark_for_reindex: marks every SQLite row as not indexed, so the indexer
+                re-creates the vectors in per-user collections; it runs before anything
+                is dropped, so a crash in between only repeats the migration.
+
+        Returns:
+            Whether legacy collections were found (and dropped).
+
+        Raises:
+            StorageError: Chroma fails.
+        """
+        legacy = self.legacy_collections()
+        if not legacy:
+            return False
+        logger.warning("nova-memory: migrating the vector index to per-user collections: dropping %s and "
+                       "re-indexing every row from SQLite in the background", ", ".join(legacy))
+        mark_for_reindex()
+        self._drop(legacy)
+        return True
