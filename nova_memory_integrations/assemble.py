@@ -17,7 +17,7 @@ from typing import Literal
 from .tokens import TokenCounter
 from .types import ContextItem
 
-__all__ = ["Format", "escape", "fit", "render", "time_note"]
+__all__ = ["Format", "escape", "fit", "line", "render", "time_note"]
 
 Format = Literal["markdown", "json", "xml", "plain"]
 _WS = re.compile(r"\s+")
@@ -181,7 +181,8 @@ def render(items: Sequence[ContextItem], fmt: Format) -> str:
     return "\n".join(out)
 
 
-def _line(item: ContextItem, fmt: Format) -> str:
+def line(item: ContextItem, fmt: Format) -> str:
+    """The rendered line of one item (its cost in :func:`fit`)."""
     if fmt in ("markdown", "plain"):
         if item.kind == "fact":
             return f"- {_fact_line(item)}"
@@ -206,7 +207,7 @@ def fit(
     """
     if not items:
         return "", 0, [], []
-    costs = [c + 1 for c in counter.count_many([_line(i, fmt) for i in items])]
+    costs = [c + 1 for c in counter.count_many([line(i, fmt) for i in items])]
     headers: dict[str, int] = {}
 
     def header(text: str) -> int:

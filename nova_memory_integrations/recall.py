@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ._time import to_epoch, utcnow
-from .assemble import Format, fit, render
+from .assemble import Format, fit, line, render
 from .compress import extract_sentences, near_duplicates, strip_phatic
 from .retrieval.config import SearchConfig
 from .retrieval.lexical import terms
@@ -132,25 +132,34 @@ def _expand(
     kept: list[ContextItem], fuller: dict[str, str], text: str, tokens: int, *, query: str, fmt: Format,
     budget: int, counter: TokenCounter, names: frozenset[str], attempts: int = 6,
 ) -> tuple[str, int, list[ContextItem]]:
-    """Spend what the budget has left on giving back cut sentences, best items first."""
+    """Spend what the budget has left on giving back cut sentences, best items first.
+
+    Each change is costed by its own line; the result is rendered and counted once and
+    the cut version is kept if the real count would exceed the budget.
+    """
+    grown = list(kept)
+    estimate = tokens
     for pos, item in enumerate(kept):
-        if attempts <= 0 or budget - tokens < 6:
+        if attempts <= 0 or budget - estimate < 6:
             break
         original = fuller.get(item.id)
         if original is None:
             continue
         attempts -= 1
-        room = counter.count(item.text) + budget - tokens - 2
+        room = counter.count(item.text) + budget - estimate - 2
         longer = extract_sentences(original, query, room, counter, names=names)
         if len(longer) <= len(item.text):
             continue
         reason = item.reason.replace("; compressed extractively", "") if longer == original else item.reason
-        trial = [*kept[:pos], item.model_copy(update={"text": longer, "reason": reason}), *kept[pos + 1:]]
-        trial_text = render(trial, fmt)
-        trial_tokens = counter.count(trial_text)
-        if trial_tokens <= budget:
-            kept, text, tokens = trial, trial_text, trial_tokens
-    return text, tokens, kept
+        wider = item.model_copy(update={"text": longer, "reason": reason})
+        delta = counter.count(line(wider, fmt)) - counter.count(line(item, fmt))
+        if estimate + delta <= budget:
+            grown[pos], estimate = wider, estimate + delta
+    if grown == kept:
+        return text, tokens, kept
+    grown_text = render(grown, fmt)
+    grown_tokens = counter.count(grown_text)
+    return (grown_text, grown_tokens, grown) if grown_tokens <= budget else (text, tokens, kept)
 
 
 def build_context(
