@@ -51,8 +51,10 @@ EXPORT_RECIPE = "st-onnx-v1"
 OPSET = 17
 FP32_MIN_COSINE = 0.999
 """An fp32 export whose vectors differ more than this from torch's is rejected."""
-INT8_MIN_COSINE = 0.95
-"""An int8 model this far from its fp32 source is rejected (e.g. a CPU saturating int8 maths)."""
+INT8_MIN_COSINE = 0.90
+"""An int8 model this far from its fp32 source on any probe is rejected (broken int8 maths, e.g.
+saturating kernels). A sound one scores ~0.99, down to ~0.96 for one-word texts: dynamic
+quantisation scales activations per batch, so int8 vectors also vary slightly with batch-mates."""
 _PROBES = (
     "I moved to Berlin last spring and started a new job at a small robotics startup.",
     "What did I say about the dentist?",
