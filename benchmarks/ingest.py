@@ -13,12 +13,17 @@ Prints progress on stderr and ONE JSON line (the last line of stdout) with:
 - ``add_turns_batch_turns_per_s``: the same turns (a second user) recorded through
   ``store.add_turns`` in batches of ``--batch-size``, until ``flush()`` returns.
 
+- ``embedding_backend``: the embedder that ran (``onnx-fp32``, ``onnx-int8`` or ``torch``:
+  ``--backend auto`` reports ``torch`` if the ONNX path fell back). ``model_load_s`` is
+  the warm-up (model export on a fresh data directory, or load).
+
 Turns are realistic and varied (templates + random words, 8-40 words, user/assistant
 alternating, sessions of 20 turns; see ``_common.generate_turns``). Everything is
 written to a temporary data directory that is removed at the end.
 
 Usage:
     .venv/bin/python benchmarks/ingest.py [--turns 10000] [--latency-samples 500] [--batch-size 100]
+        [--backend auto|onnx|torch] [--quantize] [--onnx-threads N] [--embed-batch-size N]
 """
 
 from __future__ import annotations
@@ -71,6 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=100, help="turns per add_turns call")
     parser.add_argument("--torch-threads", type=int, default=None,
                         help="embeddings.torch_threads (default: the library default, torch's own)")
+    parser.add_argument("--backend", choices=["auto", "onnx", "torch"], default=None,
+                        help="embeddings.backend (default: the library default)")
+    parser.add_argument("--quantize", action=argparse.BooleanOptionalAction, default=None,
+                        help="embeddings.quantize: int8 ONNX model (default: the library default)")
+    parser.add_argument("--onnx-threads", type=int, default=None, help="embeddings.onnx_threads")
+    parser.add_argument("--embed-batch-size", type=int, default=None, help="embeddings.batch_size")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     if args.turns < 1 or args.latency_samples < 1 or args.batch_size < 1:
@@ -85,12 +96,23 @@ def main(argv: list[str] | None = None) -> int:
     }
     with tempfile.TemporaryDirectory(prefix="nova-bench-ingest-") as tmp:
         config = NovaConfig()  # consolidation "manual": ingest measures capture + indexing only
-        config.embeddings.torch_threads = args.torch_threads
+        emb_cfg = config.embeddings
+        emb_cfg.torch_threads = args.torch_threads
+        for key, value in (("backend", args.backend), ("quantize", args.quantize), ("onnx_threads", args.onnx_threads),
+                           ("batch_size", args.embed_batch_size)):
+            if value is not None:
+                setattr(emb_cfg, key, value)
+        result["embeddings"] = {"backend": emb_cfg.backend, "quantize": emb_cfg.quantize,
+                                "onnx_threads": emb_cfg.onnx_threads, "batch_size": emb_cfg.batch_size}
         with NovaStore(Path(tmp) / "data", config=config) as store:
             result["indexing"] = {"batch_size": config.indexing.batch_size, "max_wait_ms": config.indexing.max_wait_ms}
-            log("warming up (loading MiniLM)...")
+            log(f"warming up (loading MiniLM, backend {emb_cfg.backend})...")
+            t0 = time.perf_counter()
             store.add_turns([{"user_id": "warmup", "role": r, "content": t} for r, t in generate_turns(8, seed=1)])
             store.flush()
+            result["model_load_s"] = round(time.perf_counter() - t0, 2)
+            result["embedding_backend"] = getattr(store.embedder.inner, "backend", "torch")
+            log(f"embedding backend: {result['embedding_backend']}")
 
             log(f"add_turn latency: {args.latency_samples} turns, one at a time...")
             lat: list[float] = []

@@ -2,13 +2,17 @@
 
 Usage:
     python benchmarks/locomo.py --data ../shared/benchmarks/locomo/locomo_dev.json [--k 10] [--budget 1000]
-        [--mode nova|dense|both] [--conversations 1] [--preset balanced]
+        [--mode nova|dense|both] [--conversations 1] [--preset balanced] [--backend auto|onnx|torch]
+        [--quantize | --no-quantize]
 
 For each conversation a fresh store is filled with every turn (the session's date as
 event time, ``dia_id`` in metadata, the speaker as role), consolidated, and asked every
 question of categories 1-4. An item counts for the evidence turns it was derived from
 (an episode for its own turn, a fact for the turns in its provenance). The last line
-printed is one JSON object.
+printed is one JSON object. ``--backend`` and ``--quantize`` pick the MiniLM implementation
+as ``embeddings.backend`` / ``embeddings.quantize`` do (default: the library's defaults; the
+ONNX model is exported once into a temporary directory); ``embedding_backend`` in the
+result says which ran (``onnx-int8``, ``onnx-fp32`` or ``torch``).
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from nova_memory_integrations import NovaStore
-from nova_memory_integrations.embeddings import MiniLMEmbeddings
+from nova_memory_integrations import NovaConfig, NovaStore
+from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embeddings
 from nova_memory_integrations.retrieval.lexical import terms
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
@@ -218,11 +222,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--mode", choices=["nova", "dense", "both"], default="nova")
     ap.add_argument("--preset", default="balanced")
     ap.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    ap.add_argument("--backend", choices=["auto", "onnx", "torch"], default=None,
+                    help="embeddings.backend (default: the library default)")
+    ap.add_argument("--quantize", action=argparse.BooleanOptionalAction, default=None,
+                    help="embeddings.quantize: the int8 ONNX model (default: the library default)")
     args = ap.parse_args(argv)
     samples = load(args.data)[: args.conversations]
-    emb = MiniLMEmbeddings()
-    modes = ["dense", "nova"] if args.mode == "both" else [args.mode]
-    results = [run(samples, k=args.k, budget=args.budget, mode=m, preset=args.preset, embeddings=emb) for m in modes]
+    cfg = NovaConfig().embeddings
+    cfg.backend = args.backend or cfg.backend
+    cfg.quantize = cfg.quantize if args.quantize is None else args.quantize
+    with tempfile.TemporaryDirectory(prefix="nova-locomo-models-") as models:
+        emb: Any = default_embeddings(cfg, models)
+        emb.embed_query("warm up")  # export (ONNX) or load now, outside the timings
+        modes = ["dense", "nova"] if args.mode == "both" else [args.mode]
+        results = [run(samples, k=args.k, budget=args.budget, mode=m, preset=args.preset, embeddings=emb)
+                   | {"embedding_backend": getattr(emb, "backend", "torch")} for m in modes]
     for r in results[:-1]:
         print(json.dumps(r))
     print(json.dumps(results[-1]))

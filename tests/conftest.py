@@ -1,4 +1,8 @@
-"""Shared fixtures: real MiniLM embeddings (loaded once), real Chroma and SQLite in tmp dirs."""
+"""Shared fixtures: real MiniLM embeddings (loaded once), real Chroma and SQLite in tmp dirs.
+
+Stores embed with the default backend, ONNX Runtime (``minilm_onnx``: fp32, exported once
+per session); ``minilm`` is the same model on torch (sentence-transformers), the reference.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.embeddings import MiniLMEmbeddings
+from nova_memory_integrations.onnx_embeddings import OnnxMiniLMEmbeddings
 
 
 @pytest.fixture(scope="session")
@@ -25,21 +30,31 @@ def minilm() -> MiniLMEmbeddings:
     return emb
 
 
+@pytest.fixture(scope="session")
+def minilm_onnx(tmp_path_factory: pytest.TempPathFactory) -> OnnxMiniLMEmbeddings:
+    """The packaged all-MiniLM-L6-v2 on ONNX Runtime (fp32, so vectors match torch), exported once per session.
+
+    Later data directories of the session copy this export instead of exporting again.
+    """
+    return OnnxMiniLMEmbeddings(cache_dir=tmp_path_factory.mktemp("onnx") / "models", quantize=False,
+                                fallback=False).load()
+
+
 @pytest.fixture
-def store(tmp_path: Path, minilm: MiniLMEmbeddings) -> Iterator[NovaStore]:
-    """A fresh store with real SQLite, real Chroma and real embeddings."""
-    s = NovaStore(tmp_path / "mem", embeddings=minilm)
+def store(tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> Iterator[NovaStore]:
+    """A fresh store with real SQLite, real Chroma and real embeddings (the default backend)."""
+    s = NovaStore(tmp_path / "mem", embeddings=minilm_onnx)
     yield s
     s.close()
 
 
 @pytest.fixture
-def make_store(tmp_path: Path, minilm: MiniLMEmbeddings) -> Iterator[object]:
+def make_store(tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> Iterator[object]:
     """Factory for stores with custom config / path (closed at teardown)."""
     opened: list[NovaStore] = []
 
     def factory(path: Path | None = None, config: NovaConfig | None = None, **kw: object) -> NovaStore:
-        s = NovaStore(path or tmp_path / "mem", embeddings=kw.pop("embeddings", minilm), config=config, **kw)  # type: ignore[arg-type]
+        s = NovaStore(path or tmp_path / "mem", embeddings=kw.pop("embeddings", minilm_onnx), config=config, **kw)  # type: ignore[arg-type]
         opened.append(s)
         return s
 

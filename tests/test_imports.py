@@ -21,7 +21,7 @@ EXPECTED_LANGCHAIN = ["NovaCallbackHandler", "NovaChatMessageHistory", "NovaComp
                       "NovaMemoryState", "NovaRetriever", "render_memory_section"]
 EXPECTED_LLAMA_INDEX = ["NovaEventHandler", "NovaLlamaMemory", "NovaMemoryBlock", "NovaNodePostprocessor",
                         "NovaRetriever", "nova_memory"]
-HEAVY = ["torch", "chromadb", "sentence_transformers", "transformers", "flashrank", "onnxruntime",
+HEAVY = ["torch", "chromadb", "sentence_transformers", "transformers", "flashrank", "onnxruntime", "onnx",
          "langchain_core", "langchain", "langgraph", "llama_index"]
 
 

@@ -1,0 +1,566 @@
+"""ONNX Runtime backend of the default MiniLM embedder: torch only once, to export.
+
+The packaged all-MiniLM-L6-v2 (or any local sentence-transformers directory of a BERT-style
+encoder with mean or CLS pooling) is exported once with ``torch.onnx.export`` into the
+store's data directory::
+
+    <data_dir>/models/<name>-<fingerprint>-fp32.onnx    # the exported encoder
+    <data_dir>/models/<name>-<fingerprint>-int8.onnx    # embeddings.quantize = true
+
+``<fingerprint>`` hashes the source model's files and the export recipe, so a changed model
+is exported again and a stale file is never used. Exported files are memoised per process
+(a second store in the same process copies the file instead of exporting again) and so are
+ONNX Runtime sessions: later processes and stores load the file and never import torch.
+
+Texts are tokenised with ``tokenizers`` from the model's ``tokenizer.json`` (truncated to
+``max_seq_length``), sorted by length and padded per batch (little padding), mean-pooled
+with the attention mask and L2-normalised: in fp32 the vectors match sentence-transformers'
+(cosine >= 0.999). An export is checked against torch before it is kept.
+
+:class:`OnnxMiniLMEmbeddings` built with ``fallback=True`` (``embeddings.backend = "auto"``)
+never breaks: if onnxruntime, the export or the session fails, it logs ONE warning and
+embeds with sentence-transformers (torch) from then on, queries and documents alike, so
+vectors stay comparable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import logging
+import os
+import shutil
+import threading
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .embeddings import MiniLMEmbeddings, packaged_model_path
+from .errors import EmbeddingError
+
+__all__ = ["OnnxMiniLMEmbeddings", "export_onnx", "model_fingerprint", "onnx_model_file", "quantize_onnx"]
+
+logger = logging.getLogger(__name__)
+
+EXPORT_RECIPE = "st-onnx-v1"
+"""Part of every cache file's fingerprint: bump when the export or quantisation changes."""
+OPSET = 17
+FP32_MIN_COSINE = 0.999
+"""An fp32 export whose vectors differ more than this from torch's is rejected."""
+INT8_MIN_COSINE = 0.90
+"""An int8 model this far from its fp32 source on any probe is rejected (broken int8 maths, e.g.
+saturating kernels). A sound one scores ~0.99, down to ~0.96 for one-word texts: dynamic
+quantisation scales activations per batch, so int8 vectors also vary slightly with batch-mates."""
+_PROBES = (
+    "I moved to Berlin last spring and started a new job at a small robotics startup.",
+    "What did I say about the dentist?",
+    "ok",
+    "My sister Maya lives in Lisbon; she works on a vegan recipe app and loves kayaking on weekends.",
+)
+_ALLOWED_MODULES = {
+    "sentence_transformers.models.Transformer",
+    "sentence_transformers.models.Pooling",
+    "sentence_transformers.models.Normalize",
+}
+
+_lock = threading.RLock()
+_fingerprints: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
+_files: dict[str, Path] = {}  # "<name>-<fingerprint>-<variant>" -> a checked file (any data dir)
+_sessions: dict[tuple[str, int], Any] = {}  # (cache key, threads) -> onnxruntime.InferenceSession
+
+
+# -- the cache file --------------------------------------------------------------------------------
+def _source_files(model_dir: Path) -> list[Path]:
+    return sorted(p for p in model_dir.rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
+def model_fingerprint(model_dir: str | os.PathLike[str]) -> str:
+    """A 16-hex-digit hash of a model directory's files and the export recipe (memoised).
+
+    Args:
+        model_dir: a local sentence-transformers model directory.
+
+    Returns:
+        The fingerprint that names the directory's exported ONNX files.
+    """
+    root = Path(model_dir).resolve()
+    files = _source_files(root)
+    stats = tuple((str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    key = (str(root), stats)
+    with _lock:
+        known = _fingerprints.get(key)
+    if known is not None:
+        return known
+    digest = hashlib.sha256(f"{EXPORT_RECIPE}\0opset{OPSET}\0".encode())
+    for path, (rel, size, _) in zip(files, stats):
+        digest.update(f"{rel}\0{size}\0".encode())
+        with open(path, "rb") as fh:
+            while block := fh.read(1 << 20):
+                digest.update(block)
+    value = digest.hexdigest()[:16]
+    with _lock:
+        _fingerprints[key] = value
+    return value
+
+
+def _model_name(model_dir: Path) -> str:
+    if model_dir.resolve() == packaged_model_path().resolve():
+        return "all-MiniLM-L6-v2"
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in model_dir.resolve().name)
+    return name or "model"
+
+
+def onnx_model_file(
+    model_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], *, quantize: bool = False
+) -> Path:
+    """The exported (and, with ``quantize``, int8-quantised) model file inside ``cache_dir``.
+
+    Reuses a file already there; else copies one this process already made for another
+    directory; else exports with torch (and quantises the fp32 file, without torch when it
+    exists). Files are written under a temporary name and renamed once checked, so a
+    crash or a concurrent process never leaves a half-written model behind.
+
+    Args:
+        model_dir: a local sentence-transformers model directory.
+        cache_dir: where the files live, e.g. ``<data_dir>/models``; created if missing.
+        quantize: return the dynamic int8 model instead of the fp32 export.
+
+    Returns:
+        The path of the ``.onnx`` file.
+
+    Raises:
+        EmbeddingError: the model cannot be exported or quantised (see the cause).
+    """
+    src = Path(model_dir)
+    cache = Path(cache_dir)
+    stem = f"{_model_name(src)}-{model_fingerprint(src)}"
+    variant = "int8" if quantize else "fp32"
+    target = cache / f"{stem}-{variant}.onnx"
+    with _lock:
+        known = _files.get(target.stem)
+        if target.is_file():
+            if known is None or not known.is_file():
+                _files[target.stem] = target
+            return target
+        cache.mkdir(parents=True, exist_ok=True)
+        if known is not None and known.is_file():
+            _atomic_copy(known, target)
+        elif quantize:
+            fp32 = onnx_model_file(src, cache, quantize=False)
+            tmp = _tmp_name(target)
+            try:
+                quantize_onnx(fp32, tmp)
+                _check_against(fp32, tmp, src, INT8_MIN_COSINE)
+                os.replace(tmp, target)
+            finally:
+                tmp.unlink(missing_ok=True)
+        else:
+            tmp = _tmp_name(target)
+            try:
+                export_onnx(src, tmp)
+                os.replace(tmp, target)
+            finally:
+                tmp.unlink(missing_ok=True)
+        _files[target.stem] = target
+        return target
+
+
+def _tmp_name(target: Path) -> Path:
+    return target.with_name(f".{target.stem}.{os.getpid()}.{threading.get_ident()}.tmp")
+
+
+def _atomic_copy(src: Path, dst: Path) -> None:
+    tmp = _tmp_name(dst)
+    try:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# -- export and quantisation (the only code that imports torch) ------------------------------------
+def export_onnx(model_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
+    """Export a sentence-transformers directory's encoder to ONNX with ``torch.onnx.export``.
+
+    The graph maps ``input_ids``, ``attention_mask`` (and ``token_type_ids`` when the model
+    takes them), with dynamic batch and sequence axes, to ``last_hidden_state``; pooling
+    and normalisation run in numpy. The export is checked against torch on a few probe
+    sentences (cosine >= :data:`FP32_MIN_COSINE`) before this returns.
+
+    Args:
+        model_dir: a local sentence-transformers model directory.
+        out: the ``.onnx`` file to write.
+
+    Raises:
+        EmbeddingError: torch or transformers are missing, the export failed or its
+            output differs from torch's.
+    """
+    src = Path(model_dir)
+    _check_modules(src)
+    try:
+        import torch
+        from transformers import AutoModel
+    except ImportError as exc:
+        raise EmbeddingError(f"exporting the embedding model to ONNX needs torch and transformers: {exc}") from exc
+    try:
+        try:
+            model = AutoModel.from_pretrained(str(src), local_files_only=True, attn_implementation="eager")
+        except (TypeError, ValueError):  # older transformers or a model without that option
+            model = AutoModel.from_pretrained(str(src), local_files_only=True)
+        model.eval()
+        names = ["input_ids", "attention_mask"]
+        if "token_type_ids" in inspect.signature(model.forward).parameters:
+            names.append("token_type_ids")
+
+        class _Encoder(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.model = model
+
+            def forward(self, *inputs: Any) -> Any:
+                return self.model(**dict(zip(names, inputs))).last_hidden_state
+
+        tokenizer = _load_tokenizer(src, _max_seq_length(src, 512))
+        feeds = _encode(tokenizer, list(_PROBES), names)
+        args = tuple(torch.tensor(feeds[n]) for n in names)
+        kwargs: dict[str, Any] = {}
+        if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+            kwargs["dynamo"] = False  # the TorchScript exporter: one self-contained file
+        axes = {n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]}
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")  # tracer and deprecation chatter
+            reference = _Encoder()(*args).numpy().copy()  # before the export: tracing leaves the module unfit to run
+            torch.onnx.export(_Encoder(), args, str(out), input_names=names, output_names=["last_hidden_state"],
+                              dynamic_axes=axes, opset_version=OPSET, do_constant_folding=True, **kwargs)
+    except EmbeddingError:
+        raise
+    except Exception as exc:
+        raise EmbeddingError(f"ONNX export of {src} failed: {type(exc).__name__}: {exc}") from exc
+    mask = feeds["attention_mask"]
+    expected = _pool(reference, mask, _pooling_mode(src))
+    got = _pool(_run(_new_session(Path(out), 1), feeds), mask, _pooling_mode(src))
+    _require_close(expected, got, FP32_MIN_COSINE, f"ONNX export of {src}")
+
+
+def quantize_onnx(src: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
+    """Dynamic int8 quantisation (per-channel weights) of an exported model; no torch needed.
+
+    Args:
+        src: an fp32 ``.onnx`` file made by :func:`export_onnx`.
+        out: the int8 ``.onnx`` file to write.
+
+    Raises:
+        EmbeddingError: onnx or onnxruntime's quantisation tools are missing or failed.
+    """
+    try:
+        import onnx
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        model = onnx.load(str(src))
+        # Tag it as pre-processed: otherwise the quantiser logs through the root logger, which
+        # configures logging for the whole application.
+        onnx.helper.set_model_props(
+            model, {**{p.key: p.value for p in model.metadata_props}, "onnx.quant.pre_process": "onnxruntime.quant"}
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            quantize_dynamic(model, str(out), weight_type=QuantType.QInt8, per_channel=True)
+    except Exception as exc:
+        raise EmbeddingError(f"int8 quantisation of {src} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _check_against(fp32: Path, int8: Path, model_dir: Path, min_cosine: float) -> None:
+    tokenizer = _load_tokenizer(model_dir, _max_seq_length(model_dir, 512))
+    ref = _new_session(fp32, 1)
+    feeds = _encode(tokenizer, list(_PROBES), [i.name for i in ref.get_inputs()])
+    mode = _pooling_mode(model_dir)
+    expected = _pool(_run(ref, feeds), feeds["attention_mask"], mode)
+    got = _pool(_run(_new_session(int8, 1), feeds), feeds["attention_mask"], mode)
+    _require_close(expected, got, min_cosine, f"int8 model {int8.name}")
+
+
+def _require_close(expected: np.ndarray, got: np.ndarray, min_cosine: float, what: str) -> None:
+    cosine = float(np.min(np.sum(expected * got, axis=1)))
+    if not cosine >= min_cosine:  # also rejects NaN
+        raise EmbeddingError(f"{what} is off: cosine {cosine:.5f} to the reference (needs >= {min_cosine})")
+
+
+# -- model directory facts -------------------------------------------------------------------------
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _check_modules(model_dir: Path) -> None:
+    """Only Transformer -> Pooling -> Normalize pipelines are reproduced outside torch."""
+    try:
+        with open(model_dir / "modules.json", encoding="utf-8") as fh:
+            modules = json.load(fh)
+    except (OSError, ValueError):
+        return  # a plain transformers directory: mean pooling, as sentence-transformers does
+    extra = [m.get("type") for m in modules if isinstance(m, dict) and m.get("type") not in _ALLOWED_MODULES]
+    if extra:
+        raise EmbeddingError(f"the ONNX backend cannot reproduce modules {extra} of {model_dir}")
+
+
+def _pooling_mode(model_dir: Path) -> str:
+    cfg = _read_json(model_dir / "1_Pooling" / "config.json")
+    if cfg.get("pooling_mode_cls_token"):
+        return "cls"
+    if cfg and not cfg.get("pooling_mode_mean_tokens", True):
+        raise EmbeddingError(f"the ONNX backend supports mean or CLS pooling only ({model_dir})")
+    return "mean"
+
+
+def _max_seq_length(model_dir: Path, configured: int) -> int:
+    native = _read_json(model_dir / "sentence_bert_config.json").get("max_seq_length")
+    return min(int(native), configured) if isinstance(native, int) and native > 0 else configured
+
+
+# -- inference -------------------------------------------------------------------------------------
+def _load_tokenizer(model_dir: Path, max_length: int) -> Any:
+    from tokenizers import Tokenizer
+
+    path = model_dir / "tokenizer.json"
+    if not path.is_file():
+        raise EmbeddingError(f"the ONNX backend needs {path}")
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.no_padding()  # tokenizer.json pads every text to 128: pad per batch instead
+    tokenizer.enable_truncation(max_length=max_length)
+    return tokenizer
+
+
+def _encode(tokenizer: Any, texts: list[str], names: Sequence[str]) -> dict[str, np.ndarray]:
+    """Tokenise ``texts`` and pad them to the batch's longest; feeds named ``names``."""
+    return _pad([list(e.ids) for e in tokenizer.encode_batch(texts)], names)
+
+
+def _pad(ids: list[list[int]], names: Sequence[str]) -> dict[str, np.ndarray]:
+    width = max(len(i) for i in ids)
+    input_ids = np.zeros((len(ids), width), dtype=np.int64)
+    mask = np.zeros((len(ids), width), dtype=np.int64)
+    for row, seq in enumerate(ids):
+        input_ids[row, : len(seq)] = seq
+        mask[row, : len(seq)] = 1
+    feeds = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": np.zeros_like(input_ids)}
+    return {n: feeds[n] for n in names}
+
+
+def _pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:
+    """Mean (over the attention mask) or CLS pooling, then L2 normalisation."""
+    if mode == "cls":
+        pooled = hidden[:, 0, :]
+    else:
+        weights = mask[:, :, None].astype(hidden.dtype)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    out: np.ndarray = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+    return out
+
+
+def _new_session(path: Path, threads: int) -> Any:
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Spinning workers burn the cores that the caller, SQLite and Chroma share with us.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+def _run(session: Any, feeds: dict[str, np.ndarray]) -> np.ndarray:
+    out: np.ndarray = session.run(["last_hidden_state"], feeds)[0]
+    return out
+
+
+def default_threads() -> int:
+    """Intra-op threads when none are configured: the usable cores, at most 4."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        usable = os.cpu_count() or 1
+    return max(1, min(4, usable))
+
+
+class OnnxMiniLMEmbeddings:
+    """MiniLM sentence embeddings on ONNX Runtime, exported once into ``cache_dir``.
+
+    Setup:
+        ``onnxruntime`` and ``onnx`` are dependencies; torch is imported only to export the
+        model the first time a data directory uses it.
+
+    Instantiate:
+        .. code-block:: python
+
+            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models")                  # int8
+            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models", quantize=False)  # fp32
+
+    Usage:
+        .. code-block:: python
+
+            vectors = emb.embed_documents(["I moved to Berlin"])  # 384-d, L2-normalised
+            emb.backend                                            # "onnx-int8" once loaded
+
+    Args:
+        model_path: a local sentence-transformers directory; default the packaged
+            all-MiniLM-L6-v2.
+        cache_dir: where the exported model files live (the store passes
+            ``<data_dir>/models``); nothing is written elsewhere.
+        quantize: use the dynamic int8 model (the default: faster, vectors within cosine ~0.99
+            of fp32); ``False``: the fp32 export (matches sentence-transformers).
+        batch_size: texts per ONNX Runtime call (after sorting by length).
+        max_seq_length: tokens per text (longer texts are truncated).
+        threads: ONNX Runtime intra-op threads; default :func:`default_threads`.
+        fallback: when the ONNX path fails, log one warning and use sentence-transformers
+            (torch); ``False`` raises :class:`EmbeddingError` instead.
+        torch_threads: torch threads of that fallback.
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        cache_dir: str | os.PathLike[str],
+        quantize: bool = True,
+        batch_size: int = 16,
+        max_seq_length: int = 128,
+        threads: int | None = None,
+        fallback: bool = True,
+        torch_threads: int | None = None,
+    ) -> None:
+        self.model_path = Path(model_path) if model_path else packaged_model_path()
+        self.cache_dir = Path(cache_dir)
+        self.quantize = quantize
+        self.batch_size = batch_size
+        self.max_seq_length = max_seq_length
+        self.threads = threads or default_threads()
+        self.fallback = fallback
+        self.torch_threads = torch_threads
+        self.model_file: Path | None = None
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._names: list[str] = []
+        self._pooling = "mean"
+        self._torch: MiniLMEmbeddings | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def backend(self) -> str:
+        """``onnx-fp32``, ``onnx-int8`` or ``torch`` (the fallback); ``unloaded`` before first use."""
+        if self._torch is not None:
+            return "torch"
+        if self._session is None:
+            return "unloaded"
+        return "onnx-int8" if self.quantize else "onnx-fp32"
+
+    def load(self) -> OnnxMiniLMEmbeddings:
+        """Load now (export first if needed) instead of on the first embedding; returns self.
+
+        Raises:
+            EmbeddingError: the ONNX path failed and ``fallback`` is off, or the fallback failed.
+        """
+        if self._session is None and self._torch is None:
+            with self._lock:
+                if self._session is None and self._torch is None:
+                    try:
+                        self._load_onnx()
+                    except Exception as exc:
+                        if not self.fallback:
+                            if isinstance(exc, EmbeddingError):
+                                raise
+                            raise EmbeddingError(f"ONNX embedding backend failed: {exc}") from exc
+                        logger.warning(
+                            "nova-memory: ONNX embedding backend unavailable (%s: %s); "
+                            "using sentence-transformers (torch) instead", type(exc).__name__, exc,
+                        )
+                        torch_model = MiniLMEmbeddings(self.model_path, batch_size=self.batch_size,
+                                                       max_seq_length=self.max_seq_length,
+                                                       torch_threads=self.torch_threads)
+                        torch_model.embed_query("warm up")  # fail here, not on the first real text
+                        self._torch = torch_model
+        return self
+
+    def _load_onnx(self) -> None:
+        if not self.model_path.is_dir():
+            raise EmbeddingError(f"embedding model directory not found: {self.model_path}")
+        import onnxruntime  # noqa: F401 - fail early (and fall back) when it is missing
+
+        _check_modules(self.model_path)
+        pooling = _pooling_mode(self.model_path)
+        tokenizer = _load_tokenizer(self.model_path, _max_seq_length(self.model_path, self.max_seq_length))
+        path = onnx_model_file(self.model_path, self.cache_dir, quantize=self.quantize)
+        key = (path.name, self.threads)
+        with _lock:
+            session = _sessions.get(key)
+            if session is None:
+                try:
+                    session = _new_session(path, self.threads)
+                except Exception as exc:  # a damaged cache file (disk full, edited): make it again, once
+                    logger.info("nova-memory: cached ONNX model %s unusable (%s); exporting it again", path, exc)
+                    if _files.get(path.stem) == path:
+                        del _files[path.stem]
+                    path.unlink(missing_ok=True)
+                    path = onnx_model_file(self.model_path, self.cache_dir, quantize=self.quantize)
+                    session = _new_session(path, self.threads)
+                _sessions[key] = session
+        self._names = [i.name for i in session.get_inputs()]
+        self._tokenizer, self._pooling, self.model_file = tokenizer, pooling, path
+        self._session = session
+
+    @property
+    def dimension(self) -> int:
+        """Embedding dimension (loads the model)."""
+        return len(self.embed_query("dimension"))
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed a batch of texts (L2-normalised).
+
+        Raises:
+            EmbeddingError: loading or inference failed.
+        """
+        if not texts:
+            return []
+        self.load()
+        if self._torch is not None:
+            return self._torch.embed_documents(texts)
+        return self.embed_array(texts).tolist()  # type: ignore[no-any-return]
+
+    def embed_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Like :meth:`embed_documents` but one float32 array (rows in input order).
+
+        Raises:
+            EmbeddingError: loading or inference failed.
+        """
+        self.load()
+        if self._torch is not None:
+            return np.asarray(self._torch.embed_documents(list(texts)), dtype=np.float32)
+        ids = [list(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share a batch
+        out = np.empty((len(ids), 0), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start:start + self.batch_size]
+            feeds = _pad([ids[i] for i in rows], self._names)
+            try:
+                vectors = _pool(_run(self._session, feeds), feeds["attention_mask"], self._pooling)
+            except Exception as exc:
+                raise EmbeddingError(f"ONNX embedding failed: {type(exc).__name__}: {exc}") from exc
+            if out.shape[1] == 0:
+                out = np.empty((len(ids), vectors.shape[1]), dtype=np.float32)
+            out[rows] = vectors
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query text (same backend as the documents)."""
+        return self.embed_documents([text])[0]

@@ -1,0 +1,163 @@
+"""The ONNX Runtime backend of the default MiniLM, against the real model and real torch.
+
+The model is exported once per test session (the ``minilm_onnx`` fixture of conftest, fp32);
+other data directories in this process copy that file instead of exporting again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nova_memory_integrations import EmbeddingError, NovaConfig, NovaStore
+from nova_memory_integrations import onnx_embeddings as oe
+from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embeddings
+from nova_memory_integrations.onnx_embeddings import OnnxMiniLMEmbeddings
+
+SENTENCES = [
+    "I moved to Berlin last spring and started a new job at a robotics startup.",
+    "What did I say about the dentist?",
+    "ok",
+    "Ünïcödé façade: 東京 in the spring 😀",
+    "My sister Maya lives in Lisbon and works on a vegan recipe app; she kayaks on weekends. " * 12,  # > 128 tokens
+    "Remind me that Jonas wants the invoice by Friday.",
+    *[f"Turn {i}: we talked about the {w} again" for i, w in enumerate(["budget", "flight", "garden", "guitar"] * 10)],
+]
+
+
+def _cosines(a: list[list[float]], b: list[list[float]]) -> np.ndarray:
+    x, y = np.asarray(a), np.asarray(b)
+    out: np.ndarray = np.sum(x * y, axis=1) / (np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1))
+    return out
+
+
+def test_fp32_matches_sentence_transformers(minilm_onnx: OnnxMiniLMEmbeddings, minilm: MiniLMEmbeddings) -> None:
+    assert minilm_onnx.backend == "onnx-fp32"
+    assert len(SENTENCES) > minilm_onnx.batch_size  # several sorted batches, rows back in input order
+    cos = _cosines(minilm_onnx.embed_documents(SENTENCES), minilm.embed_documents(SENTENCES))
+    assert cos.min() >= 0.999, cos
+    query = minilm_onnx.embed_query(SENTENCES[1])
+    assert len(query) == 384 and abs(float(np.linalg.norm(query)) - 1.0) < 1e-4
+    assert _cosines([query], [minilm.embed_query(SENTENCES[1])])[0] >= 0.999
+
+
+def test_int8_is_close_to_torch(minilm_onnx: OnnxMiniLMEmbeddings, minilm: MiniLMEmbeddings) -> None:
+    int8 = OnnxMiniLMEmbeddings(cache_dir=minilm_onnx.cache_dir, quantize=True).load()
+    assert int8.backend == "onnx-int8" and int8.model_file is not None
+    assert int8.model_file.name.endswith("-int8.onnx") and int8.model_file.parent == minilm_onnx.cache_dir
+    cos = _cosines(int8.embed_documents(SENTENCES), minilm.embed_documents(SENTENCES))
+    assert cos.min() >= 0.9 and cos.mean() >= 0.98, cos
+
+
+def test_cache_file_lives_in_the_data_dir_and_is_reused(
+    tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    with NovaStore(data) as store:  # the default config: backend "auto", int8
+        store.add_turn("alice", "user", "I adopted a cat called Miso.")
+        assert store.search("what pet do I have?", "alice", k=1)[0].text.startswith("I adopted")
+        emb = store.embedder.inner
+        assert isinstance(emb, OnnxMiniLMEmbeddings) and emb.backend == "onnx-int8"
+        assert emb.model_file is not None and emb.model_file.parent == data / "models"
+    names = sorted(f.name for f in (data / "models").iterdir())
+    assert emb.model_file.name in names and all(n.endswith(".onnx") and not n.startswith(".") for n in names)
+    mtime = emb.model_file.stat().st_mtime_ns
+
+    def no_export(*args: object, **kwargs: object) -> None:
+        raise AssertionError("exported again")
+
+    monkeypatch.setattr(oe, "export_onnx", no_export)
+    monkeypatch.setattr(oe, "quantize_onnx", no_export)
+    with NovaStore(data) as store:
+        store.add_turn("alice", "user", "Miso likes tuna.")
+        hits = store.search("Miso likes tuna", "alice", k=2)
+        assert {h.text for h in hits} == {"I adopted a cat called Miso.", "Miso likes tuna."}
+        assert store.embedder.inner.backend == "onnx-int8"  # type: ignore[attr-defined]
+    assert emb.model_file.stat().st_mtime_ns == mtime
+    assert sorted(f.name for f in (data / "models").iterdir()) == names
+    # another data directory in this process copies the checked file instead of exporting
+    other = OnnxMiniLMEmbeddings(cache_dir=tmp_path / "other" / "models", quantize=False).load()
+    assert minilm_onnx.model_file is not None and other.model_file is not None
+    assert other.model_file.read_bytes() == minilm_onnx.model_file.read_bytes()
+
+
+def test_a_new_process_loads_the_cached_file_without_torch(minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    # the default int8 model: quantised from the cached fp32 export when missing, still without torch
+    code = (
+        "import json, sys; from nova_memory_integrations.onnx_embeddings import OnnxMiniLMEmbeddings as O; "
+        f"e = O(cache_dir={str(minilm_onnx.cache_dir)!r}).load(); v = e.embed_query('hello'); "
+        "print(json.dumps([e.backend, len(v), [m for m in ('torch', 'transformers', 'sentence_transformers') "
+        "if m in sys.modules]]))"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300, env=env)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["onnx-int8", 384, []]
+
+
+def test_a_damaged_cache_file_is_made_again(tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    cache = tmp_path / "models"
+    assert minilm_onnx.model_file is not None
+    cache.mkdir()
+    (cache / minilm_onnx.model_file.name).write_bytes(b"not an onnx model")
+    emb = OnnxMiniLMEmbeddings(cache_dir=cache, quantize=False, fallback=False, threads=3).load()  # a new session
+    assert emb.backend == "onnx-fp32"
+    assert (cache / minilm_onnx.model_file.name).read_bytes() == minilm_onnx.model_file.read_bytes()
+
+
+def test_falls_back_to_torch_with_one_warning_without_onnxruntime(
+    tmp_path: Path, minilm: MiniLMEmbeddings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import onnxruntime -> ImportError
+    emb = OnnxMiniLMEmbeddings(cache_dir=tmp_path / "models")
+    with caplog.at_level(logging.WARNING, logger="nova_memory_integrations"):
+        docs = emb.embed_documents(SENTENCES[:3])
+        query = emb.embed_query(SENTENCES[1])
+        emb.embed_documents(SENTENCES[3:5])
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "ONNX embedding backend unavailable" in warnings[0].getMessage(), caplog.text
+    assert emb.backend == "torch"
+    assert _cosines(docs, minilm.embed_documents(SENTENCES[:3])).min() >= 0.9999
+    assert _cosines([query], [docs[1]])[0] >= 0.9999  # queries and documents share the backend
+    assert not (tmp_path / "models").exists()  # nothing exported
+
+    strict = OnnxMiniLMEmbeddings(cache_dir=tmp_path / "models", fallback=False)
+    with pytest.raises(EmbeddingError):
+        strict.embed_query("hello")
+
+
+def test_config_selects_the_backend(tmp_path: Path) -> None:
+    cfg = NovaConfig()
+    assert cfg.embeddings.backend == "auto" and cfg.embeddings.quantize is True
+    auto = default_embeddings(cfg.embeddings, tmp_path)
+    assert isinstance(auto, OnnxMiniLMEmbeddings) and auto.fallback and auto.quantize
+    assert auto.cache_dir == tmp_path / "models"
+    assert auto.backend == "unloaded"  # nothing loads before the first embedding
+    strict = default_embeddings(NovaConfig.from_dict({"embeddings": {"backend": "onnx", "quantize": False}}).embeddings,
+                                tmp_path)
+    assert isinstance(strict, OnnxMiniLMEmbeddings) and not strict.fallback and not strict.quantize
+    torch_cfg = NovaConfig.from_dict({"embeddings": {"backend": "torch", "torch_threads": 1}}).embeddings
+    torch_model = default_embeddings(torch_cfg, tmp_path)
+    assert isinstance(torch_model, MiniLMEmbeddings) and torch_model.torch_threads == 1
+    from nova_memory_integrations import ConfigError
+
+    with pytest.raises(ConfigError):
+        NovaConfig.from_dict({"embeddings": {"backend": "tensorflow"}})
+    assert not (tmp_path / "models").exists()
+
+
+def test_unsupported_model_directory_is_refused(tmp_path: Path) -> None:
+    model = tmp_path / "st-model"
+    model.mkdir()
+    (model / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
+    ]))
+    with pytest.raises(EmbeddingError, match="cannot reproduce"):
+        OnnxMiniLMEmbeddings(model, cache_dir=tmp_path / "models", fallback=False).load()
