@@ -404,22 +404,22 @@ class OnnxMiniLMEmbeddings:
     Instantiate:
         .. code-block:: python
 
-            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models")                  # int8
-            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models", quantize=False)  # fp32
+            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models")                 # fp32
+            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models", quantize=True)  # int8
 
     Usage:
         .. code-block:: python
 
             vectors = emb.embed_documents(["I moved to Berlin"])  # 384-d, L2-normalised
-            emb.backend                                            # "onnx-int8" once loaded
+            emb.backend                                            # "onnx-fp32" once loaded
 
     Args:
         model_path: a local sentence-transformers directory; default the packaged
             all-MiniLM-L6-v2.
         cache_dir: where the exported model files live (the store passes
             ``<data_dir>/models``); nothing is written elsewhere.
-        quantize: use the dynamic int8 model (the default: faster, vectors within cosine ~0.99
-            of fp32); ``False``: the fp32 export (matches sentence-transformers).
+        quantize: use the dynamic int8 model (faster, vectors within cosine ~0.99 of fp32);
+            ``False`` (the default): the fp32 export (matches sentence-transformers).
         batch_size: texts per ONNX Runtime call (after sorting by length).
         max_seq_length: tokens per text (longer texts are truncated).
         threads: ONNX Runtime intra-op threads; default :func:`default_threads`.
@@ -433,7 +433,7 @@ class OnnxMiniLMEmbeddings:
         model_path: str | os.PathLike[str] | None = None,
         *,
         cache_dir: str | os.PathLike[str],
-        quantize: bool = True,
+        quantize: bool = False,
         batch_size: int = 16,
         max_seq_length: int = 128,
         threads: int | None = None,

@@ -60,11 +60,11 @@ def test_cache_file_lives_in_the_data_dir_and_is_reused(
     tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = tmp_path / "data"
-    with NovaStore(data) as store:  # the default config: backend "auto", int8
+    with NovaStore(data) as store:  # the default config: backend "auto", fp32
         store.add_turn("alice", "user", "I adopted a cat called Miso.")
         assert store.search("what pet do I have?", "alice", k=1)[0].text.startswith("I adopted")
         emb = store.embedder.inner
-        assert isinstance(emb, OnnxMiniLMEmbeddings) and emb.backend == "onnx-int8"
+        assert isinstance(emb, OnnxMiniLMEmbeddings) and emb.backend == "onnx-fp32"
         assert emb.model_file is not None and emb.model_file.parent == data / "models"
     names = sorted(f.name for f in (data / "models").iterdir())
     assert emb.model_file.name in names and all(n.endswith(".onnx") and not n.startswith(".") for n in names)
@@ -79,7 +79,7 @@ def test_cache_file_lives_in_the_data_dir_and_is_reused(
         store.add_turn("alice", "user", "Miso likes tuna.")
         hits = store.search("Miso likes tuna", "alice", k=2)
         assert {h.text for h in hits} == {"I adopted a cat called Miso.", "Miso likes tuna."}
-        assert store.embedder.inner.backend == "onnx-int8"  # type: ignore[attr-defined]
+        assert store.embedder.inner.backend == "onnx-fp32"  # type: ignore[attr-defined]
     assert emb.model_file.stat().st_mtime_ns == mtime
     assert sorted(f.name for f in (data / "models").iterdir()) == names
     # another data directory in this process copies the checked file instead of exporting
@@ -89,10 +89,10 @@ def test_cache_file_lives_in_the_data_dir_and_is_reused(
 
 
 def test_a_new_process_loads_the_cached_file_without_torch(minilm_onnx: OnnxMiniLMEmbeddings) -> None:
-    # the default int8 model: quantised from the cached fp32 export when missing, still without torch
+    # the int8 model: quantised from the cached fp32 export when missing, still without torch
     code = (
         "import json, sys; from nova_memory_integrations.onnx_embeddings import OnnxMiniLMEmbeddings as O; "
-        f"e = O(cache_dir={str(minilm_onnx.cache_dir)!r}).load(); v = e.embed_query('hello'); "
+        f"e = O(cache_dir={str(minilm_onnx.cache_dir)!r}, quantize=True).load(); v = e.embed_query('hello'); "
         "print(json.dumps([e.backend, len(v), [m for m in ('torch', 'transformers', 'sentence_transformers') "
         "if m in sys.modules]]))"
     )
@@ -134,9 +134,9 @@ def test_falls_back_to_torch_with_one_warning_without_onnxruntime(
 
 def test_config_selects_the_backend(tmp_path: Path) -> None:
     cfg = NovaConfig()
-    assert cfg.embeddings.backend == "auto" and cfg.embeddings.quantize is True
+    assert cfg.embeddings.backend == "auto" and cfg.embeddings.quantize is False
     auto = default_embeddings(cfg.embeddings, tmp_path)
-    assert isinstance(auto, OnnxMiniLMEmbeddings) and auto.fallback and auto.quantize
+    assert isinstance(auto, OnnxMiniLMEmbeddings) and auto.fallback and not auto.quantize
     assert auto.cache_dir == tmp_path / "models"
     assert auto.backend == "unloaded"  # nothing loads before the first embedding
     strict = default_embeddings(NovaConfig.from_dict({"embeddings": {"backend": "onnx", "quantize": False}}).embeddings,
