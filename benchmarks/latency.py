@@ -74,7 +74,7 @@ set_offline_env()
 
 from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
 from nova_memory_integrations.config import RetrievalConfig  # noqa: E402
-from nova_memory_integrations.embeddings import MiniLMEmbeddings  # noqa: E402
+from nova_memory_integrations.embeddings import default_embeddings  # noqa: E402
 from nova_memory_integrations.facts import new_id  # noqa: E402
 from nova_memory_integrations.retrieval.config import SearchConfig  # noqa: E402
 from nova_memory_integrations.types import Episode  # noqa: E402
@@ -169,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="auto: the preset's own setting; on/off: force reranking for every row")
     parser.add_argument("--torch-threads", type=int, default=None,
                         help="embeddings.torch_threads for MiniLM (default: the library default, torch's own)")
+    parser.add_argument("--backend", choices=["auto", "onnx", "torch"], default=None,
+                        help="embeddings.backend (default: the library default)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--quick", action="store_true", help="smoke test: sizes 1000,5000, 30 queries, pool 500")
     args = parser.parse_args(argv)
@@ -183,12 +185,20 @@ def main(argv: list[str] | None = None) -> int:
     if not sizes or min(sizes) < 1 or args.queries < 1 or args.pool < 1:
         parser.error("sizes, --queries and --pool must be >= 1")
 
-    embeddings = MiniLMEmbeddings(torch_threads=args.torch_threads)
+    emb_cfg = NovaConfig().embeddings
+    emb_cfg.torch_threads = args.torch_threads
+    if args.backend:
+        emb_cfg.backend = args.backend
+    models = tempfile.TemporaryDirectory(prefix="nova-bench-latency-models-")
+    embeddings: Any = default_embeddings(emb_cfg, models.name)
+    embeddings.embed_query("warm up")  # export (ONNX) or load now, outside the timings
+    backend = getattr(embeddings, "backend", "torch")
     pool_n = min(args.pool, max(sizes))
     pool_texts = [t for _, t in generate_turns(pool_n, seed=args.seed)]
-    log(f"embedding pool of {pool_n} turns (cached under benchmarks/.cache/)...")
-    pool_vectors = cached_embeddings(pool_texts, embeddings.embed_documents, model_key=str(embeddings.model_path),
-                                     progress=log)
+    log(f"embedding pool of {pool_n} turns with {backend} (cached under benchmarks/.cache/)...")
+    # torch and fp32 ONNX give the same vectors (cosine >= 0.999): they share one cache
+    key = str(embeddings.model_path) + ("" if backend in ("torch", "onnx-fp32") else f":{backend}")
+    pool_vectors = cached_embeddings(pool_texts, embeddings.embed_documents, model_key=key, progress=log)
     queries = generate_queries(args.queries + WARMUP_QUERIES, seed=args.seed + 1)
     warmup, timed = queries[:WARMUP_QUERIES], queries[WARMUP_QUERIES:]
 
@@ -232,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         "pool": pool_n,
         "cpu_count": os.cpu_count(), "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
         "torch_threads": args.torch_threads,
+        "embedding_backend": backend,
         "results": results,
         "p95_ms": {name: {s: r["p95"] for s, r in per.items()} for name, per in results.items()},
         "p50_ms": {name: {s: r["p50"] for s, r in per.items()} for name, per in results.items()},
