@@ -72,7 +72,11 @@ def is_phatic(sentence: str, names: Collection[str] = ()) -> bool:
         sentence: one sentence.
         names: words that are names of the people talking (casefolded), e.g. the speakers.
     """
-    words = terms(sentence, max_terms=64)
+    return _phatic(sentence, terms(sentence, max_terms=64), names)
+
+
+def _phatic(sentence: str, words: Sequence[str], names: Collection[str]) -> bool:
+    """:func:`is_phatic` given the sentence's content words."""
     if not words or len(sentence.split()) > _PHATIC_MAX_WORDS:
         return False
     return all(w in _PHATIC or w in names for w in words)
@@ -105,9 +109,10 @@ def extract_sentences(
 
     A speaker prefix ("Melanie: ") is kept and does not count as a match. Sentences are
     scored by the query words they contain (compared by crude stems); phatic ones
-    (greetings, thanks, applause) are only taken when nothing else fits, and ties favour sentences with more content
-    words, then earlier ones. They are returned in their original order, joined by " … "
-    where text was skipped. A single sentence that is still too long is truncated.
+    (greetings, thanks, applause) are only taken when nothing else fits, and ties favour
+    sentences with more content words, then earlier ones. They are returned in their
+    original order, joined by " … " where text was skipped. A single sentence that is
+    still too long is truncated.
 
     Args:
         text: the text to shorten.
@@ -124,7 +129,7 @@ def extract_sentences(
     sentences = split_sentences(body)
     qstems = _stems([w for w in terms(query) if w not in names])
     words = [terms(sent, max_terms=64) for sent in sentences]
-    phatic = [is_phatic(sent, names) for sent in sentences]
+    phatic = [_phatic(sent, w, names) for sent, w in zip(sentences, words)]
     scored = sorted(
         range(len(sentences)),
         key=lambda i: (

@@ -222,17 +222,21 @@ class Consolidator:
         self._llm = (llm, source)
         return source
 
-    @staticmethod
-    def _as_source(source: ConsolidationSource | BatchExtractor) -> ConsolidationSource:
-        return source if hasattr(source, "plan") else ExtractorSource(source)  # type: ignore[return-value,arg-type]
+    def _source_and_size(
+        self, source: ConsolidationSource | BatchExtractor, batch_size: int | None
+    ) -> tuple[ConsolidationSource, int]:
+        """The source as a ``ConsolidationSource`` and the batch size: given, the source's own, or ours."""
+        src: ConsolidationSource = (
+            source if hasattr(source, "plan") else ExtractorSource(source)  # type: ignore[assignment,arg-type]
+        )
+        return src, batch_size or getattr(src, "batch_size", None) or self.batch_size
 
     # -- runs -------------------------------------------------------------------------------
     def run(
         self, user_id: str | None, source: ConsolidationSource | BatchExtractor, *, batch_size: int | None = None
     ) -> ConsolidationResult:
         """Consolidate every unprocessed, not dead-lettered episode of ``user_id`` (or of every user)."""
-        src = self._as_source(source)
-        size = batch_size or getattr(src, "batch_size", None) or self.batch_size
+        src, size = self._source_and_size(source, batch_size)
         outcome = _Outcome()
         with self._lock, self._handing_over(outcome):
             users = [user_id] if user_id is not None else self.db.users_with_unprocessed()
@@ -247,8 +251,7 @@ class Consolidator:
         self, user_id: str | None, source: ConsolidationSource | BatchExtractor, *, batch_size: int | None = None
     ) -> ConsolidationResult:
         """Try the dead-lettered episodes again; what fails again gets a new letter (attempts + 1)."""
-        src = self._as_source(source)
-        size = batch_size or getattr(src, "batch_size", None) or self.batch_size
+        src, size = self._source_and_size(source, batch_size)
         outcome = _Outcome()
         with self._lock, self._handing_over(outcome):
             for letter in self.db.dead_letters(user_id):

@@ -15,8 +15,7 @@ from ._time import to_epoch, utcnow
 from .assemble import Format, fit, line, render
 from .compress import extract_sentences, near_duplicates, strip_phatic
 from .retrieval.config import SearchConfig
-from .retrieval.lexical import terms
-from .retrieval.signals import GENERIC_ROLES, Candidate, stored_vectors
+from .retrieval.signals import Candidate, name_words, stored_vectors
 from .tokens import TokenCounter
 from .types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 
@@ -125,7 +124,7 @@ def snippets(store: NovaStore, user_id: str, ranked: Sequence[Candidate], k: int
 def _speaker_names(cands: Sequence[Candidate]) -> frozenset[str]:
     """Words of the speakers' names (roles other than user/assistant/...), casefolded."""
     roles = {c.episode.role for c in cands if c.episode is not None}
-    return frozenset(w for r in roles if r.casefold() not in GENERIC_ROLES for w in terms(r))
+    return frozenset(w for r in roles for w in name_words(r))
 
 
 def _expand(

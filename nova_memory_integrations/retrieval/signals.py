@@ -16,8 +16,8 @@ from ..types import Episode, Fact, MemoryKind, Rule
 from .lexical import match_expression, terms
 
 __all__ = [
-    "GENERIC_ROLES", "Candidate", "Key", "dense", "graph_entities", "graph_facts", "lexical", "named_speakers",
-    "stored_vectors",
+    "GENERIC_ROLES", "Candidate", "Key", "dense", "graph_entities", "graph_facts", "lexical", "name_words",
+    "named_speakers", "stored_vectors",
 ]
 
 Key = tuple[MemoryKind, str]
@@ -81,18 +81,18 @@ def lexical(
 GENERIC_ROLES = frozenset({"user", "assistant", "system", "human", "ai", "tool", "function", "bot", "model"})
 
 
+def name_words(role: str) -> list[str]:
+    """The words of a speaker's name (casefolded); none for generic roles (user, assistant, ...)."""
+    return [] if role.casefold() in GENERIC_ROLES else terms(role)
+
+
 def named_speakers(query: str, roles: Iterable[str]) -> set[str]:
     """The roles among ``roles`` that the query names as words ("What did Melanie paint?").
 
     Generic roles (user, assistant, ...) never count: only speaker names do.
     """
     words = set(terms(query, max_terms=64))
-    out = set()
-    for role in roles:
-        parts = terms(role)
-        if parts and role.casefold() not in GENERIC_ROLES and all(p in words for p in parts):
-            out.add(role)
-    return out
+    return {role for role in roles if (parts := name_words(role)) and all(p in words for p in parts)}
 
 
 def graph_entities(graph: FactGraph, user_id: str, query: str) -> list[str]:
