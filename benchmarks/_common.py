@@ -57,6 +57,14 @@ def set_offline_env() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def quantize_arg(value: str) -> bool | str:
+    """``--quantize documents|true|false`` -> ``embeddings.quantize``."""
+    choices: dict[str, bool | str] = {"documents": "documents", "true": True, "false": False}
+    if value.lower() not in choices:
+        raise ValueError(f"--quantize takes documents, true or false, not {value!r}")
+    return choices[value.lower()]
+
+
 def emit(obj: dict[str, Any]) -> None:
     """Print ``obj`` as one JSON line on stdout and flush."""
     sys.stdout.write(json.dumps(obj, separators=(",", ":"), sort_keys=False) + "\n")

@@ -23,7 +23,7 @@ written to a temporary data directory that is removed at the end.
 
 Usage:
     .venv/bin/python benchmarks/ingest.py [--turns 10000] [--latency-samples 500] [--batch-size 100]
-        [--backend auto|onnx|torch] [--quantize] [--onnx-threads N] [--embed-batch-size N]
+        [--backend auto|onnx|torch] [--quantize documents|true|false] [--onnx-threads N] [--embed-batch-size N]
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import emit, generate_turns, log, set_offline_env, summarize
+from _common import emit, generate_turns, log, quantize_arg, set_offline_env, summarize
 
 set_offline_env()
 
@@ -78,8 +78,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="embeddings.torch_threads (default: the library default, torch's own)")
     parser.add_argument("--backend", choices=["auto", "onnx", "torch"], default=None,
                         help="embeddings.backend (default: the library default)")
-    parser.add_argument("--quantize", action=argparse.BooleanOptionalAction, default=None,
-                        help="embeddings.quantize: int8 ONNX model (default: the library default)")
+    parser.add_argument("--quantize", type=quantize_arg, default=None, metavar="documents|true|false",
+                        help="embeddings.quantize (default: the library default, documents)")
     parser.add_argument("--onnx-threads", type=int, default=None, help="embeddings.onnx_threads")
     parser.add_argument("--embed-batch-size", type=int, default=None, help="embeddings.batch_size")
     parser.add_argument("--seed", type=int, default=7)

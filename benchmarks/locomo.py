@@ -3,7 +3,7 @@
 Usage:
     python benchmarks/locomo.py --data ../shared/benchmarks/locomo/locomo_dev.json [--k 10] [--budget 1000]
         [--mode nova|dense|both] [--conversations 1] [--preset balanced] [--backend auto|onnx|torch]
-        [--quantize | --no-quantize]
+        [--quantize documents|true|false]
 
 For each conversation a fresh store is filled with every turn (the session's date as
 event time, ``dia_id`` in metadata, the speaker as role), consolidated, and asked every
@@ -12,7 +12,7 @@ question of categories 1-4. An item counts for the evidence turns it was derived
 printed is one JSON object. ``--backend`` and ``--quantize`` pick the MiniLM implementation
 as ``embeddings.backend`` / ``embeddings.quantize`` do (default: the library's defaults; the
 ONNX model is exported once into a temporary directory); ``embedding_backend`` in the
-result says which ran (``onnx-int8``, ``onnx-fp32`` or ``torch``).
+result says which ran (``onnx-int8-documents``, ``onnx-int8``, ``onnx-fp32`` or ``torch``).
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embeddings
 from nova_memory_integrations.retrieval.lexical import terms
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import quantize_arg
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "locomo" / "locomo_dev.json"
@@ -224,8 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
     ap.add_argument("--backend", choices=["auto", "onnx", "torch"], default=None,
                     help="embeddings.backend (default: the library default)")
-    ap.add_argument("--quantize", action=argparse.BooleanOptionalAction, default=None,
-                    help="embeddings.quantize: the int8 ONNX model (default: the library default)")
+    ap.add_argument("--quantize", type=quantize_arg, default=None, metavar="documents|true|false",
+                    help="embeddings.quantize (default: the library default, documents)")
     args = ap.parse_args(argv)
     samples = load(args.data)[: args.conversations]
     cfg = NovaConfig().embeddings

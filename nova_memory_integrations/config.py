@@ -59,11 +59,18 @@ class EmbeddingConfig(_Section):
     """``auto``: ONNX Runtime, exported once into ``<data dir>/models``, falling back to torch
     with one logged warning; ``onnx``: ONNX Runtime or an ``EmbeddingError``; ``torch``:
     sentence-transformers. fp32 ONNX and torch vectors agree (cosine >= 0.999)."""
-    quantize: bool = False
-    """ONNX only: dynamic int8 weights, about 2.5x less CPU per text than fp32 (on CPUs with int8
-    dot products, e.g. AVX-512 VNNI) - ingest ~330 instead of ~170 turns/s on 2 cores - but
-    vectors drift slightly (cosine ~0.99 to fp32; LoCoMo context recall 0.846 instead of
-    0.852): run ``reindex`` after changing it. Off by default: recall first."""
+    quantize: bool | Literal["documents"] = "documents"
+    """ONNX only. ``"documents"`` (default): texts are indexed with dynamic int8 weights, ~2.5x
+    less CPU per text than fp32 (on CPUs with int8 dot products, e.g. AVX-512 VNNI) - ingest
+    ~330 instead of ~180 turns/s on 2 cores - and queries are embedded in fp32, so only the
+    document side of each cosine carries int8 error (~0.99 to fp32): LoCoMo context recall
+    matches fp32's. ``true``: int8 for queries too (0.846 instead of 0.852); ``false``: fp32
+    only. Every setting (and torch) shares one vector space: changing it needs no reindex,
+    though ``reindex`` makes stored vectors uniform again."""
+    on_model_change: Literal["warn", "reindex"] = "warn"
+    """A store remembers which embedding model made its vectors. Opened with another one
+    (another ``model_path`` or ``embeddings=`` object), ``warn`` logs a warning until
+    ``reindex`` is run; ``reindex`` rebuilds the index while opening."""
     batch_size: int = Field(default=16, ge=1)
     """Texts per model call; the ONNX backend sorts texts by length first, so batches pad little."""
     max_seq_length: int = Field(default=128, ge=8)
@@ -77,6 +84,11 @@ class IndexingConfig(_Section):
     """The background embedder that moves new episodes into the vector index."""
 
     batch_size: int = Field(default=128, ge=1)
+    """Rows embedded per background cycle when the queue is short."""
+    max_batch_size: int = Field(default=1024, ge=1)
+    """Rows per cycle when a backlog has built up (bulk or many-user ingest): each user's rows
+    of a cycle go to Chroma in one call, and a call costs ~8 ms before its first row, so
+    larger cycles over many users index several times faster."""
     max_wait_ms: int = Field(default=25, ge=0)
 
 

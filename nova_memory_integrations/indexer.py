@@ -16,7 +16,7 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from typing import Literal
 
-from .embeddings import CachedEmbedder
+from .embeddings import CachedEmbedder, embedding_space
 from .storage.sqlite import SQLiteStore
 from .storage.vectors import VectorIndex, VectorKind
 
@@ -27,6 +27,8 @@ logger = logging.getLogger(__name__)
 Table = Literal["episodes", "facts", "rules"]
 _KIND: dict[Table, VectorKind] = {"episodes": "episode", "facts": "fact", "rules": "rule"}
 _MAX_BACKOFF_S = 30.0
+SPACE_KEY = "embedding_space"
+"""``meta`` key: the vector space (:func:`.embeddings.embedding_space`) of the indexed vectors."""
 
 
 class Indexer:
@@ -39,12 +41,14 @@ class Indexer:
         embedder: CachedEmbedder,
         *,
         batch_size: int = 128,
+        max_batch_size: int = 1024,
         max_wait_ms: int = 25,
     ) -> None:
         self.db = db
         self.vectors = vectors
         self.embedder = embedder
         self.batch_size = batch_size
+        self.max_batch_size = max(batch_size, max_batch_size)
         self.max_wait = max_wait_ms / 1000
         self._queue: deque[tuple[Table, str, str]] = deque()
         self._pending_users: Counter[str] = Counter()
@@ -53,6 +57,33 @@ class Indexer:
         self._thread: threading.Thread | None = None
         self._failures = 0
         self.last_error: str | None = None
+
+    # -- which embedder made the vectors --------------------------------------------------
+    def space_matches(self) -> bool:
+        """Whether the index holds this embedder's vectors; logs a warning when it does not.
+
+        A data directory remembers the embedding space of its vectors (recorded the first
+        time it is opened, and by :meth:`adopt_space`). Opening it with an embedder of
+        another space (another model) would compare vectors of different spaces, or fail
+        on a different dimension, until the index is rebuilt.
+        """
+        current = embedding_space(self.embedder)
+        recorded = self.db.get_meta(SPACE_KEY)
+        if recorded is None:
+            self.db.set_meta(SPACE_KEY, current)
+            return True
+        if recorded == current:
+            return True
+        logger.warning(
+            "nova-memory: the vectors of this store were made by %r but it now embeds with %r: dense search "
+            "will be poor (or fail on a dimension mismatch) until NovaStore.reindex() / `nova-memory reindex` "
+            "rebuilds them (or set embeddings.on_model_change = \"reindex\")", recorded, current,
+        )
+        return False
+
+    def adopt_space(self) -> None:
+        """Record this embedder's space as the index's (after a rebuild)."""
+        self.db.set_meta(SPACE_KEY, embedding_space(self.embedder))
 
     # -- producer side ------------------------------------------------------------------
     def submit(self, table: Table, items: Iterable[tuple[str, str]]) -> None:
@@ -122,7 +153,9 @@ class Indexer:
                 return None
             if len(self._queue) < self.batch_size and self.max_wait > 0:
                 self._cond.wait(timeout=self.max_wait)  # let a burst accumulate
-            return [self._queue.popleft() for _ in range(min(self.batch_size, len(self._queue)))]
+            # a backlog: take more, so that each user's rows reach Chroma in fewer calls
+            size = self.batch_size if len(self._queue) <= self.batch_size else self.max_batch_size
+            return [self._queue.popleft() for _ in range(min(size, len(self._queue)))]
 
     def _run(self) -> None:
         while True:

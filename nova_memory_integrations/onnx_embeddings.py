@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import json
 import logging
 import os
 import shutil
@@ -35,11 +34,23 @@ import threading
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from .embeddings import MiniLMEmbeddings, packaged_model_path
+from ._onnx_runtime import (
+    _check_modules,
+    _encode,
+    _load_tokenizer,
+    _max_seq_length,
+    _new_session,
+    _pad,
+    _pool,
+    _pooling_mode,
+    _run,
+    default_threads,
+)
+from .embeddings import MiniLMEmbeddings, minilm_space, packaged_model_path
 from .errors import EmbeddingError
 
 __all__ = ["OnnxMiniLMEmbeddings", "export_onnx", "model_fingerprint", "onnx_model_file", "quantize_onnx"]
@@ -61,11 +72,10 @@ _PROBES = (
     "ok",
     "My sister Maya lives in Lisbon; she works on a vegan recipe app and loves kayaking on weekends.",
 )
-_ALLOWED_MODULES = {
-    "sentence_transformers.models.Transformer",
-    "sentence_transformers.models.Pooling",
-    "sentence_transformers.models.Normalize",
-}
+
+Quantize = bool | Literal["documents"]
+"""``False``: fp32 everywhere; ``True``: int8 everywhere; ``"documents"``: int8 for indexed texts,
+fp32 for queries (int8 ingest speed, fp32 query precision: the query side of the cosine is exact)."""
 
 _lock = threading.RLock()
 _fingerprints: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
@@ -289,111 +299,6 @@ def _require_close(expected: np.ndarray, got: np.ndarray, min_cosine: float, wha
         raise EmbeddingError(f"{what} is off: cosine {cosine:.5f} to the reference (needs >= {min_cosine})")
 
 
-# -- model directory facts -------------------------------------------------------------------------
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _check_modules(model_dir: Path) -> None:
-    """Only Transformer -> Pooling -> Normalize pipelines are reproduced outside torch."""
-    try:
-        with open(model_dir / "modules.json", encoding="utf-8") as fh:
-            modules = json.load(fh)
-    except (OSError, ValueError):
-        return  # a plain transformers directory: mean pooling, as sentence-transformers does
-    extra = [m.get("type") for m in modules if isinstance(m, dict) and m.get("type") not in _ALLOWED_MODULES]
-    if extra:
-        raise EmbeddingError(f"the ONNX backend cannot reproduce modules {extra} of {model_dir}")
-
-
-def _pooling_mode(model_dir: Path) -> str:
-    cfg = _read_json(model_dir / "1_Pooling" / "config.json")
-    if cfg.get("pooling_mode_cls_token"):
-        return "cls"
-    if cfg and not cfg.get("pooling_mode_mean_tokens", True):
-        raise EmbeddingError(f"the ONNX backend supports mean or CLS pooling only ({model_dir})")
-    return "mean"
-
-
-def _max_seq_length(model_dir: Path, configured: int) -> int:
-    native = _read_json(model_dir / "sentence_bert_config.json").get("max_seq_length")
-    return min(int(native), configured) if isinstance(native, int) and native > 0 else configured
-
-
-# -- inference -------------------------------------------------------------------------------------
-def _load_tokenizer(model_dir: Path, max_length: int) -> Any:
-    from tokenizers import Tokenizer
-
-    path = model_dir / "tokenizer.json"
-    if not path.is_file():
-        raise EmbeddingError(f"the ONNX backend needs {path}")
-    tokenizer = Tokenizer.from_file(str(path))
-    tokenizer.no_padding()  # tokenizer.json pads every text to 128: pad per batch instead
-    tokenizer.enable_truncation(max_length=max_length)
-    return tokenizer
-
-
-def _encode(tokenizer: Any, texts: list[str], names: Sequence[str]) -> dict[str, np.ndarray]:
-    """Tokenise ``texts`` and pad them to the batch's longest; feeds named ``names``."""
-    return _pad([list(e.ids) for e in tokenizer.encode_batch(texts)], names)
-
-
-def _pad(ids: list[list[int]], names: Sequence[str]) -> dict[str, np.ndarray]:
-    width = max(len(i) for i in ids)
-    input_ids = np.zeros((len(ids), width), dtype=np.int64)
-    mask = np.zeros((len(ids), width), dtype=np.int64)
-    for row, seq in enumerate(ids):
-        input_ids[row, : len(seq)] = seq
-        mask[row, : len(seq)] = 1
-    feeds = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": np.zeros_like(input_ids)}
-    return {n: feeds[n] for n in names}
-
-
-def _pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:
-    """Mean (over the attention mask) or CLS pooling, then L2 normalisation."""
-    if mode == "cls":
-        pooled = hidden[:, 0, :]
-    else:
-        weights = mask[:, :, None].astype(hidden.dtype)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-    out: np.ndarray = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
-    return out
-
-
-def _new_session(path: Path, threads: int) -> Any:
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # Spinning workers burn the cores that the caller, SQLite and Chroma share with us.
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
-
-
-def _run(session: Any, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    out: np.ndarray = session.run(["last_hidden_state"], feeds)[0]
-    return out
-
-
-def default_threads() -> int:
-    """Intra-op threads when none are configured: the usable cores, at most 4."""
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        usable = os.cpu_count() or 1
-    return max(1, min(4, usable))
-
-
 class OnnxMiniLMEmbeddings:
     """MiniLM sentence embeddings on ONNX Runtime, exported once into ``cache_dir``.
 
@@ -404,22 +309,28 @@ class OnnxMiniLMEmbeddings:
     Instantiate:
         .. code-block:: python
 
-            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models")                 # fp32
-            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models", quantize=True)  # int8
+            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models")                  # int8 docs, fp32 queries
+            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models", quantize=False)  # fp32
+            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models", quantize=True)   # int8
 
     Usage:
         .. code-block:: python
 
             vectors = emb.embed_documents(["I moved to Berlin"])  # 384-d, L2-normalised
-            emb.backend                                            # "onnx-fp32" once loaded
+            query = emb.embed_query("Where do I live?")            # the fp32 model
+            emb.backend                                            # "onnx-int8-documents" once loaded
 
     Args:
         model_path: a local sentence-transformers directory; default the packaged
             all-MiniLM-L6-v2.
         cache_dir: where the exported model files live (the store passes
             ``<data_dir>/models``); nothing is written elsewhere.
-        quantize: use the dynamic int8 model (faster, vectors within cosine ~0.99 of fp32);
-            ``False`` (the default): the fp32 export (matches sentence-transformers).
+        quantize: ``"documents"`` (the default): texts to index (``embed_documents``) go
+            through the dynamic int8 model, ~2.5x less CPU than fp32, and queries
+            (``embed_query``) through the fp32 export, so only one side of each cosine
+            carries int8 error (int8 vectors are within cosine ~0.99 of fp32); ``True``:
+            int8 for both; ``False``: fp32 for both (matches sentence-transformers). If the
+            int8 model cannot be made, ``"documents"`` logs one warning and uses fp32.
         batch_size: texts per ONNX Runtime call (after sorting by length).
         max_seq_length: tokens per text (longer texts are truncated).
         threads: ONNX Runtime intra-op threads; default :func:`default_threads`.
@@ -433,7 +344,7 @@ class OnnxMiniLMEmbeddings:
         model_path: str | os.PathLike[str] | None = None,
         *,
         cache_dir: str | os.PathLike[str],
-        quantize: bool = False,
+        quantize: Quantize = "documents",
         batch_size: int = 16,
         max_seq_length: int = 128,
         threads: int | None = None,
@@ -442,14 +353,18 @@ class OnnxMiniLMEmbeddings:
     ) -> None:
         self.model_path = Path(model_path) if model_path else packaged_model_path()
         self.cache_dir = Path(cache_dir)
-        self.quantize = quantize
+        if quantize not in (True, False, "documents"):
+            raise ValueError(f"quantize must be True, False or 'documents', not {quantize!r}")
+        self.quantize: Quantize = quantize
         self.batch_size = batch_size
         self.max_seq_length = max_seq_length
         self.threads = threads or default_threads()
         self.fallback = fallback
         self.torch_threads = torch_threads
         self.model_file: Path | None = None
-        self._session: Any = None
+        self._session: Any = None  # documents
+        self._query_session: Any = None
+        self._variants = ("", "")  # (documents, queries) as loaded
         self._tokenizer: Any = None
         self._names: list[str] = []
         self._pooling = "mean"
@@ -458,12 +373,14 @@ class OnnxMiniLMEmbeddings:
 
     @property
     def backend(self) -> str:
-        """``onnx-fp32``, ``onnx-int8`` or ``torch`` (the fallback); ``unloaded`` before first use."""
+        """What embeds: ``onnx-int8-documents`` (int8 documents, fp32 queries), ``onnx-fp32``,
+        ``onnx-int8`` or ``torch`` (the fallback); ``unloaded`` before first use."""
         if self._torch is not None:
             return "torch"
         if self._session is None:
             return "unloaded"
-        return "onnx-int8" if self.quantize else "onnx-fp32"
+        docs, queries = self._variants
+        return f"onnx-{docs}" if docs == queries else f"onnx-{docs}-documents"
 
     def load(self) -> OnnxMiniLMEmbeddings:
         """Load now (export first if needed) instead of on the first embedding; returns self.
@@ -500,7 +417,24 @@ class OnnxMiniLMEmbeddings:
         _check_modules(self.model_path)
         pooling = _pooling_mode(self.model_path)
         tokenizer = _load_tokenizer(self.model_path, _max_seq_length(self.model_path, self.max_seq_length))
-        path = onnx_model_file(self.model_path, self.cache_dir, quantize=self.quantize)
+        docs, queries = ("int8" if self.quantize else "fp32"), ("int8" if self.quantize is True else "fp32")
+        sessions: dict[str, tuple[Any, Path]] = {queries: self._open(queries == "int8")}
+        if docs not in sessions:
+            try:
+                sessions[docs] = self._open(True)
+            except Exception as exc:  # "documents": the fp32 model already works, keep it
+                logger.warning("nova-memory: int8 embedding model unavailable (%s: %s); embedding documents "
+                               "with the fp32 model too", type(exc).__name__, exc)
+                docs = queries
+        self._names = [i.name for i in sessions[docs][0].get_inputs()]
+        self._tokenizer, self._pooling, self.model_file = tokenizer, pooling, sessions[docs][1]
+        self._variants = (docs, queries)
+        self._query_session = sessions[queries][0]
+        self._session = sessions[docs][0]
+
+    def _open(self, quantize: bool) -> tuple[Any, Path]:
+        """The (process-wide shared) session of the fp32 or int8 file, and that file."""
+        path = onnx_model_file(self.model_path, self.cache_dir, quantize=quantize)
         key = (path.name, self.threads)
         with _lock:
             session = _sessions.get(key)
@@ -512,12 +446,15 @@ class OnnxMiniLMEmbeddings:
                     if _files.get(path.stem) == path:
                         del _files[path.stem]
                     path.unlink(missing_ok=True)
-                    path = onnx_model_file(self.model_path, self.cache_dir, quantize=self.quantize)
+                    path = onnx_model_file(self.model_path, self.cache_dir, quantize=quantize)
                     session = _new_session(path, self.threads)
                 _sessions[key] = session
-        self._names = [i.name for i in session.get_inputs()]
-        self._tokenizer, self._pooling, self.model_file = tokenizer, pooling, path
-        self._session = session
+        return session, path
+
+    @property
+    def embedding_space(self) -> str:
+        """The vector space written: torch, fp32 and int8 of one model share it."""
+        return minilm_space(self.model_path)
 
     @property
     def dimension(self) -> int:
@@ -537,8 +474,12 @@ class OnnxMiniLMEmbeddings:
             return self._torch.embed_documents(texts)
         return self.embed_array(texts).tolist()  # type: ignore[no-any-return]
 
-    def embed_array(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_array(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         """Like :meth:`embed_documents` but one float32 array (rows in input order).
+
+        Args:
+            texts: the texts.
+            query: embed them as queries (the fp32 model when ``quantize="documents"``).
 
         Raises:
             EmbeddingError: loading or inference failed.
@@ -546,6 +487,7 @@ class OnnxMiniLMEmbeddings:
         self.load()
         if self._torch is not None:
             return np.asarray(self._torch.embed_documents(list(texts)), dtype=np.float32)
+        session = self._query_session if query else self._session
         ids = [list(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share a batch
         out = np.empty((len(ids), 0), dtype=np.float32)
@@ -553,7 +495,7 @@ class OnnxMiniLMEmbeddings:
             rows = order[start:start + self.batch_size]
             feeds = _pad([ids[i] for i in rows], self._names)
             try:
-                vectors = _pool(_run(self._session, feeds), feeds["attention_mask"], self._pooling)
+                vectors = _pool(_run(session, feeds), feeds["attention_mask"], self._pooling)
             except Exception as exc:
                 raise EmbeddingError(f"ONNX embedding failed: {type(exc).__name__}: {exc}") from exc
             if out.shape[1] == 0:
@@ -562,5 +504,8 @@ class OnnxMiniLMEmbeddings:
         return out
 
     def embed_query(self, text: str) -> list[float]:
-        """Embed one query text (same backend as the documents)."""
-        return self.embed_documents([text])[0]
+        """Embed one query text (fp32 unless ``quantize=True``; the fallback embeds everything)."""
+        self.load()
+        if self._torch is not None:
+            return self._torch.embed_query(text)
+        return self.embed_array([text], query=True)[0].tolist()  # type: ignore[no-any-return]

@@ -114,6 +114,7 @@ class NovaStore(ConsolidationAPI):
         self.vectors = VectorIndex(chroma_client, path=self.path / cfg.storage.chroma_dirname,
                                    prefix=cfg.storage.collection_prefix)
         self.indexer = Indexer(self.db, self.vectors, self.embedder, batch_size=cfg.indexing.batch_size,
+                               max_batch_size=cfg.indexing.max_batch_size,
                                max_wait_ms=cfg.indexing.max_wait_ms)
         self.entities = EntityResolver(self.db, cfg.facts)
         self.fact_memory = FactMemory(self.db, cfg.facts, resolve=self.entities.resolve_fact)
@@ -132,6 +133,8 @@ class NovaStore(ConsolidationAPI):
                                         debounce=cfg.consolidation.debounce_seconds)
         self.vectors.migrate_legacy(self.db.reset_indexed)
         self.indexer.recover()
+        if not self.indexer.space_matches() and cfg.embeddings.on_model_change == "reindex":
+            self.reindex()
         if cfg.consolidation.mode == "background":
             self._worker.start()
 
@@ -538,6 +541,7 @@ class NovaStore(ConsolidationAPI):
         self.indexer.wait(timeout=_INDEX_WAIT_S)
         self.vectors.reset()
         self.db.reset_indexed()
+        self.indexer.adopt_space()
         n = self.indexer.recover()
         self.indexer.wait()
         self.graph.invalidate()

@@ -1,7 +1,8 @@
 """Shared fixtures: real MiniLM embeddings (loaded once), real Chroma and SQLite in tmp dirs.
 
-Stores embed with the default backend, ONNX Runtime (``minilm_onnx``: fp32, exported once
-per session); ``minilm`` is the same model on torch (sentence-transformers), the reference.
+Stores embed with the default backend, ONNX Runtime (``minilm_onnx``: int8 documents and fp32
+queries, exported once per session); ``minilm`` is the same model on torch (sentence-transformers),
+the reference.
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ def minilm() -> MiniLMEmbeddings:
 
 @pytest.fixture(scope="session")
 def minilm_onnx(tmp_path_factory: pytest.TempPathFactory) -> OnnxMiniLMEmbeddings:
-    """The packaged all-MiniLM-L6-v2 on ONNX Runtime (fp32, so vectors match torch), exported once per session.
+    """The packaged all-MiniLM-L6-v2 on ONNX Runtime as stores use it by default (int8 documents,
+    fp32 queries), exported once per session.
 
-    Later data directories of the session copy this export instead of exporting again.
+    Later data directories of the session copy these files instead of exporting again.
     """
-    return OnnxMiniLMEmbeddings(cache_dir=tmp_path_factory.mktemp("onnx") / "models", quantize=False,
-                                fallback=False).load()
+    return OnnxMiniLMEmbeddings(cache_dir=tmp_path_factory.mktemp("onnx") / "models", fallback=False).load()
 
 
 @pytest.fixture

@@ -46,7 +46,7 @@ def test_ingest_benchmark_prints_json_result() -> None:
         assert isinstance(res[key], (int, float)) and res[key] > 0
     assert res["indexed_episodes"] >= 650  # warm-up + latency + two runs, all indexed
     assert set(res["meets_targets"]) == {"add_turn_p50_ms", "ingest_turns_per_s"}
-    assert res["embedding_backend"] in {"onnx-int8", "onnx-fp32", "torch"}
+    assert res["embedding_backend"] in {"onnx-int8-documents", "onnx-int8", "onnx-fp32", "torch"}
 
 
 def test_latency_benchmark_quick_prints_json_result() -> None:

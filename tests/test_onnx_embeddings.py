@@ -1,7 +1,8 @@
 """The ONNX Runtime backend of the default MiniLM, against the real model and real torch.
 
-The model is exported once per test session (the ``minilm_onnx`` fixture of conftest, fp32);
-other data directories in this process copy that file instead of exporting again.
+The model is exported once per test session (the ``minilm_onnx`` fixture of conftest: int8
+documents, fp32 queries); other data directories in this process copy those files instead of
+exporting again.
 """
 
 from __future__ import annotations
@@ -39,11 +40,12 @@ def _cosines(a: list[list[float]], b: list[list[float]]) -> np.ndarray:
 
 
 def test_fp32_matches_sentence_transformers(minilm_onnx: OnnxMiniLMEmbeddings, minilm: MiniLMEmbeddings) -> None:
-    assert minilm_onnx.backend == "onnx-fp32"
-    assert len(SENTENCES) > minilm_onnx.batch_size  # several sorted batches, rows back in input order
-    cos = _cosines(minilm_onnx.embed_documents(SENTENCES), minilm.embed_documents(SENTENCES))
+    fp32 = OnnxMiniLMEmbeddings(cache_dir=minilm_onnx.cache_dir, quantize=False, fallback=False).load()
+    assert fp32.backend == "onnx-fp32" and fp32.model_file is not None and fp32.model_file.name.endswith("-fp32.onnx")
+    assert len(SENTENCES) > fp32.batch_size  # several sorted batches, rows back in input order
+    cos = _cosines(fp32.embed_documents(SENTENCES), minilm.embed_documents(SENTENCES))
     assert cos.min() >= 0.999, cos
-    query = minilm_onnx.embed_query(SENTENCES[1])
+    query = fp32.embed_query(SENTENCES[1])
     assert len(query) == 384 and abs(float(np.linalg.norm(query)) - 1.0) < 1e-4
     assert _cosines([query], [minilm.embed_query(SENTENCES[1])])[0] >= 0.999
 
@@ -54,20 +56,58 @@ def test_int8_is_close_to_torch(minilm_onnx: OnnxMiniLMEmbeddings, minilm: MiniL
     assert int8.model_file.name.endswith("-int8.onnx") and int8.model_file.parent == minilm_onnx.cache_dir
     cos = _cosines(int8.embed_documents(SENTENCES), minilm.embed_documents(SENTENCES))
     assert cos.min() >= 0.9 and cos.mean() >= 0.98, cos
+    queries = _cosines([int8.embed_query(t) for t in SENTENCES[:3]], minilm.embed_documents(SENTENCES[:3]))
+    assert queries.min() < 0.9999  # int8 for queries too: not the fp32 model
+
+
+def test_default_embeds_documents_in_int8_and_queries_in_fp32(
+    minilm_onnx: OnnxMiniLMEmbeddings, minilm: MiniLMEmbeddings
+) -> None:
+    assert minilm_onnx.quantize == "documents" and minilm_onnx.backend == "onnx-int8-documents"
+    assert minilm_onnx.model_file is not None and minilm_onnx.model_file.name.endswith("-int8.onnx")
+    reference = minilm.embed_documents(SENTENCES)
+    docs = _cosines(minilm_onnx.embed_documents(SENTENCES), reference)
+    assert docs.min() >= 0.9 and docs.mean() >= 0.98 and docs.mean() < 0.9995, docs  # the int8 model
+    queries = _cosines([minilm_onnx.embed_query(t) for t in SENTENCES], reference)
+    assert queries.min() >= 0.999, queries  # the fp32 model
+    # one vector space: a query finds its own text among the int8 documents
+    sims = np.asarray(minilm_onnx.embed_documents(SENTENCES)) @ np.asarray(minilm_onnx.embed_query(SENTENCES[5]))
+    assert int(np.argmax(sims)) == 5 and sims[5] >= 0.95
+    with pytest.raises(ValueError):
+        OnnxMiniLMEmbeddings(cache_dir=minilm_onnx.cache_dir, quantize="queries")  # type: ignore[arg-type]
+
+
+def test_documents_fall_back_to_fp32_when_int8_fails(
+    tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise EmbeddingError("no int8 kernels here")
+
+    monkeypatch.setattr(oe, "quantize_onnx", broken)
+    monkeypatch.setattr(oe, "_files", {k: v for k, v in oe._files.items() if k.endswith("-fp32")})  # no int8 to copy
+    with caplog.at_level(logging.WARNING, logger="nova_memory_integrations"):
+        emb = OnnxMiniLMEmbeddings(cache_dir=tmp_path / "models", fallback=False).load()
+    assert emb.backend == "onnx-fp32"  # not torch: the fp32 model serves both sides
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == [
+        "nova-memory: int8 embedding model unavailable (EmbeddingError: no int8 kernels here); "
+        "embedding documents with the fp32 model too"
+    ]
+    assert _cosines(emb.embed_documents(SENTENCES[:2]), [emb.embed_query(t) for t in SENTENCES[:2]]).min() >= 0.9999
 
 
 def test_cache_file_lives_in_the_data_dir_and_is_reused(
     tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = tmp_path / "data"
-    with NovaStore(data) as store:  # the default config: backend "auto", fp32
+    with NovaStore(data) as store:  # the default config: backend "auto", int8 documents + fp32 queries
         store.add_turn("alice", "user", "I adopted a cat called Miso.")
         assert store.search("what pet do I have?", "alice", k=1)[0].text.startswith("I adopted")
         emb = store.embedder.inner
-        assert isinstance(emb, OnnxMiniLMEmbeddings) and emb.backend == "onnx-fp32"
+        assert isinstance(emb, OnnxMiniLMEmbeddings) and emb.backend == "onnx-int8-documents"
         assert emb.model_file is not None and emb.model_file.parent == data / "models"
     names = sorted(f.name for f in (data / "models").iterdir())
-    assert emb.model_file.name in names and all(n.endswith(".onnx") and not n.startswith(".") for n in names)
+    assert len(names) == 2 and emb.model_file.name in names and all(n.endswith(".onnx") and not n.startswith(".") for n in names)
     mtime = emb.model_file.stat().st_mtime_ns
 
     def no_export(*args: object, **kwargs: object) -> None:
@@ -79,13 +119,14 @@ def test_cache_file_lives_in_the_data_dir_and_is_reused(
         store.add_turn("alice", "user", "Miso likes tuna.")
         hits = store.search("Miso likes tuna", "alice", k=2)
         assert {h.text for h in hits} == {"I adopted a cat called Miso.", "Miso likes tuna."}
-        assert store.embedder.inner.backend == "onnx-fp32"  # type: ignore[attr-defined]
+        assert store.embedder.inner.backend == "onnx-int8-documents"  # type: ignore[attr-defined]
     assert emb.model_file.stat().st_mtime_ns == mtime
     assert sorted(f.name for f in (data / "models").iterdir()) == names
-    # another data directory in this process copies the checked file instead of exporting
-    other = OnnxMiniLMEmbeddings(cache_dir=tmp_path / "other" / "models", quantize=False).load()
+    # another data directory in this process copies the checked files instead of exporting
+    other = OnnxMiniLMEmbeddings(cache_dir=tmp_path / "other" / "models").load()
     assert minilm_onnx.model_file is not None and other.model_file is not None
     assert other.model_file.read_bytes() == minilm_onnx.model_file.read_bytes()
+    assert sorted(f.name for f in (tmp_path / "other" / "models").iterdir()) == names
 
 
 def test_a_new_process_loads_the_cached_file_without_torch(minilm_onnx: OnnxMiniLMEmbeddings) -> None:
@@ -106,8 +147,8 @@ def test_a_damaged_cache_file_is_made_again(tmp_path: Path, minilm_onnx: OnnxMin
     assert minilm_onnx.model_file is not None
     cache.mkdir()
     (cache / minilm_onnx.model_file.name).write_bytes(b"not an onnx model")
-    emb = OnnxMiniLMEmbeddings(cache_dir=cache, quantize=False, fallback=False, threads=3).load()  # a new session
-    assert emb.backend == "onnx-fp32"
+    emb = OnnxMiniLMEmbeddings(cache_dir=cache, fallback=False, threads=3).load()  # new sessions
+    assert emb.backend == "onnx-int8-documents"
     assert (cache / minilm_onnx.model_file.name).read_bytes() == minilm_onnx.model_file.read_bytes()
 
 
@@ -134,14 +175,17 @@ def test_falls_back_to_torch_with_one_warning_without_onnxruntime(
 
 def test_config_selects_the_backend(tmp_path: Path) -> None:
     cfg = NovaConfig()
-    assert cfg.embeddings.backend == "auto" and cfg.embeddings.quantize is False
+    assert cfg.embeddings.backend == "auto" and cfg.embeddings.quantize == "documents"
     auto = default_embeddings(cfg.embeddings, tmp_path)
-    assert isinstance(auto, OnnxMiniLMEmbeddings) and auto.fallback and not auto.quantize
+    assert isinstance(auto, OnnxMiniLMEmbeddings) and auto.fallback and auto.quantize == "documents"
     assert auto.cache_dir == tmp_path / "models"
     assert auto.backend == "unloaded"  # nothing loads before the first embedding
     strict = default_embeddings(NovaConfig.from_dict({"embeddings": {"backend": "onnx", "quantize": False}}).embeddings,
                                 tmp_path)
-    assert isinstance(strict, OnnxMiniLMEmbeddings) and not strict.fallback and not strict.quantize
+    assert isinstance(strict, OnnxMiniLMEmbeddings) and not strict.fallback and strict.quantize is False
+    for raw, value in (("documents", "documents"), (True, True), (False, False)):
+        loaded = NovaConfig.from_dict({"embeddings": {"quantize": raw}}).embeddings
+        assert loaded.quantize == value and type(loaded.quantize) is type(value)
     torch_cfg = NovaConfig.from_dict({"embeddings": {"backend": "torch", "torch_threads": 1}}).embeddings
     torch_model = default_embeddings(torch_cfg, tmp_path)
     assert isinstance(torch_model, MiniLMEmbeddings) and torch_model.torch_threads == 1
@@ -149,6 +193,8 @@ def test_config_selects_the_backend(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError):
         NovaConfig.from_dict({"embeddings": {"backend": "tensorflow"}})
+    with pytest.raises(ConfigError):
+        NovaConfig.from_dict({"embeddings": {"quantize": "queries"}})
     assert not (tmp_path / "models").exists()
 
 

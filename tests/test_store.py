@@ -335,3 +335,48 @@ def test_expired_fact_versions_are_not_requeued_on_reopen(tmp_path: Path, minilm
         assert unindexed == 0  # the expired version left the index and is flagged as handled
     with NovaStore(path, embeddings=minilm) as s:  # type: ignore[arg-type]
         assert s.indexer.recover() == 0
+
+
+def test_a_backlog_is_indexed_in_larger_cycles_with_one_chroma_call_per_user_and_chunk(
+    make_store: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nova_memory_integrations.storage import vectors as vector_module
+
+    monkeypatch.setattr(vector_module, "_UPSERT_ROWS", 40)  # a user's rows go to Chroma in chunks
+    config = NovaConfig.from_dict({"indexing": {"batch_size": 8, "max_batch_size": 120, "max_wait_ms": 0}})
+    store = make_store(config=config)  # type: ignore[operator]
+    cycles: list[int] = []
+    calls: list[str] = []  # the user of each Chroma upsert call
+    index, run = store.indexer._index, store.vectors._run
+
+    def count_cycle(batch: list[tuple[str, str, str]]) -> None:
+        cycles.append(len(batch))
+        index(batch)
+
+    def count_call(kind: str, user_id: str, op: object, default: object, **kw: object) -> object:
+        if kw.get("what") == "upsert":
+            calls.append(user_id)
+        return run(kind, user_id, op, default, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store.indexer, "_index", count_cycle)
+    monkeypatch.setattr(store.vectors, "_run", count_call)
+    turns = [{"user_id": f"u{i % 3}", "role": "user", "content": f"I packed item number {i} for the trip"}
+             for i in range(240)]
+    store.add_turns(turns)  # one backlog of 240 rows, three users interleaved
+    store.flush()
+    assert sum(cycles) == 240 and max(cycles) == 120 and len(cycles) <= 4, cycles
+    # a 120-row cycle holds 40 rows of each user: one call each; the first, small cycle one call per user
+    assert len(calls) <= 3 * len(cycles), (cycles, calls)
+    for user in ("u0", "u1", "u2"):
+        assert len(store.vectors.get_user_ids("episode", user)) == 80
+    assert store.search("item number 7", "u1", k=1)[0].text == "I packed item number 7 for the trip"
+    # one user's 90 rows in one cycle: chunks of 40 rows
+    calls.clear()
+    store.add_turns([{"user_id": "u3", "role": "user", "content": f"Checklist line {i}"} for i in range(90)])
+    store.flush()
+    assert calls.count("u3") == 3 and len(store.vectors.get_user_ids("episode", "u3")) == 90
+    # a short queue keeps small cycles: a reader waits for little
+    cycles.clear()
+    store.add_turn("u0", "user", "One more thing to pack: the charger.")
+    store.flush()
+    assert cycles == [1]

@@ -37,6 +37,9 @@ _KINDS: tuple[VectorKind, ...] = ("episode", "fact", "rule")
 _VEC_CACHE = 50_000
 _COLLECTION_CACHE = 4096
 _LIST_PAGE = 1000
+_UPSERT_ROWS = 256
+"""Rows per Chroma upsert call at most: a call holds the GIL throughout (~8 ms + ~0.25 ms a
+row here), so a large batch is split to keep ``add_turn`` on other threads from waiting long."""
 _HASH_BYTES = 16
 _MAX_PREFIX = 512 - len("_episode_") - 2 * _HASH_BYTES  # Chroma names: at most 512 characters
 _PREFIX_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -169,7 +172,9 @@ class VectorIndex:
                 return op(col)
             except Exception as exc:
                 if attempt or not _is_missing(exc):
-                    raise StorageError(f"Chroma {what} failed: {exc}") from exc
+                    hint = (" (the index holds vectors of another embedding model: rebuild it with "
+                            "NovaStore.reindex())") if "dimension" in str(exc).lower() else ""
+                    raise StorageError(f"Chroma {what} failed: {exc}{hint}") from exc
                 with self._lock:
                     self._collections.pop(self.collection_name(kind, user_id), None)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -202,7 +207,12 @@ class VectorIndex:
                 "documents": [documents[n] for n in rows], "metadatas": [dict(metadatas[n]) for n in rows]})
 
     def _upsert_user(self, kind: VectorKind, user_id: str, batch: dict[str, list[Any]]) -> None:
-        self._run(kind, user_id, lambda col: col.upsert(**batch), None, create=True, what="upsert")
+        def upsert(part: dict[str, list[Any]]) -> Callable[[Any], None]:
+            return lambda col: col.upsert(**part)
+
+        for start in range(0, len(batch["ids"]), _UPSERT_ROWS):
+            part = {key: rows[start:start + _UPSERT_ROWS] for key, rows in batch.items()}
+            self._run(kind, user_id, upsert(part), None, create=True, what="upsert")
 
     def query(
         self,
