@@ -72,11 +72,13 @@ class EmbeddingConfig(_Section):
     (another ``model_path`` or ``embeddings=`` object), ``warn`` logs a warning until
     ``reindex`` is run; ``reindex`` rebuilds the index while opening."""
     batch_size: int = Field(default=16, ge=1)
-    """Texts per model call; the ONNX backend sorts texts by length first, so batches pad little."""
+    """Texts per model call; the ONNX backend sorts texts by length first, so batches pad little.
+    The int8 ONNX model embeds one text per call (its vectors never depend on batch-mates)."""
     max_seq_length: int = Field(default=128, ge=8)
     query_cache_size: int = Field(default=2048, ge=0)
     onnx_threads: int | None = Field(default=None, ge=1)
-    """ONNX Runtime intra-op threads; ``None`` = the usable cores, at most 4."""
+    """ONNX threads: workers embedding documents in parallel (a one-thread session each) and
+    intra-op threads of a query; ``None`` = the usable cores, at most 4."""
     torch_threads: int | None = None
 
 

@@ -31,8 +31,11 @@ def test_block_puts_memory_context_into_the_system_message(store: NovaStore) -> 
     memory.put(ChatMessage(role="system", content="You are a helpful assistant."))
     messages = memory.get(input="Where do I live?")
     expected = store.context("Where do I live?", "alice", budget_tokens=200).text
+    assert expected.startswith("<memory>\n") and expected.endswith("\n</memory>")
     system = _system(messages)
-    assert expected and expected in system and "<nova_memory>" in system
+    # Memory wraps the block as <memory><nova_memory>...</nova_memory></memory>: one <memory> level
+    assert expected[len("<memory>\n"):-len("\n</memory>")] in system and "<nova_memory>" in system
+    assert system.count("<memory>") == 1 and system.count("</memory>") == 1, system
     assert "You are a helpful assistant." in system  # the caller's system prompt is kept
     assert memory.get_all()[0].content == "You are a helpful assistant."  # the stored history is not edited
 
@@ -102,7 +105,8 @@ async def test_truncation_repacks_the_context(store: NovaStore) -> None:
     content = await block.aget([ChatMessage(role="user", content="Tell me about my life: city, job, family?")])
     full = store.count_tokens(content)
     shorter = await block.atruncate(content, 25)
-    assert shorter is not None and shorter.startswith("<memory>") and shorter.endswith("</memory>")
+    assert not content.startswith("<memory>") and "Long-term memory about the user" in content
+    assert shorter is not None and "Long-term memory about the user" in shorter and "<memory>" not in shorter
     assert store.count_tokens(shorter) <= full - 25
     assert await block.atruncate(content, 10_000) is None
     assert await block.atruncate(content, 0) == content

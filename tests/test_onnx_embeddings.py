@@ -60,6 +60,21 @@ def test_int8_is_close_to_torch(minilm_onnx: OnnxMiniLMEmbeddings, minilm: MiniL
     assert queries.min() < 0.9999  # int8 for queries too: not the fp32 model
 
 
+def test_int8_keeps_the_feed_forward_down_projections_in_fp32(minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    import onnx
+
+    assert minilm_onnx.model_file is not None
+    model = onnx.load(str(minilm_onnx.model_file))
+    shapes = {i.name: list(i.dims) for i in model.graph.initializer}
+    weights: dict[str, list[list[int]]] = {"MatMul": [], "MatMulInteger": []}
+    for node in model.graph.node:
+        for name in node.input:
+            if len(shapes.get(name, [])) == 2 and node.op_type in weights:
+                weights[node.op_type].append(shapes[name])
+    assert sorted(map(tuple, weights["MatMul"])) == [(1536, 384)] * 6  # the six down-projections, fp32
+    assert len(weights["MatMulInteger"]) == 30 and all(rows <= cols for rows, cols in weights["MatMulInteger"])
+
+
 def test_default_embeds_documents_in_int8_and_queries_in_fp32(
     minilm_onnx: OnnxMiniLMEmbeddings, minilm: MiniLMEmbeddings
 ) -> None:
@@ -73,6 +88,10 @@ def test_default_embeds_documents_in_int8_and_queries_in_fp32(
     # one vector space: a query finds its own text among the int8 documents
     sims = np.asarray(minilm_onnx.embed_documents(SENTENCES)) @ np.asarray(minilm_onnx.embed_query(SENTENCES[5]))
     assert int(np.argmax(sims)) == 5 and sims[5] >= 0.95
+    # a document's int8 vector does not depend on the texts embedded with it
+    alone = minilm_onnx.embed_documents([SENTENCES[0]])[0]
+    with_others = minilm_onnx.embed_documents([*SENTENCES[1:], SENTENCES[0]])[-1]
+    assert np.allclose(alone, with_others, atol=1e-6)
     with pytest.raises(ValueError):
         OnnxMiniLMEmbeddings(cache_dir=minilm_onnx.cache_dir, quantize="queries")  # type: ignore[arg-type]
 
@@ -142,12 +161,15 @@ def test_a_new_process_loads_the_cached_file_without_torch(minilm_onnx: OnnxMini
     assert json.loads(out.stdout.strip().splitlines()[-1]) == ["onnx-int8", 384, []]
 
 
-def test_a_damaged_cache_file_is_made_again(tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+def test_a_damaged_cache_file_is_made_again(
+    tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cache = tmp_path / "models"
     assert minilm_onnx.model_file is not None
     cache.mkdir()
     (cache / minilm_onnx.model_file.name).write_bytes(b"not an onnx model")
-    emb = OnnxMiniLMEmbeddings(cache_dir=cache, fallback=False, threads=3).load()  # new sessions
+    monkeypatch.setattr(oe, "_sessions", {})  # sessions are opened anew from this directory
+    emb = OnnxMiniLMEmbeddings(cache_dir=cache, fallback=False).load()
     assert emb.backend == "onnx-int8-documents"
     assert (cache / minilm_onnx.model_file.name).read_bytes() == minilm_onnx.model_file.read_bytes()
 

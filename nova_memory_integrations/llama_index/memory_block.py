@@ -2,7 +2,8 @@
 
 ``NovaMemoryBlock`` plugs a ``NovaStore`` into LlamaIndex's ``Memory`` as one block: on
 every ``Memory.get`` it contributes the budgeted memory context for the latest user
-message (``Memory`` renders it into the system message inside ``<memory>`` tags), and it
+message (``Memory`` renders it into the system message inside ``<memory>`` tags, so the
+block leaves out the ``<memory>`` wrapper of :meth:`NovaStore.context`'s text), and it
 stores the messages ``Memory`` flushes out of its short-term queue.
 
 ``Memory`` only flushes messages to blocks once its queue exceeds the token limit, so
@@ -68,7 +69,7 @@ class NovaMemoryBlock(BaseMemoryBlock[str]):
 
             memory.put(ChatMessage(role="user", content="I moved to Porto."))
             messages = memory.get(input="where do I live?")
-            messages[0].content   # system message with <memory><nova_memory>...</nova_memory></memory>
+            messages[0].content   # system message: <memory><nova_memory>...</nova_memory></memory>
 
             # agents take the memory directly
             await agent.run("where do I live?", memory=memory)
@@ -120,7 +121,7 @@ class NovaMemoryBlock(BaseMemoryBlock[str]):
             return ""
         seen = [_norm(message_text(m)) for m in messages or [] if message_role(m) != "system"]
         items = [i for i in result.sources if not (i.kind == "episode" and _in_history(_norm(i.text), seen))]
-        text = str(result.text) if len(items) == len(result.sources) else render(items, self.context_format)
+        text = _unwrapped(str(result.text) if len(items) == len(result.sources) else render(items, self.context_format))
         self._last = (text, items)
         return text
 
@@ -148,7 +149,13 @@ class NovaMemoryBlock(BaseMemoryBlock[str]):
         except Exception as exc:
             logger.warning("nova-memory: shrinking the memory context failed, dropping it: %s", exc)
             return None
-        return smaller if kept else None
+        return _unwrapped(smaller) if kept else None
+
+
+def _unwrapped(text: str) -> str:
+    """The context without its own ``<memory>`` wrapper: ``Memory`` wraps every block in one."""
+    head, tail = "<memory>\n", "\n</memory>"
+    return text[len(head):-len(tail)] if text.startswith(head) and text.endswith(tail) else text
 
 
 class NovaLlamaMemory(Memory):
