@@ -12,6 +12,9 @@ Prints progress on stderr and ONE JSON line (the last line of stdout) with:
   ``add_turn`` until ``store.flush()`` returns. Target >= 250 turns/s on 2 cores.
 - ``add_turns_batch_turns_per_s``: the same turns (a second user) recorded through
   ``store.add_turns`` in batches of ``--batch-size``, until ``flush()`` returns.
+- ``embed_only_texts_per_s``: the embedder alone on 2,000 of those turns right afterwards,
+  and ``ingest_share_of_embed_only``: the ingest rate as a share of it. On a shared or
+  throttled machine absolute rates drift between runs; the share does not.
 
 - ``embedding_backend``: the embedder that ran (``onnx-fp32``, ``onnx-int8`` or ``torch``:
   ``--backend auto`` reports ``torch`` if the ONNX path fell back). ``model_load_s`` is
@@ -135,6 +138,13 @@ def main(argv: list[str] | None = None) -> int:
             result["add_turns_batch_turns_per_s"] = round(len(bulk_turns) / seconds, 1)
             stats = store.stats()
             result["indexed_episodes"] = stats["episodes"] - stats["pending_index"]
+
+            sample = [text for _, text in bulk_turns[:2000]]
+            log(f"the embedding model alone on {len(sample)} of these turns (this machine's speed right now)...")
+            t0 = time.perf_counter()
+            store.embedder.embed_documents(sample)
+            result["embed_only_texts_per_s"] = round(len(sample) / (time.perf_counter() - t0), 1)
+            result["ingest_share_of_embed_only"] = round(result["ingest_turns_per_s"] / result["embed_only_texts_per_s"], 3)
 
     p50 = result["add_turn_ms"]["p50"]
     result["targets"] = {"add_turn_p50_ms": TARGET_ADD_TURN_P50_MS, "ingest_turns_per_s": TARGET_TURNS_PER_S}

@@ -42,8 +42,9 @@ def test_ingest_benchmark_prints_json_result() -> None:
     for key in ("add_turn_ms", "add_turn_under_load_ms"):
         assert _is_summary(res[key]), res[key]
     assert res["add_turn_ms"]["n"] == 50 and res["add_turn_under_load_ms"]["n"] == 300
-    for key in ("ingest_turns_per_s", "add_turns_batch_turns_per_s"):
+    for key in ("ingest_turns_per_s", "add_turns_batch_turns_per_s", "embed_only_texts_per_s"):
         assert isinstance(res[key], (int, float)) and res[key] > 0
+    assert res["ingest_share_of_embed_only"] == round(res["ingest_turns_per_s"] / res["embed_only_texts_per_s"], 3)
     assert res["indexed_episodes"] >= 650  # warm-up + latency + two runs, all indexed
     assert set(res["meets_targets"]) == {"add_turn_p50_ms", "ingest_turns_per_s"}
     assert res["embedding_backend"] in {"onnx-int8-documents", "onnx-int8", "onnx-fp32", "torch"}

@@ -40,6 +40,12 @@ class HashedBagOfWords:
         return self._vector(text)
 
 
+def _fill(path: Path, embeddings: object, turns: list[tuple[str, str]]) -> None:
+    with NovaStore(path, embeddings=embeddings) as store:  # type: ignore[arg-type]
+        for user, text in turns:
+            store.add_turn(user, "user", text)
+
+
 def _space_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if _SPACE_WARNING in r.getMessage()]
 
@@ -58,8 +64,7 @@ def test_changing_precision_or_runtime_keeps_the_index(
     tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, minilm: MiniLMEmbeddings, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "mem"
-    with NovaStore(path, embeddings=minilm_onnx) as store:
-        store.add_turn("alice", "user", "I adopted a cat called Miso.")
+    _fill(path, minilm_onnx, [("alice", "I adopted a cat called Miso.")])
     with caplog.at_level(logging.WARNING, logger="nova_memory_integrations"):
         with NovaStore(path, embeddings=minilm) as store:  # torch: the same space
             assert store.search("what pet do I have?", "alice", k=1)[0].text == "I adopted a cat called Miso."
@@ -70,9 +75,7 @@ def test_another_model_is_reported_until_reindexed(
     tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "mem"
-    with NovaStore(path, embeddings=minilm_onnx) as store:
-        store.add_turn("alice", "user", "I adopted a cat called Miso.")
-        store.add_turn("alice", "user", "My sister lives in Lisbon.")
+    _fill(path, minilm_onnx, [("alice", "I adopted a cat called Miso."), ("alice", "My sister lives in Lisbon.")])
     with caplog.at_level(logging.WARNING, logger="nova_memory_integrations"):
         with NovaStore(path, embeddings=HashedBagOfWords()) as store:
             assert len(_space_warnings(caplog)) == 1
@@ -93,9 +96,7 @@ def test_on_model_change_reindex_rebuilds_while_opening(
     tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "mem"
-    with NovaStore(path, embeddings=minilm_onnx) as store:
-        store.add_turn("alice", "user", "My sister lives in Lisbon.")
-        store.add_turn("bob", "user", "I play the cello.")
+    _fill(path, minilm_onnx, [("alice", "My sister lives in Lisbon."), ("bob", "I play the cello.")])
     config = NovaConfig.from_dict({"embeddings": {"on_model_change": "reindex"}})
     with caplog.at_level(logging.WARNING, logger="nova_memory_integrations"):
         with NovaStore(path, embeddings=HashedBagOfWords(), config=config) as store:
