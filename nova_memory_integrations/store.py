@@ -132,9 +132,10 @@ class NovaStore(ConsolidationAPI):
         self._worker = BackgroundWorker(self._background_job, interval=cfg.consolidation.interval_seconds,
                                         debounce=cfg.consolidation.debounce_seconds)
         self.vectors.migrate_legacy(self.db.reset_indexed)
-        self.indexer.recover()
         if not self.indexer.space_matches() and cfg.embeddings.on_model_change == "reindex":
-            self.reindex()
+            self.reindex()  # recovers every row itself, into the rebuilt index
+        else:
+            self.indexer.recover()
         if cfg.consolidation.mode == "background":
             self._worker.start()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -97,11 +98,20 @@ def test_on_model_change_reindex_rebuilds_while_opening(
 ) -> None:
     path = tmp_path / "mem"
     _fill(path, minilm_onnx, [("alice", "My sister lives in Lisbon."), ("bob", "I play the cello.")])
+    with NovaStore(path, embeddings=minilm_onnx) as store:
+        store.add_turn("alice", "user", "I moved to Porto in May.")
+        store.flush()
+        store.db.reset_indexed()  # as after a crash: rows SQLite has not seen indexed
     config = NovaConfig.from_dict({"embeddings": {"on_model_change": "reindex"}})
     with caplog.at_level(logging.WARNING, logger="nova_memory_integrations"):
+        started = time.monotonic()
         with NovaStore(path, embeddings=HashedBagOfWords(), config=config) as store:
+            # nothing was embedded into the old 384-d collections first (that failed and retried)
+            assert time.monotonic() - started < 20 and store.indexer.last_error is None
+            assert store.search("Porto May", "alice", k=1)[0].text == "I moved to Porto in May."
             assert store.search("sister Lisbon", "alice", k=1)[0].text == "My sister lives in Lisbon."
             assert store.search("cello", "bob", k=1)[0].text == "I play the cello."
             assert [len(v) for v in store.vectors.get_embeddings(
                 "episode", [h.id for h in store.search("cello", "bob", k=1)], user_id="bob").values()] == [64]
     assert len(_space_warnings(caplog)) == 1
+    assert not [r for r in caplog.records if "indexer: batch" in r.getMessage()]  # no failed batch either
