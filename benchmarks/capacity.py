@@ -61,7 +61,7 @@ def main() -> None:
         cfg = NovaConfig.from_dict({"retrieval": {"reranker": "fallback"}})
         start = time.perf_counter()
         store = NovaStore(Path(tmp), config=cfg)
-        store.embedder.embed_query("warm up")
+        store.components.embedder.embed_query("warm up")
         load_s = time.perf_counter() - start
         turns = []
         for i in range(args.episodes):

@@ -26,7 +26,7 @@ from _common import emit, generate_turns, log, set_offline_env
 set_offline_env()
 
 from nova_memory_integrations.embeddings import MiniLMEmbeddings  # noqa: E402
-from nova_memory_integrations.onnx_embeddings import OnnxMiniLMEmbeddings  # noqa: E402
+from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

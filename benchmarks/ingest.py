@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             store.add_turns([{"user_id": "warmup", "role": r, "content": t} for r, t in generate_turns(8, seed=1)])
             store.flush()
             result["model_load_s"] = round(time.perf_counter() - t0, 2)
-            result["embedding_backend"] = getattr(store.embedder.inner, "backend", "torch")
+            result["embedding_backend"] = getattr(store.components.embedder.inner, "backend", "torch")
             log(f"embedding backend: {result['embedding_backend']}")
 
             log(f"add_turn latency: {args.latency_samples} turns, one at a time...")
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             sample = [text for _, text in bulk_turns[:2000]]
             log(f"the embedding model alone on {len(sample)} of these turns (this machine's speed right now)...")
             t0 = time.perf_counter()
-            store.embedder.embed_documents(sample)
+            store.components.embedder.embed_documents(sample)
             result["embed_only_texts_per_s"] = round(len(sample) / (time.perf_counter() - t0), 1)
             result["ingest_share_of_embed_only"] = round(result["ingest_turns_per_s"] / result["embed_only_texts_per_s"], 3)
 

@@ -16,8 +16,8 @@ How the store is filled (so that 100k episodes take minutes, not an hour):
   swapped and its vector small Gaussian noise (``_common.perturb``: cosine ~0.96 to the
   source, below the near-duplicate threshold), so texts and vectors stay distinct;
 - rows are written through the engine's own objects, bypassing the background indexer:
-  ``store.db.insert_episodes`` (SQLite + its FTS5 triggers), ``store.vectors.upsert``
-  (Chroma, same metadata as the indexer writes) and ``store.db.mark_indexed``. The result
+  ``store.components.db.insert_episodes`` (SQLite + its FTS5 triggers), ``store.components.vectors.upsert``
+  (Chroma, same metadata as the indexer writes) and ``store.components.db.mark_indexed``. The result
   is the same on-disk state ``add_turns`` + ``flush()`` would produce, without
   re-embedding 100k texts.
 
@@ -75,7 +75,7 @@ set_offline_env()
 from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
 from nova_memory_integrations.config import RetrievalConfig  # noqa: E402
 from nova_memory_integrations.embeddings import default_embeddings  # noqa: E402
-from nova_memory_integrations.facts import new_id  # noqa: E402
+from nova_memory_integrations.memory.facts import new_id  # noqa: E402
 from nova_memory_integrations.retrieval.config import SearchConfig  # noqa: E402
 from nova_memory_integrations.types import Episode  # noqa: E402
 
@@ -110,14 +110,14 @@ def fill(store: NovaStore, n: int, pool_texts: list[str], pool_vectors: np.ndarr
                     ingested_at=now)
             for i, text in zip(idx, texts)
         ]
-        store.db.insert_episodes(episodes)
+        store.components.db.insert_episodes(episodes)
         # the same metadata the background indexer writes (indexer._meta)
         metas: list[dict[str, str | int | float | bool]] = [
             {"user_id": e.user_id, "session_id": e.session_id or "", "ts": e.timestamp.timestamp(), "role": e.role}
             for e in episodes
         ]
-        store.vectors.upsert("episode", [e.id for e in episodes], vectors.tolist(), texts, metas)
-        store.db.mark_indexed("episodes", [e.id for e in episodes])
+        store.components.vectors.upsert("episode", [e.id for e in episodes], vectors.tolist(), texts, metas)
+        store.components.db.mark_indexed("episodes", [e.id for e in episodes])
         log(f"  filled {idx[-1] + 1}/{n}")
     return time.perf_counter() - start
 
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
                 preset = preset.model_copy(update={"rerank": rerank})
                 with NovaStore(path, embeddings=embeddings, config=NovaConfig(retrieval=rc)) as store:
                     row = measure(store, timed, warmup, args.budget_tokens, preset)
-                    row["reranker"] = type(store.recall.reranker).__name__
+                    row["reranker"] = type(store._recall.reranker).__name__
                 row["rerank"] = rerank
                 row["fill_seconds"] = round(fill_s, 2)
                 results[name][str(n)] = row

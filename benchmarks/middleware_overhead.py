@@ -43,7 +43,7 @@ from langgraph.runtime import Runtime  # noqa: E402
 
 from nova_memory_integrations import NovaStore  # noqa: E402
 from nova_memory_integrations.langchain import NovaMemory  # noqa: E402
-from nova_memory_integrations.testing import EchoMemoryChatModel  # noqa: E402
+from nova_memory_integrations.langchain.testing import EchoMemoryChatModel  # noqa: E402
 
 USER = "bench-user"
 
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             "injected_tokens_p50": statistics.median(section_tokens) if section_tokens else 0,
             "episodes": stats["episodes"],
             "facts": stats["facts"],
-            "reranker": type(store.recall.reranker).__name__,
+            "reranker": type(store._recall.reranker).__name__,
             "consolidation": memory.consolidation,
             "python": sys.version.split()[0],
             "cpus": os.cpu_count(),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from . import _compat
 from .config import NovaConfig
 from .errors import (
     ConfigError,
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from .store import NovaStore
 
 __version__ = "0.1.0"
+
+_compat.install()
 
 __all__ = [
     "CompressedText",

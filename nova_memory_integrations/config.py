@@ -229,6 +229,16 @@ class NovaConfig(_Section):
             raise ConfigError(f"{source}: {exc}") from exc
 
 
+def load_config(config: NovaConfig | str | os.PathLike[str] | None, data_dir: Path) -> NovaConfig:
+    """A store's configuration: given, a TOML path, ``<data_dir>/config.toml``, or the defaults."""
+    if isinstance(config, NovaConfig):
+        return config
+    if config is not None:
+        return NovaConfig.from_toml(config)
+    default = data_dir / "config.toml"
+    return NovaConfig.from_toml(default) if default.exists() else NovaConfig()
+
+
 def default_home() -> Path:
     """``$NOVA_MEMORY_HOME`` or ``~/.nova-memory``."""
     env = os.environ.get("NOVA_MEMORY_HOME")

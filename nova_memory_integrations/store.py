@@ -1,14 +1,15 @@
 """``NovaStore``: the framework-agnostic memory engine, one per data directory.
 
 Every LangChain and LlamaIndex object of this package is a thin adapter over one
-``NovaStore``. It composes the system of record (SQLite), the vector index (Chroma), the
-fact graph (networkx), the background embedder and consolidation. See
-``ARCHITECTURE.md`` for one turn's path from capture to recall.
+``NovaStore``. It is a facade only: it validates input, builds the engine's
+:class:`~.engine.components.Components` (SQLite, Chroma, embedder, indexer, fact graph,
+fact memory, entities) and delegates to the services that receive them (retrieval,
+consolidation, maintenance). See ``ARCHITECTURE.md`` for the layers and one turn's path
+from capture to recall.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,26 +17,35 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import lifecycle, portability
 from ._time import to_epoch, utcnow
-from .assemble import Format
-from .config import ConsolidationMode, NovaConfig, default_home
-from .consolidation import ConsolidationAPI, Consolidator
-from .embeddings import CachedEmbedder, EmbeddingsLike, default_embeddings
-from .entities import EntityResolver, RelatedFacts
-from .errors import InvalidInputError, StoreClosedError
-from .facts import FactMemory, new_id, normalize_predicate
-from .graph import FactGraph
-from .indexer import Indexer
-from .recall import build_context, compress_texts, dense_search, snippets
+from .config import ConsolidationMode, NovaConfig, default_home, load_config
+from .consolidation.service import ConsolidationService
+from .embeddings import EmbeddingsLike
+from .engine.components import Components, build_components
+from .engine.scheduler import BackgroundWorker
+from .engine.tokens import TokenCounter
+from .engine.validation import (
+    check_content,
+    check_ids,
+    check_metadata,
+    check_positive_int,
+    check_score,
+    check_timestamp,
+    check_turn,
+    check_user,
+)
+from .errors import InvalidInputError, NotFoundError, StoreClosedError
+from .maintenance import lifecycle, portability
+from .maintenance.erasure import delete_memories, forget_user
+from .memory.conflicts import ConfidenceExplanation, Conflict
+from .memory.facts import normalize_predicate
+from .retrieval.assemble import FORMATS, Format
 from .retrieval.config import SearchConfig
+from .retrieval.context import build_context, compress_texts, dense_search, snippets
 from .retrieval.pipeline import RecallPipeline
-from .scheduler import BackgroundWorker
-from .storage.sqlite import SQLiteStore
-from .storage.vectors import VectorIndex
-from .tokens import TokenCounter, get_token_counter
 from .types import (
     CompressionResult,
+    ConsolidationResult,
     ContextResult,
     Episode,
     Fact,
@@ -43,17 +53,13 @@ from .types import (
     MemoryKind,
     Rule,
     SearchHit,
+    new_id,
 )
-from .validation import check_content, check_id, check_ids, check_metadata, check_score, check_timestamp, check_user
 
 __all__ = ["NovaStore"]
 
-logger = logging.getLogger(__name__)
 
-_INDEX_WAIT_S = 30.0
-
-
-class NovaStore(ConsolidationAPI):
+class NovaStore:
     """Long-term memory for agents: episodes, bi-temporal facts and rules for many users.
 
     Setup:
@@ -75,7 +81,7 @@ class NovaStore(ConsolidationAPI):
             store.add_turn("alice", "user", "My favourite colour is blue.")
             store.consolidate("alice")
             store.facts("alice", predicate="favorite_color")
-            store.search("what colour does she like?", "alice")
+            store.context("what colour does she like?", "alice").text
 
     Args:
         path: data directory (created if missing). Defaults to ``$NOVA_MEMORY_HOME`` or
@@ -89,7 +95,7 @@ class NovaStore(ConsolidationAPI):
         config: a ``NovaConfig``, or a path to a TOML file; default: ``<path>/config.toml``
             when present, else built-in defaults.
         llm: a LangChain chat model or LlamaIndex LLM for consolidation (structured output,
-            batched); default: the deterministic extractor. See :class:`.ConsolidationAPI`.
+            batched); default: the deterministic extractor. See :meth:`consolidate`.
     """
 
     def __init__(
@@ -101,51 +107,37 @@ class NovaStore(ConsolidationAPI):
         config: NovaConfig | str | os.PathLike[str] | None = None,
         llm: Any | None = None,
     ) -> None:
-        self.llm = llm
         self.path = Path(path).expanduser() if path is not None else default_home()
         self.path.mkdir(parents=True, exist_ok=True)
-        self.config = self._load_config(config)
-        cfg = self.config
-        if embeddings is None:
-            embeddings = default_embeddings(cfg.embeddings, self.path)
-        self.embedder = CachedEmbedder(embeddings, cfg.embeddings.query_cache_size)
-        self.db = SQLiteStore(self.path / cfg.storage.sqlite_filename,
-                              busy_timeout_ms=cfg.storage.sqlite_busy_timeout_ms)
-        self.vectors = VectorIndex(chroma_client, path=self.path / cfg.storage.chroma_dirname,
-                                   prefix=cfg.storage.collection_prefix)
-        self.indexer = Indexer(self.db, self.vectors, self.embedder, batch_size=cfg.indexing.batch_size,
-                               max_batch_size=cfg.indexing.max_batch_size,
-                               max_wait_ms=cfg.indexing.max_wait_ms)
-        self.entities = EntityResolver(self.db, cfg.facts)
-        self.fact_memory = FactMemory(self.db, cfg.facts, resolve=self.entities.resolve_fact)
-        self.graph = FactGraph(lambda uid: self.db.current_facts(uid))
-        related = RelatedFacts(self.db, cfg.facts, graph=self.graph, vectors=self.vectors, embedder=self.embedder,
-                               entities=self.entities)
-        self.consolidator = Consolidator(self.db, self.fact_memory, batch_size=cfg.consolidation.batch_size,
-                                         on_facts_changed=self._facts_changed, config=cfg, entities=self.entities,
-                                         related=related)
-        self._extractor: Any = None
-        self.recall = RecallPipeline(self)
+        self.config = load_config(config, self.path)
+        # the engine's collaborators, for extensions and tests (not a stable API)
+        self.components: Components = build_components(self.path, self.config, embeddings=embeddings,
+                                                       chroma_client=chroma_client)
+        self._recall = RecallPipeline(self.components)
+        self._consolidation = ConsolidationService(self.components, llm)
         self._closed = False
         self._closing = False
         self._lock = threading.RLock()
+        cfg = self.config
         self._worker = BackgroundWorker(self._background_job, interval=cfg.consolidation.interval_seconds,
                                         debounce=cfg.consolidation.debounce_seconds)
-        self.vectors.migrate_legacy(self.db.reset_indexed)
-        if not self.indexer.space_matches() and cfg.embeddings.on_model_change == "reindex":
-            self.reindex()  # recovers every row itself, into the rebuilt index
-        else:
-            self.indexer.recover()
+        self.components.recover()
         if cfg.consolidation.mode == "background":
             self._worker.start()
 
-    def _load_config(self, config: NovaConfig | str | os.PathLike[str] | None) -> NovaConfig:
-        if isinstance(config, NovaConfig):
-            return config
-        if config is not None:
-            return NovaConfig.from_toml(config)
-        default = self.path / "config.toml"
-        return NovaConfig.from_toml(default) if default.exists() else NovaConfig()
+    @property
+    def llm(self) -> Any:
+        """The default consolidation model (``None``: the deterministic extractor)."""
+        return self._consolidation.llm
+
+    @llm.setter
+    def llm(self, value: Any) -> None:
+        self._consolidation.llm = value
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
 
     # -- lifecycle ----------------------------------------------------------------------
     def _check_open(self) -> None:
@@ -155,7 +147,7 @@ class NovaStore(ConsolidationAPI):
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every pending embedding is indexed; False if ``timeout`` passed."""
         self._check_open()
-        return self.indexer.wait(timeout=timeout)
+        return self.components.indexer.wait(timeout=timeout)
 
     def close(self) -> None:
         """Finish pending work, stop the workers and close storage (idempotent)."""
@@ -165,10 +157,9 @@ class NovaStore(ConsolidationAPI):
             self._closing = True
         try:
             self._worker.stop()  # its final pass consolidates what is pending
-            self.indexer.stop()
         finally:
             self._closed = True
-            self.db.close()
+            self.components.close()
 
     def __enter__(self) -> NovaStore:
         return self
@@ -213,35 +204,13 @@ class NovaStore(ConsolidationAPI):
         """
         self._check_open()
         now = utcnow()
-        episodes = [self._episode_from(t, now) for t in turns]
+        episodes = [check_turn(t, self.config.limits, now) for t in turns]
         if not episodes:
             return []
-        self.db.insert_episodes(episodes)
-        self.indexer.submit("episodes", [(e.id, e.user_id) for e in episodes])
+        self.components.db.insert_episodes(episodes)
+        self.components.indexer.submit("episodes", [(e.id, e.user_id) for e in episodes])
         self._after_capture({e.user_id for e in episodes}, consolidation)
         return episodes
-
-    def _episode_from(self, turn: Mapping[str, Any], now: datetime) -> Episode:
-        if not isinstance(turn, Mapping):
-            raise InvalidInputError(f"each turn must be a mapping, got {type(turn).__name__}")
-        allowed = {"user_id", "role", "content", "session_id", "timestamp", "metadata", "importance"}
-        unknown = set(turn) - allowed
-        if unknown:
-            raise InvalidInputError(f"unknown turn fields: {sorted(unknown)}")
-        limits = self.config.limits
-        role = check_id(turn.get("role"), "role", limits)
-        importance = turn.get("importance")
-        return Episode(
-            id=new_id("ep"),
-            user_id=check_user(turn.get("user_id"), limits),
-            session_id=check_id(turn.get("session_id"), "session_id", limits, required=False),
-            role=(role or "").strip().lower(),
-            content=check_content(turn.get("content"), limits),
-            timestamp=check_timestamp(turn.get("timestamp")) or now,
-            ingested_at=now,
-            metadata=check_metadata(turn.get("metadata"), limits),
-            importance=0.5 if importance is None else check_score(importance, "importance"),
-        )
 
     def _after_capture(self, users: set[str], mode: ConsolidationMode | None) -> None:
         mode = mode or self.config.consolidation.mode
@@ -265,14 +234,15 @@ class NovaStore(ConsolidationAPI):
         """A user's episodes in event-time order (optionally one session, a window, a limit)."""
         self._check_open()
         uid = check_user(user_id, self.config.limits)
-        return self.db.list_episodes(uid, session_id=session_id, limit=limit, newest_first=newest_first,
-                                     since=to_epoch(check_timestamp(since, "since")),
-                                     until=to_epoch(check_timestamp(until, "until")))
+        return self.components.db.list_episodes(uid, session_id=session_id, limit=limit, newest_first=newest_first,
+                                                since=to_epoch(check_timestamp(since, "since")),
+                                                until=to_epoch(check_timestamp(until, "until")))
 
     def get_episodes(self, user_id: str, ids: Sequence[str]) -> list[Episode]:
         """Episodes of ``user_id`` by id (ids of other users are never returned)."""
         self._check_open()
-        return self.db.get_episodes(check_user(user_id, self.config.limits), check_ids(ids, self.config.limits))
+        limits = self.config.limits
+        return self.components.db.get_episodes(check_user(user_id, limits), check_ids(ids, limits))
 
     # -- semantic memory ------------------------------------------------------------------
     def add_fact(
@@ -295,7 +265,7 @@ class NovaStore(ConsolidationAPI):
         self._check_open()
         limits = self.config.limits
         uid = check_user(user_id, limits)
-        decision, changed = self.consolidator.apply_fact(  # entity resolution and conflict rules apply
+        decision, changed = self._consolidation.consolidator.apply_fact(  # entity resolution and conflict rules apply
             uid,
             check_content(subject, limits, "subject"),
             check_content(predicate, limits, "predicate"),
@@ -306,7 +276,7 @@ class NovaStore(ConsolidationAPI):
             metadata=check_metadata(metadata, limits),
             reason="asserted through add_fact",
         )
-        self._facts_changed(uid, changed)
+        self.components.facts_changed(uid, changed)
         return decision
 
     def invalidate_fact(
@@ -315,14 +285,12 @@ class NovaStore(ConsolidationAPI):
         """Close a fact's validity at ``at`` (default now); history keeps it."""
         self._check_open()
         uid = check_user(user_id, self.config.limits)
-        found = self.db.select_facts(uid, ids=[fact_id])
+        found = self.components.db.select_facts(uid, ids=[fact_id])
         if not found:
-            from .errors import NotFoundError
-
             raise NotFoundError(f"no current fact {fact_id!r} for this user")
-        decision, changed = self.fact_memory.close_fact(uid, found[0], check_timestamp(at, "at") or utcnow(),
-                                                         reason=reason)
-        self._facts_changed(uid, changed)
+        decision, changed = self.components.facts.close_fact(uid, found[0], check_timestamp(at, "at") or utcnow(),
+                                                              reason=reason)
+        self.components.facts_changed(uid, changed)
         return decision
 
     def facts(
@@ -344,8 +312,9 @@ class NovaStore(ConsolidationAPI):
         """
         self._check_open()
         uid = check_user(user_id, self.config.limits)
-        return self.fact_memory.query(
-            uid, subject=self.entities.canonical(uid, subject) if subject else subject, predicate=predicate,
+        c = self.components
+        return c.facts.query(
+            uid, subject=c.entities.canonical(uid, subject) if subject else subject, predicate=predicate,
             as_of=check_timestamp(as_of, "as_of"), known_at=check_timestamp(known_at, "known_at"),
             include_history=include_history,
         )
@@ -354,15 +323,16 @@ class NovaStore(ConsolidationAPI):
         """Every stored version of the fact lineage that ``fact_id`` belongs to."""
         self._check_open()
         uid = check_user(user_id, self.config.limits)
-        rows = self.db.select_facts(uid, ids=[fact_id], all_versions=True)
+        db = self.components.db
+        rows = db.select_facts(uid, ids=[fact_id], all_versions=True)
         if not rows:
             return []
-        return self.db.select_facts(uid, lineage_id=rows[0].lineage_id, all_versions=True)
+        return db.select_facts(uid, lineage_id=rows[0].lineage_id, all_versions=True)
 
     def decisions(self, user_id: str, limit: int = 100) -> list[FactDecision]:
         """Recent consolidation decisions with their reasons, newest first."""
         self._check_open()
-        return self.db.decisions(check_user(user_id, self.config.limits), limit)
+        return self.components.db.decisions(check_user(user_id, self.config.limits), limit)
 
     def traverse(
         self,
@@ -374,18 +344,13 @@ class NovaStore(ConsolidationAPI):
     ) -> list[Fact]:
         """Facts reachable from entity ``start`` within ``max_hops``, valid at ``as_of``."""
         self._check_open()
-        if isinstance(max_hops, bool) or not isinstance(max_hops, int) or max_hops < 0:
-            raise InvalidInputError("max_hops must be an integer >= 0")
+        check_positive_int(max_hops, "max_hops", minimum=0)
         preds = None if predicates is None else [normalize_predicate(p) for p in predicates]
         uid = check_user(user_id, self.config.limits)
-        hits = self.graph.traverse(uid, self.entities.canonical(uid, start), max_hops=max_hops,
+        c = self.components
+        hits = c.graph.traverse(uid, c.entities.canonical(uid, start), max_hops=max_hops,
                                    predicates=preds, as_of=check_timestamp(as_of, "as_of"))
         return [f for _, f in hits]
-
-    def _facts_changed(self, user_id: str, fact_ids: list[str]) -> None:
-        if fact_ids:
-            self.graph.invalidate(user_id)
-            self.indexer.submit("facts", [(i, user_id) for i in fact_ids])
 
     # -- procedural memory ----------------------------------------------------------------
     def add_rule(
@@ -401,8 +366,8 @@ class NovaStore(ConsolidationAPI):
             confidence=min(check_score(confidence, "confidence"), self.config.facts.confidence_cap),
             created_at=utcnow(), metadata=check_metadata(metadata, limits),
         )
-        self.db.insert_rule(rule)
-        self.indexer.submit("rules", [(rule.id, rule.user_id)])
+        self.components.db.insert_rule(rule)
+        self.components.indexer.submit("rules", [(rule.id, rule.user_id)])
         return rule
 
     def rules(self, user_id: str, context: str | None = None, k: int = 5, *, min_similarity: float = 0.3) -> list[Rule]:
@@ -413,14 +378,60 @@ class NovaStore(ConsolidationAPI):
         self._check_open()
         uid = check_user(user_id, self.config.limits)
         if context is None:
-            return self.db.list_rules(uid)
+            return self.components.db.list_rules(uid)
         hits = [h for h in self.search(context, uid, k=k, kinds=("rule",)) if h.score >= min_similarity]
         rules = [h.rule for h in hits if h.rule is not None]
-        self.db.use_rules(uid, [r.id for r in rules], to_epoch(utcnow()) or 0.0)
+        self.components.db.use_rules(uid, [r.id for r in rules], to_epoch(utcnow()) or 0.0)
         return rules
 
-    # -- consolidation: consolidate, dead_letters, retry_dead_letters, conflicts, explain_confidence
-    #    live in ConsolidationAPI (nova_memory_integrations.consolidation).
+    # -- consolidation ----------------------------------------------------------------------
+    @property
+    def extractor(self) -> Any:
+        """The deterministic extractor used when no LLM is configured."""
+        return self._consolidation.extractor
+
+    def consolidate(self, user_id: str | None = None, *, llm: Any = None) -> ConsolidationResult:
+        """Turn unprocessed episodes into facts (ADD / UPDATE / DELETE / NOOP).
+
+        Only episodes not yet processed, and not parked in a dead letter, are read.
+        ``user_id=None`` consolidates every user. ``llm`` overrides the store's model for
+        this call (a LangChain chat model, a LlamaIndex LLM, an ``LLMExtractor``, or
+        ``False`` for the deterministic extractor). Failures never raise: the episodes
+        concerned stay unprocessed and are listed by :meth:`dead_letters`.
+        """
+        self._check_open()
+        return self._consolidation.consolidate(self._uid(user_id), llm)
+
+    def dead_letters(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        """Consolidation batches that failed; their episodes are still unprocessed (parked)."""
+        self._check_open()
+        return self._consolidation.dead_letters(self._uid(user_id))
+
+    def retry_dead_letters(self, user_id: str | None = None, llm: Any = None) -> ConsolidationResult:
+        """Consolidate the dead-lettered episodes again (of one user, or all), with ``llm`` if given."""
+        self._check_open()
+        return self._consolidation.retry_dead_letters(self._uid(user_id), llm)
+
+    def conflicts(self, user_id: str, *, flagged_only: bool = False, limit: int = 100) -> list[Conflict]:
+        """Contradictions found while applying facts, with the strategy applied; newest first."""
+        self._check_open()
+        return self._consolidation.conflicts(check_user(user_id, self.config.limits), flagged_only=flagged_only,
+                                             limit=limit)
+
+    def explain_confidence(
+        self, user_id: str, fact_id: str, *, at: datetime | str | None = None
+    ) -> ConfidenceExplanation:
+        """Why a fact has its confidence: initial value, reinforcements, decay at ``at`` (default now)."""
+        self._check_open()
+        return self._consolidation.explain_confidence(check_user(user_id, self.config.limits), fact_id,
+                                                      check_timestamp(at, "at"))
+
+    def _uid(self, user_id: str | None) -> str | None:
+        return None if user_id is None else check_user(user_id, self.config.limits)
+
+    def _background_job(self) -> None:
+        if not self._closed:
+            self.consolidate()
 
     # -- recall ---------------------------------------------------------------------------
     def search(
@@ -441,7 +452,7 @@ class NovaStore(ConsolidationAPI):
         :meth:`context`.
         """
         uid, query = self._check_query(user_id, query, k)
-        return dense_search(self, query, uid, k=k, kinds=kinds, session_id=session_id,
+        return dense_search(self.components, query, uid, k=k, kinds=kinds, session_id=session_id,
                             as_of=check_timestamp(as_of, "as_of"))
 
     def retrieve(
@@ -464,9 +475,9 @@ class NovaStore(ConsolidationAPI):
         """
         uid, query = self._check_query(user_id, query, k)
         cfg = self._search_config(preset)
-        cands = self.recall.retrieve(query, uid, k=k * cfg.snippet_max_turns, config=cfg, kinds=kinds,
+        cands = self._recall.retrieve(query, uid, k=k * cfg.snippet_max_turns, config=cfg, kinds=kinds,
                                      as_of=check_timestamp(as_of, "as_of"), session_id=session_id, rerank=rerank)
-        return snippets(self, uid, cands, k, cfg.snippet_max_turns)
+        return snippets(self.components, uid, cands, k, cfg.snippet_max_turns)
 
     def context(
         self,
@@ -487,12 +498,11 @@ class NovaStore(ConsolidationAPI):
         and provenance; ``explain()`` says why each item is there.
         """
         budget = self.config.retrieval.budget_tokens if budget_tokens is None else budget_tokens
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise InvalidInputError("budget_tokens must be a positive integer")
-        if format not in ("markdown", "json", "xml", "plain"):
-            raise InvalidInputError(f"format must be markdown, json, xml or plain, not {format!r}")
+        check_positive_int(budget, "budget_tokens")
+        if format not in FORMATS:
+            raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
         uid, query = self._check_query(user_id, query, 1)
-        return build_context(self, query, uid, budget_tokens=budget, as_of=check_timestamp(as_of, "as_of"),
+        return build_context(self._recall, query, uid, budget_tokens=budget, as_of=check_timestamp(as_of, "as_of"),
                              fmt=format, session_id=session_id, config=self._search_config(preset), kinds=kinds)
 
     def compress(
@@ -506,9 +516,9 @@ class NovaStore(ConsolidationAPI):
         if any(not isinstance(t, str) for t in texts):
             raise InvalidInputError("texts must be strings")
         for name, value in (("budget_tokens", budget_tokens), ("k", k), ("max_item_tokens", max_item_tokens)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise InvalidInputError(f"{name} must be a positive integer")
-        return compress_texts(self, query, list(texts), budget_tokens=budget_tokens, k=k,
+            if value is not None:
+                check_positive_int(value, name)
+        return compress_texts(self._recall, query, list(texts), budget_tokens=budget_tokens, k=k,
                               dedupe_threshold=self._search_config(None).dedupe_threshold,
                               max_item_tokens=max_item_tokens,
                               min_item_tokens=self._search_config(None).min_item_tokens)
@@ -516,7 +526,7 @@ class NovaStore(ConsolidationAPI):
     @property
     def token_counter(self) -> TokenCounter:
         """The tokenizer budgets are counted with (``retrieval.tokenizer``)."""
-        return get_token_counter(self.config.retrieval.tokenizer)
+        return self.components.token_counter
 
     def count_tokens(self, text: str) -> int:
         """Tokens in ``text`` as budgets count them."""
@@ -526,8 +536,7 @@ class NovaStore(ConsolidationAPI):
         self._check_open()
         uid = check_user(user_id, self.config.limits)
         query = check_content(query, self.config.limits, "query")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise InvalidInputError("k must be a positive integer")
+        check_positive_int(k, "k")
         return uid, query
 
     def _search_config(self, preset: str | SearchConfig | None) -> SearchConfig:
@@ -539,59 +548,54 @@ class NovaStore(ConsolidationAPI):
     def reindex(self) -> int:
         """Rebuild the Chroma index from SQLite (e.g. after changing the embedding model)."""
         self._check_open()
-        self.indexer.wait(timeout=_INDEX_WAIT_S)
-        self.vectors.reset()
-        self.db.reset_indexed()
-        self.indexer.adopt_space()
-        n = self.indexer.recover()
-        self.indexer.wait()
-        self.graph.invalidate()
-        return n
+        return self.components.reindex()
 
     def stats(self, user_id: str | None = None) -> dict[str, Any]:
         """Counts per kind (for one user or all), pending work and dead letters."""
         self._check_open()
         uid = None if user_id is None else check_user(user_id, self.config.limits)
+        db = self.components.db
         return {
-            "episodes": self.db.count("episodes", uid),
-            "facts": self.db.count("facts", uid),
-            "rules": self.db.count("rules", uid),
-            "pending_index": self.indexer.pending(uid),
-            "dead_letters": self.db.count("dead_letters", uid),
+            "episodes": db.count("episodes", uid),
+            "facts": db.count("facts", uid),
+            "rules": db.count("rules", uid),
+            "pending_index": self.components.indexer.pending(uid),
+            "dead_letters": db.count("dead_letters", uid),
             "path": str(self.path),
         }
+
+    def users(self, *, unconsolidated: bool = False) -> list[str]:
+        """Ids of the users with episodes (only those with episodes not yet consolidated), sorted."""
+        self._check_open()
+        return self.components.db.user_ids(unprocessed_only=unconsolidated)
+
+    def warm_up(self) -> None:
+        """Load the embedding model now instead of on the first call that needs it."""
+        self._check_open()
+        self.components.embedder.embed_query("warm up")
 
     def forget(self, user_id: str) -> dict[str, int]:
         """Erase every trace of a user: SQLite rows, vectors, graph cache."""
         self._check_open()
-        uid = check_user(user_id, self.config.limits)
-        self.indexer.wait(uid, timeout=_INDEX_WAIT_S)
-        counts = self.db.delete_user(uid)
-        self.vectors.delete_user(uid)
-        self.graph.invalidate(uid)
-        self.entities.invalidate(uid)
-        return counts
+        return forget_user(self.components, check_user(user_id, self.config.limits))
 
     def delete(self, user_id: str, ids: Sequence[str]) -> dict[str, list[str]]:
         """Delete episodes, facts (all versions of their lineage) and rules by id."""
         self._check_open()
-        uid = check_user(user_id, self.config.limits)
-        self.indexer.wait(uid, timeout=_INDEX_WAIT_S)
-        removed = self.db.delete_ids(uid, check_ids(ids, self.config.limits))
-        for kind, table in (("episode", "episodes"), ("fact", "facts"), ("rule", "rules")):
-            self.vectors.delete(kind, removed[table], user_id=uid)  # type: ignore[arg-type]
-        self.graph.invalidate(uid)
-        self.entities.invalidate(uid)
-        return removed
+        return delete_memories(self.components, check_user(user_id, self.config.limits),
+                               check_ids(ids, self.config.limits))
 
     def export(self, dest: Any, *, user_id: str | Sequence[str] | None = None) -> portability.ExportReport:
         """Write memory (all users or some) as JSON Lines: :func:`.portability.export_store`."""
-        return portability.export_store(self, dest, user_id=user_id)
+        self._check_open()
+        return portability.export_store(self.components, dest, user_id=user_id)
 
     def import_(self, source: Any, **kw: Any) -> portability.ImportReport:
         """Load a JSON Lines export (``merge``, ``on_conflict``): :func:`.portability.import_store`."""
-        return portability.import_store(self, source, **kw)
+        self._check_open()
+        return portability.import_store(self.components, source, **kw)
 
     def apply_lifecycle(self, user_id: str | None = None, **kw: Any) -> lifecycle.LifecycleReport:
         """Retention, compaction and capacity eviction: :func:`.lifecycle.apply_lifecycle`."""
-        return lifecycle.apply_lifecycle(self, user_id, **kw)
+        self._check_open()
+        return lifecycle.apply_lifecycle(self.components, user_id, **kw)

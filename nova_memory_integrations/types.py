@@ -6,12 +6,16 @@ storage, so they can be serialised, compared and passed across threads freely.
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "CONTEXT_FORMATS",
+    "ContextFormat",
+    "new_id",
     "CompressedText",
     "CompressionResult",
     "ContextItem",
@@ -26,6 +30,17 @@ __all__ = [
 ]
 
 MemoryKind = Literal["episode", "fact", "rule"]
+
+
+ContextFormat = Literal["markdown", "json", "xml", "plain"]
+"""The formats a memory context is rendered in (one type for every adapter)."""
+
+CONTEXT_FORMATS: tuple[ContextFormat, ...] = get_args(ContextFormat)
+
+
+def new_id(prefix: str) -> str:
+    """A random id with a kind prefix (``ep_``, ``fa_``, ``ru_``)."""
+    return f"{prefix}_{uuid.uuid4().hex}"
 
 
 class _Model(BaseModel):
@@ -177,7 +192,7 @@ class ContextResult(_Model):
     text: str
     tokens: int
     budget_tokens: int
-    format: Literal["markdown", "json", "xml", "plain"] = "markdown"
+    format: ContextFormat = "markdown"
     tokenizer: str = ""
     sources: tuple[ContextItem, ...] = ()
     dropped: tuple[ContextItem, ...] = ()

@@ -20,7 +20,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.embeddings import MiniLMEmbeddings
-from nova_memory_integrations.onnx_embeddings import OnnxMiniLMEmbeddings
+from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 
 
 @pytest.fixture(scope="session")

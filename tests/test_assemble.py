@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from nova_memory_integrations.assemble import escape, fit, render
-from nova_memory_integrations.tokens import TokenCounter, get_token_counter
+from nova_memory_integrations.retrieval.assemble import escape, fit, render
+from nova_memory_integrations.engine.tokens import TokenCounter, get_token_counter
 from nova_memory_integrations.types import ContextItem
 
 FORMATS = ("markdown", "json", "xml", "plain")
@@ -149,13 +149,13 @@ def test_fit_with_whitespace_counter_also_holds() -> None:
     ("last week I ran a 10k.", "(last week = the week of 8 July 2023)"),
 ])
 def test_relative_days_are_resolved_with_their_weekday(said: str, note: str) -> None:
-    from nova_memory_integrations.assemble import time_note
+    from nova_memory_integrations.retrieval.assemble import time_note
 
     assert time_note(said, datetime(2023, 7, 15, 13, 0, tzinfo=timezone.utc)).strip() == note
 
 
 def test_words_that_only_look_like_weekday_abbreviations_are_left_alone() -> None:
-    from nova_memory_integrations.assemble import time_note
+    from nova_memory_integrations.retrieval.assemble import time_note
 
     when = datetime(2023, 7, 15, tzinfo=timezone.utc)
     assert time_note("We sat on the sun deck and had a wedding.", when) == ""

@@ -93,7 +93,7 @@ def test_main_flows_against_a_chroma_server(chroma_server: tuple[str, int], tmp_
         ctx = store.context("Where does the user live?", "alice")
         assert "Lisbon" in ctx.text and "Oslo" not in ctx.text
         remote = _client(host, port)
-        v = store.vectors
+        v = store.components.vectors
         names = {c.name for c in remote.list_collections()}
         alice = {v.collection_name(kind, "alice") for kind in ("episode", "fact", "rule")}
         assert alice <= names and v.collection_name("rule", "bob") not in names  # bob has no rule
@@ -106,7 +106,7 @@ def test_main_flows_against_a_chroma_server(chroma_server: tuple[str, int], tmp_
         assert store.search("dog at the beach", "alice", k=1, kinds=("episode",))[0].text.startswith("My dog")
 
         store.forget("alice")
-        assert store.vectors.get_user_ids("episode", "alice") == []
+        assert store.components.vectors.get_user_ids("episode", "alice") == []
         assert not alice & {c.name for c in remote.list_collections()}
         assert remote.get_collection(v.collection_name("episode", "bob")).count() == 1  # bob's turn
     finally:
@@ -122,6 +122,6 @@ def test_two_stores_share_one_server_with_prefixes(chroma_server: tuple[str, int
         hits = b.search("chess", "alice", k=3)
         assert [h.text for h in hits] == ["Tenant B's alice likes chess."]
         remote = _client(host, port)
-        assert remote.get_collection(b.vectors.collection_name("episode", "alice")).count() == 1
-        assert b.vectors.collection_name("episode", "alice").startswith("tenant_b_episode_")
-        assert b.vectors.count("episode") == 1  # the "nova" store's collections are not counted
+        assert remote.get_collection(b.components.vectors.collection_name("episode", "alice")).count() == 1
+        assert b.components.vectors.collection_name("episode", "alice").startswith("tenant_b_episode_")
+        assert b.components.vectors.count("episode") == 1  # the "nova" store's collections are not counted

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from nova_memory_integrations import InvalidInputError, NovaStore
-from nova_memory_integrations.compress import extract_sentences, near_duplicates, split_sentences
-from nova_memory_integrations.tokens import TokenCounter, get_token_counter
+from nova_memory_integrations.retrieval.compress import extract_sentences, near_duplicates, split_sentences
+from nova_memory_integrations.engine.tokens import TokenCounter, get_token_counter
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +148,7 @@ def test_store_compress_leaves_no_stub_when_the_budget_is_nearly_spent(store: No
 @pytest.mark.parametrize("sentence", ["Wow, Caroline, that sounds awesome!", "Thanks, Mel!", "Hey Caroline!",
                                       "Yeah, I agree, they're awesome."])
 def test_greetings_thanks_and_applause_are_phatic(sentence: str) -> None:
-    from nova_memory_integrations.compress import is_phatic
+    from nova_memory_integrations.retrieval.compress import is_phatic
 
     assert is_phatic(sentence, {"caroline", "mel"})
 
@@ -156,13 +156,13 @@ def test_greetings_thanks_and_applause_are_phatic(sentence: str) -> None:
 @pytest.mark.parametrize("sentence", ["I love Paris!", "Thanks, the key is under the mat.", "Great, I got the job at Acme!",
                                       "Wow, Caroline, that sounds awesome and I would love to join you at the lake."])
 def test_sentences_with_content_are_not_phatic(sentence: str) -> None:
-    from nova_memory_integrations.compress import is_phatic
+    from nova_memory_integrations.retrieval.compress import is_phatic
 
     assert not is_phatic(sentence, {"caroline"})
 
 
 def test_strip_phatic_keeps_the_speaker_and_the_content() -> None:
-    from nova_memory_integrations.compress import strip_phatic
+    from nova_memory_integrations.retrieval.compress import strip_phatic
 
     line = "Melanie: Thanks, Caroline! I painted a horse last week. Wow!"
     assert strip_phatic(line, {"caroline"}) == "Melanie: I painted a horse last week."

@@ -8,7 +8,7 @@ from itertools import pairwise
 import pytest
 
 from nova_memory_integrations import NovaConfig, NovaStore
-from nova_memory_integrations.conflicts import (
+from nova_memory_integrations.memory.conflicts import (
     Claim,
     Held,
     explain_confidence,

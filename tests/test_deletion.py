@@ -34,7 +34,7 @@ def _fill(store: NovaStore, user: str, mark: str) -> None:
     store.add_fact(user, "user", "favorite_word", mark)
     store.add_rule(user, f"user mentions {mark}", f"reply with {mark}")
     store.add_turn(user, "user", f"Dead letter {mark} pending.")
-    store.consolidator.run(user, _failing_on(mark))
+    store._consolidation.consolidator.run(user, _failing_on(mark))
     store.flush()
 
 
@@ -57,7 +57,7 @@ def test_forget_leaves_nothing_of_the_user(store: NovaStore) -> None:
     _fill(store, "bystander", "keepsakeword")
     db_path = store.path / "nova.sqlite3"
     assert MARK.encode() in _raw_bytes(db_path)
-    assert store.vectors.get_user_ids("episode", SECRET_USER)
+    assert store.components.vectors.get_user_ids("episode", SECRET_USER)
 
     counts = store.forget(SECRET_USER)
     assert counts["episodes"] == 3 and counts["facts"] >= 3 and counts["dead_letters"] == 1
@@ -77,16 +77,16 @@ def test_forget_leaves_nothing_of_the_user(store: NovaStore) -> None:
     assert b"keepsakeword" in raw
     # Chroma: the user's collections are gone; no vector, document or metadata of theirs elsewhere
     for kind in ("episode", "fact", "rule"):
-        assert store.vectors.get_user_ids(kind, SECRET_USER) == []  # type: ignore[arg-type]
-        assert store.vectors.collection(kind, SECRET_USER) is None  # type: ignore[arg-type]
-    left = store.vectors.collections()
+        assert store.components.vectors.get_user_ids(kind, SECRET_USER) == []  # type: ignore[arg-type]
+        assert store.components.vectors.collection(kind, SECRET_USER) is None  # type: ignore[arg-type]
+    left = store.components.vectors.collections()
     assert {c.metadata["user_id"] for c in left} == {"bystander"}
     for col in left:
         everything = col.get(include=["documents", "metadatas"])
         assert all(MARK not in (d or "") for d in everything["documents"])
         assert all(m.get("user_id") != SECRET_USER for m in everything["metadatas"])
     assert store.search(MARK, SECRET_USER, k=5) == []
-    assert store.graph.graph(SECRET_USER).number_of_edges() == 0
+    assert store.components.graph.graph(SECRET_USER).number_of_edges() == 0
     assert store.facts("bystander", predicate="favorite_word")[0].object == "keepsakeword"
     assert store.stats(SECRET_USER)["episodes"] == 0
 
@@ -99,7 +99,7 @@ def test_delete_ids_removes_rows_history_fts_and_vectors(store: NovaStore) -> No
     second = store.add_fact("alice", "user", "lives_in", "Porto")  # closes the first: a lineage with history
     rule = store.add_rule("alice", f"user asks about {MARK}", "refuse")
     dead = store.add_turn("alice", "user", "this turn ends in a dead letter")
-    store.consolidator.run("alice", _failing_on(MARK))
+    store._consolidation.consolidator.run("alice", _failing_on(MARK))
     assert store.dead_letters("alice")[0]["episode_ids"] == [dead.id]
     store.flush()
     fact_ids = [f.id for f in store.fact_history("alice", first.fact_id or "")]
@@ -110,7 +110,7 @@ def test_delete_ids_removes_rows_history_fts_and_vectors(store: NovaStore) -> No
     assert set(fact_ids) <= set(removed["facts"])
     assert second.fact_id not in removed["facts"]
     assert store.dead_letters("alice") == []
-    events = store.db.query("SELECT fact_id, replaced_fact_id, object FROM fact_events WHERE user_id = 'alice'")
+    events = store.components.db.query("SELECT fact_id, replaced_fact_id, object FROM fact_events WHERE user_id = 'alice'")
     assert all(e[0] not in fact_ids and e[1] not in fact_ids and MARK not in e[2] for e in events)
     con = sqlite3.connect(store.path / "nova.sqlite3")
     assert _fts_hits(con, MARK) == 0
@@ -118,6 +118,6 @@ def test_delete_ids_removes_rows_history_fts_and_vectors(store: NovaStore) -> No
     assert MARK.encode() not in _raw_bytes(store.path / "nova.sqlite3")
     assert [e.id for e in store.episodes("alice")] == [ep_keep.id]
     for kind, ids in (("episode", [ep_gone.id, dead.id]), ("fact", fact_ids), ("rule", [rule.id])):
-        assert store.vectors.collection(kind, "alice").get(ids=ids)["ids"] == []  # type: ignore[arg-type, union-attr]
+        assert store.components.vectors.collection(kind, "alice").get(ids=ids)["ids"] == []  # type: ignore[arg-type, union-attr]
     assert all(MARK not in h.text for h in store.search("locker code", "alice", k=5, kinds=("episode", "fact",
                                                                                         "rule")))

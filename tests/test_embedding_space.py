@@ -17,7 +17,7 @@ import pytest
 
 from nova_memory_integrations import NovaConfig, NovaStore, StorageError
 from nova_memory_integrations.embeddings import MiniLMEmbeddings, embedding_space
-from nova_memory_integrations.onnx_embeddings import OnnxMiniLMEmbeddings
+from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 
 _SPACE_WARNING = "the vectors of this store were made by"
 
@@ -82,7 +82,7 @@ def test_another_model_is_reported_until_reindexed(
             assert len(_space_warnings(caplog)) == 1
             assert "all-MiniLM-L6-v2" in _space_warnings(caplog)[0] and "hashed-bow-64" in _space_warnings(caplog)[0]
             with pytest.raises(StorageError, match="reindex"):  # 64-d queries against 384-d vectors
-                store.vectors.query("episode", HashedBagOfWords().embed_query("cat"), user_id="alice", k=2)
+                store.components.vectors.query("episode", HashedBagOfWords().embed_query("cat"), user_id="alice", k=2)
             assert store.reindex() == 2  # nothing lost: rebuilt from SQLite in the new space
             hits = store.search("where does my sister live", "alice", k=1)
             assert hits[0].text == "My sister lives in Lisbon."
@@ -101,17 +101,17 @@ def test_on_model_change_reindex_rebuilds_while_opening(
     with NovaStore(path, embeddings=minilm_onnx) as store:
         store.add_turn("alice", "user", "I moved to Porto in May.")
         store.flush()
-        store.db.reset_indexed()  # as after a crash: rows SQLite has not seen indexed
+        store.components.db.reset_indexed()  # as after a crash: rows SQLite has not seen indexed
     config = NovaConfig.from_dict({"embeddings": {"on_model_change": "reindex"}})
     with caplog.at_level(logging.WARNING, logger="nova_memory_integrations"):
         started = time.monotonic()
         with NovaStore(path, embeddings=HashedBagOfWords(), config=config) as store:
             # nothing was embedded into the old 384-d collections first (that failed and retried)
-            assert time.monotonic() - started < 20 and store.indexer.last_error is None
+            assert time.monotonic() - started < 20 and store.components.indexer.last_error is None
             assert store.search("Porto May", "alice", k=1)[0].text == "I moved to Porto in May."
             assert store.search("sister Lisbon", "alice", k=1)[0].text == "My sister lives in Lisbon."
             assert store.search("cello", "bob", k=1)[0].text == "I play the cello."
-            assert [len(v) for v in store.vectors.get_embeddings(
+            assert [len(v) for v in store.components.vectors.get_embeddings(
                 "episode", [h.id for h in store.search("cello", "bob", k=1)], user_id="bob").values()] == [64]
     assert len(_space_warnings(caplog)) == 1
     assert not [r for r in caplog.records if "indexer: batch" in r.getMessage()]  # no failed batch either

@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 import pytest
 
 from nova_memory_integrations import NovaStore
-from nova_memory_integrations.entities import entity_key, fuzzy_score
-from nova_memory_integrations.temporal import normalize_value
+from nova_memory_integrations.memory.entities import entity_key, fuzzy_score
+from nova_memory_integrations.memory.temporal import normalize_value
 
 T0 = datetime(2024, 2, 1, tzinfo=timezone.utc)
 
@@ -24,19 +24,19 @@ def test_entity_key(name: str, key: str) -> None:
 
 
 def test_rust_variants_resolve_to_one_entity(store: NovaStore) -> None:
-    first = store.entities.resolve("u", "Rust")
+    first = store.components.entities.resolve("u", "Rust")
     assert first is not None and first.method == "new"
     methods = {}
     for name in ("rust", "RUST!", "rust-lang", "the Rust language", "Rust"):
-        got = store.entities.resolve("u", name)
+        got = store.components.entities.resolve("u", name)
         assert got is not None and got.entity_id == first.entity_id and got.canonical == "Rust"
         methods[name] = got.method
     assert methods == {"rust": "normalised", "RUST!": "normalised", "rust-lang": "key",
                        "the Rust language": "key", "Rust": "exact"}
-    (entity,) = store.entities.list_entities("u")
+    (entity,) = store.components.entities.list_entities("u")
     assert set(entity.aliases) == {"rust", "rust-lang", "rust language"}
     # the alias table answers next time
-    assert store.entities.resolve("u", "rust-lang").method == "alias"  # type: ignore[union-attr]
+    assert store.components.entities.resolve("u", "rust-lang").method == "alias"  # type: ignore[union-attr]
 
 
 def test_fuzzy_matching_is_conservative() -> None:
@@ -47,11 +47,11 @@ def test_fuzzy_matching_is_conservative() -> None:
 
 
 def test_fuzzy_merge_records_the_evidence(store: NovaStore) -> None:
-    store.entities.resolve("u", "Microsoft")
-    got = store.entities.resolve("u", "Microsft")
+    store.components.entities.resolve("u", "Microsoft")
+    got = store.components.entities.resolve("u", "Microsft")
     assert got is not None and got.method == "fuzzy" and got.canonical == "Microsoft" and 0.9 <= got.score < 1
-    assert store.entities.resolve("u", "Paris").canonical == "Paris"  # type: ignore[union-attr]
-    assert store.entities.resolve("u", "Parish").canonical == "Parish"  # type: ignore[union-attr]
+    assert store.components.entities.resolve("u", "Paris").canonical == "Paris"  # type: ignore[union-attr]
+    assert store.components.entities.resolve("u", "Parish").canonical == "Parish"  # type: ignore[union-attr]
     con = sqlite3.connect(store.path / "nova.sqlite3")
     rows = con.execute("SELECT alias, method FROM entity_aliases WHERE user_id = 'u' AND method = 'fuzzy'").fetchall()
     con.close()
@@ -65,7 +65,7 @@ def test_facts_use_canonical_entities_and_the_graph_has_one_node(store: NovaStor
     store.add_fact("u", "rust-lang", "created_by", "Mozilla", valid_from=T0)
     (fact,) = store.facts("u", predicate="likes")
     assert fact.object == "Rust" and fact.occurrence_count == 2
-    nodes = set(store.graph.graph("u").nodes)
+    nodes = set(store.components.graph.graph("u").nodes)
     assert nodes == {"user", "rust", "mozilla"}
     assert {f.object for f in store.traverse("u", "user", max_hops=2)} == {"Rust", "Mozilla"}
 
@@ -73,7 +73,7 @@ def test_facts_use_canonical_entities_and_the_graph_has_one_node(store: NovaStor
 def test_never_two_entities_with_the_same_normalised_name(store: NovaStore) -> None:
     for name in ("New York", "new york", "NEW YORK.", "the New York", "New  York"):
         store.add_fact("u", "user", "visited", name, valid_from=T0)
-    norms = [normalize_value(e.name) for e in store.entities.list_entities("u")]
+    norms = [normalize_value(e.name) for e in store.components.entities.list_entities("u")]
     assert len(norms) == len(set(norms)) and norms.count("new york") == 1
     con = sqlite3.connect(store.path / "nova.sqlite3")
     with pytest.raises(sqlite3.IntegrityError):
@@ -85,21 +85,21 @@ def test_never_two_entities_with_the_same_normalised_name(store: NovaStore) -> N
 def test_values_are_not_entities(store: NovaStore) -> None:
     store.add_fact("u", "user", "age", "34", valid_from=T0)
     store.add_fact("u", "user", "has_children", "2", valid_from=T0)
-    names = {e.name for e in store.entities.list_entities("u")}
+    names = {e.name for e in store.components.entities.list_entities("u")}
     assert names == {"user"}
 
 
 def test_declared_alias_and_tenancy(store: NovaStore) -> None:
-    store.entities.add_alias("u", "Bob Smith", "Bobby")
+    store.components.entities.add_alias("u", "Bob Smith", "Bobby")
     store.add_fact("u", "Bobby", "works_at", "Globex", valid_from=T0)
     assert [f.subject for f in store.facts("u", predicate="works_at")] == ["bob smith"]
     with pytest.raises(ValueError, match="already names"):
-        store.entities.add_alias("u", "Globex", "bobby")
-    assert store.entities.resolve("other", "Bobby").canonical == "Bobby"  # type: ignore[union-attr]
-    assert store.entities.canonical("u", "bobby") == "Bob Smith"
+        store.components.entities.add_alias("u", "Globex", "bobby")
+    assert store.components.entities.resolve("other", "Bobby").canonical == "Bobby"  # type: ignore[union-attr]
+    assert store.components.entities.canonical("u", "bobby") == "Bob Smith"
     store.forget("u")
-    assert store.entities.list_entities("u") == [] and store.entities.canonical("u", "bobby") == "bobby"
-    assert [e.name for e in store.entities.list_entities("other")] == ["Bobby"]
+    assert store.components.entities.list_entities("u") == [] and store.components.entities.canonical("u", "bobby") == "bobby"
+    assert [e.name for e in store.components.entities.list_entities("other")] == ["Bobby"]
 
 
 def test_consolidated_facts_are_resolved(store: NovaStore) -> None:
@@ -109,7 +109,7 @@ def test_consolidated_facts_are_resolved(store: NovaStore) -> None:
     store.add_fact("v", "user", "works_at", "acme", valid_from=T0)
     (works,) = store.facts("v", predicate="works_at")
     assert works.object == "Acme Inc" and works.occurrence_count == 2  # "acme" resolved by key
-    acme = [e for e in store.entities.list_entities("v") if e.key == "acme"]
+    acme = [e for e in store.components.entities.list_entities("v") if e.key == "acme"]
     assert len(acme) == 1 and "acme" in acme[0].aliases
 
 
@@ -123,8 +123,8 @@ def test_concurrent_resolution_never_deadlocks_nor_duplicates(store: NovaStore) 
             for i in range(25):
                 store.add_fact("w", "user", "likes", ["Rust", "rust-lang", "the Rust language"][(i + n) % 3],
                                valid_from=T0)
-                store.entities.alias_map("w")
-                store.entities.resolve("w", f"Topic {i % 5}")
+                store.components.entities.alias_map("w")
+                store.components.entities.resolve("w", f"Topic {i % 5}")
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -137,7 +137,7 @@ def test_concurrent_resolution_never_deadlocks_nor_duplicates(store: NovaStore) 
     for t in threads:
         t.join(timeout=60)
     assert not errors and not any(t.is_alive() for t in threads)
-    norms = [normalize_value(e.name) for e in store.entities.list_entities("w")]
+    norms = [normalize_value(e.name) for e in store.components.entities.list_entities("w")]
     assert len(norms) == len(set(norms)) and sum(entity_key(n) == "rust" for n in norms) == 1
     (rust,) = [f for f in store.facts("w", predicate="likes") if f.object == "Rust"]
     assert rust.occurrence_count == 100

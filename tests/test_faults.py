@@ -52,7 +52,7 @@ CONSOLIDATE_CHILD = textwrap.dedent("""
     from nova_memory_integrations import NovaStore
     from nova_memory_integrations.consolidation import deterministic_batch
     store = NovaStore(sys.argv[1])
-    real_insert = store.db.insert_fact
+    real_insert = store.components.db.insert_fact
     calls = [0]
     def insert_then_maybe_hang(*args, **kwargs):
         real_insert(*args, **kwargs)
@@ -60,8 +60,8 @@ CONSOLIDATE_CHILD = textwrap.dedent("""
         if calls[0] == int(sys.argv[2]):
             print("MID-BATCH", flush=True)  # inside the batch's open transaction
             time.sleep(600)
-    store.db.insert_fact = insert_then_maybe_hang
-    store.consolidator.run("u", deterministic_batch(store.extractor), batch_size=int(sys.argv[3]))
+    store.components.db.insert_fact = insert_then_maybe_hang
+    store._consolidation.consolidator.run("u", deterministic_batch(store.extractor), batch_size=int(sys.argv[3]))
     print("FINISHED", flush=True)
 """)
 
@@ -115,15 +115,15 @@ def test_sigkill_while_ingesting_loses_no_acknowledged_turn(tmp_path: Path, mini
         # the index converges: rows the child never embedded are picked up on reopen
         assert store.flush(timeout=120)
         total = sum(store.stats(u)["episodes"] for u in ("u0", "u1", "u2"))
-        assert store.vectors.count("episode") == total
+        assert store.components.vectors.count("episode") == total
         assert store.search("I like topic 3", "u0", k=1)
 
 
 def _provenance(store: NovaStore, user: str) -> set[str]:
     ids: set[str] = set()
-    for (raw,) in store.db.query("SELECT provenance FROM facts WHERE user_id = ?", [user]):
+    for (raw,) in store.components.db.query("SELECT provenance FROM facts WHERE user_id = ?", [user]):
         ids.update(json.loads(raw))
-    for (raw,) in store.db.query("SELECT episode_ids FROM fact_events WHERE user_id = ?", [user]):
+    for (raw,) in store.components.db.query("SELECT episode_ids FROM fact_events WHERE user_id = ?", [user]):
         ids.update(json.loads(raw))
     return ids
 

@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.langchain import NovaCallbackHandler, NovaMemory, NovaRetriever
-from nova_memory_integrations.testing import EchoMemoryChatModel, FakeToolChatModel
+from nova_memory_integrations.langchain.testing import EchoMemoryChatModel, FakeToolChatModel
 
 USER = "alice"
 PROMPT = ChatPromptTemplate.from_messages([("system", "You are helpful."), ("human", "{question}")])

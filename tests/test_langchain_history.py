@@ -11,7 +11,7 @@ from langchain_core.runnables.history import RunnableWithMessageHistory
 
 from nova_memory_integrations import InvalidInputError, NovaStore
 from nova_memory_integrations.langchain import NovaChatMessageHistory
-from nova_memory_integrations.testing import EchoMemoryChatModel
+from nova_memory_integrations.langchain.testing import EchoMemoryChatModel
 
 USER = "alice"
 

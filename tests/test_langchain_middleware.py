@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from nova_memory_integrations import InvalidInputError, NovaStore
 from nova_memory_integrations.langchain import NovaMemory, render_memory_section
 from nova_memory_integrations.langchain._shared import close_shared_stores, shared_store
-from nova_memory_integrations.testing import EchoMemoryChatModel, FakeToolChatModel, parse_memory
+from nova_memory_integrations.langchain.testing import EchoMemoryChatModel, FakeToolChatModel, parse_memory
 
 USER = "alice"
 LOGGER = "nova_memory_integrations.langchain"

@@ -1,4 +1,4 @@
-"""The fake chat models of ``nova_memory_integrations.testing`` and the shared conversions."""
+"""The fake chat models of ``nova_memory_integrations.langchain.testing`` and the shared conversions."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from nova_memory_integrations.langchain._convert import (
     message_role,
     message_to_turn,
 )
-from nova_memory_integrations.testing import EchoMemoryChatModel, FakeToolChatModel, parse_memory
+from nova_memory_integrations.langchain.testing import EchoMemoryChatModel, FakeToolChatModel, parse_memory
 from nova_memory_integrations.types import Episode
 
 XML = """<nova-memory>

@@ -10,7 +10,7 @@ import pytest
 
 from nova_memory_integrations import InvalidInputError, NovaConfig, NovaStore
 from nova_memory_integrations.config import LifecycleConfig
-from nova_memory_integrations.lifecycle import (
+from nova_memory_integrations.maintenance.lifecycle import (
     effective_weight,
     episode_weight,
     extractive_summary,
@@ -65,7 +65,7 @@ def test_capacity_evicts_lowest_weight_and_leaves_a_tombstone(make_store: Any, c
     precious = store.add_turn("alice", "user", "My passport number is in the blue folder.", timestamp=old,
                               importance=1.0)
     accessed = store.add_turn("alice", "user", "The wifi password is on the fridge.", timestamp=old)
-    store.db.touch_episodes("alice", [accessed.id], NOW.timestamp() - 86400)  # used yesterday
+    store.components.db.touch_episodes("alice", [accessed.id], NOW.timestamp() - 86400)  # used yesterday
     fresh = store.add_turn("alice", "user", "I bought new running shoes today.", timestamp=NOW - timedelta(days=1))
     store.consolidate("alice")
     unconsolidated = store.add_turn("alice", "user", "Arrived after consolidation.", timestamp=old, importance=0.0)
@@ -88,7 +88,7 @@ def test_capacity_evicts_lowest_weight_and_leaves_a_tombstone(make_store: Any, c
     assert "Miso" in text and "March 2024" in text and "evicted: capacity" in text
     assert stones[0].processed  # never fed to consolidation
     # gone from the vector index too; the tombstone is searchable instead
-    assert not store.vectors.collection("episode", "alice").get(ids=low)["ids"]
+    assert not store.components.vectors.collection("episode", "alice").get(ids=low)["ids"]
     hits = store.search("what do you know about my cat Miso?", "alice", k=3, kinds=("episode",))
     assert hits[0].id == stones[0].id
     ctx = store.context("what do you remember about my cat Miso?", "alice")
@@ -116,7 +116,7 @@ def test_compaction_keeps_the_period_searchable(make_store: Any) -> None:
     assert summary.metadata["compacted_from"][:3] == s1 and summary.session_id == "trip"
     hit = store.search("crater lake hike", "alice", k=1, kinds=("episode",))[0]
     assert hit.id == summary.id
-    assert store.vectors.count("episode") == 2
+    assert store.components.vectors.count("episode") == 2
 
 
 def test_retention_deletes_old_episodes_with_tombstones(make_store: Any) -> None:
@@ -130,7 +130,7 @@ def test_retention_deletes_old_episodes_with_tombstones(make_store: Any) -> None
     stone = next(e for e in store.episodes("alice") if e.role == "tombstone")
     assert "January 2023" in stone.content and "retention" in stone.content
     # FTS has no trace of the deleted content (only the tombstone mentions it)
-    rows = store.db.query("SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH 'laser'")
+    rows = store.components.db.query("SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH 'laser'")
     assert rows == []
 
 

@@ -16,7 +16,7 @@ from llama_index.core.tools import FunctionTool
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.llama_index import NovaEventHandler
-from nova_memory_integrations.testing_llama import ExtractiveMemoryLLM
+from nova_memory_integrations.llama_index.testing import ExtractiveMemoryLLM
 
 
 @pytest.fixture

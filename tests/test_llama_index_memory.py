@@ -16,7 +16,7 @@ from llama_index.core.utils import get_tokenizer
 from nova_memory_integrations import NovaConfig, NovaStore, StoreClosedError
 from nova_memory_integrations.config import ConsolidationConfig
 from nova_memory_integrations.llama_index import NovaLlamaMemory, NovaMemoryBlock, nova_memory
-from nova_memory_integrations.testing_llama import ExtractiveMemoryLLM
+from nova_memory_integrations.llama_index.testing import ExtractiveMemoryLLM
 
 
 def _system(messages: list[ChatMessage]) -> str:

@@ -11,7 +11,7 @@ from llama_index.core.schema import ImageNode, NodeWithScore, QueryBundle, TextN
 
 from nova_memory_integrations import NovaStore, StoreClosedError
 from nova_memory_integrations.llama_index import NovaNodePostprocessor
-from nova_memory_integrations.testing_llama import ExtractiveMemoryLLM
+from nova_memory_integrations.llama_index.testing import ExtractiveMemoryLLM
 
 QUERY = "How do I reset my router password?"
 TEXTS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from llama_index.core.llms import ChatMessage
 
-from nova_memory_integrations.testing_llama import ExtractiveMemoryLLM
+from nova_memory_integrations.llama_index.testing import ExtractiveMemoryLLM
 
 
 def test_scripted_then_extractive() -> None:

@@ -19,8 +19,8 @@ from pydantic import Field
 
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.extraction.llm import LLMExtractor, repair_json
-from nova_memory_integrations.llms import LangChainChatLLM, LlamaIndexLLM, as_structured_llm
-from nova_memory_integrations.prompts import DEFAULT_PROMPT_VERSION, get_prompt, tool_name
+from nova_memory_integrations.extraction.llms import LangChainChatLLM, LlamaIndexLLM, as_structured_llm
+from nova_memory_integrations.consolidation.prompts import DEFAULT_PROMPT_VERSION, get_prompt, tool_name
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
 CFG = {"consolidation": {"retry_backoff_seconds": 0.0, "max_retries": 2, "llm_batch_size": 10}}
@@ -241,7 +241,7 @@ def test_failing_transaction_rolls_back_the_whole_batch(make_store: Any, monkeyp
     fake = FakeToolChatModel(respond=scripted_responder(SCRIPT))
     store = _store(make_store, fake)
     _turns(store, "io", ["I live in Berlin.", "I work at Acme as an engineer."], T0)
-    real_apply = store.fact_memory.apply
+    real_apply = store.components.facts.apply
     seen: list[str] = []
 
     def flaky(*args: Any, **kwargs: Any) -> Any:
@@ -250,13 +250,13 @@ def test_failing_transaction_rolls_back_the_whole_batch(make_store: Any, monkeyp
             raise OSError("disk full")
         return real_apply(*args, **kwargs)
 
-    monkeypatch.setattr(store.fact_memory, "apply", flaky)
+    monkeypatch.setattr(store.components.facts, "apply", flaky)
     res = store.consolidate("io")
     assert (res.added, res.episodes_processed, res.failed_episodes) == (0, 0, 2)
     assert store.facts("io", include_history=True) == [] and store.decisions("io") == []
-    assert store.entities.list_entities("io") == []  # entity rows rolled back too
+    assert store.components.entities.list_entities("io") == []  # entity rows rolled back too
     assert "OSError: disk full" in store.dead_letters("io")[0]["error"]
-    monkeypatch.setattr(store.fact_memory, "apply", real_apply)
+    monkeypatch.setattr(store.components.facts, "apply", real_apply)
     assert store.retry_dead_letters("io").added == 3
 
 
@@ -283,7 +283,7 @@ def test_background_mode_with_an_llm(make_store: Any) -> None:
     store.add_turn("ka", "user", "I love jazz.", timestamp=T0 + timedelta(minutes=1))
     store.close()  # clean shutdown: the final pass consolidates with the LLM
     assert not store._worker.running
-    with NovaStore(store.path, embeddings=store.embedder) as reopened:
+    with NovaStore(store.path, embeddings=store.components.embedder) as reopened:
         assert [f.object for f in reopened.facts("ka", predicate="likes")] == ["jazz"]
         assert all(e.processed for e in reopened.episodes("ka"))
 

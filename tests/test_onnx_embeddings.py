@@ -20,7 +20,7 @@ import pytest
 from nova_memory_integrations import EmbeddingError, NovaConfig, NovaStore
 from nova_memory_integrations import onnx_embeddings as oe
 from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embeddings
-from nova_memory_integrations.onnx_embeddings import OnnxMiniLMEmbeddings
+from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 
 SENTENCES = [
     "I moved to Berlin last spring and started a new job at a robotics startup.",
@@ -122,7 +122,7 @@ def test_cache_file_lives_in_the_data_dir_and_is_reused(
     with NovaStore(data) as store:  # the default config: backend "auto", int8 documents + fp32 queries
         store.add_turn("alice", "user", "I adopted a cat called Miso.")
         assert store.search("what pet do I have?", "alice", k=1)[0].text.startswith("I adopted")
-        emb = store.embedder.inner
+        emb = store.components.embedder.inner
         assert isinstance(emb, OnnxMiniLMEmbeddings) and emb.backend == "onnx-int8-documents"
         assert emb.model_file is not None and emb.model_file.parent == data / "models"
     names = sorted(f.name for f in (data / "models").iterdir())
@@ -138,7 +138,7 @@ def test_cache_file_lives_in_the_data_dir_and_is_reused(
         store.add_turn("alice", "user", "Miso likes tuna.")
         hits = store.search("Miso likes tuna", "alice", k=2)
         assert {h.text for h in hits} == {"I adopted a cat called Miso.", "Miso likes tuna."}
-        assert store.embedder.inner.backend == "onnx-int8-documents"  # type: ignore[attr-defined]
+        assert store.components.embedder.inner.backend == "onnx-int8-documents"  # type: ignore[attr-defined]
     assert emb.model_file.stat().st_mtime_ns == mtime
     assert sorted(f.name for f in (data / "models").iterdir()) == names
     # another data directory in this process copies the checked files instead of exporting
@@ -151,7 +151,7 @@ def test_cache_file_lives_in_the_data_dir_and_is_reused(
 def test_a_new_process_loads_the_cached_file_without_torch(minilm_onnx: OnnxMiniLMEmbeddings) -> None:
     # the int8 model: quantised from the cached fp32 export when missing, still without torch
     code = (
-        "import json, sys; from nova_memory_integrations.onnx_embeddings import OnnxMiniLMEmbeddings as O; "
+        "import json, sys; from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings as O; "
         f"e = O(cache_dir={str(minilm_onnx.cache_dir)!r}, quantize=True).load(); v = e.embed_query('hello'); "
         "print(json.dumps([e.backend, len(v), [m for m in ('torch', 'transformers', 'sentence_transformers') "
         "if m in sys.modules]]))"

@@ -34,7 +34,7 @@ def populate(store: NovaStore, user: str = "alice") -> None:
     store.add_fact(user, "user", "likes", "climbing", confidence=0.7, metadata={"src": "manual"})
     store.add_rule(user, "user asks for code", "answer in Rust", 0.9, metadata={"why": "preference"})
     store.add_turn(user, "user", "This one will sit in a dead letter.", timestamp=T0 + timedelta(days=91))
-    store.consolidator.run(user, _failing_batch)
+    store._consolidation.consolidator.run(user, _failing_batch)
     store.search("where does the user live?", user, k=2)  # touches nothing, but exercises the index
 
 

@@ -78,7 +78,7 @@ def test_random_operation_sequences(tmp_path: Path, minilm: Any) -> None:
             stats = store.stats(user)
             assert stats["episodes"] == len(episodes[user]) and stats["rules"] == len(rules[user])
             assert [e.id for e in store.episodes(user)] == episodes[user]
-            assert set(store.vectors.get_user_ids("episode", user)) == set(episodes[user])
+            assert set(store.components.vectors.get_user_ids("episode", user)) == set(episodes[user])
             assert {r.id for r in store.rules(user)} == set(rules[user])
             assert all(f.user_id == user for f in store.facts(user, include_history=True))
             for hit in store.search(TEXTS[0], user, k=20, kinds=("episode", "fact", "rule")):

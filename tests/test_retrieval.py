@@ -255,7 +255,7 @@ def _vm_steps(store: NovaStore, fn: object) -> int:
         steps[0] += 1
         return 0
 
-    conn = store.db._conn
+    conn = store.components.db._conn
     conn.set_progress_handler(tick, 100)  # called every 100 VM instructions
     try:
         fn()  # type: ignore[operator]
@@ -271,7 +271,7 @@ def test_lookups_by_id_do_not_scan_all_of_a_users_episodes(store: NovaStore, loo
     Context assembly calls these on every query; a plan that walks the ``user_id`` index
     instead of the unique ``id`` index grows linearly with the user's memory.
     """
-    from nova_memory_integrations.facts import new_id
+    from nova_memory_integrations.memory.facts import new_id
     from nova_memory_integrations.types import Episode
 
     now = datetime.now(timezone.utc)
@@ -281,10 +281,10 @@ def test_lookups_by_id_do_not_scan_all_of_a_users_episodes(store: NovaStore, loo
         eps = [Episode(id=new_id("ep"), user_id=USER, session_id=f"s{i // 20}", role="user",
                        content=f"note {i} about topic {i % 97}", timestamp=now + timedelta(seconds=total + i),
                        ingested_at=now) for i in range(size - total)]
-        store.db.insert_episodes(eps)  # SQLite only: this test is about SQL plans, not vectors
+        store.components.db.insert_episodes(eps)  # SQLite only: this test is about SQL plans, not vectors
         total = size
         ids = [e.id for e in eps[:: max(1, len(eps) // 60)]][:60]
-        method = getattr(store.db, lookup)
+        method = getattr(store.components.db, lookup)
         steps.append(_vm_steps(store, lambda: method(USER, ids)))  # noqa: B023
     assert steps[1] < 3 * steps[0], f"{lookup}: {steps[0]} VM steps at 500 episodes, {steps[1]} at 20,000"
 
@@ -308,7 +308,7 @@ def test_turns_of_the_speaker_named_in_the_query_are_boosted(store: NovaStore) -
         {"user_id": USER, "role": "user", "content": "I painted my garden fence green.", "session_id": "s2"},
     ])
     config = SearchConfig.preset("balanced")
-    cands = store.recall.retrieve("What did Alice paint?", USER, k=10, config=config, kinds=("episode",))
+    cands = store._recall.retrieve("What did Alice paint?", USER, k=10, config=config, kinds=("episode",))
     by_role = {c.episode.role: c for c in cands if c.episode is not None}
     alice = by_role["alice"]
     priors = {"speaker", "recency", "importance", "access", "confidence"}  # added after the boost
@@ -316,5 +316,5 @@ def test_turns_of_the_speaker_named_in_the_query_are_boosted(store: NovaStore) -
     assert alice.contributions["speaker"] == pytest.approx(config.weights.speaker * base)
     assert "speaker" not in by_role["bob"].contributions and "speaker" not in by_role["user"].contributions
     off = config.model_copy(update={"weights": config.weights.model_copy(update={"speaker": 0.0})})
-    plain = store.recall.retrieve("What did Alice paint?", USER, k=10, config=off, kinds=("episode",))
+    plain = store._recall.retrieve("What did Alice paint?", USER, k=10, config=off, kinds=("episode",))
     assert all("speaker" not in c.contributions for c in plain)

@@ -85,7 +85,7 @@ def test_concurrent_writers_and_reader(store: NovaStore) -> None:
     assert store.flush(timeout=60)
     assert len(store.episodes("carol")) == 4 * per_thread
     assert store.stats("carol")["episodes"] == 4 * per_thread
-    assert len(store.vectors.get_user_ids("episode", "carol")) == 4 * per_thread
+    assert len(store.components.vectors.get_user_ids("episode", "carol")) == 4 * per_thread
     for n in range(4):
         assert len(store.episodes("carol", session_id=f"w{n}")) == per_thread
 
@@ -235,10 +235,10 @@ def test_reindex_rebuilds_vectors_from_sqlite(store: NovaStore) -> None:
     store.add_turns([{"user_id": "n", "role": "user", "content": f"I visited city number {i}"} for i in range(12)])
     store.add_fact("n", "user", "lives_in", "Porto")
     store.flush()
-    store.vectors.reset()
-    assert store.vectors.count("episode") == 0
+    store.components.vectors.reset()
+    assert store.components.vectors.count("episode") == 0
     assert store.reindex() == 13
-    assert len(store.vectors.get_user_ids("episode", "n")) == 12
+    assert len(store.components.vectors.get_user_ids("episode", "n")) == 12
     assert store.search("Porto", "n", kinds=("fact",))[0].fact.object == "Porto"  # type: ignore[union-attr]
 
 
@@ -247,8 +247,8 @@ def test_unindexed_rows_recovered_on_open(tmp_path: Path, minilm: object) -> Non
     with NovaStore(path, embeddings=minilm) as s:  # type: ignore[arg-type]
         s.add_turn("o", "user", "I play the cello in an orchestra.")
         s.flush()
-        s.db.reset_indexed()  # simulate a crash before indexing
-        s.vectors.reset()
+        s.components.db.reset_indexed()  # simulate a crash before indexing
+        s.components.vectors.reset()
     with NovaStore(path, embeddings=minilm) as s:  # type: ignore[arg-type]
         assert s.search("which instrument?", "o", k=1)[0].text.startswith("I play the cello")
 
@@ -303,8 +303,8 @@ def test_fact_added_and_superseded_in_one_batch_is_indexed_once(store: NovaStore
         {"user_id": "r", "role": "user", "content": "My favorite color is green.", "timestamp": T0 + timedelta(days=1)},
     ])
     store.consolidate("r")
-    assert store.flush(timeout=60) and store.indexer.last_error is None
-    ids = set(store.vectors.get_user_ids("fact", "r"))
+    assert store.flush(timeout=60) and store.components.indexer.last_error is None
+    ids = set(store.components.vectors.get_user_ids("fact", "r"))
     current = {f.id for f in store.facts("r", include_history=True)}
     assert ids == current  # expired versions left the index, believed ones are in it
 
@@ -331,10 +331,10 @@ def test_expired_fact_versions_are_not_requeued_on_reopen(tmp_path: Path, minilm
         s.add_fact("t", "user", "lives_in", "Oslo", valid_from=T0)
         s.add_fact("t", "user", "lives_in", "Bergen", valid_from=T0 + timedelta(days=5))
         assert s.flush(timeout=60)
-        unindexed = s.db.query("SELECT COUNT(*) FROM facts WHERE user_id = 't' AND indexed = 0")[0][0]
+        unindexed = s.components.db.query("SELECT COUNT(*) FROM facts WHERE user_id = 't' AND indexed = 0")[0][0]
         assert unindexed == 0  # the expired version left the index and is flagged as handled
     with NovaStore(path, embeddings=minilm) as s:  # type: ignore[arg-type]
-        assert s.indexer.recover() == 0
+        assert s.components.indexer.recover() == 0
 
 
 def test_a_backlog_is_indexed_in_larger_cycles_with_one_chroma_call_per_user_and_chunk(
@@ -347,7 +347,7 @@ def test_a_backlog_is_indexed_in_larger_cycles_with_one_chroma_call_per_user_and
     store = make_store(config=config)  # type: ignore[operator]
     cycles: list[int] = []
     calls: list[str] = []  # the user of each Chroma upsert call
-    index, run = store.indexer._index, store.vectors._run
+    index, run = store.components.indexer._index, store.components.vectors._run
 
     def count_cycle(batch: list[tuple[str, str, str]]) -> None:
         cycles.append(len(batch))
@@ -358,8 +358,8 @@ def test_a_backlog_is_indexed_in_larger_cycles_with_one_chroma_call_per_user_and
             calls.append(user_id)
         return run(kind, user_id, op, default, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store.indexer, "_index", count_cycle)
-    monkeypatch.setattr(store.vectors, "_run", count_call)
+    monkeypatch.setattr(store.components.indexer, "_index", count_cycle)
+    monkeypatch.setattr(store.components.vectors, "_run", count_call)
     turns = [{"user_id": f"u{i % 3}", "role": "user", "content": f"I packed item number {i} for the trip"}
              for i in range(240)]
     store.add_turns(turns)  # one backlog of 240 rows, three users interleaved
@@ -368,13 +368,13 @@ def test_a_backlog_is_indexed_in_larger_cycles_with_one_chroma_call_per_user_and
     # a 120-row cycle holds 40 rows of each user: one call each; the first, small cycle one call per user
     assert len(calls) <= 3 * len(cycles), (cycles, calls)
     for user in ("u0", "u1", "u2"):
-        assert len(store.vectors.get_user_ids("episode", user)) == 80
+        assert len(store.components.vectors.get_user_ids("episode", user)) == 80
     assert store.search("item number 7", "u1", k=1)[0].text == "I packed item number 7 for the trip"
     # one user's 90 rows in one cycle: chunks of 40 rows
     calls.clear()
     store.add_turns([{"user_id": "u3", "role": "user", "content": f"Checklist line {i}"} for i in range(90)])
     store.flush()
-    assert calls.count("u3") == 3 and len(store.vectors.get_user_ids("episode", "u3")) == 90
+    assert calls.count("u3") == 3 and len(store.components.vectors.get_user_ids("episode", "u3")) == 90
     # a short queue keeps small cycles: a reader waits for little
     cycles.clear()
     store.add_turn("u0", "user", "One more thing to pack: the charger.")

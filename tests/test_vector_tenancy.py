@@ -90,11 +90,11 @@ def test_reads_for_an_unknown_user_create_no_collection(index: VectorIndex) -> N
 def test_store_reads_for_an_unknown_user_create_no_collection(store: NovaStore) -> None:
     store.add_turn("alice", "user", "I keep bees on the roof.")
     store.flush()
-    before = _names(store.vectors)
+    before = _names(store.components.vectors)
     assert store.search("bees", "ghost", k=3, kinds=("episode", "fact", "rule")) == []
     assert store.context("what do I keep on the roof?", "ghost").sources == ()
     assert store.rules("ghost", "anything") == []
-    assert _names(store.vectors) == before
+    assert _names(store.components.vectors) == before
 
 
 def test_delete_user_drops_only_that_users_collections(index: VectorIndex) -> None:
@@ -142,30 +142,30 @@ def test_legacy_shared_collections_are_migrated(tmp_path: Path, minilm: Any, cap
         s.add_rule("bob", "user asks for code", "answer in Rust")
         s.flush()
         # rewrite the index as an earlier version left it: three shared collections, user_id in metadata
-        client = s.vectors.client
+        client = s.components.vectors.client
         for kind in KINDS:
             shared = client.get_or_create_collection(f"nova_{kind}s", embedding_function=None,
                                                      metadata={"hnsw:space": "cosine"})
-            for col in s.vectors.collections(kind):  # type: ignore[arg-type]
+            for col in s.components.vectors.collections(kind):  # type: ignore[arg-type]
                 rows = col.get(include=["embeddings", "documents", "metadatas"])
                 shared.upsert(ids=rows["ids"], embeddings=rows["embeddings"], documents=rows["documents"],
                               metadatas=rows["metadatas"])
                 client.delete_collection(col.name)
-        assert s.vectors.legacy_collections() == ["nova_episodes", "nova_facts", "nova_rules"]
+        assert s.components.vectors.legacy_collections() == ["nova_episodes", "nova_facts", "nova_rules"]
     with caplog.at_level(logging.WARNING, logger="nova_memory_integrations"):
         s = NovaStore(path, embeddings=minilm)
     try:
         assert sum("per-user collections" in r.getMessage() for r in caplog.records) == 1
-        assert s.vectors.legacy_collections() == []
+        assert s.components.vectors.legacy_collections() == []
         assert s.flush(timeout=120)
         for user in ("alice", "bob"):
-            ids = s.vectors.get_user_ids("episode", user)
+            ids = s.components.vectors.get_user_ids("episode", user)
             assert len(ids) == 1 and {e.id for e in s.episodes(user)} == set(ids)
             hits = s.search("where does the cat sleep?", user, k=1, kinds=("episode",))
             assert hits[0].id == ids[0] and hits[0].episode is not None and hits[0].episode.user_id == user
         assert s.search("Porto", "alice", kinds=("fact",))[0].fact.object == "Porto"  # type: ignore[union-attr]
         assert s.rules("bob", "can you write some code for me?")[0].action == "answer in Rust"
-        assert s.vectors.get_user_ids("rule", "alice") == []
+        assert s.components.vectors.get_user_ids("rule", "alice") == []
     finally:
         s.close()
     caplog.clear()

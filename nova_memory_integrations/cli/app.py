@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,7 +21,7 @@ from rich.table import Table
 
 from ._common import JsonOpt, PathOpt, Session, UserOpt, parse_when, session
 from .graph import render_graph
-from .stats import LAST_CONSOLIDATION_KEY, collect_stats
+from .stats import collect_stats
 
 __all__ = ["app", "main"]
 
@@ -173,7 +172,7 @@ def consolidate(
     """Turn unprocessed episodes into facts (ADD / UPDATE / DELETE / NOOP)."""
     with session(ctx, path, json_out) as s:
         store = s.store
-        users = [user] if user is not None else store.db.users_with_unprocessed()
+        users = [user] if user is not None else store.users(unconsolidated=True)
         totals = {"added": 0, "updated": 0, "invalidated": 0, "noop": 0, "episodes_processed": 0,
                   "failed_episodes": 0}
         decisions: list[Any] = []
@@ -185,7 +184,6 @@ def consolidate(
                     totals[key] += getattr(res, key)
                 decisions += [{"user_id": uid, **d.model_dump(mode="json")} for d in res.decisions]
                 bar.advance(task)
-        store.db.set_meta(LAST_CONSOLIDATION_KEY, str(time.time()))
 
         def human(c: Console) -> None:
             c.print(", ".join(f"{v} {k.replace('_', ' ')}" for k, v in totals.items()))
@@ -334,14 +332,14 @@ def _count_text(counts: dict[str, int]) -> str:
 
 def _wait_index(s: Session, label: str) -> None:
     """Wait for the background embedder, with a progress bar over the pending rows."""
-    indexer = s.store.indexer
-    total = indexer.pending()
+    store = s.store
+    total = store.stats()["pending_index"]
     if not total:
         return
     with _progress(s, label) as bar:
         task = bar.add_task("index", total=total)
-        while not indexer.wait(timeout=0.2):
-            bar.update(task, completed=max(0, total - indexer.pending()))
+        while not store.flush(timeout=0.2):
+            bar.update(task, completed=max(0, total - store.stats()["pending_index"]))
         bar.update(task, completed=total)
 
 
@@ -412,7 +410,8 @@ def reindex(ctx: typer.Context, path: PathOpt = None, json_out: JsonOpt = False)
     """Rebuild the Chroma index from SQLite (e.g. after changing the embedding model)."""
     with session(ctx, path, json_out) as s:
         store = s.store
-        total = sum(store.db.count(t) for t in ("episodes", "facts", "rules"))
+        counts = store.stats()
+        total = sum(counts[t] for t in ("episodes", "facts", "rules"))
         result: dict[str, Any] = {}
         error: list[BaseException] = []
 
@@ -428,7 +427,7 @@ def reindex(ctx: typer.Context, path: PathOpt = None, json_out: JsonOpt = False)
             worker.start()
             while worker.is_alive():
                 worker.join(timeout=0.2)
-                pending = store.indexer.pending()
+                pending = store.stats()["pending_index"]
                 bar.update(task, completed=max(0, total - pending) if pending else bar.tasks[0].completed)
             bar.update(task, completed=total)
         if error:
@@ -454,7 +453,7 @@ def lifecycle(
 @app.command()
 def demo(ctx: typer.Context, path: PathOpt = None, json_out: JsonOpt = False) -> None:
     """Capture three dated sessions, consolidate, show a belief change over time and recall with sources."""
-    from ..demo import run_demo
+    from .demo import run_demo
 
     with session(ctx, path, json_out) as s:
         obj = ctx.obj if isinstance(ctx.obj, dict) else {}

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from ..graph import FactGraph
-from ..temporal import normalize_value
+from ..memory.graph import FactGraph
+from ..memory.temporal import normalize_value
 from ..types import Fact
 
 __all__ = ["GraphFormat", "render_graph"]

@@ -6,12 +6,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..consolidation.service import LAST_CONSOLIDATION_KEY
+
 if TYPE_CHECKING:
     from ..store import NovaStore
 
-__all__ = ["LAST_CONSOLIDATION_KEY", "collect_stats"]
-
-LAST_CONSOLIDATION_KEY = "last_consolidation"
+__all__ = ["collect_stats"]
 
 
 def _iso(epoch: float | None) -> str | None:
@@ -30,7 +30,7 @@ def collect_stats(store: NovaStore, user_id: str | None = None) -> dict[str, Any
     ``last_consolidation`` is the later of the last ``nova-memory consolidate`` run and
     the last fact change made by consolidation (from the decision log).
     """
-    db = store.db
+    db = store.components.db
     where, params = ("WHERE user_id = ?", [user_id]) if user_id is not None else ("", [])
     users: dict[str, dict[str, int]] = {}
 
@@ -67,7 +67,7 @@ def collect_stats(store: NovaStore, user_id: str | None = None) -> dict[str, Any
     vectors: dict[str, int | None] = {}
     for kind in ("episode", "fact", "rule"):
         try:
-            vectors[kind] = store.vectors.count(kind)  # type: ignore[arg-type]
+            vectors[kind] = store.components.vectors.count(kind)  # type: ignore[arg-type]
         except Exception:  # a remote Chroma may be unreachable; stats still work
             vectors[kind] = None
     return {
@@ -78,7 +78,7 @@ def collect_stats(store: NovaStore, user_id: str | None = None) -> dict[str, Any
         "per_user": dict(sorted(users.items())),
         "vectors": vectors,
         "sizes": sizes,
-        "pending_index": store.indexer.pending(user_id),
+        "pending_index": store.components.indexer.pending(user_id),
         "last_consolidation": _iso(max(candidates)) if candidates else None,
         "dead_letters": [
             {"id": d["id"], "user_id": d["user_id"], "episodes": len(d["episode_ids"]), "error": d["error"],

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Literal
 
+from ..engine.roles import MACHINE_ROLES
 from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, expand, sentences
 from ._lexicon import (
     BAD_FIRST,
@@ -53,7 +54,6 @@ from .timeparse import NUMBER_WORDS, TIME_EXPRESSION, resolve_relative_time
 __all__ = ["DeterministicExtractor"]
 
 _I = re.IGNORECASE
-_SKIP_ROLES = frozenset({"assistant", "ai", "system", "tool", "function", "bot", "model"})
 
 
 # ----------------------------------------------------------------------------------------- subjects
@@ -442,7 +442,7 @@ class DeterministicExtractor:
         """
         reference = timestamp if timestamp is not None else datetime.now(timezone.utc)
         resolve_relative_time("", reference)  # validates the reference (raises on a naive datetime)
-        if role.strip().lower() in _SKIP_ROLES or not text or not text.strip():
+        if role.strip().lower() in MACHINE_ROLES or not text or not text.strip():
             return []
         ctx = _Ctx()
         out: list[CandidateFact] = []

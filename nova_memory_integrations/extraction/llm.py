@@ -35,13 +35,14 @@ from pydantic import ValidationError
 
 from .._time import utcnow
 from ..config import ConsolidationConfig
-from ..consolidation import GENERIC_ROLES, BatchPlan, Proposal
+from ..consolidation.prompts import EpisodeOperationsV1, MemoryOperationV1, PromptSpec, get_prompt, parse_timestamp
+from ..consolidation.types import BatchPlan, Proposal
+from ..engine.roles import GENERIC_ROLES
 from ..errors import ConfigError, ConsolidationError
-from ..facts import normalize_predicate
-from ..llms import LLMReply, StructuredLLM, as_structured_llm
-from ..prompts import EpisodeOperationsV1, MemoryOperationV1, PromptSpec, get_prompt, parse_timestamp
+from ..memory.facts import normalize_predicate
 from ..types import Episode, Fact
 from .base import CandidateFact
+from .llms import LLMReply, StructuredLLM, as_structured_llm
 
 __all__ = ["LLMExtractor", "repair_json"]
 

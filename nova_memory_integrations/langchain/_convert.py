@@ -30,7 +30,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from .._metadata import MEMORY_SOURCE, context_item_metadata, hit_metadata
+from ..retrieval.metadata import MEMORY_SOURCE, context_item_metadata, hit_metadata
 
 if TYPE_CHECKING:
     from ..types import ContextItem, Episode, SearchHit

@@ -33,7 +33,7 @@ def shared_store(path: str | os.PathLike[str] | None = None) -> NovaStore:
     key = (Path(path).expanduser() if path is not None else default_home()).resolve()
     with _lock:
         store = _stores.get(key)
-        if store is None or store._closed:
+        if store is None or store.closed:
             store = NovaStore(key)
             _stores[key] = store
             if not _atexit_registered:

@@ -20,9 +20,9 @@ from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMes
 from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
-from ..assemble import Format
 from ..config import ConsolidationMode
 from ..errors import InvalidInputError
+from ..retrieval.assemble import Format
 from ..store import NovaStore
 from ._convert import is_stored_episode, message_text, message_to_turn
 from ._shared import shared_store, warn_failure

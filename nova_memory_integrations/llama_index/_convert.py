@@ -9,7 +9,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, TextNode
 
-from .._metadata import DEFAULT_LLM_METADATA_KEYS, hit_metadata
+from ..retrieval.metadata import DEFAULT_LLM_METADATA_KEYS, hit_metadata
 from ..types import SearchHit
 
 __all__ = [

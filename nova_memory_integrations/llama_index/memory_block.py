@@ -17,14 +17,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, model_validator
 from llama_index.core.memory import BaseMemoryBlock, Memory
 
-from ..assemble import fit, render
-from ..types import ContextItem
+from ..retrieval.assemble import fit, render
+from ..types import ContextFormat, ContextItem
 from ._convert import message_role, message_text, messages_to_turns
 
 if TYPE_CHECKING:
@@ -34,7 +34,6 @@ __all__ = ["NovaLlamaMemory", "NovaMemoryBlock", "nova_memory"]
 
 logger = logging.getLogger(__name__)
 
-ContextFormat = Literal["markdown", "json", "xml", "plain"]
 _DEFAULT_ROLES = ("user", "assistant")
 
 

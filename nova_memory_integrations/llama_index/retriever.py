@@ -12,7 +12,7 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from .._metadata import DEFAULT_LLM_METADATA_KEYS
+from ..retrieval.metadata import DEFAULT_LLM_METADATA_KEYS
 from ..types import MemoryKind
 from ._convert import hit_to_node
 

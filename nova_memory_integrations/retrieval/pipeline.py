@@ -1,6 +1,6 @@
 """Stages 1-2 of recall: gather candidates from every signal, fuse, rerank.
 
-``RecallPipeline.retrieve`` returns scored candidates; :mod:`assemble` packs them into a
+``RecallPipeline.retrieve`` returns scored candidates; :mod:`.assemble` packs them into a
 budgeted context. The pipeline reads through the engine's storage objects and never
 writes, except access counts of what it returns.
 """
@@ -10,21 +10,23 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._time import utcnow
+from ..engine.indexer import INDEX_WAIT_S
 from ..types import MemoryKind
 from .config import SearchConfig
 from .fusion import min_max, recency, rrf, saturating
 from .signals import Candidate, Key, dense, graph_facts, lexical, named_speakers, stored_vectors
 
 if TYPE_CHECKING:
+    from ..engine.components import Components
     from ..rerank.base import Reranker
-    from ..store import NovaStore
 
 __all__ = ["RecallPipeline"]
 
@@ -32,8 +34,8 @@ __all__ = ["RecallPipeline"]
 class RecallPipeline:
     """Hybrid retrieval over one store: dense + BM25 + graph + rules, fused and reranked."""
 
-    def __init__(self, store: NovaStore) -> None:
-        self.store = store
+    def __init__(self, components: Components) -> None:
+        self.components = components
         self._reranker: Reranker | None = None
         self._lock = threading.Lock()
         self._local = threading.local()
@@ -47,7 +49,7 @@ class RecallPipeline:
                 if self._reranker is None:
                     from ..rerank import make_reranker
 
-                    rc = self.store.config.retrieval
+                    rc = self.components.config.retrieval
                     self._reranker = make_reranker(
                         rc.reranker, model_name=rc.reranker_model_name, model_dir=rc.reranker_model_dir,
                         embed=self._embed_for_rerank,
@@ -65,12 +67,21 @@ class RecallPipeline:
 
         return not isinstance(self.reranker, LexicalSemanticReranker)
 
+    @contextmanager
+    def known_vectors(self, vectors: Mapping[str, list[float]]) -> Iterator[None]:
+        """Let the fallback reranker reuse these text vectors (this thread, inside the block)."""
+        self._local.vectors = dict(vectors)
+        try:
+            yield
+        finally:
+            self._local.vectors = {}
+
     def _embed_for_rerank(self, texts: list[str]) -> list[list[float]]:
         """Embeddings for the fallback reranker, reusing vectors already fetched this call."""
         known: dict[str, list[float]] = getattr(self._local, "vectors", {})
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
-            known = {**known, **dict(zip(missing, self.store.embedder.embed_documents(missing)))}
+            known = {**known, **dict(zip(missing, self.components.embedder.embed_documents(missing)))}
         return [known[t] for t in texts]
 
     # -- stage 1 + 2 ----------------------------------------------------------------------
@@ -90,11 +101,11 @@ class RecallPipeline:
         """The ``k`` best candidates for ``query``, best first, with per-signal scores."""
         timings = timings if timings is not None else {}
         clock = time.perf_counter()
-        store = self.store
-        qvec = store.embedder.embed_query(query)
+        parts = self.components
+        qvec = parts.embedder.embed_query(query)
         timings["embed_ms"] = _ms(clock)
         clock = time.perf_counter()
-        store.indexer.wait(user_id, timeout=30.0)
+        parts.indexer.wait(user_id, timeout=INDEX_WAIT_S)
         timings["index_wait_ms"] = _ms(clock)
 
         clock = time.perf_counter()
@@ -109,18 +120,18 @@ class RecallPipeline:
 
         if "episode" in kinds:
             where = {"session_id": session_id} if session_id else None
-            add("dense", "episode", dense(store.vectors, "episode", qvec, user_id, config.dense_k, where))
-            add("lexical", "episode", lexical(store.db, "episode", query, user_id, config.lexical_k, session_id))
+            add("dense", "episode", dense(parts.vectors, "episode", qvec, user_id, config.dense_k, where))
+            add("lexical", "episode", lexical(parts.db, "episode", query, user_id, config.lexical_k, session_id))
         graph_hits: list[Any] = []
-        if "fact" in kinds and store.db.has_rows("facts", user_id):  # no facts: skip every fact lookup
-            add("fact_dense", "fact", dense(store.vectors, "fact", qvec, user_id, config.fact_k))
-            add("fact_lexical", "fact", lexical(store.db, "fact", query, user_id, config.fact_k))
-            graph_hits = graph_facts(store.graph, user_id, query, hops=config.graph_hops, k=config.graph_k,
+        if "fact" in kinds and parts.db.has_rows("facts", user_id):  # no facts: skip every fact lookup
+            add("fact_dense", "fact", dense(parts.vectors, "fact", qvec, user_id, config.fact_k))
+            add("fact_lexical", "fact", lexical(parts.db, "fact", query, user_id, config.fact_k))
+            graph_hits = graph_facts(parts.graph, user_id, query, hops=config.graph_hops, k=config.graph_k,
                                      as_of=moment)
             add("graph", "fact", [(f.id, 1.0 / (1 + hop)) for f, hop in graph_hits])
         rule_hits: list[tuple[str, float]] = []
-        if "rule" in kinds and config.rule_k > 0 and store.db.has_rows("rules", user_id):
-            rule_hits = [h for h in dense(store.vectors, "rule", qvec, user_id, config.rule_k)
+        if "rule" in kinds and config.rule_k > 0 and parts.db.has_rows("rules", user_id):
+            rule_hits = [h for h in dense(parts.vectors, "rule", qvec, user_id, config.rule_k)
                          if h[1] >= config.rule_min_similarity]
         timings["signals_ms"] = _ms(clock)
 
@@ -131,7 +142,7 @@ class RecallPipeline:
         else:
             self._fuse_weighted(user_id, query, cands, qvec, graph_hits, config, moment)
         unit = 1.0 if config.fusion == "weighted" else 1.0 / (config.rrf_k + 1)
-        confidence = self.store.fact_memory.effective_confidences(
+        confidence = self.components.facts.effective_confidences(
             user_id, [c.fact for c in cands.values() if c.fact is not None], now=moment)
         for cand in cands.values():
             self._priors(cand, moment, config, unit, confidence)
@@ -198,7 +209,7 @@ class RecallPipeline:
                     if c.kind == kind:
                         c.raw["cosine"] = c.raw[sig]
                 continue
-            vectors = stored_vectors(self.store.vectors, user_id, missing)
+            vectors = stored_vectors(self.components.vectors, user_id, missing)
             for c in cands.values():
                 if c.kind != kind:
                     continue
@@ -216,14 +227,14 @@ class RecallPipeline:
         base = {c.id: sum(c.contributions.values()) for c in turns}
         if config.neighbour_weight > 0 and config.neighbour_pool > 0 and turns:
             pool = turns[: config.neighbour_pool]
-            links = self.store.db.neighbours(user_id, [c.id for c in pool])
+            links = self.components.db.neighbours(user_id, [c.id for c in pool])
             passed: dict[str, float] = {}
             for c in pool:
                 for n in links.get(c.id, (None, None)):
                     if n is not None:
                         passed[n] = passed.get(n, 0.0) + config.neighbour_weight * base[c.id]
             new_ids = [i for i in passed if ("episode", i) not in cands]
-            for ep in self.store.db.get_episodes(user_id, new_ids):
+            for ep in self.components.db.get_episodes(user_id, new_ids):
                 cands[("episode", ep.id)] = Candidate("episode", ep.id, ep.content, ep.timestamp, episode=ep,
                                                       raw={"neighbour": passed[ep.id]})
                 base[ep.id] = 0.0
@@ -244,7 +255,7 @@ class RecallPipeline:
     def _materialize(
         self, user_id: str, raw: dict[Key, dict[str, float]], rule_hits: list[tuple[str, float]], moment: datetime
     ) -> dict[Key, Candidate]:
-        db = self.store.db
+        db = self.components.db
         out: dict[Key, Candidate] = {}
         ep_ids = [i for kind, i in raw if kind == "episode"]
         for ep in db.get_episodes(user_id, ep_ids):
@@ -297,7 +308,7 @@ class RecallPipeline:
         return sorted(head, key=lambda c: c.score, reverse=True) + tail
 
     def _vectors_for(self, user_id: str, cands: Sequence[Candidate]) -> dict[str, list[float]]:
-        vectors = stored_vectors(self.store.vectors, user_id, cands)
+        vectors = stored_vectors(self.components.vectors, user_id, cands)
         out: dict[str, list[float]] = {}
         for c in cands:
             if c.key in vectors:

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..graph import FactGraph
+from ..engine.roles import GENERIC_ROLES
+from ..memory.graph import FactGraph
+from ..memory.temporal import normalize_value
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import VectorIndex
-from ..temporal import normalize_value
 from ..types import Episode, Fact, MemoryKind, Rule
 from .lexical import match_expression, terms
 
@@ -78,7 +79,6 @@ def lexical(
     return db.fts_facts(user_id, expr, k)
 
 
-GENERIC_ROLES = frozenset({"user", "assistant", "system", "human", "ai", "tool", "function", "bot", "model"})
 
 
 def name_words(role: str) -> list[str]:

@@ -224,7 +224,12 @@ class SQLiteStore:
 
     def users_with_unprocessed(self) -> list[str]:
         """User ids that have episodes not yet consolidated."""
-        return [r[0] for r in self.query("SELECT DISTINCT user_id FROM episodes WHERE processed = 0")]
+        return self.user_ids(unprocessed_only=True)
+
+    def user_ids(self, *, unprocessed_only: bool = False) -> list[str]:
+        """User ids with episodes (only those with episodes not yet consolidated), sorted."""
+        where = " WHERE processed = 0" if unprocessed_only else ""
+        return [r[0] for r in self.query(f"SELECT DISTINCT user_id FROM episodes{where} ORDER BY user_id")]
 
     def count(self, table: str, user_id: str | None = None) -> int:
         """Row count of ``episodes``, ``facts`` or ``rules`` (optionally for one user)."""

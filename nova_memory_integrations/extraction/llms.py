@@ -24,8 +24,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from .errors import InvalidInputError
-from .prompts import json_instruction, tool_name
+from ..consolidation.prompts import json_instruction, tool_name
+from ..errors import InvalidInputError
 
 __all__ = ["LLMReply", "LangChainChatLLM", "LlamaIndexLLM", "StructuredLLM", "as_structured_llm"]
 

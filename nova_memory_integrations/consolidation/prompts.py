@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .types import Episode, Fact
+from ..types import Episode, Fact
 
 __all__ = [
     "DEFAULT_PROMPT_VERSION",

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["TokenCounter", "get_token_counter"]
 
@@ -75,7 +75,7 @@ class TokenCounter:
 def _minilm() -> TokenCounter:
     from tokenizers import Tokenizer
 
-    from .embeddings import packaged_model_path
+    from ..embeddings.base import packaged_model_path
 
     tok: Any = Tokenizer.from_file(str(packaged_model_path() / "tokenizer.json"))
     tok.no_truncation()

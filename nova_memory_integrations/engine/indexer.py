@@ -16,17 +16,19 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from typing import Literal
 
-from .embeddings import CachedEmbedder, embedding_space
-from .storage.sqlite import SQLiteStore
-from .storage.vectors import VectorIndex, VectorKind
+from ..embeddings.base import CachedEmbedder, embedding_space
+from ..storage.sqlite import SQLiteStore
+from ..storage.vectors import VectorIndex, VectorKind
 
-__all__ = ["Indexer", "Table"]
+__all__ = ["INDEX_WAIT_S", "Indexer", "Table"]
 
 logger = logging.getLogger(__name__)
 
 Table = Literal["episodes", "facts", "rules"]
 _KIND: dict[Table, VectorKind] = {"episodes": "episode", "facts": "fact", "rules": "rule"}
 _MAX_BACKOFF_S = 30.0
+INDEX_WAIT_S = 30.0
+"""How long a call that must see a user's latest rows (a read, delete, forget) waits for them."""
 SPACE_KEY = "embedding_space"
 """``meta`` key: the vector space (:func:`.embeddings.embedding_space`) of the indexed vectors."""
 

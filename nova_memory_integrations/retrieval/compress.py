@@ -11,8 +11,8 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from .retrieval.lexical import terms
-from .tokens import TokenCounter
+from ..engine.tokens import TokenCounter
+from .lexical import terms
 
 __all__ = ["extract_sentences", "is_phatic", "near_duplicates", "split_sentences", "strip_phatic"]
 

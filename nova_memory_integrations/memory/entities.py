@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ._time import from_epoch, to_epoch, utcnow
-from .config import FactConfig
-from .storage.sqlite import SQLiteStore
+from .._time import from_epoch, to_epoch, utcnow
+from ..config import FactConfig
+from ..storage.sqlite import SQLiteStore
+from ..types import Episode, Fact
 from .temporal import normalize_value
-from .types import Episode, Fact
 
 if TYPE_CHECKING:
     from .graph import FactGraph

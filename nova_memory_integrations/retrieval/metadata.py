@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .types import ContextItem, SearchHit
+    from ..types import ContextItem, SearchHit
 
 __all__ = ["DEFAULT_LLM_METADATA_KEYS", "MEMORY_SOURCE", "context_item_metadata", "hit_metadata", "iso"]
 

@@ -27,8 +27,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ._time import from_epoch, to_epoch
-from .storage.sqlite import SQLiteStore
+from .._time import from_epoch, to_epoch
+from ..storage.sqlite import SQLiteStore
 from .temporal import decayed_confidence, reinforced_confidence
 
 __all__ = [

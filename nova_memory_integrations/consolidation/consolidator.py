@@ -1,11 +1,9 @@
 """Consolidation: unprocessed episodes -> ADD / UPDATE / DELETE / NOOP on the fact store.
 
-Episodes are taken per user in event-time order and in batches. A *source* proposes
-statements for a batch: the deterministic extractor (wrapped by :func:`deterministic_batch`)
-or an LLM (:class:`~nova_memory_integrations.extraction.llm.LLMExtractor`, which also
-sees the existing facts relevant to the batch and decides the operation). Proposals are
+Episodes are taken per user in event-time order and in batches. A *source*
+(:mod:`.types`) proposes statements for a batch. Proposals are
 applied in one SQLite transaction together with the "processed" flags, after entity
-resolution (:mod:`entities`) and conflict detection (:mod:`conflicts`); UPDATE and
+resolution (:mod:`..memory.entities`) and conflict detection (:mod:`..memory.conflicts`); UPDATE and
 DELETE close validity and expire versions, never remove them (:class:`FactMemory`).
 
 Failure handling: the source is called *outside* the transaction; episodes it could not
@@ -22,16 +20,16 @@ import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any
 
-from ._time import from_epoch, to_epoch, utcnow
-from .config import ConsolidationConfig, FactConfig, NovaConfig
-from .conflicts import (
+from .._time import from_epoch, to_epoch, utcnow
+from ..config import ConsolidationConfig, FactConfig, NovaConfig
+from ..errors import NotFoundError
+from ..memory.conflicts import (
     Claim,
     ConfidenceExplanation,
-    Conflict,
     ConflictLog,
     Held,
     Outcome,
@@ -39,132 +37,20 @@ from .conflicts import (
     explain_confidence,
     resolve_conflicts,
 )
-from .errors import ConsolidationError, NotFoundError
-from .facts import FactMemory, normalize_predicate
-from .storage.sqlite import SQLiteStore, row_to_fact
-from .temporal import decayed_confidence, normalize_value
-from .types import ConsolidationResult, Episode, Fact, FactDecision
-from .validation import check_timestamp, check_user
+from ..memory.facts import FactMemory, normalize_predicate
+from ..memory.temporal import decayed_confidence, normalize_value
+from ..storage.sqlite import SQLiteStore, row_to_fact
+from ..types import ConsolidationResult, Episode, Fact, FactDecision
+from .types import BatchExtractor, BatchPlan, ConsolidationSource, ExtractorSource, Proposal, tally
 
 if TYPE_CHECKING:
-    from .entities import EntityResolver, RelatedFacts
-    from .extraction.base import CandidateFact, Extractor
-    from .extraction.llm import LLMExtractor
+    from ..extraction.llm import LLMExtractor
+    from ..memory.entities import EntityResolver, RelatedFacts
 
-__all__ = [
-    "BatchExtractor",
-    "BatchPlan",
-    "ConsolidationAPI",
-    "ConsolidationSource",
-    "Consolidator",
-    "ExtractorSource",
-    "Proposal",
-    "deterministic_batch",
-    "tally",
-]
+__all__ = ["Consolidator"]
 
 logger = logging.getLogger(__name__)
 
-BatchExtractor = Callable[[Sequence[Episode]], "list[list[CandidateFact]]"]
-OpName = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
-
-
-def tally(decisions: Sequence[FactDecision], *, processed: int = 0, failed: int = 0) -> ConsolidationResult:
-    """Count decisions by operation (pure)."""
-    ops = [d.op for d in decisions]
-    return ConsolidationResult(
-        added=ops.count("ADD"),
-        updated=ops.count("UPDATE"),
-        invalidated=ops.count("DELETE"),
-        noop=ops.count("NOOP"),
-        episodes_processed=processed,
-        failed_episodes=failed,
-        decisions=tuple(decisions),
-    )
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """One statement to apply: from an extractor (``op=None``) or an LLM decision.
-
-    ``target_fact_id`` names the existing fact an LLM's UPDATE / DELETE / NOOP is about;
-    ``reason`` is recorded with the decision.
-    """
-
-    subject: str
-    predicate: str
-    object: str
-    negate: bool = False
-    op: OpName | None = None
-    valid_from: datetime | None = None
-    confidence: float | None = None
-    target_fact_id: str | None = None
-    reason: str | None = None
-    source_text: str = ""
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_candidate(cls, cand: CandidateFact) -> Proposal:
-        """A deterministic extractor's candidate as a proposal (the planner decides the op)."""
-        return cls(cand.subject, cand.predicate, cand.object, negate=cand.op == "negate",
-                   valid_from=cand.valid_from, confidence=cand.confidence, source_text=cand.source_text)
-
-
-@dataclass
-class BatchPlan:
-    """A source's answer for one batch: proposals per episode id, errors for the rest."""
-
-    proposals: dict[str, list[Proposal]] = field(default_factory=dict)
-    failed: dict[str, str] = field(default_factory=dict)
-    calls: int = 0
-
-
-class ConsolidationSource(Protocol):
-    """What the consolidator asks for each batch."""
-
-    needs_context: bool
-    batch_size: int | None
-
-    def plan(self, user_id: str, episodes: Sequence[Episode], related: Sequence[Fact]) -> BatchPlan:
-        """Proposals for ``episodes`` given the existing ``related`` facts."""
-        ...
-
-
-class ExtractorSource:
-    """A batch extractor (e.g. :func:`deterministic_batch`) as a consolidation source."""
-
-    needs_context = False
-    batch_size: int | None = None
-
-    def __init__(self, extract_batch: BatchExtractor) -> None:
-        self.extract_batch = extract_batch
-
-    def plan(self, user_id: str, episodes: Sequence[Episode], related: Sequence[Fact]) -> BatchPlan:
-        """Run the extractor; a wrong result count fails the whole batch."""
-        found = self.extract_batch(episodes)
-        if len(found) != len(episodes):
-            raise ConsolidationError(f"extractor returned {len(found)} results for {len(episodes)} episodes")
-        pairs = zip(episodes, found, strict=True)
-        return BatchPlan({e.id: [Proposal.from_candidate(c) for c in cands] for e, cands in pairs})
-
-
-GENERIC_ROLES = frozenset({"user", "human", "assistant", "ai", "system", "tool", "function"})
-"""Roles that are not a speaker's name; with any other role, first-person facts are about that speaker."""
-
-
-def deterministic_batch(extractor: Extractor) -> BatchExtractor:
-    """Adapt a per-text extractor to the batch interface."""
-
-    def run(batch: Sequence[Episode]) -> list[list[CandidateFact]]:
-        out: list[list[CandidateFact]] = []
-        for e in batch:
-            found = extractor.extract(e.content, role=e.role, timestamp=e.timestamp)
-            if e.role not in GENERIC_ROLES:  # a named speaker of a multi-party transcript: "I" is them
-                found = [replace(c, subject=e.role) if c.subject == "user" else c for c in found]
-            out.append(found)
-        return out
-
-    return run
 
 
 @dataclass
@@ -213,7 +99,7 @@ class Consolidator:
     # -- sources ----------------------------------------------------------------------------
     def llm_source(self, llm: Any) -> LLMExtractor:
         """The LLM source for ``llm`` (LangChain chat model, LlamaIndex LLM or LLMExtractor)."""
-        from .extraction.llm import LLMExtractor
+        from ..extraction.llm import LLMExtractor
 
         cached = self._llm
         if cached is not None and cached[0] is llm:
@@ -497,92 +383,3 @@ class Consolidator:
 
 def _held(fact: Fact, confidence: float) -> Held:
     return Held(fact.id, fact.predicate, normalize_value(fact.object), fact.valid_from, fact.valid_to, confidence)
-
-
-class ConsolidationAPI:
-    """The consolidation methods of :class:`~nova_memory_integrations.store.NovaStore` (a mixin).
-
-    Setup:
-        Part of ``NovaStore``; no extra install.
-
-    Instantiate:
-        .. code-block:: python
-
-            store = NovaStore("./memory", llm=chat_model)      # any LangChain chat model / LlamaIndex LLM
-
-    Usage:
-        .. code-block:: python
-
-            store.consolidate("alice")                          # the store's LLM (or the deterministic extractor)
-            store.consolidate("alice", llm=other_model)         # per-call override; llm=False: deterministic
-            store.dead_letters("alice"); store.retry_dead_letters("alice")
-            store.conflicts("alice"); store.explain_confidence("alice", fact_id).text
-    """
-
-    config: NovaConfig
-    db: SQLiteStore
-    consolidator: Consolidator
-    llm: Any
-    _extractor: Any
-    _closed: bool
-
-    def _check_open(self) -> None:  # pragma: no cover - NovaStore's own method is used
-        raise NotImplementedError
-
-    def _uid(self, user_id: str | None) -> str | None:
-        return None if user_id is None else check_user(user_id, self.config.limits)
-
-    @property
-    def extractor(self) -> Any:
-        """The deterministic extractor used when no LLM is configured."""
-        if self._extractor is None:
-            from .extraction import DeterministicExtractor
-
-            self._extractor = DeterministicExtractor()
-        return self._extractor
-
-    def _source(self, llm: Any) -> ConsolidationSource | BatchExtractor:
-        chosen = self.llm if llm is None else llm
-        if chosen is None or chosen is False:
-            return deterministic_batch(self.extractor)
-        return self.consolidator.llm_source(chosen)
-
-    def consolidate(self, user_id: str | None = None, *, llm: Any = None) -> ConsolidationResult:
-        """Turn unprocessed episodes into facts (ADD / UPDATE / DELETE / NOOP).
-
-        Only episodes not yet processed, and not parked in a dead letter, are read.
-        ``user_id=None`` consolidates every user. ``llm`` overrides the store's model for
-        this call (a LangChain chat model, a LlamaIndex LLM, an ``LLMExtractor``, or
-        ``False`` for the deterministic extractor). Failures never raise: the episodes
-        concerned stay unprocessed and are listed by :meth:`dead_letters`.
-        """
-        self._check_open()
-        return self.consolidator.run(self._uid(user_id), self._source(llm))
-
-    def dead_letters(self, user_id: str | None = None) -> list[dict[str, Any]]:
-        """Consolidation batches that failed; their episodes are still unprocessed (parked)."""
-        self._check_open()
-        return self.db.dead_letters(self._uid(user_id))
-
-    def retry_dead_letters(self, user_id: str | None = None, llm: Any = None) -> ConsolidationResult:
-        """Consolidate the dead-lettered episodes again (of one user, or all), with ``llm`` if given."""
-        self._check_open()
-        return self.consolidator.retry_dead_letters(self._uid(user_id), self._source(llm))
-
-    def conflicts(self, user_id: str, *, flagged_only: bool = False, limit: int = 100) -> list[Conflict]:
-        """Contradictions found while applying facts, with the strategy applied; newest first."""
-        self._check_open()
-        return self.consolidator.conflict_log.list_conflicts(self._uid(user_id) or "", flagged_only=flagged_only,
-                                                             limit=limit)
-
-    def explain_confidence(
-        self, user_id: str, fact_id: str, *, at: datetime | str | None = None
-    ) -> ConfidenceExplanation:
-        """Why a fact has its confidence: initial value, reinforcements, decay at ``at`` (default now)."""
-        self._check_open()
-        return self.consolidator.explain_confidence(self._uid(user_id) or "", fact_id,
-                                                    at=check_timestamp(at, "at"))
-
-    def _background_job(self) -> None:
-        if not self._closed:
-            self.consolidate()

@@ -8,15 +8,15 @@ with the same ``lineage_id``.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from ._time import to_epoch, utcnow
-from .config import FactConfig
-from .errors import InvalidInputError
-from .storage.sqlite import SQLiteStore
+from .._time import to_epoch, utcnow
+from ..config import FactConfig
+from ..errors import InvalidInputError
+from ..storage.sqlite import SQLiteStore
+from ..types import Fact, FactDecision, new_id
 from .temporal import (
     Interval,
     decayed_confidence,
@@ -25,19 +25,13 @@ from .temporal import (
     plan_negation,
     reinforced_confidence,
 )
-from .types import Fact, FactDecision
 
-__all__ = ["FactMemory", "normalize_predicate"]
+__all__ = ["FactMemory", "new_id", "normalize_predicate"]
 
 
 def normalize_predicate(predicate: str) -> str:
     """``"Lives In"`` -> ``"lives_in"``."""
     return "_".join(normalize_value(predicate).replace("-", " ").split())
-
-
-def new_id(prefix: str) -> str:
-    """A random id with a kind prefix (``ep_``, ``fa_``, ``ru_``)."""
-    return f"{prefix}_{uuid.uuid4().hex}"
 
 
 class FactMemory:

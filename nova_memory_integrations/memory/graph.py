@@ -15,8 +15,8 @@ from typing import Any
 
 import networkx as nx
 
+from ..types import Fact
 from .temporal import normalize_value
-from .types import Fact
 
 __all__ = ["FactGraph"]
 

@@ -1,7 +1,9 @@
 """Recall: retrieve -> rerank -> compress -> assemble, and compression of arbitrary texts.
 
-The engine's ``context()``, ``retrieve()`` and ``compress()`` delegate here, so
-:mod:`store` stays a thin facade and this file reads as the pipeline of one query.
+The engine's ``context()``, ``retrieve()``, ``search()`` and ``compress()`` delegate here,
+so ``NovaStore`` stays a thin facade and this file reads as the pipeline of one query.
+The functions take the :class:`~.pipeline.RecallPipeline` (stages 1-2) or the engine's
+:class:`~nova_memory_integrations.engine.components.Components`, never the facade.
 """
 
 from __future__ import annotations
@@ -11,16 +13,18 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ._time import to_epoch, utcnow
+from .._time import to_epoch, utcnow
+from ..engine.indexer import INDEX_WAIT_S
+from ..engine.tokens import TokenCounter
+from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 from .assemble import Format, fit, line, render
 from .compress import extract_sentences, near_duplicates, strip_phatic
-from .retrieval.config import SearchConfig
-from .retrieval.signals import Candidate, name_words, stored_vectors
-from .tokens import TokenCounter
-from .types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
+from .config import SearchConfig
+from .signals import Candidate, name_words, stored_vectors
 
 if TYPE_CHECKING:
-    from .store import NovaStore
+    from ..engine.components import Components
+    from .pipeline import RecallPipeline
 
 __all__ = ["build_context", "compress_texts", "dense_search", "snippets", "to_hit", "to_item"]
 
@@ -31,9 +35,9 @@ _SIGNAL_NAMES = {
 }
 
 
-def _vectors(store: NovaStore, user_id: str, cands: Sequence[Candidate]) -> list[list[float]]:
+def _vectors(components: Components, user_id: str, cands: Sequence[Candidate]) -> list[list[float]]:
     """Stored vectors of candidates (fetched once; reused when the reranker had them)."""
-    found = stored_vectors(store.vectors, user_id, [c for c in cands if c.vector is None])
+    found = stored_vectors(components.vectors, user_id, [c for c in cands if c.vector is None])
     dim = next((len(v) for v in found.values()), 0) or next((len(c.vector) for c in cands if c.vector), 1)
     return [c.vector or found.get((c.kind, c.id)) or [0.0] * dim for c in cands]
 
@@ -88,7 +92,9 @@ def _turn_text(c: Candidate) -> str:
     return c.text if not role or c.text.lower().startswith(role.lower() + ":") else f"{role}: {c.text}"
 
 
-def snippets(store: NovaStore, user_id: str, ranked: Sequence[Candidate], k: int, max_turns: int) -> list[SearchHit]:
+def snippets(
+    components: Components, user_id: str, ranked: Sequence[Candidate], k: int, max_turns: int
+) -> list[SearchHit]:
     """The ``k`` best items, adjacent turns of one session merged into one snippet.
 
     A turn right before or after a turn already selected joins its snippet (up to
@@ -98,7 +104,7 @@ def snippets(store: NovaStore, user_id: str, ranked: Sequence[Candidate], k: int
     if max_turns <= 1:
         return [to_hit(c) for c in ranked[:k]]
     turn_ids = [c.id for c in ranked if c.kind == "episode"]
-    links = store.db.neighbours(user_id, turn_ids) if turn_ids else {}
+    links = components.db.neighbours(user_id, turn_ids) if turn_ids else {}
     owner: dict[str, int] = {}
     groups: list[list[Candidate]] = []
     deferred: list[Candidate] = []
@@ -162,7 +168,7 @@ def _expand(
 
 
 def build_context(
-    store: NovaStore,
+    pipeline: RecallPipeline,
     query: str,
     user_id: str,
     *,
@@ -176,13 +182,14 @@ def build_context(
     """The full pipeline for one query (see :meth:`NovaStore.context`)."""
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    cands = store.recall.retrieve(query, user_id, k=config.context_candidates, config=config, kinds=kinds,
-                                  as_of=as_of, session_id=session_id, timings=timings)
+    cands = pipeline.retrieve(query, user_id, k=config.context_candidates, config=config, kinds=kinds,
+                            as_of=as_of, session_id=session_id, timings=timings)
     clock = time.perf_counter()
-    counter = store.token_counter
+    components = pipeline.components
+    counter = components.token_counter
     # compress: near-duplicates out, long items cut to their most relevant sentences
     dropped: list[ContextItem] = []
-    dups = near_duplicates(_vectors(store, user_id, cands), config.dedupe_threshold) if len(cands) > 1 else {}
+    dups = near_duplicates(_vectors(components, user_id, cands), config.dedupe_threshold) if len(cands) > 1 else {}
     items: list[ContextItem] = []
     original = 0
     names = _speaker_names(cands)
@@ -217,7 +224,7 @@ def build_context(
     dropped += [i.model_copy(update={"reason": "over the token budget"}) for i in over]
     timings["assemble_ms"] = round((time.perf_counter() - clock) * 1000, 3)
     kept_eps = [i.id for i in kept if i.kind == "episode"]
-    store.db.touch_episodes(user_id, kept_eps, to_epoch(utcnow()) or 0.0)
+    components.db.touch_episodes(user_id, kept_eps, to_epoch(utcnow()) or 0.0)
     timings["total_ms"] = round((time.perf_counter() - start) * 1000, 3)
     kept_tokens = sum(counter.count_many([i.text for i in kept])) if kept else 0
     return ContextResult(
@@ -228,7 +235,7 @@ def build_context(
 
 
 def compress_texts(
-    store: NovaStore,
+    pipeline: RecallPipeline,
     query: str,
     texts: Sequence[str],
     *,
@@ -239,16 +246,13 @@ def compress_texts(
     min_item_tokens: int = 12,
 ) -> CompressionResult:
     """Rerank, dedupe and fit arbitrary texts to a budget (see :meth:`NovaStore.compress`)."""
-    counter = store.token_counter
+    embedder = pipeline.components.embedder
+    counter = pipeline.components.token_counter
     if not texts:
         return CompressionResult(items=())
-    vectors = store.embedder.embed_cached(list(texts))
-    pipeline = store.recall
-    pipeline._local.vectors = {**dict(zip(texts, vectors)), query: store.embedder.embed_query(query)}
-    try:
+    vectors = embedder.embed_cached(list(texts))
+    with pipeline.known_vectors({**dict(zip(texts, vectors)), query: embedder.embed_query(query)}):
         scores = [float(s) for s in pipeline.reranker.score(query, list(texts))]
-    finally:
-        pipeline._local.vectors = {}
     order = sorted(range(len(texts)), key=lambda i: scores[i], reverse=True)
     dups_local = near_duplicates([vectors[i] for i in order], dedupe_threshold)
     duplicates = tuple(order[i] for i in dups_local)
@@ -284,7 +288,7 @@ def compress_texts(
 
 
 def dense_search(
-    store: NovaStore,
+    components: Components,
     query: str,
     user_id: str,
     *,
@@ -295,26 +299,26 @@ def dense_search(
 ) -> list[SearchHit]:
     """Plain dense search (see :meth:`NovaStore.search`)."""
     moment = as_of or utcnow()
-    store.indexer.wait(user_id, timeout=30.0)
-    vector = store.embedder.embed_query(query)
+    components.indexer.wait(user_id, timeout=INDEX_WAIT_S)
+    vector = components.embedder.embed_query(query)
     hits: list[SearchHit] = []
     if "episode" in kinds:
         where = {"session_id": session_id} if session_id else None
-        found = dict(store.vectors.query("episode", vector, user_id=user_id, k=k, where=where))
-        for ep in store.db.get_episodes(user_id, list(found)):
+        found = dict(components.vectors.query("episode", vector, user_id=user_id, k=k, where=where))
+        for ep in components.db.get_episodes(user_id, list(found)):
             hits.append(SearchHit(kind="episode", id=ep.id, text=ep.content, score=found[ep.id],
                                   timestamp=ep.timestamp, episode=ep, scores={"dense": found[ep.id]},
                                   provenance=(ep.id,)))
     if "fact" in kinds:
-        found = dict(store.vectors.query("fact", vector, user_id=user_id, k=k * 2))
-        for fact in store.db.select_facts(user_id, ids=list(found)):
+        found = dict(components.vectors.query("fact", vector, user_id=user_id, k=k * 2))
+        for fact in components.db.select_facts(user_id, ids=list(found)):
             if fact.is_valid_at(moment):
                 hits.append(SearchHit(kind="fact", id=fact.id, text=fact.text, score=found[fact.id],
                                       timestamp=fact.valid_from, fact=fact, scores={"dense": found[fact.id]},
                                       provenance=fact.provenance))
     if "rule" in kinds:
-        found = dict(store.vectors.query("rule", vector, user_id=user_id, k=k))
-        for rule in store.db.list_rules(user_id, ids=list(found)):
+        found = dict(components.vectors.query("rule", vector, user_id=user_id, k=k))
+        for rule in components.db.list_rules(user_id, ids=list(found)):
             hits.append(SearchHit(kind="rule", id=rule.id, text=f"When {rule.condition}: {rule.action}",
                                   score=found[rule.id], timestamp=rule.created_at, rule=rule,
                                   scores={"dense": found[rule.id]}))

@@ -41,6 +41,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..errors import EmbeddingError
 from ._onnx_runtime import (
     _check_modules,
     _encode,
@@ -53,8 +54,8 @@ from ._onnx_runtime import (
     _run,
     default_threads,
 )
-from .embeddings import PACKAGED_MODEL_NAME, MiniLMEmbeddings, is_packaged_model, minilm_space, packaged_model_path
-from .errors import EmbeddingError
+from .base import PACKAGED_MODEL_NAME, is_packaged_model, minilm_space, packaged_model_path
+from .torch import MiniLMEmbeddings
 
 __all__ = ["OnnxMiniLMEmbeddings", "export_onnx", "model_fingerprint", "onnx_model_file", "quantize_onnx"]
 

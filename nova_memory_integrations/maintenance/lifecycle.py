@@ -36,14 +36,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ._time import to_epoch, utcnow
-from .config import LifecycleConfig
-from .facts import new_id
-from .types import Episode
-from .validation import check_user
+from .._time import to_epoch, utcnow
+from ..config import LifecycleConfig
+from ..engine.indexer import INDEX_WAIT_S
+from ..engine.validation import check_user
+from ..memory.facts import new_id
+from ..types import Episode
 
 if TYPE_CHECKING:
-    from .store import NovaStore
+    from ..engine.components import Components
 
 __all__ = [
     "SPECIAL_ROLES",
@@ -61,7 +62,6 @@ logger = logging.getLogger(__name__)
 SPECIAL_ROLES = frozenset({"tombstone", "summary"})
 """Roles of rows written by the lifecycle itself."""
 
-_INDEX_WAIT_S = 30.0
 _STOPWORD_TEXT = """a about above after again against all also am an and any are as at be because been before being
     below between both but by can could did do does doing down during each few for from further had has
     have having he her here hers herself him himself his how i i'm if in into is it it's its itself just
@@ -176,12 +176,12 @@ def extractive_summary(episodes: Sequence[Episode], max_sentences: int = 5) -> s
 
 # -- the lifecycle run --------------------------------------------------------------
 def apply_lifecycle(
-    store: NovaStore, user_id: str | None = None, *, now: datetime | None = None, dry_run: bool = False
+    components: Components, user_id: str | None = None, *, now: datetime | None = None, dry_run: bool = False
 ) -> LifecycleReport:
     """Run retention, compaction and capacity eviction for one user (or every user).
 
     Args:
-        store: the store to maintain.
+        components: the store's collaborators.
         user_id: one user, or ``None`` for every user with episodes.
         now: the reference time (default: now); handy for tests and back-fills.
         dry_run: compute what would happen without changing anything.
@@ -189,50 +189,49 @@ def apply_lifecycle(
     Returns:
         A :class:`LifecycleReport` with the ids deleted, compacted and written.
     """
-    store._check_open()
-    cfg = store.config.lifecycle
+    cfg = components.config.lifecycle
     now = now or utcnow()
     if user_id is None:
-        users = [r[0] for r in store.db.query("SELECT DISTINCT user_id FROM episodes ORDER BY user_id")]
+        users = [r[0] for r in components.db.query("SELECT DISTINCT user_id FROM episodes ORDER BY user_id")]
     else:
-        users = [check_user(user_id, store.config.limits)]
+        users = [check_user(user_id, components.config.limits)]
     acc: dict[str, list[str]] = {k: [] for k in ("retention_deleted", "compacted", "summaries", "evicted",
                                                    "tombstones")}
     for uid in users:
-        store.indexer.wait(uid, timeout=_INDEX_WAIT_S)
-        _retention(store, uid, cfg, now, dry_run, acc)
-        _compaction(store, uid, cfg, now, dry_run, acc)
-        _capacity(store, uid, cfg, now, dry_run, acc)
+        components.indexer.wait(uid, timeout=INDEX_WAIT_S)
+        _retention(components, uid, cfg, now, dry_run, acc)
+        _compaction(components, uid, cfg, now, dry_run, acc)
+        _capacity(components, uid, cfg, now, dry_run, acc)
     if not dry_run and (acc["retention_deleted"] or acc["compacted"] or acc["evicted"]):
-        store.db.scrub()
+        components.db.scrub()
     return LifecycleReport(dry_run=dry_run, users=len(users), **{k: tuple(v) for k, v in acc.items()})
 
 
-def _live(store: NovaStore, uid: str) -> list[Episode]:
-    return [e for e in store.db.list_episodes(uid) if e.role != "tombstone"]
+def _live(components: Components, uid: str) -> list[Episode]:
+    return [e for e in components.db.list_episodes(uid) if e.role != "tombstone"]
 
 
-def _retention(store: NovaStore, uid: str, cfg: LifecycleConfig, now: datetime, dry_run: bool,
+def _retention(components: Components, uid: str, cfg: LifecycleConfig, now: datetime, dry_run: bool,
                acc: dict[str, list[str]]) -> None:
     if not cfg.retention_days:
         return
     cutoff = now - timedelta(days=cfg.retention_days)
-    old = [e for e in store.db.list_episodes(uid, until=to_epoch(cutoff)) if e.role != "tombstone"]
+    old = [e for e in components.db.list_episodes(uid, until=to_epoch(cutoff)) if e.role != "tombstone"]
     if not old:
         return
     acc["retention_deleted"] += [e.id for e in old]
     if not dry_run:
-        acc["tombstones"] += _remove(store, uid, old, f"retention (older than {cfg.retention_days:g} days)",
+        acc["tombstones"] += _remove(components, uid, old, f"retention (older than {cfg.retention_days:g} days)",
                                      cfg.tombstones)
 
 
-def _compaction(store: NovaStore, uid: str, cfg: LifecycleConfig, now: datetime, dry_run: bool,
+def _compaction(components: Components, uid: str, cfg: LifecycleConfig, now: datetime, dry_run: bool,
                 acc: dict[str, list[str]]) -> None:
     if not cfg.compact_after_days:
         return
     cutoff = to_epoch(now - timedelta(days=cfg.compact_after_days))
     groups: dict[str, list[Episode]] = {}
-    for ep in store.db.list_episodes(uid, until=cutoff):
+    for ep in components.db.list_episodes(uid, until=cutoff):
         if ep.processed and ep.role not in SPECIAL_ROLES:
             key = ep.session_id or f"{ep.timestamp:%Y-%m}"
             groups.setdefault(key, []).append(ep)
@@ -252,16 +251,16 @@ def _compaction(store: NovaStore, uid: str, cfg: LifecycleConfig, now: datetime,
             metadata={"compacted_from": [e.id for e in group], "first_timestamp": group[0].timestamp.isoformat()},
             processed=True,
         )
-        _replace(store, uid, [e.id for e in group], [summary])
+        _replace(components, uid, [e.id for e in group], [summary])
         acc["summaries"].append(summary.id)
 
 
-def _capacity(store: NovaStore, uid: str, cfg: LifecycleConfig, now: datetime, dry_run: bool,
+def _capacity(components: Components, uid: str, cfg: LifecycleConfig, now: datetime, dry_run: bool,
               acc: dict[str, list[str]]) -> None:
     cap = cfg.max_episodes_per_user
     if not cap:
         return
-    live = _live(store, uid)
+    live = _live(components, uid)
     excess = len(live) - cap
     if excess <= 0:
         return
@@ -281,11 +280,11 @@ def _capacity(store: NovaStore, uid: str, cfg: LifecycleConfig, now: datetime, d
         return
     acc["evicted"] += [e.id for e in chosen]
     if not dry_run:
-        acc["tombstones"] += _remove(store, uid, sorted(chosen, key=lambda e: e.timestamp),
+        acc["tombstones"] += _remove(components, uid, sorted(chosen, key=lambda e: e.timestamp),
                                      f"capacity ({cap} episodes per user), lowest weight", cfg.tombstones)
 
 
-def _remove(store: NovaStore, uid: str, episodes: Sequence[Episode], reason: str, tombstones: bool) -> list[str]:
+def _remove(components: Components, uid: str, episodes: Sequence[Episode], reason: str, tombstones: bool) -> list[str]:
     """Delete ``episodes``, leaving one tombstone per month when enabled; returns tombstone ids."""
     stones: list[Episode] = []
     if tombstones:
@@ -300,7 +299,7 @@ def _remove(store: NovaStore, uid: str, episodes: Sequence[Episode], reason: str
                 timestamp=group[-1].timestamp, ingested_at=utcnow(), importance=0.1, processed=True,
                 metadata={"evicted": len(group), "reason": reason, "month": f"{when:%Y-%m}"},
             ))
-    _replace(store, uid, [e.id for e in episodes], stones)
+    _replace(components, uid, [e.id for e in episodes], stones)
     return [s.id for s in stones]
 
 
@@ -316,13 +315,13 @@ def _episode_row(ep: Episode) -> tuple[Any, ...]:
             ep.access_count, to_epoch(ep.last_access), int(ep.processed))
 
 
-def _replace(store: NovaStore, uid: str, remove_ids: Sequence[str], add: Sequence[Episode]) -> None:
+def _replace(components: Components, uid: str, remove_ids: Sequence[str], add: Sequence[Episode]) -> None:
     """Atomically delete episodes and insert replacements; then sync Chroma and caches."""
     marks = ",".join("?" * len(_EPISODE_COLUMNS))
-    with store.db.transaction() as conn:
+    with components.db.transaction() as conn:
         conn.executemany(f"INSERT INTO episodes ({', '.join(_EPISODE_COLUMNS)}) VALUES ({marks})",
                          [_episode_row(e) for e in add])
-        removed = store.db.delete_ids(uid, list(remove_ids))
-    store.vectors.delete("episode", removed["episodes"], user_id=uid)
-    store.indexer.submit("episodes", [(e.id, uid) for e in add])
-    store.graph.invalidate(uid)
+        removed = components.db.delete_ids(uid, list(remove_ids))
+    components.vectors.delete("episode", removed["episodes"], user_id=uid)
+    components.indexer.submit("episodes", [(e.id, uid) for e in add])
+    components.graph.invalidate(uid)

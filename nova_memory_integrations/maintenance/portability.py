@@ -31,12 +31,13 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._time import utcnow
-from .errors import InvalidInputError
-from .validation import check_id, check_user
+from .._time import utcnow
+from ..engine.indexer import INDEX_WAIT_S
+from ..engine.validation import check_id, check_user
+from ..errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from .store import NovaStore
+    from ..engine.components import Components
 
 __all__ = ["ConflictPolicy", "ExportReport", "ImportReport", "export_store", "import_store", "FORMAT", "VERSION"]
 
@@ -72,12 +73,12 @@ class _Table:
     order: str
 
 
-def _tables(store: NovaStore) -> list[_Table]:
-    names = [str(r[0]) for r in store.db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+def _tables(components: Components) -> list[_Table]:
+    names = [str(r[0]) for r in components.db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     known = [n for n in _KNOWN if n in names]
     out: list[_Table] = []
     for name in known + [n for n in names if n not in _KNOWN and not n.startswith("sqlite_")]:
-        info = store.db.query(f"PRAGMA table_info({name})")
+        info = components.db.query(f"PRAGMA table_info({name})")
         cols = {str(r["name"]): r for r in info}
         if "user_id" not in cols or "_fts" in name:
             continue
@@ -115,15 +116,14 @@ class ImportReport(BaseModel):
 
 # -- export -----------------------------------------------------------------------------
 def export_store(
-    store: NovaStore, dest: str | os.PathLike[str] | IO[str], *, user_id: str | Sequence[str] | None = None
+    components: Components, dest: str | os.PathLike[str] | IO[str], *, user_id: str | Sequence[str] | None = None
 ) -> ExportReport:
     """Write the store (or some users) as JSON Lines to a path or text stream.
 
     Pending embeddings are irrelevant: SQLite, the system of record, is exported.
     """
-    store._check_open()
-    users = _users(store, user_id)
-    tables = _tables(store)
+    users = _users(components, user_id)
+    tables = _tables(components)
     counts = {t.kind: 0 for t in tables}
     with _open_text(dest, "w") as fh:
         header = {"kind": "header", "format": FORMAT, "version": VERSION, "exported_at": utcnow().isoformat(),
@@ -131,7 +131,7 @@ def export_store(
         fh.write(_dumps(header) + "\n")
         for uid in users:
             for t in tables:
-                rows = store.db.query(f"SELECT {', '.join(t.columns)} FROM {t.name} WHERE user_id = ?"
+                rows = components.db.query(f"SELECT {', '.join(t.columns)} FROM {t.name} WHERE user_id = ?"
                                       f" ORDER BY {t.order}", [uid])
                 for row in rows:
                     rec: dict[str, Any] = {}
@@ -143,11 +143,11 @@ def export_store(
     return ExportReport(counts=counts, users=tuple(users))
 
 
-def _users(store: NovaStore, user_id: str | Sequence[str] | None) -> list[str]:
-    limits = store.config.limits
+def _users(components: Components, user_id: str | Sequence[str] | None) -> list[str]:
+    limits = components.config.limits
     if user_id is None:
-        union = " UNION ".join(f"SELECT user_id FROM {t.name}" for t in _tables(store))
-        return [str(r[0]) for r in store.db.query(f"{union} ORDER BY 1")]
+        union = " UNION ".join(f"SELECT user_id FROM {t.name}" for t in _tables(components))
+        return [str(r[0]) for r in components.db.query(f"{union} ORDER BY 1")]
     if isinstance(user_id, str):
         return [check_user(user_id, limits)]
     if not isinstance(user_id, (list, tuple, set, frozenset)):
@@ -157,17 +157,17 @@ def _users(store: NovaStore, user_id: str | Sequence[str] | None) -> list[str]:
 
 # -- import -----------------------------------------------------------------------------
 def import_store(
-    store: NovaStore,
+    components: Components,
     source: str | os.PathLike[str] | IO[str],
     *,
     merge: bool = False,
     on_conflict: ConflictPolicy = "keep-newer",
     progress: Progress | None = None,
 ) -> ImportReport:
-    """Load a JSON Lines export into ``store`` (all or nothing), then re-embed the rows.
+    """Load a JSON Lines export into the store (all or nothing), then re-embed the rows.
 
     Args:
-        store: the target store.
+        components: the target store's collaborators.
         source: a path or text stream written by :func:`export_store`.
         merge: allow ids that already exist; ``on_conflict`` decides which row wins.
         on_conflict: ``keep-newer`` (the row with the later ingestion / update time),
@@ -178,19 +178,18 @@ def import_store(
         InvalidInputError: a malformed line (with its number), an unknown policy, or a
             conflicting id without ``merge`` / with ``on_conflict="error"``.
     """
-    store._check_open()
     if not isinstance(on_conflict, str) or on_conflict not in _POLICIES:
         raise InvalidInputError(f"on_conflict must be one of {', '.join(_POLICIES)}, got {on_conflict!r}")
     policy: ConflictPolicy = on_conflict if merge else "error"
-    tables = {t.kind: t for t in _tables(store)}
-    records = list(_read(store, source, tables))
+    tables = {t.kind: t for t in _tables(components)}
+    records = list(_read(components, source, tables))
     inserted = {k: 0 for k in tables}
     replaced = {k: 0 for k in tables}
     skipped = {k: 0 for k in tables}
     touched: dict[str, list[tuple[str, str]]] = {t: [] for t in _INDEXED}
     users = sorted({rec["user_id"] for _, _, rec in records})
-    store.indexer.wait(timeout=30.0)
-    with store.db.transaction() as conn:
+    components.indexer.wait(timeout=INDEX_WAIT_S)
+    with components.db.transaction() as conn:
         for n, (line, table, rec) in enumerate(records, 1):
             outcome = _write(conn, table, rec, policy, line)
             {"inserted": inserted, "replaced": replaced, "skipped": skipped}[outcome][table.kind] += 1
@@ -199,9 +198,9 @@ def import_store(
             if progress is not None and (n % 200 == 0 or n == len(records)):
                 progress(n, len(records))
     for name, items in touched.items():
-        store.indexer.submit(name, items)  # type: ignore[arg-type]
+        components.indexer.submit(name, items)  # type: ignore[arg-type]
     for uid in users:
-        store.graph.invalidate(uid)
+        components.graph.invalidate(uid)
     if progress is not None and not records:
         progress(0, 0)
     return ImportReport(inserted=inserted, replaced=replaced, skipped=skipped, users=tuple(users))
@@ -242,10 +241,10 @@ def _version(row: Any, t: _Table) -> float:
 
 
 def _read(
-    store: NovaStore, source: str | os.PathLike[str] | IO[str], tables: dict[str, _Table]
+    components: Components, source: str | os.PathLike[str] | IO[str], tables: dict[str, _Table]
 ) -> Iterator[tuple[int, _Table, dict[str, Any]]]:
     """Parse and validate every line before anything is written."""
-    limits = store.config.limits
+    limits = components.config.limits
     seen: set[tuple[Any, ...]] = set()
     with _open_text(source, "r") as fh:
         header_seen = False

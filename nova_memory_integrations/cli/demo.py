@@ -22,9 +22,9 @@ from rich.panel import Panel
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from .config import NovaConfig
-    from .embeddings import EmbeddingsLike
-    from .store import NovaStore
+    from ..config import NovaConfig
+    from ..embeddings.base import EmbeddingsLike
+    from ..store import NovaStore
 
 __all__ = ["DEMO_USER", "SESSIONS", "QUESTION", "run_demo"]
 
@@ -74,7 +74,7 @@ def _iso(value: datetime | None) -> str | None:
 
 def _config(data_dir: Path) -> NovaConfig:
     """The directory's config; without a reranker model, the offline fallback ranker, quietly."""
-    from .config import NovaConfig
+    from ..config import NovaConfig
 
     cfg = NovaConfig.from_toml(data_dir / "config.toml") if (data_dir / "config.toml").exists() else NovaConfig()
     if cfg.retrieval.reranker == "auto" and cfg.retrieval.reranker_model_dir is None:
@@ -98,7 +98,7 @@ def run_demo(
         console: where to print (default: stdout).
         quiet: print nothing (for ``--json``).
     """
-    from .store import NovaStore
+    from ..store import NovaStore
 
     out = console or Console(highlight=False)
     say = (lambda *a, **k: None) if quiet else out.print
@@ -107,7 +107,7 @@ def run_demo(
         start = time.perf_counter()
         store = NovaStore(data_dir, embeddings=embeddings, config=_config(data_dir))
         try:
-            store.embedder.embed_query("warm up")  # load the model before the clock starts
+            store.warm_up()  # load the model before the clock starts
             timings["model_load_s"] = round(time.perf_counter() - start, 2)
             start = time.perf_counter()
             result = _run(store, say, data_dir, temporary)

@@ -8,11 +8,15 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ._time import to_utc
-from .config import LimitsConfig
-from .errors import InvalidInputError
+from .._time import to_utc
+from ..config import LimitsConfig
+from ..errors import InvalidInputError
+from ..types import Episode, new_id
 
-__all__ = ["check_content", "check_id", "check_ids", "check_metadata", "check_score", "check_timestamp", "check_user"]
+__all__ = [
+    "TURN_FIELDS", "check_content", "check_id", "check_ids", "check_metadata", "check_positive_int", "check_score",
+    "check_timestamp", "check_turn", "check_user",
+]
 
 
 def check_id(value: object, field: str, limits: LimitsConfig, *, required: bool = True) -> str | None:
@@ -111,3 +115,37 @@ def check_score(value: object, field: str) -> float:
     if not 0.0 <= float(value) <= 1.0:
         raise InvalidInputError(f"{field} must be between 0 and 1, got {value}")
     return float(value)
+
+
+def check_positive_int(value: object, field: str, *, minimum: int = 1) -> int:
+    """An integer >= ``minimum`` (``bool`` is not an integer here)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InvalidInputError(f"{field} must be an integer >= {minimum}" if minimum != 1
+                                else f"{field} must be a positive integer")
+    return value
+
+
+TURN_FIELDS = frozenset({"user_id", "role", "content", "session_id", "timestamp", "metadata", "importance"})
+"""The keys of one turn passed to ``NovaStore.add_turns``."""
+
+
+def check_turn(turn: object, limits: LimitsConfig, now: datetime) -> Episode:
+    """One turn mapping as a new :class:`Episode` (``now`` when it has no timestamp)."""
+    if not isinstance(turn, Mapping):
+        raise InvalidInputError(f"each turn must be a mapping, got {type(turn).__name__}")
+    unknown = set(turn) - TURN_FIELDS
+    if unknown:
+        raise InvalidInputError(f"unknown turn fields: {sorted(unknown)}")
+    role = check_id(turn.get("role"), "role", limits)
+    importance = turn.get("importance")
+    return Episode(
+        id=new_id("ep"),
+        user_id=check_user(turn.get("user_id"), limits),
+        session_id=check_id(turn.get("session_id"), "session_id", limits, required=False),
+        role=(role or "").strip().lower(),
+        content=check_content(turn.get("content"), limits),
+        timestamp=check_timestamp(turn.get("timestamp")) or now,
+        ingested_at=now,
+        metadata=check_metadata(turn.get("metadata"), limits),
+        importance=0.5 if importance is None else check_score(importance, "importance"),
+    )

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import EmbeddingError
+from ..errors import EmbeddingError
 
 _ALLOWED_MODULES = {
     "sentence_transformers.models.Transformer",

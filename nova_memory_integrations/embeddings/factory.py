@@ -1,0 +1,39 @@
+"""The default embedder of a store, per ``[embeddings] backend``: ONNX Runtime or torch."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .base import EmbeddingsLike
+from .torch import MiniLMEmbeddings
+
+if TYPE_CHECKING:
+    from ..config import EmbeddingConfig
+
+__all__ = ["default_embeddings"]
+
+
+def default_embeddings(config: EmbeddingConfig, data_dir: str | os.PathLike[str]) -> EmbeddingsLike:
+    """The default embedder of a store, per ``config.backend`` (nothing is loaded yet).
+
+    Args:
+        config: the ``[embeddings]`` section.
+        data_dir: the store's data directory; the ONNX backend caches its exported model in
+            ``<data_dir>/models`` and writes nowhere else.
+
+    Returns:
+        An :class:`~.onnx_embeddings.OnnxMiniLMEmbeddings` (``auto``: falls back to torch
+        with one warning; ``onnx``: raises instead) or a :class:`MiniLMEmbeddings` (``torch``).
+    """
+    if config.backend == "torch":
+        return MiniLMEmbeddings(config.model_path, batch_size=config.batch_size,
+                                max_seq_length=config.max_seq_length, torch_threads=config.torch_threads)
+    from .onnx import OnnxMiniLMEmbeddings
+
+    return OnnxMiniLMEmbeddings(
+        config.model_path, cache_dir=Path(data_dir) / "models", quantize=config.quantize,
+        batch_size=config.batch_size, max_seq_length=config.max_seq_length, threads=config.onnx_threads,
+        fallback=config.backend == "auto", torch_threads=config.torch_threads,
+    )

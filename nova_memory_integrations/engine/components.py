@@ -1,0 +1,130 @@
+"""The ``Components`` bundle: the collaborators every service of the engine works with.
+
+``NovaStore`` builds one bundle per data directory and hands it to the services
+(retrieval, consolidation, maintenance), as graphiti hands ``GraphitiClients`` to its
+``search(clients, ...)``. Services never receive the facade, so nothing below
+``store.py`` imports it, and each service's signature says what it can touch.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import NovaConfig
+from ..embeddings import CachedEmbedder, EmbeddingsLike, default_embeddings
+from ..memory.entities import EntityResolver
+from ..memory.facts import FactMemory
+from ..memory.graph import FactGraph
+from ..storage.sqlite import SQLiteStore
+from ..storage.vectors import VectorIndex
+from .indexer import INDEX_WAIT_S, Indexer
+from .tokens import TokenCounter, get_token_counter
+
+__all__ = ["Components", "build_components"]
+
+
+@dataclass(frozen=True)
+class Components:
+    """One store's collaborators: configuration, storage, index, embedder, fact memory.
+
+    Attributes:
+        path: the data directory; nothing is written outside it (and the model cache).
+        config: the store's configuration.
+        db: SQLite, the system of record; every query is user-scoped there.
+        vectors: the Chroma vector index (ids and vectors; rebuilt from ``db`` at will).
+        embedder: the embedding model behind query / document caches.
+        indexer: the background thread that embeds new rows into ``vectors``.
+        graph: the networkx fact graph, a per-user cache of ``db``'s believed facts.
+        entities: entity resolution and aliases.
+        facts: bi-temporal fact maintenance (``FactMemory``).
+    """
+
+    path: Path
+    config: NovaConfig
+    db: SQLiteStore
+    vectors: VectorIndex
+    embedder: CachedEmbedder
+    indexer: Indexer
+    graph: FactGraph
+    entities: EntityResolver
+    facts: FactMemory
+
+    @property
+    def token_counter(self) -> TokenCounter:
+        """The tokenizer budgets are counted with (``retrieval.tokenizer``)."""
+        return get_token_counter(self.config.retrieval.tokenizer)
+
+    def facts_changed(self, user_id: str, fact_ids: list[str]) -> None:
+        """Drop the user's graph cache and queue the changed facts for indexing."""
+        if fact_ids:
+            self.graph.invalidate(user_id)
+            self.indexer.submit("facts", [(i, user_id) for i in fact_ids])
+
+    def reindex(self) -> int:
+        """Rebuild the vector index from SQLite (e.g. after changing the embedding model).
+
+        Returns:
+            Rows queued and indexed.
+        """
+        self.indexer.wait(timeout=INDEX_WAIT_S)
+        self.vectors.reset()
+        self.db.reset_indexed()
+        self.indexer.adopt_space()
+        n = self.indexer.recover()
+        self.indexer.wait()
+        self.graph.invalidate()
+        return n
+
+    def recover(self) -> None:
+        """On opening: migrate a legacy index, then index what was left unindexed.
+
+        With another embedding model than the index was built with and
+        ``embeddings.on_model_change = "reindex"``, the index is rebuilt first (which
+        recovers every row itself, into the rebuilt index).
+        """
+        self.vectors.migrate_legacy(self.db.reset_indexed)
+        if not self.indexer.space_matches() and self.config.embeddings.on_model_change == "reindex":
+            self.reindex()
+        else:
+            self.indexer.recover()
+
+    def close(self) -> None:
+        """Stop the indexer (after its pending rows) and close SQLite."""
+        try:
+            self.indexer.stop()
+        finally:
+            self.db.close()
+
+
+def build_components(
+    path: str | os.PathLike[str],
+    config: NovaConfig,
+    *,
+    embeddings: EmbeddingsLike | None = None,
+    chroma_client: Any | None = None,
+) -> Components:
+    """Open (or create) the storage of one data directory and wire its components.
+
+    Args:
+        path: the data directory (must exist).
+        config: the store's configuration.
+        embeddings: any embedder; default: the packaged MiniLM per ``config.embeddings``.
+        chroma_client: any ``chromadb`` client; default: a ``PersistentClient`` in ``path``.
+    """
+    root = Path(path)
+    cfg = config
+    if embeddings is None:
+        embeddings = default_embeddings(cfg.embeddings, root)
+    embedder = CachedEmbedder(embeddings, cfg.embeddings.query_cache_size)
+    db = SQLiteStore(root / cfg.storage.sqlite_filename, busy_timeout_ms=cfg.storage.sqlite_busy_timeout_ms)
+    vectors = VectorIndex(chroma_client, path=root / cfg.storage.chroma_dirname, prefix=cfg.storage.collection_prefix)
+    indexer = Indexer(db, vectors, embedder, batch_size=cfg.indexing.batch_size,
+                      max_batch_size=cfg.indexing.max_batch_size, max_wait_ms=cfg.indexing.max_wait_ms)
+    entities = EntityResolver(db, cfg.facts)
+    facts = FactMemory(db, cfg.facts, resolve=entities.resolve_fact)
+    graph = FactGraph(lambda uid: db.current_facts(uid))
+    return Components(path=root, config=cfg, db=db, vectors=vectors, embedder=embedder, indexer=indexer,
+                      graph=graph, entities=entities, facts=facts)
