@@ -110,7 +110,6 @@ class NovaStore:
         self.path = Path(path).expanduser() if path is not None else default_home()
         self.path.mkdir(parents=True, exist_ok=True)
         self.config = load_config(config, self.path)
-        # the engine's collaborators, for extensions and tests (not a stable API)
         self.components: Components = build_components(self.path, self.config, embeddings=embeddings,
                                                        chroma_client=chroma_client)
         self._recall = RecallPipeline(self.components)
@@ -136,7 +135,7 @@ class NovaStore:
 
     @property
     def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
+        """Whether :meth:`close` was called. ``components``: the engine's parts (not a stable API)."""
         return self._closed
 
     # -- lifecycle ----------------------------------------------------------------------
