@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -20,7 +20,7 @@ from ..errors import NovaMemoryError
 if TYPE_CHECKING:
     from ..store import NovaStore
 
-__all__ = ["JsonOpt", "PathOpt", "Session", "UserOpt", "jsonable", "parse_when", "session"]
+__all__ = ["JsonOpt", "PathOpt", "Session", "UserOpt", "choice", "jsonable", "parse_when", "session"]
 
 PathOpt = Annotated[
     Path | None,
@@ -29,6 +29,17 @@ PathOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id (memory is always per user).")]
+
+
+def choice(allowed: Sequence[str]) -> Callable[[str | None], str | None]:
+    """A typer option callback: the value must be one of ``allowed`` (the names the code defines)."""
+
+    def check(value: str | None) -> str | None:
+        if value is not None and value not in allowed:
+            raise typer.BadParameter(f"{value!r}: use {', '.join(allowed[:-1])} or {allowed[-1]}")
+        return value
+
+    return check
 
 
 def parse_when(value: str | None, name: str = "time") -> datetime | None:

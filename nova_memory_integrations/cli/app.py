@@ -19,8 +19,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ._common import JsonOpt, PathOpt, Session, UserOpt, parse_when, session
-from .graph import render_graph
+from ..retrieval.config import PRESETS
+from ..types import CONTEXT_FORMATS
+from ._common import JsonOpt, PathOpt, Session, UserOpt, choice, parse_when, session
+from .graph import GRAPH_FORMATS, render_graph
 from .stats import collect_stats
 
 __all__ = ["app", "main"]
@@ -135,10 +137,11 @@ def context(
     query: Annotated[str, typer.Argument(help="The question the agent is about to answer.")],
     user: UserOpt,
     budget: Annotated[int | None, typer.Option("--budget", min=1, help="Token budget (default from config).")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="markdown, json, xml or plain.")] = "markdown",
+    fmt: Annotated[str, typer.Option("--format", help=f"One of: {', '.join(CONTEXT_FORMATS)}.")] = "markdown",
     as_of: Annotated[str | None, typer.Option("--as-of", help="Recall as of this time.")] = None,
     session_id: Annotated[str | None, typer.Option("--session")] = None,
-    preset: Annotated[str | None, typer.Option(help="Retrieval preset (e.g. fast, balanced, accurate).")] = None,
+    preset: Annotated[str | None, typer.Option(help=f"Retrieval preset: {', '.join(PRESETS)} (default from config).")
+                      ] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show why each item is (or is not) included.")] = False,
     path: PathOpt = None,
     json_out: JsonOpt = False,
@@ -252,7 +255,8 @@ def rules(
 def graph_export(
     ctx: typer.Context,
     user: UserOpt,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="graphml, json or dot.")] = "graphml",
+    fmt: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(GRAPH_FORMATS)}.",
+                                     callback=choice(GRAPH_FORMATS))] = "graphml",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default stdout).",
                                                 dir_okay=False)] = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Only facts valid at this time.")] = None,
@@ -261,8 +265,6 @@ def graph_export(
     json_out: JsonOpt = False,
 ) -> None:
     """Export a user's fact graph (entities as nodes, facts as edges)."""
-    if fmt not in ("graphml", "json", "dot"):
-        raise typer.BadParameter(f"{fmt!r}: use graphml, json or dot", param_hint="--format")
     when = parse_when(as_of, "--as-of")
     with session(ctx, path, json_out) as s:
         found = s.store.facts(user, as_of=when, include_history=history)

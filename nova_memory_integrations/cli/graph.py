@@ -6,15 +6,16 @@ import io
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ..memory.graph import FactGraph
 from ..memory.temporal import normalize_value
 from ..types import Fact
 
-__all__ = ["GraphFormat", "render_graph"]
+__all__ = ["GRAPH_FORMATS", "GraphFormat", "render_graph"]
 
 GraphFormat = Literal["graphml", "json", "dot"]
+GRAPH_FORMATS: tuple[GraphFormat, ...] = get_args(GraphFormat)
 
 
 def _edge_attrs(f: Fact) -> dict[str, Any]:
@@ -68,7 +69,7 @@ def render_graph(facts: Sequence[Fact], fmt: GraphFormat) -> str:
         buf = io.BytesIO()
         nx.write_graphml(out, buf)
         return buf.getvalue().decode("utf-8")
-    raise ValueError(f"unknown graph format {fmt!r}: use graphml, json or dot")
+    raise ValueError(f"unknown graph format {fmt!r}: use {', '.join(GRAPH_FORMATS)}")
 
 
 def _iso(value: datetime | None) -> str | None:

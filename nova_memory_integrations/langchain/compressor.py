@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 from collections.abc import Sequence
@@ -56,8 +57,8 @@ class NovaCompressor(BaseDocumentCompressor, BaseDocumentTransformer):
                                                        base_retriever=vectorstore.as_retriever(k=20))
 
     On a store failure a warning is logged and copies of the input documents are
-    returned (cut to ``top_n``), so the chain goes on. The async methods call the engine
-    directly (no thread pool).
+    returned (cut to ``top_n``), so the chain goes on. The async methods run the engine
+    in a worker thread, so the event loop never blocks on embedding.
 
     Args:
         store: the ``NovaStore`` whose models to use; ``None``: the shared default store.
@@ -68,10 +69,11 @@ class NovaCompressor(BaseDocumentCompressor, BaseDocumentTransformer):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    store: NovaStore | None = None
-    budget_tokens: int | None = Field(default=None, ge=1)
-    top_n: int | None = Field(default=None, ge=1)
-    max_item_tokens: int | None = Field(default=None, ge=1)
+    store: NovaStore | None = Field(default=None, description="Store whose models to use; None: the default store.")
+    budget_tokens: int | None = Field(default=None, ge=1, description="Total token budget of the returned texts.")
+    top_n: int | None = Field(default=None, ge=1, description="Maximum number of documents returned.")
+    max_item_tokens: int | None = Field(default=None, ge=1,
+                                        description="Token cap per document (cut to its best sentences).")
 
     def __init__(self, store: NovaStore | None = None, **kwargs: Any) -> None:
         """Accept ``store`` positionally too: ``NovaCompressor(store, budget_tokens=500)``."""
@@ -98,8 +100,8 @@ class NovaCompressor(BaseDocumentCompressor, BaseDocumentTransformer):
         query: str,
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
-        """Async :meth:`compress_documents` (direct engine call)."""
-        return self._compress(documents, query)
+        """Async :meth:`compress_documents` (the engine runs off the event loop)."""
+        return await asyncio.to_thread(self._compress, documents, query)
 
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         """:meth:`compress_documents` as a document transformer: pass ``query=...``.
@@ -110,8 +112,8 @@ class NovaCompressor(BaseDocumentCompressor, BaseDocumentTransformer):
         return self._compress(documents, _query_arg(kwargs))
 
     async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
-        """Async :meth:`transform_documents` (direct engine call)."""
-        return self._compress(documents, _query_arg(kwargs))
+        """Async :meth:`transform_documents` (the engine runs off the event loop)."""
+        return await asyncio.to_thread(self._compress, documents, _query_arg(kwargs))
 
     def _compress(self, documents: Sequence[Document], query: str) -> list[Document]:
         if not isinstance(query, str):

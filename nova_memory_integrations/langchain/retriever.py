@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from datetime import datetime
@@ -59,8 +60,8 @@ class NovaRetriever(BaseRetriever):
             chain = {"memory": retriever, "question": RunnablePassthrough()} | prompt | model
 
     Failures of the store are logged as warnings and yield no documents, so a memory
-    problem never breaks the chain. ``ainvoke`` is native: it calls the engine
-    directly (no thread pool); a query costs a query embedding, an index lookup and a
+    problem never breaks the chain. ``ainvoke`` runs the engine in a worker thread, so
+    the event loop never blocks; a query costs a query embedding, an index lookup and a
     rerank.
 
     Args:
@@ -76,14 +77,15 @@ class NovaRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    store: NovaStore
-    user_id: str = Field(min_length=1)
-    k: int = Field(default=10, ge=1)
-    kinds: tuple[MemoryKind, ...] = _KINDS
-    as_of: datetime | str | None = None
-    session_id: str | None = None
-    budget_tokens: int | None = Field(default=None, ge=1)
-    preset: str | None = None
+    store: NovaStore = Field(description="The NovaStore to read.")
+    user_id: str = Field(min_length=1, description="Whose memory to search.")
+    k: int = Field(default=10, ge=1, description="Number of documents to return.")
+    kinds: tuple[MemoryKind, ...] = Field(default=_KINDS, description="Kinds of memory to return.")
+    as_of: datetime | str | None = Field(default=None, description="Event time facts must be valid at (default now).")
+    session_id: str | None = Field(default=None, description="Restrict episodes to one session.")
+    budget_tokens: int | None = Field(default=None, ge=1,
+                                      description="If set, return the sources of store.context within this budget.")
+    preset: str | None = Field(default=None, description="Retrieval preset name (default: the store's).")
 
     def __init__(self, store: NovaStore | None = None, user_id: str | None = None, **kwargs: Any) -> None:
         """Accept ``store`` and ``user_id`` positionally too: ``NovaRetriever(store, "alice")``."""
@@ -108,7 +110,8 @@ class NovaRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        return self._retrieve(query, kwargs)
+        # the engine blocks (embedding, SQLite, Chroma): run it off the event loop
+        return await asyncio.to_thread(self._retrieve, query, kwargs)
 
     def _retrieve(self, query: str, overrides: dict[str, Any]) -> list[Document]:
         unknown = set(overrides) - _OVERRIDABLE
