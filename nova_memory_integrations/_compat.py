@@ -61,7 +61,9 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         # the import system stamped the old name's spec on the module: give it back its own
-        module.__spec__ = module.__spec__.loader_state
+        alias = module.__spec__
+        if alias is not None:
+            module.__spec__ = alias.loader_state
 
 
 def install() -> None:
