@@ -84,6 +84,8 @@ def test_the_sql_pattern_ignores_prose(text: str) -> None:
     assert not SQL.search(text)
 
 
+@pytest.mark.xfail(strict=True, reason="issue #12 open: consolidator, conflicts, entities, indexer, lifecycle, "
+                   "portability and cli/stats still hold SQL; move it behind named storage methods")
 def test_sql_only_in_storage() -> None:
     offenders = []
     for module, path in sorted(_modules().items()):
