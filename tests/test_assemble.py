@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from nova_memory_integrations.retrieval.assemble import escape, fit, render
 from nova_memory_integrations.engine.tokens import TokenCounter, get_token_counter
+from nova_memory_integrations.retrieval.assemble import escape, fit, render
 from nova_memory_integrations.types import ContextItem
 
 FORMATS = ("markdown", "json", "xml", "plain")

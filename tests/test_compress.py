@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from nova_memory_integrations import InvalidInputError, NovaStore
-from nova_memory_integrations.retrieval.compress import extract_sentences, near_duplicates, split_sentences
 from nova_memory_integrations.engine.tokens import TokenCounter, get_token_counter
+from nova_memory_integrations.retrieval.compress import extract_sentences, near_duplicates, split_sentences
 
 
 @pytest.fixture(scope="module")

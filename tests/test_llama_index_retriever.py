@@ -13,9 +13,9 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 from llama_index.core.tools import RetrieverTool
 
 from nova_memory_integrations import NovaStore, StoreClosedError
-from nova_memory_integrations.retrieval.metadata import MEMORY_SOURCE, context_item_metadata, hit_metadata
 from nova_memory_integrations.llama_index import NovaRetriever, nova_memory
 from nova_memory_integrations.llama_index.testing import ExtractiveMemoryLLM
+from nova_memory_integrations.retrieval.metadata import MEMORY_SOURCE, context_item_metadata, hit_metadata
 
 T0 = datetime(2024, 1, 10, 9, 0, tzinfo=timezone.utc)
 T1 = datetime(2024, 6, 1, 9, 0, tzinfo=timezone.utc)

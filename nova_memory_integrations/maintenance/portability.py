@@ -74,7 +74,8 @@ class _Table:
 
 
 def _tables(components: Components) -> list[_Table]:
-    names = [str(r[0]) for r in components.db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    db = components.db
+    names = [str(r[0]) for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     known = [n for n in _KNOWN if n in names]
     out: list[_Table] = []
     for name in known + [n for n in names if n not in _KNOWN and not n.startswith("sqlite_")]:

@@ -23,6 +23,7 @@ def test_an_old_path_keeps_the_module_spec(old: str) -> None:
 
 def test_names_used_by_the_old_cookbooks_import() -> None:
     from nova_memory_integrations.graph import FactGraph
+
     from nova_memory_integrations.memory.graph import FactGraph as Moved
 
     assert FactGraph is Moved
