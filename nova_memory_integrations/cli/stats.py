@@ -31,32 +31,12 @@ def collect_stats(store: NovaStore, user_id: str | None = None) -> dict[str, Any
     the last fact change made by consolidation (from the decision log).
     """
     db = store.components.db
-    where, params = ("WHERE user_id = ?", [user_id]) if user_id is not None else ("", [])
-    users: dict[str, dict[str, int]] = {}
-
-    def add(sql: str, name: str) -> None:
-        for row in db.query(sql, params):
-            users.setdefault(str(row[0]), {})[name] = int(row[1])
-
-    add(f"SELECT user_id, COUNT(*) FROM episodes {where} GROUP BY user_id", "episodes")
-    add(f"SELECT user_id, SUM(processed = 0) FROM episodes {where} GROUP BY user_id", "unconsolidated")
-    for role in ("tombstone", "summary"):
-        and_where = f"{where} {'AND' if where else 'WHERE'} role = '{role}'"
-        add(f"SELECT user_id, COUNT(*) FROM episodes {and_where} GROUP BY user_id", f"{role}s")
-    add(f"SELECT user_id, SUM(expired_at IS NULL AND valid_to IS NULL) FROM facts {where} GROUP BY user_id",
-        "facts_current")
-    add(f"SELECT user_id, COUNT(*) FROM facts {where} GROUP BY user_id", "fact_versions")
-    add(f"SELECT user_id, COUNT(*) FROM fact_events {where} GROUP BY user_id", "fact_events")
-    add(f"SELECT user_id, COUNT(*) FROM rules {where} GROUP BY user_id", "rules")
-    add(f"SELECT user_id, COUNT(*) FROM dead_letters {where} GROUP BY user_id", "dead_letters")
+    users = db.counts_by_user(user_id)
     kinds = ("episodes", "unconsolidated", "tombstones", "summaries", "facts_current", "fact_versions",
              "fact_events", "rules", "dead_letters")
-    users = {uid: {kind: counts.get(kind, 0) for kind in kinds} for uid, counts in users.items()}
     totals = {kind: sum(u[kind] for u in users.values()) for kind in kinds}
 
-    last_event = db.query(
-        f"SELECT MAX(at) FROM fact_events {where} {'AND' if where else 'WHERE'} reason != 'asserted through add_fact'",
-        params)[0][0]
+    last_event = db.last_fact_event(user_id, excluding_reason="asserted through add_fact")
     marker = db.get_meta(LAST_CONSOLIDATION_KEY)
     candidates = [float(x) for x in (last_event, marker) if x is not None]
     sqlite_path = db.path

@@ -148,9 +148,7 @@ class Consolidator:
                 for start in range(0, len(episodes), size):
                     new = self._run_batch(uid, episodes[start : start + size], src, outcome)
                     if new is not None:
-                        with self.db.transaction() as conn:
-                            conn.execute("UPDATE dead_letters SET attempts = ? WHERE user_id = ? AND id = ?",
-                                         (int(letter["attempts"]) + 1, uid, new))
+                        self.db.set_dead_letter_attempts(uid, new, int(letter["attempts"]) + 1)
         return tally(outcome.decisions, processed=outcome.processed, failed=outcome.failed)
 
     def _run_batch(
@@ -321,16 +319,9 @@ class Consolidator:
             return Outcome(), {}
         obj_norm = normalize_value(obj)
         # only believed versions overlapping `at` that actually contradict: usually none, so no model is built
-        clauses, params = [], [user_id, subject, to_epoch(at)]
-        if single:
-            clauses.append("(predicate = ? AND object_norm != ?)")
-            params += [predicate, obj_norm]
-        if opposite is not None:
-            clauses.append("(predicate = ? AND object_norm = ?)")
-            params += [opposite, obj_norm]
-        rows = self.db.query(
-            "SELECT * FROM facts WHERE user_id = ? AND subject = ? AND expired_at IS NULL"
-            f" AND (valid_to IS NULL OR valid_to > ?) AND ({' OR '.join(clauses)}) ORDER BY valid_from, seq", params)
+        rows = self.db.contradicting_facts(
+            user_id, subject, to_epoch(at), other_than=(predicate, obj_norm) if single else None,
+            same_as=(opposite, obj_norm) if opposite is not None else None)
         rows = [r for r in rows if r["id"] not in exclude]
         if not rows:
             return Outcome(), {}

@@ -104,8 +104,8 @@ class Indexer:
         """Queue every row SQLite marks as not indexed (after a crash or reindex)."""
         total = 0
         for table in ("episodes", "facts", "rules"):
-            rows = self.db.query(f"SELECT id, user_id FROM {table} WHERE indexed = 0 ORDER BY seq")
-            self.submit(table, [(r[0], r[1]) for r in rows])  # type: ignore[arg-type]
+            rows = self.db.unindexed_ids(table)
+            self.submit(table, rows)  # type: ignore[arg-type]
             total += len(rows)
         return total
 

@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
@@ -191,10 +191,7 @@ def apply_lifecycle(
     """
     cfg = components.config.lifecycle
     now = now or utcnow()
-    if user_id is None:
-        users = [r[0] for r in components.db.query("SELECT DISTINCT user_id FROM episodes ORDER BY user_id")]
-    else:
-        users = [check_user(user_id, components.config.limits)]
+    users = components.db.user_ids() if user_id is None else [check_user(user_id, components.config.limits)]
     acc: dict[str, list[str]] = {k: [] for k in ("retention_deleted", "compacted", "summaries", "evicted",
                                                    "tombstones")}
     for uid in users:
@@ -303,24 +300,10 @@ def _remove(components: Components, uid: str, episodes: Sequence[Episode], reaso
     return [s.id for s in stones]
 
 
-_EPISODE_COLUMNS = ("id", "user_id", "session_id", "role", "content", "ts", "ingested_at", "metadata",
-                    "importance", "access_count", "last_access", "processed")
-
-
-def _episode_row(ep: Episode) -> tuple[Any, ...]:
-    import json
-
-    return (ep.id, ep.user_id, ep.session_id, ep.role, ep.content, to_epoch(ep.timestamp), to_epoch(ep.ingested_at),
-            json.dumps(ep.metadata, ensure_ascii=False, sort_keys=True, separators=(",", ":")), ep.importance,
-            ep.access_count, to_epoch(ep.last_access), int(ep.processed))
-
-
 def _replace(components: Components, uid: str, remove_ids: Sequence[str], add: Sequence[Episode]) -> None:
     """Atomically delete episodes and insert replacements; then sync Chroma and caches."""
-    marks = ",".join("?" * len(_EPISODE_COLUMNS))
-    with components.db.transaction() as conn:
-        conn.executemany(f"INSERT INTO episodes ({', '.join(_EPISODE_COLUMNS)}) VALUES ({marks})",
-                         [_episode_row(e) for e in add])
+    with components.db.transaction():
+        components.db.insert_episodes(add)
         removed = components.db.delete_ids(uid, list(remove_ids))
     components.vectors.delete("episode", removed["episodes"], user_id=uid)
     components.indexer.submit("episodes", [(e.id, uid) for e in add])

@@ -38,6 +38,7 @@ from ..errors import InvalidInputError
 
 if TYPE_CHECKING:
     from ..engine.components import Components
+    from ..storage.sqlite import SQLiteStore
 
 __all__ = ["ConflictPolicy", "ExportReport", "ImportReport", "export_store", "import_store", "FORMAT", "VERSION"]
 
@@ -74,12 +75,11 @@ class _Table:
 
 
 def _tables(components: Components) -> list[_Table]:
-    db = components.db
-    names = [str(r[0]) for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    names = components.db.table_names()
     known = [n for n in _KNOWN if n in names]
     out: list[_Table] = []
     for name in known + [n for n in names if n not in _KNOWN and not n.startswith("sqlite_")]:
-        info = components.db.query(f"PRAGMA table_info({name})")
+        info = components.db.table_columns(name)
         cols = {str(r["name"]): r for r in info}
         if "user_id" not in cols or "_fts" in name:
             continue
@@ -132,8 +132,7 @@ def export_store(
         fh.write(_dumps(header) + "\n")
         for uid in users:
             for t in tables:
-                rows = components.db.query(f"SELECT {', '.join(t.columns)} FROM {t.name} WHERE user_id = ?"
-                                      f" ORDER BY {t.order}", [uid])
+                rows = components.db.user_rows(t.name, t.columns, uid, t.order)
                 for row in rows:
                     rec: dict[str, Any] = {}
                     for col in t.columns:
@@ -147,8 +146,7 @@ def export_store(
 def _users(components: Components, user_id: str | Sequence[str] | None) -> list[str]:
     limits = components.config.limits
     if user_id is None:
-        union = " UNION ".join(f"SELECT user_id FROM {t.name}" for t in _tables(components))
-        return [str(r[0]) for r in components.db.query(f"{union} ORDER BY 1")]
+        return components.db.users_of([t.name for t in _tables(components)])
     if isinstance(user_id, str):
         return [check_user(user_id, limits)]
     if not isinstance(user_id, (list, tuple, set, frozenset)):
@@ -190,9 +188,9 @@ def import_store(
     touched: dict[str, list[tuple[str, str]]] = {t: [] for t in _INDEXED}
     users = sorted({rec["user_id"] for _, _, rec in records})
     components.indexer.wait(timeout=INDEX_WAIT_S)
-    with components.db.transaction() as conn:
+    with components.db.transaction():
         for n, (line, table, rec) in enumerate(records, 1):
-            outcome = _write(conn, table, rec, policy, line)
+            outcome = _write(components.db, table, rec, policy, line)
             {"inserted": inserted, "replaced": replaced, "skipped": skipped}[outcome][table.kind] += 1
             if outcome != "skipped" and table.name in touched:
                 touched[table.name].append((rec["id"], rec["user_id"]))
@@ -207,19 +205,17 @@ def import_store(
     return ImportReport(inserted=inserted, replaced=replaced, skipped=skipped, users=tuple(users))
 
 
-def _write(conn: Any, t: _Table, rec: dict[str, Any], policy: ConflictPolicy, line: int) -> str:
+def _write(db: SQLiteStore, t: _Table, rec: dict[str, Any], policy: ConflictPolicy, line: int) -> str:
     values = [_dumps(rec[c]) if c in _JSON_COLUMNS and rec[c] is not None else rec[c] for c in t.columns]
-    insert = f"INSERT INTO {t.name} ({', '.join(t.columns)}) VALUES ({','.join('?' * len(t.columns))})"
     key = t.key or t.columns
-    where = " AND ".join(f"{c} IS ?" for c in key)
     key_values = [values[t.columns.index(c)] for c in key]
-    existing = conn.execute(f"SELECT * FROM {t.name} WHERE {where} LIMIT 1", key_values).fetchone()
+    existing = db.find_row(t.name, key, key_values)
     if existing is None and t.key == ("id",):
-        other = conn.execute(f"SELECT user_id FROM {t.name} WHERE id = ?", (rec["id"],)).fetchone()
-        if other is not None and other[0] != rec["user_id"]:
+        other = db.owner_of(t.name, rec["id"])
+        if other is not None and other != rec["user_id"]:
             raise InvalidInputError(f"line {line}: id {rec['id']!r} belongs to another user in this store")
     if existing is None:
-        conn.execute(insert, values)
+        db.insert_row(t.name, t.columns, values)
         return "inserted"
     if not t.key:
         return "skipped"  # identical log entry already present
@@ -231,8 +227,8 @@ def _write(conn: Any, t: _Table, rec: dict[str, Any], policy: ConflictPolicy, li
             " (use merge with a conflict policy such as keep-newer)")
     if policy == "keep-existing" or (policy == "keep-newer" and _version(existing, t) >= _version(rec, t)):
         return "skipped"
-    conn.execute(f"DELETE FROM {t.name} WHERE {where}", key_values)  # fires the FTS delete triggers
-    conn.execute(insert, values)
+    db.delete_row(t.name, key, key_values)  # fires the FTS delete triggers
+    db.insert_row(t.name, t.columns, values)
     return "replaced"
 
 

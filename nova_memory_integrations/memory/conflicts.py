@@ -222,23 +222,18 @@ class ConflictLog:
         """Append one verdict (inside the caller's transaction if any); returns its id."""
         cid = f"cf_{uuid.uuid4().hex}"
         status = "flagged" if verdict.winner == "both" else "resolved"
-        with self.db.transaction() as conn:
-            conn.execute(
-                "INSERT INTO conflicts (id, user_id, kind, subject, predicate, existing_fact_id, existing_object,"
-                " new_predicate, new_object, new_fact_id, strategy, winner, status, reason, episode_ids,"
-                " detected_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (cid, user_id, verdict.kind, subject, verdict.held.predicate, verdict.held.id, existing_object,
-                 new_predicate, new_object, new_fact_id, verdict.strategy, verdict.winner, status, verdict.reason,
-                 json.dumps(list(episode_ids)), to_epoch(at)),
-            )
+        self.db.insert_conflict({
+            "id": cid, "user_id": user_id, "kind": verdict.kind, "subject": subject,
+            "predicate": verdict.held.predicate, "existing_fact_id": verdict.held.id,
+            "existing_object": existing_object, "new_predicate": new_predicate, "new_object": new_object,
+            "new_fact_id": new_fact_id, "strategy": verdict.strategy, "winner": verdict.winner, "status": status,
+            "reason": verdict.reason, "episode_ids": json.dumps(list(episode_ids)), "detected_at": to_epoch(at),
+        })
         return cid
 
     def list_conflicts(self, user_id: str, *, flagged_only: bool = False, limit: int = 100) -> list[Conflict]:
         """Conflicts of a user, newest first."""
-        sql = "SELECT * FROM conflicts WHERE user_id = ?"
-        if flagged_only:
-            sql += " AND status = 'flagged'"
-        rows = self.db.query(sql + " ORDER BY seq DESC LIMIT ?", [user_id, limit])
+        rows = self.db.list_conflicts(user_id, flagged_only=flagged_only, limit=limit)
         return [
             Conflict(
                 id=r["id"], user_id=r["user_id"], kind=r["kind"], subject=r["subject"], predicate=r["predicate"],

@@ -152,13 +152,12 @@ class EntityResolver:
             cache = self._cache.get(user_id)
         if cache is not None:
             return cache
-        rows = self.db.query("SELECT id, name, key FROM entities WHERE user_id = ? ORDER BY created_at, id",
-                             [user_id])
+        rows = self.db.entity_rows(user_id)
         names = {r["id"]: r["name"] for r in rows}
         keys: dict[str, tuple[str, str]] = {}
         for r in rows:
             keys.setdefault(r["key"], (r["id"], r["name"]))
-        aliases = self.db.query("SELECT alias, entity_id FROM entity_aliases WHERE user_id = ?", [user_id])
+        aliases = self.db.alias_rows(user_id)
         by_alias = {a["alias"]: (a["entity_id"], names[a["entity_id"]]) for a in aliases if a["entity_id"] in names}
         with self._lock:
             return self._cache.setdefault(user_id, _UserCache(by_alias, keys))
@@ -213,14 +212,8 @@ class EntityResolver:
 
     def _create(self, user_id: str, cache: _UserCache, surface: str, norm: str, key: str) -> Resolution:
         now = to_epoch(utcnow()) or 0.0
-        with self.db.transaction() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO entities (id, user_id, name, norm, key, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (f"en_{uuid.uuid4().hex}", user_id, surface, norm, key, now),
-            )
-            row = conn.execute("SELECT id, name FROM entities WHERE user_id = ? AND norm = ?",
-                               (user_id, norm)).fetchone()
-            target = (str(row["id"]), str(row["name"]))
+        with self.db.transaction():
+            target = self.db.insert_entity(f"en_{uuid.uuid4().hex}", user_id, surface, norm, key, now)
             self._insert_alias(user_id, norm, target[0], "new", 1.0)
         with self._lock:
             cache.by_alias[norm] = target
@@ -228,12 +221,7 @@ class EntityResolver:
         return Resolution(target[0], target[1], "new" if target[1] == surface else "normalised")
 
     def _insert_alias(self, user_id: str, alias: str, entity_id: str, method: str, score: float) -> None:
-        with self.db.transaction() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO entity_aliases (user_id, alias, entity_id, method, score, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (user_id, alias, entity_id, method, score, to_epoch(utcnow()) or 0.0),
-            )
+        self.db.insert_alias(user_id, alias, entity_id, method, score, to_epoch(utcnow()) or 0.0)
 
     def resolve_fact(self, user_id: str, subject: str, predicate: str, obj: str) -> tuple[str, str]:
         """Canonical ``(subject, object)`` of a statement (the hook ``FactMemory`` calls)."""
@@ -291,10 +279,9 @@ class EntityResolver:
 
     def list_entities(self, user_id: str, ids: Sequence[str] | None = None) -> list[Entity]:
         """Entities of a user with their aliases, oldest first."""
-        rows = self.db.query("SELECT * FROM entities WHERE user_id = ? ORDER BY created_at, id", [user_id])
+        rows = self.db.entity_rows(user_id)
         aliases: dict[str, list[str]] = {}
-        for a in self.db.query("SELECT alias, entity_id FROM entity_aliases WHERE user_id = ? ORDER BY created_at",
-                               [user_id]):
+        for a in self.db.alias_rows(user_id):
             aliases.setdefault(a["entity_id"], []).append(a["alias"])
         wanted = None if ids is None else set(ids)
         return [

@@ -18,7 +18,9 @@ from typing import Any
 from .._time import from_epoch, to_epoch
 from ..errors import StorageError
 from ..types import Episode, Fact, FactDecision, Rule
+from .records import RecordQueries
 from .schema import SCHEMA, SCHEMA_VERSION
+from .tables import TableRows
 
 __all__ = ["SQLiteStore", "row_to_episode", "row_to_fact", "row_to_rule"]
 
@@ -82,7 +84,7 @@ def row_to_rule(row: sqlite3.Row) -> Rule:
     )
 
 
-class SQLiteStore:
+class SQLiteStore(RecordQueries, TableRows):
     """The system of record. Thread-safe; every method is scoped by ``user_id``."""
 
     def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
@@ -147,18 +149,19 @@ class SQLiteStore:
 
     # -- episodes ---------------------------------------------------------------------
     def insert_episodes(self, episodes: Sequence[Episode]) -> None:
-        """Insert episodes in one transaction (all or nothing)."""
+        """Insert episodes in one transaction (all or nothing; joins the caller's transaction)."""
         rows = [
             (
-                e.id, e.user_id, e.session_id, e.role, e.content, to_epoch(e.timestamp),
-                to_epoch(e.ingested_at), _dumps(e.metadata), e.importance,
+                e.id, e.user_id, e.session_id, e.role, e.content, to_epoch(e.timestamp), to_epoch(e.ingested_at),
+                _dumps(e.metadata), e.importance, e.access_count, to_epoch(e.last_access), int(e.processed),
             )
             for e in episodes
         ]
         with self.transaction() as conn:
             conn.executemany(
                 "INSERT INTO episodes (id, user_id, session_id, role, content, ts, ingested_at,"
-                " metadata, importance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " metadata, importance, access_count, last_access, processed)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
 
