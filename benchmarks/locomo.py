@@ -3,16 +3,35 @@
 Usage:
     python benchmarks/locomo.py --data ../shared/benchmarks/locomo/locomo_dev.json [--k 10] [--budget 1000]
         [--mode nova|dense|both] [--conversations 1] [--preset balanced] [--backend auto|onnx|torch]
-        [--quantize documents|true|false]
+        [--quantize documents|true|false] [--cv] [--cv-grid balanced,deep]
 
 For each conversation a fresh store is filled with every turn (the session's date as
 event time, ``dia_id`` in metadata, the speaker as role), consolidated, and asked every
-question of categories 1-4. An item counts for the evidence turns it was derived from
-(an episode for its own turn, a fact for the turns in its provenance). The last line
-printed is one JSON object. ``--backend`` and ``--quantize`` pick the MiniLM implementation
-as ``embeddings.backend`` / ``embeddings.quantize`` do (default: the library's defaults; the
-ONNX model is exported once into a temporary directory); ``embedding_backend`` in the
-result says which ran (``onnx-int8-documents``, ``onnx-int8``, ``onnx-fp32`` or ``torch``).
+question of categories 1-4. An item stands for the turns it was derived from (an episode
+for its own turn, a fact or a merged snippet for the turns of its provenance, in order).
+Figures (scorers in ``locomo_scoring.py``, pure functions):
+
+- ``recall_at_k``: evidence among the first ``k`` *distinct turns* of the ranking, so a
+  system of multi-turn items sees exactly as many turns as a dense top-``k`` of episodes;
+  ``item_recall_at_k`` is the older figure over every turn of the first ``k`` items
+  (``mean_turns_in_k_items`` says how many turns that was);
+- ``context_recall``: evidence among the turns behind a ``--budget``-token context;
+- ``answer_words``: gold-answer words present as whole words in that context after the
+  SQuAD/LoCoMo normalisation (``answer_in_context``: all of them);
+- ``ndcg_at_10``: binary-relevance NDCG of the first 10 distinct turns.
+
+``--cv`` adds leave-one-conversation-out: the candidate search presets of ``--cv-grid``
+(default: just ``--preset``) each run every conversation once; each fold picks the
+candidate with the best mean context recall on the other conversations and scores it on
+the held-out one. ``heldout_mean`` (mean over folds) stands next to ``all_in`` (the
+candidate chosen on all conversations, scored on all). The dense baseline has no knob,
+so its grid is itself.
+
+The last line printed is one JSON object (with ``--mode both``, the nova result, carrying
+the dense figures under ``dense``). ``--backend`` and ``--quantize`` pick the MiniLM
+implementation as ``embeddings.backend`` / ``embeddings.quantize`` do (default: the
+library's defaults; the ONNX model is exported once into a temporary directory);
+``embedding_backend`` in the result says which ran.
 """
 
 from __future__ import annotations
@@ -21,7 +40,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import sys
 import tempfile
 import time
@@ -40,9 +58,11 @@ from nova_memory_integrations.retrieval.lexical import terms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import quantize_arg
+from locomo_scoring import CV_METRICS, cross_validate, distinct_turns, means, score_question, summarise
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "locomo" / "locomo_dev.json"
+HEADLINE = ("recall_at_k", "item_recall_at_k", "context_recall", "answer_words", "answer_in_context", "ndcg_at_10")
 _DIA = re.compile(r"^D(\d+):(\d+)$")
 
 
@@ -94,20 +114,26 @@ def normalise_evidence(ids: Iterable[str], known: set[str]) -> set[str]:
     return out
 
 
+def item_turns(store: NovaStore, user_id: str, items: Sequence[tuple[str, str, Sequence[str]]]) -> list[list[str]]:
+    """Per item (kind, id, provenance episode ids), best first: the dia_ids it was derived from, in order."""
+    per_item = [list(prov or ((iid,) if kind == "episode" else ())) for kind, iid, prov in items]
+    ep_ids = list(dict.fromkeys(pid for ids in per_item for pid in ids))
+    dia = {e.id: e.metadata.get("dia_id") for e in store.get_episodes(user_id, ep_ids)} if ep_ids else {}
+    return [[str(dia[pid]) for pid in ids if dia.get(pid)] for ids in per_item]
+
+
 def covered(store: NovaStore, user_id: str, items: Sequence[tuple[str, str, Sequence[str]]]) -> list[str]:
-    """dia_ids that items (kind, id, provenance episode ids) were derived from, in order."""
-    ep_ids = [pid for kind, iid, prov in items for pid in (prov or ((iid,) if kind == "episode" else ()))]
-    dia = {e.id: e.metadata.get("dia_id") for e in store.get_episodes(user_id, list(dict.fromkeys(ep_ids)))}
-    seen: dict[str, None] = {}
-    for kind, iid, prov in items:
-        for pid in prov or ((iid,) if kind == "episode" else ()):
-            if dia.get(pid):
-                seen.setdefault(str(dia[pid]), None)
-    return list(seen)
+    """dia_ids that items were derived from, in order, without repeats."""
+    return distinct_turns(item_turns(store, user_id, items))
 
 
-def answer_terms(answer: object) -> set[str]:
-    return set(terms(str(answer)))
+def substring_answer_words(answer: object, context: str) -> float | None:
+    """The older answer-word figure (content words found anywhere, even inside other words), for comparison."""
+    words = set(terms(str(answer)))
+    if not words:
+        return None
+    low = context.casefold()
+    return sum(w in low for w in words) / len(words)
 
 
 def pct(values: Sequence[float], q: float) -> float:
@@ -115,93 +141,6 @@ def pct(values: Sequence[float], q: float) -> float:
         return 0.0
     s = sorted(values)
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
-
-
-def run(
-    samples: Sequence[dict[str, Any]],
-    *,
-    k: int = 10,
-    budget: int = 1000,
-    mode: str = "nova",
-    preset: str = "balanced",
-    embeddings: Any = None,
-    verbose: bool = True,
-) -> dict[str, Any]:
-    """Run the benchmark; returns the summary dict (also used by the cookbook)."""
-    emb = embeddings or MiniLMEmbeddings()
-    per_cat: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    lat: dict[str, list[float]] = defaultdict(list)
-    ingest_s = consolidate_s = 0.0
-    n_turns = 0
-    for sample in samples:
-        uid = sample["sample_id"]
-        turns = turns_of(sample)
-        n_turns += len(turns)
-        known = {t["metadata"]["dia_id"] for t in turns}
-        with tempfile.TemporaryDirectory() as tmp, NovaStore(tmp, embeddings=emb) as store:
-            t0 = time.perf_counter()
-            store.add_turns(turns)
-            store.flush()
-            ingest_s += time.perf_counter() - t0
-            t0 = time.perf_counter()
-            store.consolidate(uid)
-            store.flush()
-            consolidate_s += time.perf_counter() - t0
-            for qa in sample["qa"]:
-                cat = qa.get("category")
-                if cat not in CATEGORIES:
-                    continue
-                evidence = normalise_evidence(qa.get("evidence", []), known)
-                if not evidence:
-                    continue
-                q = qa["question"]
-                t0 = time.perf_counter()
-                if mode == "dense":
-                    hits = store.search(q, uid, k=k, kinds=("episode",))
-                else:
-                    hits = store.retrieve(q, uid, k=k, preset=preset)
-                lat["retrieve"].append((time.perf_counter() - t0) * 1000)
-                got = covered(store, uid, [(h.kind, h.id, h.provenance) for h in hits])
-                rec = len(evidence & set(got)) / len(evidence)
-                if mode == "dense":
-                    ctx_items = _pack_dense(store, q, uid, budget)
-                    ctx_text = "\n".join(t for _, t in ctx_items)
-                    ctx_cov = covered(store, uid, [("episode", i, ()) for i, _ in ctx_items])
-                else:
-                    t0 = time.perf_counter()
-                    ctx = store.context(q, uid, budget_tokens=budget, preset=preset)
-                    lat["context"].append((time.perf_counter() - t0) * 1000)
-                    ctx_text = ctx.text
-                    ctx_cov = covered(store, uid, [(s.kind, s.id, s.provenance) for s in ctx.sources])
-                crec = len(evidence & set(ctx_cov)) / len(evidence)
-                words = answer_terms(qa.get("answer", ""))
-                low = ctx_text.casefold()
-                present = [w for w in words if w in low]
-                name = CATEGORIES[cat]
-                for bucket in (name, "overall"):
-                    per_cat[bucket]["recall_at_k"].append(rec)
-                    per_cat[bucket]["context_recall"].append(crec)
-                    if words:
-                        per_cat[bucket]["answer_word_recall"].append(len(present) / len(words))
-                        per_cat[bucket]["answer_in_context"].append(float(len(present) == len(words)))
-        if verbose:
-            o = per_cat["overall"]
-            print(f"{uid}: {len(turns)} turns, running recall@{k}={statistics.mean(o['recall_at_k']):.3f} "
-                  f"context_recall={statistics.mean(o['context_recall']):.3f}", file=sys.stderr)
-    table = {cat: {m: round(statistics.mean(v), 4) for m, v in metrics.items() if v} | {"n": len(metrics["recall_at_k"])}
-             for cat, metrics in per_cat.items()}
-    overall = table.get("overall", {})
-    return {
-        "benchmark": "locomo", "mode": mode, "preset": preset, "k": k, "budget": budget,
-        "conversations": len(samples), "turns": n_turns,
-        "recall_at_k": overall.get("recall_at_k", 0.0), "context_recall": overall.get("context_recall", 0.0),
-        "answer_word_recall": overall.get("answer_word_recall", 0.0),
-        "answer_in_context": overall.get("answer_in_context", 0.0),
-        "per_category": table,
-        "retrieve_p50_ms": round(pct(lat["retrieve"], 0.5), 2), "retrieve_p95_ms": round(pct(lat["retrieve"], 0.95), 2),
-        "context_p50_ms": round(pct(lat["context"], 0.5), 2), "context_p95_ms": round(pct(lat["context"], 0.95), 2),
-        "ingest_s": round(ingest_s, 2), "consolidation_s": round(consolidate_s, 2),
-    }
 
 
 def _pack_dense(store: NovaStore, query: str, uid: str, budget: int) -> list[tuple[str, str]]:
@@ -217,6 +156,134 @@ def _pack_dense(store: NovaStore, query: str, uid: str, budget: int) -> list[tup
     return out
 
 
+def _ask(store: NovaStore, uid: str, qa: dict[str, Any], evidence: set[str], *, candidate: str, k: int, budget: int,
+         lat: dict[str, list[float]]) -> dict[str, Any]:
+    """One question under one candidate (``dense`` or a search preset): its per-question record."""
+    q = qa["question"]
+    fetch = max(k, 10)  # NDCG@10 needs ten turns even when k < 10; with k >= 10 this is the old call
+    t0 = time.perf_counter()
+    if candidate == "dense":
+        hits = store.search(q, uid, k=fetch, kinds=("episode",))
+    else:
+        hits = store.retrieve(q, uid, k=fetch, preset=candidate)
+    lat["retrieve"].append((time.perf_counter() - t0) * 1000)
+    ranked = item_turns(store, uid, [(h.kind, h.id, h.provenance) for h in hits])
+    if candidate == "dense":
+        packed = _pack_dense(store, q, uid, budget)
+        ctx_text = "\n".join(t for _, t in packed)
+        ctx_turns = covered(store, uid, [("episode", i, ()) for i, _ in packed])
+    else:
+        t0 = time.perf_counter()
+        ctx = store.context(q, uid, budget_tokens=budget, preset=candidate)
+        lat["context"].append((time.perf_counter() - t0) * 1000)
+        ctx_text = ctx.text
+        ctx_turns = covered(store, uid, [(s.kind, s.id, s.provenance) for s in ctx.sources])
+    rec = score_question(category=CATEGORIES[qa["category"]], evidence=evidence, ranked=ranked,
+                         context_turns=ctx_turns, context_text=ctx_text, answer=qa.get("answer", ""), k=k)
+    rec["answer_words_substring"] = substring_answer_words(qa.get("answer", ""), ctx_text)
+    return rec
+
+
+def run_conversation(
+    sample: dict[str, Any], emb: Any, candidates: Sequence[str], *, k: int, budget: int,
+    lat: dict[str, dict[str, list[float]]], timing: dict[str, float],
+) -> dict[str, list[dict[str, Any]]]:
+    """Per candidate, the records of every scored question of one conversation.
+
+    ``context()`` counts accesses, which later rankings use, so each search preset gets a
+    store of its own (filled and consolidated alike); the dense baseline only reads, and
+    shares the first store before any preset has asked.
+    """
+    uid = sample["sample_id"]
+    turns = turns_of(sample)
+    known = {t["metadata"]["dia_id"] for t in turns}
+    questions = [(qa, ev) for qa in sample["qa"] if qa.get("category") in CATEGORIES
+                 if (ev := normalise_evidence(qa.get("evidence", []), known))]
+    presets = [c for c in candidates if c != "dense"]
+    out: dict[str, list[dict[str, Any]]] = {}
+    for i, preset in enumerate(presets or [None]):
+        with tempfile.TemporaryDirectory() as tmp, NovaStore(tmp, embeddings=emb) as store:
+            t0 = time.perf_counter()
+            store.add_turns(turns)
+            store.flush()
+            t1 = time.perf_counter()
+            store.consolidate(uid)
+            store.flush()
+            if i == 0:  # one build per conversation is what a user pays
+                timing["ingest_s"] += t1 - t0
+                timing["consolidation_s"] += time.perf_counter() - t1
+            for cand in (["dense"] if i == 0 and "dense" in candidates else []) + ([preset] if preset else []):
+                out[cand] = [_ask(store, uid, qa, ev, candidate=cand, k=k, budget=budget, lat=lat[cand])
+                             for qa, ev in questions]
+    return {c: out[c] for c in candidates}
+
+
+def evaluate(
+    samples: Sequence[dict[str, Any]], candidates: Sequence[str], *, k: int = 10, budget: int = 1000,
+    embeddings: Any = None, verbose: bool = True,
+) -> dict[str, Any]:
+    """Run every conversation once per candidate; per-conversation per-candidate records and costs."""
+    emb = embeddings or MiniLMEmbeddings()
+    lat: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    timing = {"ingest_s": 0.0, "consolidation_s": 0.0}
+    results: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for sample in samples:
+        t0 = time.perf_counter()
+        results[sample["sample_id"]] = per = run_conversation(sample, emb, candidates, k=k, budget=budget,
+                                                              lat=lat, timing=timing)
+        if verbose:
+            figures = "  ".join(f"{c}: recall@{k}={m['recall_at_k']:.3f} ctx={m['context_recall']:.3f}"
+                                for c, rows in per.items() if (m := means(rows)))
+            print(f"{sample['sample_id']}: {len(turns_of(sample))} turns, {time.perf_counter() - t0:.0f} s  {figures}",
+                  file=sys.stderr)
+    return {"results": results, "latency": lat, "timing": timing,
+            "turns": sum(len(turns_of(s)) for s in samples)}
+
+
+def summary(ev: dict[str, Any], candidates: Sequence[str], *, mode: str, k: int, budget: int,
+            cv: bool = False) -> dict[str, Any]:
+    """The result object of one mode: the first candidate on every question, plus the folds with ``cv``."""
+    cand = candidates[0]
+    records = [r for per in ev["results"].values() for r in per[cand]]
+    metrics = (*HEADLINE, "answer_words_substring")
+    overall = means(records, metrics)
+    lat = ev["latency"][cand]
+    out: dict[str, Any] = {
+        "benchmark": "locomo", "mode": mode, "preset": None if mode == "dense" else cand, "k": k, "budget": budget,
+        "conversations": len(ev["results"]), "turns": ev["turns"], "questions": len(records),
+        **{m: overall.get(m, 0.0) for m in HEADLINE},
+        "mean_turns_in_k_items": means(records, ["turns_in_k_items"]).get("turns_in_k_items", 0.0),
+        "answer_words_substring": overall.get("answer_words_substring", 0.0),
+        "per_category": summarise(records, list(CATEGORIES.values()), HEADLINE),
+        "retrieve_p50_ms": round(pct(lat["retrieve"], 0.5), 2), "retrieve_p95_ms": round(pct(lat["retrieve"], 0.95), 2),
+        "context_p50_ms": round(pct(lat["context"], 0.5), 2), "context_p95_ms": round(pct(lat["context"], 0.95), 2),
+        "ingest_s": round(ev["timing"]["ingest_s"], 2), "consolidation_s": round(ev["timing"]["consolidation_s"], 2),
+    }
+    if cv:
+        per_conv = {conv: {c: per[c] for c in candidates} for conv, per in ev["results"].items()}
+        folds = cross_validate(per_conv, select_by="context_recall", metrics=CV_METRICS)
+        out |= {"cv": {"grid": list(candidates), "select_by": "context_recall", "folds": folds["folds"],
+                       "heldout_pooled": folds["heldout_pooled"]},
+                "all_in": folds["all_in"], "heldout_mean": folds["heldout_mean"]}
+    return out
+
+
+def run(
+    samples: Sequence[dict[str, Any]],
+    *,
+    k: int = 10,
+    budget: int = 1000,
+    mode: str = "nova",
+    preset: str = "balanced",
+    embeddings: Any = None,
+    verbose: bool = True,
+) -> dict[str, Any]:
+    """Run the benchmark for one mode; returns the summary dict (also used by the cookbook)."""
+    candidates = ["dense"] if mode == "dense" else [preset]
+    ev = evaluate(samples, candidates, k=k, budget=budget, embeddings=embeddings, verbose=verbose)
+    return summary(ev, candidates, mode=mode, k=k, budget=budget)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(DEFAULT_DATA), help="a LoCoMo-format JSON file")
@@ -225,24 +292,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--mode", choices=["nova", "dense", "both"], default="nova")
     ap.add_argument("--preset", default="balanced")
     ap.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    ap.add_argument("--cv", action="store_true", help="leave-one-conversation-out (needs two conversations or more)")
+    ap.add_argument("--cv-grid", default="", metavar="PRESET,...",
+                    help="candidate search presets chosen per fold (default: --preset alone)")
     ap.add_argument("--backend", choices=["auto", "onnx", "torch"], default=None,
                     help="embeddings.backend (default: the library default)")
     ap.add_argument("--quantize", type=quantize_arg, default=None, metavar="documents|true|false",
                     help="embeddings.quantize (default: the library default, documents)")
     args = ap.parse_args(argv)
+    if args.k < 1 or args.budget < 1:
+        ap.error("--k and --budget must be positive")
     samples = load(args.data)[: args.conversations]
+    if args.cv and len(samples) < 2:
+        ap.error("--cv needs at least two conversations")
+    grid = list(dict.fromkeys(p.strip() for p in args.cv_grid.split(",") if p.strip())) if args.cv else []
+    presets = grid or [args.preset]
+    modes = ["dense", "nova"] if args.mode == "both" else [args.mode]
+    candidates = (["dense"] if "dense" in modes else []) + (presets if "nova" in modes else [])
     cfg = NovaConfig().embeddings
     cfg.backend = args.backend or cfg.backend
     cfg.quantize = cfg.quantize if args.quantize is None else args.quantize
     with tempfile.TemporaryDirectory(prefix="nova-locomo-models-") as models:
         emb: Any = default_embeddings(cfg, models)
         emb.embed_query("warm up")  # export (ONNX) or load now, outside the timings
-        modes = ["dense", "nova"] if args.mode == "both" else [args.mode]
-        results = [run(samples, k=args.k, budget=args.budget, mode=m, preset=args.preset, embeddings=emb)
-                   | {"embedding_backend": getattr(emb, "backend", "torch")} for m in modes]
-    for r in results[:-1]:
+        ev = evaluate(samples, candidates, k=args.k, budget=args.budget, embeddings=emb)
+    backend = {"embedding_backend": getattr(emb, "backend", "torch")}
+    results = [summary(ev, ["dense"] if m == "dense" else presets, mode=m, k=args.k, budget=args.budget, cv=args.cv)
+               | backend for m in modes]
+    if len(results) == 2:
+        dense = results[0]
+        results[1]["dense"] = {m: dense[m] for m in HEADLINE} | {
+            key: dense[key] for key in ("all_in", "heldout_mean") if key in dense}
+    for r in results:
         print(json.dumps(r))
-    print(json.dumps(results[-1]))
     return 0
 
 
