@@ -320,6 +320,9 @@ def test_auto_falls_back_with_one_warning_per_process(
     message = warnings[0].getMessage()
     assert "No cross-encoder reranker model found" in message
     assert "ms-marco-MiniLM-L-12-v2/" in message and "flashrank-MiniLM-L-12-v2_Q.onnx" in message
+    assert "\n" not in message
+    assert len(message) < 320
+    assert 'retrieval.reranker = "fallback"' in message
     assert not (tmp_path / "nothing").exists()
 
 

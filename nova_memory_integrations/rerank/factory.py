@@ -46,11 +46,13 @@ def _warn_fallback_once(reason: str) -> None:
         if _fallback_warned:
             return
         _fallback_warned = True
+    short = " ".join(reason.split()).split(". ")[0]
+    short = short if len(short) <= 90 else short[:87] + "..."
     logger.warning(
-        "No cross-encoder reranker model found (%s); using the lexical/semantic fallback "
-        "reranker, which ranks less accurately. %s",
-        reason,
-        _LAYOUT_HINT,
+        "No cross-encoder reranker model found (%s); using the fallback. Use one: "
+        "retrieval.reranker_model_dir holding ms-marco-MiniLM-L-12-v2/flashrank-MiniLM-L-12-v2_Q.onnx; "
+        "silence: retrieval.reranker = \"fallback\".",
+        short,
     )
 
 
