@@ -8,24 +8,22 @@ forget it.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
 from typing import Any
+
+from .._time import from_epoch
+from .connection import Connection
+from .rows import chunks, dumps
 
 __all__ = ["RecordQueries"]
 
 _INDEXED_TABLES = frozenset({"episodes", "facts", "rules"})
 
 
-class RecordQueries:
+class RecordQueries(Connection):
     """Entity, alias, conflict and contradiction queries, all scoped by ``user_id``."""
-
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:  # pragma: no cover - SQLiteStore's
-        raise NotImplementedError
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:  # pragma: no cover - SQLiteStore's
-        raise NotImplementedError
 
     # -- indexing bookkeeping -------------------------------------------------------------
     def unindexed_ids(self, table: str) -> list[tuple[str, str]]:
@@ -34,39 +32,80 @@ class RecordQueries:
             raise ValueError(f"not an indexed table: {table!r}")
         return [(r[0], r[1]) for r in self.query(f"SELECT id, user_id FROM {table} WHERE indexed = 0 ORDER BY seq")]
 
+    def unindexed(self, table: str, limit: int) -> list[sqlite3.Row]:
+        """Rows not yet in the vector index (oldest first)."""
+        if table not in {"episodes", "facts", "rules"}:
+            raise ValueError(table)
+        return self.query(f"SELECT * FROM {table} WHERE indexed = 0 ORDER BY seq LIMIT ?", [limit])
+
+    def rows_by_id(self, table: str, ids: Sequence[str]) -> list[sqlite3.Row]:
+        """Raw rows by id, any user (for the indexer, which carries user_id along)."""
+        if table not in {"episodes", "facts", "rules"}:
+            raise ValueError(table)
+        out: list[sqlite3.Row] = []
+        for chunk in chunks(list(ids), 500):
+            marks = ",".join("?" * len(chunk))
+            out.extend(self.query(f"SELECT * FROM {table} WHERE id IN ({marks})", chunk))
+        return out
+
+    def mark_indexed(self, table: str, ids: Sequence[str], value: int = 1) -> None:
+        """Set the ``indexed`` flag of rows."""
+        if table not in {"episodes", "facts", "rules"}:
+            raise ValueError(table)
+        with self.transaction() as conn:
+            conn.executemany(f"UPDATE {table} SET indexed = ? WHERE id = ?", [(value, i) for i in ids])
+
+    def reset_indexed(self) -> None:
+        """Mark every row as needing (re)indexing."""
+        with self.transaction() as conn:
+            for table in ("episodes", "facts", "rules"):
+                conn.execute(f"UPDATE {table} SET indexed = 0")
+
+    def count(self, table: str, user_id: str | None = None) -> int:
+        """Row count of ``episodes``, ``facts`` or ``rules`` (optionally for one user)."""
+        if table not in {"episodes", "facts", "rules", "fact_events", "dead_letters"}:
+            raise ValueError(table)
+        if user_id is None:
+            return int(self.query(f"SELECT COUNT(*) FROM {table}")[0][0])
+        return int(self.query(f"SELECT COUNT(*) FROM {table} WHERE user_id = ?", [user_id])[0][0])
+
     # -- dead letters ---------------------------------------------------------------------
+    def add_dead_letter(self, letter_id: str, user_id: str, episode_ids: Sequence[str], error: str, at: float) -> None:
+        """Record a consolidation batch that failed (its episodes stay unprocessed)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO dead_letters (id, user_id, episode_ids, error, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET attempts = attempts + 1,"
+                " error = excluded.error, updated_at = excluded.updated_at",
+                (letter_id, user_id, dumps(list(episode_ids)), error, at, at),
+            )
+
+    def dead_letters(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        """Failed consolidation batches (all users when ``user_id`` is None)."""
+        sql, params = "SELECT * FROM dead_letters", []
+        if user_id is not None:
+            sql, params = sql + " WHERE user_id = ?", [user_id]
+        rows = self.query(sql + " ORDER BY created_at", params)
+        return [
+            {
+                "id": r["id"], "user_id": r["user_id"], "episode_ids": json.loads(r["episode_ids"]),
+                "error": r["error"], "attempts": r["attempts"],
+                "created_at": from_epoch(r["created_at"]), "updated_at": from_epoch(r["updated_at"]),
+            }
+            for r in rows
+        ]
+
+    def remove_dead_letter(self, user_id: str, letter_id: str) -> None:
+        """Drop a dead letter (after a successful retry)."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM dead_letters WHERE user_id = ? AND id = ?", (user_id, letter_id))
+
     def set_dead_letter_attempts(self, user_id: str, letter_id: str, attempts: int) -> None:
         """How many times the episodes of a dead letter were tried."""
         with self.transaction() as conn:
             conn.execute("UPDATE dead_letters SET attempts = ? WHERE user_id = ? AND id = ?",
                          (attempts, user_id, letter_id))
 
-    # -- contradictions -------------------------------------------------------------------
-    def contradicting_facts(
-        self, user_id: str, subject: str, valid_after: float | None, *,
-        other_than: tuple[str, str] | None = None, same_as: tuple[str, str] | None = None,
-    ) -> list[sqlite3.Row]:
-        """Believed versions about ``subject`` still valid after ``valid_after`` that contradict a claim.
-
-        Args:
-            other_than: ``(predicate, object_norm)``: versions of that predicate with another
-                value (a single-valued predicate's rivals).
-            same_as: ``(predicate, object_norm)``: versions of that (opposite) predicate with
-                the same value.
-        """
-        clauses: list[str] = []
-        params: list[Any] = [user_id, subject, valid_after]
-        if other_than is not None:
-            clauses.append("(predicate = ? AND object_norm != ?)")
-            params += list(other_than)
-        if same_as is not None:
-            clauses.append("(predicate = ? AND object_norm = ?)")
-            params += list(same_as)
-        if not clauses:
-            return []
-        return self.query(
-            "SELECT * FROM facts WHERE user_id = ? AND subject = ? AND expired_at IS NULL"
-            f" AND (valid_to IS NULL OR valid_to > ?) AND ({' OR '.join(clauses)}) ORDER BY valid_from, seq", params)
 
     # -- conflicts ------------------------------------------------------------------------
     def insert_conflict(self, row: Mapping[str, Any]) -> None:
@@ -141,15 +180,14 @@ class RecordQueries:
                 users.setdefault(str(row[0]), {})[name] = int(row[1])
         return {uid: {name: counts.get(name, 0) for name in queries} for uid, counts in users.items()}
 
-    def last_fact_event(self, user_id: str | None = None, *, excluding_reason: str | None = None) -> float | None:
-        """When the user's (or anyone's) facts last changed, optionally ignoring one reason."""
-        clauses, params = [], []
-        if user_id is not None:
-            clauses.append("user_id = ?")
-            params.append(user_id)
-        if excluding_reason is not None:
-            clauses.append("reason != ?")
-            params.append(excluding_reason)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        value = self.query(f"SELECT MAX(at) FROM fact_events{where}", params)[0][0]
-        return None if value is None else float(value)
+    # -- meta -----------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        """A value of the ``meta`` table."""
+        rows = self.query("SELECT value FROM meta WHERE key = ?", [key])
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a value of the ``meta`` table."""
+        with self.transaction() as conn:
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)"
+                         " ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))

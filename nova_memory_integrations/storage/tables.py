@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import Any
+
+from .connection import Connection
 
 __all__ = ["TableRows"]
 
@@ -24,14 +25,8 @@ def _ident(*names: str) -> None:
             raise ValueError(f"not an SQL identifier: {name!r}")
 
 
-class TableRows:
+class TableRows(Connection):
     """Schema introspection and row copy by table name."""
-
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:  # pragma: no cover - SQLiteStore's
-        raise NotImplementedError
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:  # pragma: no cover - SQLiteStore's
-        raise NotImplementedError
 
     def table_names(self) -> list[str]:
         """Every table of the database, sorted."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-COOKBOOKS = Path(__file__).resolve().parents[1] / "cookbooks"
+COOKBOOKS = Path(__file__).resolve().parents[2] / "cookbooks"
 NOTEBOOKS = sorted(COOKBOOKS.glob("*.ipynb"))
 EXPECTED = {
     "01_langchain_agent_memory.ipynb",

@@ -13,11 +13,9 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
-import pytest
 from extraction_scoring import Case, Score, load_cases, score
 from fake_llms import FakeToolChatModel, gold_responder
 
-from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.extraction import DeterministicExtractor
 from nova_memory_integrations.extraction.base import CandidateFact
 from nova_memory_integrations.extraction.llm import LLMExtractor
@@ -75,19 +73,3 @@ def test_gold_fake_llm_scores_one_through_the_llm_code_path() -> None:
     assert len(fake.calls) == len(CASES)
 
 
-@pytest.mark.parametrize("use_llm", [False, True], ids=["deterministic", "gold-llm"])
-def test_the_set_consolidates_through_the_store_without_losses(make_store: Any, use_llm: bool) -> None:
-    fake = FakeToolChatModel(respond=gold_responder(CASES))
-    cfg = NovaConfig.from_dict({"consolidation": {"retry_backoff_seconds": 0.0}})
-    store: NovaStore = make_store(config=cfg, llm=fake if use_llm else None)
-    store.add_turns([
-        {"user_id": f"case-{c.id}", "role": t.get("role", "user"), "content": t["content"],
-         "timestamp": t.get("timestamp")}
-        for c in CASES for t in c.turns
-    ])
-    result = store.consolidate()
-    turns = sum(len(c.turns) for c in CASES)
-    assert (result.episodes_processed, result.failed_episodes) == (turns, 0) and store.dead_letters() == []
-    if use_llm:
-        assert len(fake.calls) == len(CASES)  # one batch per user
-    assert result.added > 0 and result.updated > 0 and result.invalidated > 0 and result.noop > 0

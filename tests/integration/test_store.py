@@ -268,7 +268,7 @@ def test_config_from_partial_toml(tmp_path: Path) -> None:
 
 
 def test_example_config_is_valid() -> None:
-    example = Path(__file__).resolve().parents[1] / "config.example.toml"
+    example = Path(__file__).resolve().parents[2] / "config.example.toml"
     assert NovaConfig.from_toml(example) == NovaConfig()
 
 

@@ -1,0 +1,137 @@
+"""Episode queries (a mixin of :class:`~.sqlite.SQLiteStore`), every one scoped by ``user_id``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .._time import to_epoch
+from ..types import Episode
+from .connection import Connection
+from .rows import chunks, dumps, row_to_episode
+
+__all__ = ["EpisodeQueries"]
+
+
+class EpisodeQueries(Connection):
+    """Insert, read, flag and keyword-search the episodes of a user."""
+
+    def insert_episodes(self, episodes: Sequence[Episode]) -> None:
+        """Insert episodes in one transaction (all or nothing; joins the caller's transaction)."""
+        rows = [
+            (
+                e.id, e.user_id, e.session_id, e.role, e.content, to_epoch(e.timestamp), to_epoch(e.ingested_at),
+                dumps(e.metadata), e.importance, e.access_count, to_epoch(e.last_access), int(e.processed),
+            )
+            for e in episodes
+        ]
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO episodes (id, user_id, session_id, role, content, ts, ingested_at,"
+                " metadata, importance, access_count, last_access, processed)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def get_episodes(self, user_id: str, ids: Sequence[str]) -> list[Episode]:
+        """Episodes of ``user_id`` among ``ids`` (others' ids are silently absent)."""
+        if not ids:
+            return []
+        out: list[Episode] = []
+        for chunk in chunks(list(ids), 500):
+            marks = ",".join("?" * len(chunk))
+            rows = self.query(
+                f"SELECT * FROM episodes WHERE +user_id = ? AND id IN ({marks})", [user_id, *chunk]
+            )
+            out.extend(row_to_episode(r) for r in rows)
+        return out
+
+    def list_episodes(
+        self,
+        user_id: str,
+        *,
+        session_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        unprocessed_only: bool = False,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[Episode]:
+        """Episodes of a user in event-time order, optionally filtered."""
+        sql = "SELECT * FROM episodes WHERE user_id = ?"
+        params: list[Any] = [user_id]
+        if session_id is not None:
+            sql += " AND session_id = ?"
+            params.append(session_id)
+        if since is not None:
+            sql += " AND ts >= ?"
+            params.append(since)
+        if until is not None:
+            sql += " AND ts < ?"
+            params.append(until)
+        if unprocessed_only:
+            sql += " AND processed = 0"
+        sql += " ORDER BY ts DESC, seq DESC" if newest_first else " ORDER BY ts, seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        return [row_to_episode(r) for r in self.query(sql, params)]
+
+    def neighbours(self, user_id: str, ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        """The previous and next turn of each episode in its session (event-time order)."""
+        out: dict[str, tuple[str | None, str | None]] = {}
+        side = ("SELECT id FROM episodes WHERE user_id = ? AND session_id = ?"
+                " AND (ts {op} ? OR (ts = ? AND seq {op} ?))"
+                " ORDER BY ts {order}, seq {order} LIMIT 1")
+        prev_sql, next_sql = side.format(op="<", order="DESC"), side.format(op=">", order="ASC")
+        with self._lock:
+            for row in self.query(f"SELECT id, session_id, ts, seq FROM episodes WHERE +user_id = ? AND id IN"
+                                  f" ({','.join('?' * len(ids))}) AND session_id IS NOT NULL", [user_id, *ids]):
+                args = (user_id, row["session_id"], row["ts"], row["ts"], row["seq"])
+                prev = self._conn.execute(prev_sql, args).fetchone()
+                nxt = self._conn.execute(next_sql, args).fetchone()
+                out[row["id"]] = (prev[0] if prev else None, nxt[0] if nxt else None)
+        return out
+
+    def users_with_unprocessed(self) -> list[str]:
+        """User ids that have episodes not yet consolidated."""
+        return self.user_ids(unprocessed_only=True)
+
+    def user_ids(self, *, unprocessed_only: bool = False) -> list[str]:
+        """User ids with episodes (only those with episodes not yet consolidated), sorted."""
+        where = " WHERE processed = 0" if unprocessed_only else ""
+        return [r[0] for r in self.query(f"SELECT DISTINCT user_id FROM episodes{where} ORDER BY user_id")]
+
+    def mark_processed(self, user_id: str, ids: Sequence[str]) -> None:
+        """Flag episodes as consolidated (inside the caller's transaction if any)."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "UPDATE episodes SET processed = 1 WHERE user_id = ? AND id = ?", [(user_id, i) for i in ids]
+            )
+
+    def touch_episodes(self, user_id: str, ids: Sequence[str], at: float) -> None:
+        """Count an access (retrieval) of these episodes."""
+        if not ids:
+            return
+        with self.transaction() as conn:
+            conn.executemany(
+                "UPDATE episodes SET access_count = access_count + 1, last_access = ?"
+                " WHERE user_id = ? AND id = ?",
+                [(at, user_id, i) for i in ids],
+            )
+
+    def fts_episodes(
+        self, user_id: str, match: str, limit: int, session_id: str | None = None
+    ) -> list[tuple[str, float]]:
+        """BM25 over a user's episodes: ``(episode_id, score)``, higher is better."""
+        sql = (
+            "SELECT e.id, -bm25(episodes_fts) AS s FROM episodes_fts JOIN episodes e"
+            " ON e.seq = episodes_fts.rowid WHERE episodes_fts MATCH ? AND e.user_id = ?"
+        )
+        params: list[Any] = [match, user_id]
+        if session_id is not None:
+            sql += " AND e.session_id = ?"
+            params.append(session_id)
+        sql += " ORDER BY s DESC LIMIT ?"
+        params.append(limit)
+        return [(r[0], float(r[1])) for r in self.query(sql, params)]

@@ -1,0 +1,186 @@
+"""Fact queries (a mixin of :class:`~.sqlite.SQLiteStore`), every one scoped by ``user_id``.
+
+Bi-temporal versions, the decision log, contradiction lookup and keyword search.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from .._time import to_epoch
+from ..types import Fact, FactDecision
+from .connection import Connection
+from .rows import dumps, row_to_decision, row_to_fact
+
+__all__ = ["FactQueries"]
+
+
+class FactQueries(Connection):
+    """Write, read and search the fact versions and consolidation decisions of a user."""
+
+    def insert_fact(self, fact: Fact, object_norm: str, last_reinforced: float) -> None:
+        """Insert one fact version."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO facts (id, lineage_id, user_id, subject, predicate, object, object_norm, text,"
+                " confidence, valid_from, valid_to, ingested_at, expired_at, provenance, occurrence_count,"
+                " last_reinforced, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    fact.id, fact.lineage_id, fact.user_id, fact.subject, fact.predicate, fact.object,
+                    object_norm, fact.text, fact.confidence, to_epoch(fact.valid_from),
+                    to_epoch(fact.valid_to), to_epoch(fact.ingested_at), to_epoch(fact.expired_at),
+                    dumps(list(fact.provenance)), fact.occurrence_count, last_reinforced,
+                    dumps(fact.metadata),
+                ),
+            )
+
+    def expire_fact(self, user_id: str, fact_id: str, at: float) -> None:
+        """End the belief in one fact version (it stays in history)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE facts SET expired_at = ? WHERE user_id = ? AND id = ? AND expired_at IS NULL",
+                (at, user_id, fact_id),
+            )
+
+    def reinforce_fact(
+        self, user_id: str, fact_id: str, confidence: float, provenance: Sequence[str], at: float
+    ) -> None:
+        """Record a repeat of a fact: count up, new confidence, provenance extended."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE facts SET occurrence_count = occurrence_count + 1, confidence = ?, provenance = ?,"
+                " last_reinforced = ? WHERE user_id = ? AND id = ?",
+                (confidence, dumps(list(provenance)), at, user_id, fact_id),
+            )
+
+    def has_rows(self, table: str, user_id: str) -> bool:
+        """Whether the user has any (believed) facts / rules: lets recall skip empty indexes."""
+        sql = {"facts": "SELECT 1 FROM facts WHERE user_id = ? AND expired_at IS NULL LIMIT 1",
+               "rules": "SELECT 1 FROM rules WHERE user_id = ? LIMIT 1"}[table]
+        return bool(self.query(sql, [user_id]))
+
+    def current_facts(
+        self, user_id: str, subject: str | None = None, predicate: str | None = None,
+        *, valid_after: float | None = None,
+    ) -> list[Fact]:
+        """Facts currently believed (not expired), any validity (or still valid after ``valid_after``)."""
+        return self.select_facts(user_id, subject=subject, predicate=predicate, known_at=None, valid_after=valid_after)
+
+    def select_facts(
+        self,
+        user_id: str,
+        *,
+        subject: str | None = None,
+        predicate: str | None = None,
+        known_at: float | None = None,
+        ids: Sequence[str] | None = None,
+        lineage_id: str | None = None,
+        all_versions: bool = False,
+        valid_after: float | None = None,
+    ) -> list[Fact]:
+        """Facts of a user as believed at ``known_at`` (``None`` = now), oldest first."""
+        sql = "SELECT * FROM facts WHERE user_id = ?"
+        params: list[Any] = [user_id]
+        if valid_after is not None:
+            sql += " AND (valid_to IS NULL OR valid_to > ?)"
+            params.append(valid_after)
+        if subject is not None:
+            sql += " AND subject = ?"
+            params.append(subject)
+        if predicate is not None:
+            sql += " AND predicate = ?"
+            params.append(predicate)
+        if lineage_id is not None:
+            sql += " AND lineage_id = ?"
+            params.append(lineage_id)
+        if ids is not None:
+            if not ids:
+                return []
+            sql = sql.replace("WHERE user_id = ?", "WHERE +user_id = ?", 1)  # stay on the id index
+            sql += f" AND id IN ({','.join('?' * len(ids))})"
+            params.extend(ids)
+        if not all_versions:
+            if known_at is None:
+                sql += " AND expired_at IS NULL"
+            else:
+                sql += " AND ingested_at <= ? AND (expired_at IS NULL OR expired_at > ?)"
+                params.extend([known_at, known_at])
+        sql += " ORDER BY valid_from, seq"
+        return [row_to_fact(r) for r in self.query(sql, params)]
+
+    def fact_last_reinforced(self, user_id: str, ids: Sequence[str]) -> dict[str, float]:
+        """When each fact was last asserted (for read-time decay)."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.query(
+            f"SELECT id, last_reinforced FROM facts WHERE +user_id = ? AND id IN ({marks})", [user_id, *ids]
+        )
+        return {r[0]: float(r[1]) for r in rows}
+
+    def contradicting_facts(
+        self, user_id: str, subject: str, valid_after: float | None, *,
+        other_than: tuple[str, str] | None = None, same_as: tuple[str, str] | None = None,
+    ) -> list[sqlite3.Row]:
+        """Believed versions about ``subject`` still valid after ``valid_after`` that contradict a claim.
+
+        Args:
+            other_than: ``(predicate, object_norm)``: versions of that predicate with another
+                value (a single-valued predicate's rivals).
+            same_as: ``(predicate, object_norm)``: versions of that (opposite) predicate with
+                the same value.
+        """
+        clauses: list[str] = []
+        params: list[Any] = [user_id, subject, valid_after]
+        if other_than is not None:
+            clauses.append("(predicate = ? AND object_norm != ?)")
+            params += list(other_than)
+        if same_as is not None:
+            clauses.append("(predicate = ? AND object_norm = ?)")
+            params += list(same_as)
+        if not clauses:
+            return []
+        return self.query(
+            "SELECT * FROM facts WHERE user_id = ? AND subject = ? AND expired_at IS NULL"
+            f" AND (valid_to IS NULL OR valid_to > ?) AND ({' OR '.join(clauses)}) ORDER BY valid_from, seq", params)
+
+    def fts_facts(self, user_id: str, match: str, limit: int) -> list[tuple[str, float]]:
+        """BM25 over a user's current-belief facts: ``(fact_id, score)``."""
+        sql = (
+            "SELECT f.id, -bm25(facts_fts) AS s FROM facts_fts JOIN facts f ON f.seq = facts_fts.rowid"
+            " WHERE facts_fts MATCH ? AND f.user_id = ? AND f.expired_at IS NULL ORDER BY s DESC LIMIT ?"
+        )
+        return [(r[0], float(r[1])) for r in self.query(sql, [match, user_id, limit])]
+
+    # -- decision log ---------------------------------------------------------------------
+    def record_decision(self, user_id: str, decision: FactDecision, at: float) -> None:
+        """Append a consolidation decision to the audit log."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO fact_events (user_id, op, fact_id, replaced_fact_id, subject, predicate, object,"
+                " reason, episode_ids, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    user_id, decision.op, decision.fact_id, decision.replaced_fact_id, decision.subject,
+                    decision.predicate, decision.object, decision.reason, dumps(list(decision.episode_ids)), at,
+                ),
+            )
+
+    def decisions(self, user_id: str, limit: int = 100) -> list[FactDecision]:
+        """The most recent consolidation decisions of a user, newest first."""
+        rows = self.query("SELECT * FROM fact_events WHERE user_id = ? ORDER BY seq DESC LIMIT ?", [user_id, limit])
+        return [row_to_decision(r) for r in rows]
+
+    def last_fact_event(self, user_id: str | None = None, *, excluding_reason: str | None = None) -> float | None:
+        """When the user's (or anyone's) facts last changed, optionally ignoring one reason."""
+        clauses, params = [], []
+        if user_id is not None:
+            clauses.append("user_id = ?")
+            params.append(user_id)
+        if excluding_reason is not None:
+            clauses.append("reason != ?")
+            params.append(excluding_reason)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        value = self.query(f"SELECT MAX(at) FROM fact_events{where}", params)[0][0]
+        return None if value is None else float(value)
