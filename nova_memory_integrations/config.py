@@ -32,6 +32,7 @@ __all__ = [
     "RetrievalConfig",
     "StorageConfig",
     "default_home",
+    "model_cache_dir",
 ]
 
 ConsolidationMode = Literal["immediate", "background", "manual"]
@@ -56,9 +57,10 @@ class EmbeddingConfig(_Section):
     model_path: str | None = None
     """Local sentence-transformers directory; ``None`` = the packaged all-MiniLM-L6-v2."""
     backend: Literal["auto", "onnx", "torch"] = "auto"
-    """``auto``: ONNX Runtime, exported once into ``<data dir>/models``, falling back to torch
-    with one logged warning; ``onnx``: ONNX Runtime or an ``EmbeddingError``; ``torch``:
-    sentence-transformers. fp32 ONNX and torch vectors agree (cosine >= 0.999)."""
+    """``auto``: ONNX Runtime, exported once per machine into the model cache (see
+    ``model_cache_dir``), falling back to torch with one logged warning; ``onnx``: ONNX
+    Runtime or an ``EmbeddingError``; ``torch``: sentence-transformers. fp32 ONNX and torch
+    vectors agree (cosine >= 0.999)."""
     quantize: bool | Literal["documents"] = "documents"
     """ONNX only. ``"documents"`` (default): texts are indexed with a dynamic int8 model (the
     feed-forward down-projections stay fp32; one text per call), ~1.3x the texts/s of fp32
@@ -80,6 +82,13 @@ class EmbeddingConfig(_Section):
     """ONNX threads: workers embedding documents in parallel (a one-thread session each) and
     intra-op threads of a query; ``None`` = the usable cores, at most 4."""
     torch_threads: int | None = None
+    model_cache_dir: str | None = None
+    """The per-machine model cache, shared by every store (and process) of this machine: the
+    exported ONNX embedder (``<cache>/embeddings/``, each file with a ``.sha256`` sidecar that is
+    checked on first use in a process) and fetched rerankers (``<cache>/rerankers/``). ``None`` =
+    ``$NOVA_MEMORY_MODEL_CACHE``, else ``$XDG_CACHE_HOME/nova-memory/models``, else
+    ``~/.cache/nova-memory/models``. Read-only stores can point it at any writable directory.
+    ``nova-memory models pull`` fills it ahead of time."""
 
 
 class IndexingConfig(_Section):
@@ -100,6 +109,9 @@ class LimitsConfig(_Section):
     max_content_chars: int = Field(default=32_000, ge=1)
     max_metadata_bytes: int = Field(default=16_384, ge=2)
     max_id_chars: int = Field(default=256, ge=1)
+    max_texts: int = Field(default=5_000, ge=1)
+    """Texts per ``compress`` call (and documents per compressor call): the work and memory of
+    near-duplicate detection grow with the list, so a longer one is refused up front."""
 
 
 class FactConfig(_Section):
@@ -159,8 +171,22 @@ class RetrievalConfig(_Section):
 
     preset: str = "balanced"
     reranker: Literal["auto", "flashrank", "cross-encoder", "fallback"] = "auto"
-    reranker_model_name: str = "ms-marco-MiniLM-L-12-v2"
+    """``auto``: flashrank from ``reranker_model_dir``, or (without one) fetched into the model
+    cache on first use, else the model-free fallback with one warning; ``fallback``: always the
+    model-free scorer, quietly, never touching the network."""
+    reranker_model_name: str | None = None
+    """The flashrank model; ``None`` = ``ms-marco-MiniLM-L-12-v2`` in ``reranker_model_dir``, or
+    ``ms-marco-TinyBERT-L-2-v2`` (flashrank's default, ~4 MB) when fetched."""
     reranker_model_dir: str | None = None
+    """A local directory holding ``<model name>/`` (never fetched into); ``None``: the model cache."""
+    reranker_fetch: bool = True
+    """Without ``reranker_model_dir``, download the flashrank model (one zip, checked and unpacked
+    atomically into ``<model cache>/rerankers/``) on first use. ``false``, or the environment
+    variable ``NOVA_MEMORY_OFFLINE=1`` or ``HF_HUB_OFFLINE=1``, never touches the network: a model
+    already in the cache is still used, else the fallback."""
+    reranker_url: str | None = None
+    """Base URL of the fetched models (``<url>/<model name>.zip``); ``None`` =
+    ``$NOVA_MEMORY_MODEL_URL``, else flashrank's (``https://huggingface.co/prithivida/flashrank/resolve/main``)."""
     tokenizer: str = "minilm"
     """``minilm`` (packaged WordPiece, offline), ``tiktoken:<encoding>`` or ``whitespace``."""
     budget_tokens: int = Field(default=1000, ge=1)
@@ -243,3 +269,17 @@ def default_home() -> Path:
     """``$NOVA_MEMORY_HOME`` or ``~/.nova-memory``."""
     env = os.environ.get("NOVA_MEMORY_HOME")
     return Path(env).expanduser() if env else Path.home() / ".nova-memory"
+
+
+def model_cache_dir(configured: str | os.PathLike[str] | None = None) -> Path:
+    """The per-machine model cache: ``configured`` (``embeddings.model_cache_dir``), else
+    ``$NOVA_MEMORY_MODEL_CACHE``, else ``$XDG_CACHE_HOME/nova-memory/models``, else
+    ``~/.cache/nova-memory/models``. Nothing is created here."""
+    if configured:
+        return Path(configured).expanduser()
+    env = os.environ.get("NOVA_MEMORY_MODEL_CACHE")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg and Path(xdg).expanduser().is_absolute() else Path.home() / ".cache"
+    return base / "nova-memory" / "models"

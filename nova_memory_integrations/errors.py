@@ -26,8 +26,13 @@ class NovaMemoryError(Exception):
 class InvalidInputError(NovaMemoryError, ValueError):
     """Bad input: empty or oversized content, a missing user, a naive timestamp, ...
 
-    Raised before anything is written, so nothing already stored is affected.
+    Raised before anything is written, so nothing already stored is affected. ``field``
+    names the offending argument or field when the caller passed it.
     """
+
+    def __init__(self, message: str = "", *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class ConfigError(NovaMemoryError, ValueError):

@@ -30,6 +30,7 @@ from .engine.validation import (
     check_metadata,
     check_positive_int,
     check_score,
+    check_texts,
     check_timestamp,
     check_turn,
     check_user,
@@ -88,7 +89,7 @@ class NovaStore:
             ``~/.nova-memory``. Nothing is written outside it.
         embeddings: any LangChain ``Embeddings`` (or object with ``embed_documents`` /
             ``embed_query``); default: the packaged all-MiniLM-L6-v2, loaded by path, on
-            ONNX Runtime (exported once into ``<path>/models``) or torch, per
+            ONNX Runtime (exported once per machine into the model cache) or torch, per
             ``config.embeddings.backend``.
         chroma_client: any ``chromadb`` client (e.g. ``chromadb.HttpClient``); default:
             an embedded ``PersistentClient`` inside ``path``.
@@ -445,8 +446,8 @@ class NovaStore:
     ) -> list[SearchHit]:
         """Dense similarity search over a user's episodes / facts / rules, best first.
 
-        Turns added just before are included (the call waits for the user's pending
-        embeddings). Facts are those valid at ``as_of`` (default now). For hybrid
+        Turns added just before are included, never waiting for the vector index. Facts
+        are those valid at ``as_of`` (default now). For hybrid
         retrieval with reranking use :meth:`retrieve`; for a prompt-ready block,
         :meth:`context`.
         """
@@ -512,8 +513,7 @@ class NovaStore:
         self._check_open()
         if not isinstance(query, str):
             raise InvalidInputError("query must be a string")
-        if any(not isinstance(t, str) for t in texts):
-            raise InvalidInputError("texts must be strings")
+        texts = check_texts(texts, self.config.limits)
         for name, value in (("budget_tokens", budget_tokens), ("k", k), ("max_item_tokens", max_item_tokens)):
             if value is not None:
                 check_positive_int(value, name)

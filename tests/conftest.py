@@ -1,8 +1,12 @@
 """Shared fixtures: real MiniLM embeddings (loaded once), real Chroma and SQLite in tmp dirs.
 
 Stores embed with the default backend, ONNX Runtime (``minilm_onnx``: int8 documents and fp32
-queries, exported once per session); ``minilm`` is the same model on torch (sentence-transformers),
-the reference.
+queries, exported once per session into ONE model cache, ``model_cache``, which
+``NOVA_MEMORY_MODEL_CACHE`` points every store and subprocess of the session at); ``minilm`` is
+the same model on torch (sentence-transformers), the reference.
+
+Nothing is ever fetched: ``NOVA_MEMORY_OFFLINE=1`` and an unreachable ``NOVA_MEMORY_MODEL_URL``
+keep the reranker on its fallback, as before; tests of fetching undo them with ``monkeypatch``.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ["NOVA_MEMORY_OFFLINE"] = "1"  # no model fetching, whatever the caller's environment
+os.environ["NOVA_MEMORY_MODEL_URL"] = "http://127.0.0.1:9/nova-memory-tests-never-fetch"  # discard port
 
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.embeddings import MiniLMEmbeddings
@@ -31,14 +37,28 @@ def minilm() -> MiniLMEmbeddings:
     return emb
 
 
-@pytest.fixture(scope="session")
-def minilm_onnx(tmp_path_factory: pytest.TempPathFactory) -> OnnxMiniLMEmbeddings:
-    """The packaged all-MiniLM-L6-v2 on ONNX Runtime as stores use it by default (int8 documents,
-    fp32 queries), exported once per session.
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The session's one model cache (``NOVA_MEMORY_MODEL_CACHE``): a tmp dir, never the user's."""
+    path = tmp_path_factory.mktemp("model-cache")
+    before = os.environ.get("NOVA_MEMORY_MODEL_CACHE")
+    os.environ["NOVA_MEMORY_MODEL_CACHE"] = str(path)
+    yield path
+    if before is None:
+        os.environ.pop("NOVA_MEMORY_MODEL_CACHE", None)
+    else:
+        os.environ["NOVA_MEMORY_MODEL_CACHE"] = before
 
-    Later data directories of the session copy these files instead of exporting again.
+
+@pytest.fixture(scope="session")
+def minilm_onnx(model_cache: Path) -> OnnxMiniLMEmbeddings:
+    """The packaged all-MiniLM-L6-v2 on ONNX Runtime as stores use it by default (int8 documents,
+    fp32 queries), exported once per session into the session's model cache.
+
+    Stores opened with the default embeddings (and subprocesses) find these files there and
+    never export again.
     """
-    return OnnxMiniLMEmbeddings(cache_dir=tmp_path_factory.mktemp("onnx") / "models", fallback=False).load()
+    return OnnxMiniLMEmbeddings(cache_dir=model_cache / "embeddings", fallback=False).load()
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from ..retrieval.config import PRESETS
 from ..types import CONTEXT_FORMATS
 from ._common import JsonOpt, PathOpt, Session, UserOpt, choice, parse_when, session
 from .graph import GRAPH_FORMATS, render_graph
+from .models import models_app
 from .stats import collect_stats
 
 __all__ = ["app", "main"]
@@ -36,6 +37,7 @@ app = typer.Typer(
 )
 graph_app = typer.Typer(help="Export a user's fact graph.", no_args_is_help=True)
 app.add_typer(graph_app, name="graph")
+app.add_typer(models_app, name="models")
 
 _KINDS = ("episode", "fact", "rule")
 _SHORT = {"episodes": "episodes", "unconsolidated": "pending", "tombstones": "tombst", "summaries": "summ",

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -24,6 +26,7 @@ __all__ = [
     "is_packaged_model",
     "minilm_space",
     "packaged_model_path",
+    "quiet_loading",
 ]
 
 
@@ -125,6 +128,20 @@ class CachedEmbedder:
             raise EmbeddingError(f"embedder returned {len(vectors)} vectors for {len(texts)} texts")
         return [list(map(float, v)) for v in vectors]
 
+    def cached(self, texts: Iterable[str]) -> dict[str, list[float]]:
+        """The vectors of those texts already in the document cache (nothing is embedded)."""
+        with self._lock:
+            return {t: self._docs[t] for t in texts if t in self._docs}
+
+    def embed_reusing(self, texts: list[str]) -> list[list[float]]:
+        """Embed texts for indexing, reusing vectors a read already made (the LRU is not grown)."""
+        with self._lock:
+            known = {t: self._docs[t] for t in texts if t in self._docs}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            known.update(zip(missing, self.embed_documents(missing)))
+        return [known[t] for t in texts]
+
     def embed_cached(self, texts: list[str]) -> list[list[float]]:
         """Embed texts that are likely to repeat (documents passed to ``compress``), via the LRU."""
         with self._lock:
@@ -159,3 +176,25 @@ class CachedEmbedder:
                 while len(self._cache) > self._size:
                     self._cache.popitem(last=False)
         return vector
+
+
+@contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Load weights without transformers' "Loading weights" progress bar (restored after).
+
+    A library loading its model inside a user's CLI or service should not print progress
+    bars; nothing else of transformers' logging is touched.
+    """
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..config import model_cache_dir
 from .base import EmbeddingsLike
 from .torch import MiniLMEmbeddings
 
@@ -15,25 +15,28 @@ if TYPE_CHECKING:
 __all__ = ["default_embeddings"]
 
 
-def default_embeddings(config: EmbeddingConfig, data_dir: str | os.PathLike[str]) -> EmbeddingsLike:
+def default_embeddings(config: EmbeddingConfig, data_dir: str | os.PathLike[str] | None = None) -> EmbeddingsLike:
     """The default embedder of a store, per ``config.backend`` (nothing is loaded yet).
 
     Args:
         config: the ``[embeddings]`` section.
-        data_dir: the store's data directory; the ONNX backend caches its exported model in
-            ``<data_dir>/models`` and writes nowhere else.
+        data_dir: the store's data directory. Unused: the ONNX backend exports its model once
+            per machine into ``<model cache>/embeddings`` (``config.model_cache_dir``, else
+            ``$NOVA_MEMORY_MODEL_CACHE``, else ``~/.cache/nova-memory/models``), never into
+            the data directory (a ``<data_dir>/models`` left by older versions is ignored).
 
     Returns:
         An :class:`~.onnx_embeddings.OnnxMiniLMEmbeddings` (``auto``: falls back to torch
         with one warning; ``onnx``: raises instead) or a :class:`MiniLMEmbeddings` (``torch``).
     """
+    del data_dir  # kept for callers of the old signature
     if config.backend == "torch":
         return MiniLMEmbeddings(config.model_path, batch_size=config.batch_size,
                                 max_seq_length=config.max_seq_length, torch_threads=config.torch_threads)
     from .onnx import OnnxMiniLMEmbeddings
 
     return OnnxMiniLMEmbeddings(
-        config.model_path, cache_dir=Path(data_dir) / "models", quantize=config.quantize,
-        batch_size=config.batch_size, max_seq_length=config.max_seq_length, threads=config.onnx_threads,
-        fallback=config.backend == "auto", torch_threads=config.torch_threads,
+        config.model_path, cache_dir=model_cache_dir(config.model_cache_dir) / "embeddings",
+        quantize=config.quantize, batch_size=config.batch_size, max_seq_length=config.max_seq_length,
+        threads=config.onnx_threads, fallback=config.backend == "auto", torch_threads=config.torch_threads,
     )

@@ -1,16 +1,20 @@
 """ONNX Runtime backend of the default MiniLM embedder: torch only once, to export.
 
 The packaged all-MiniLM-L6-v2 (or any local sentence-transformers directory of a BERT-style
-encoder with mean or CLS pooling) is exported once with ``torch.onnx.export`` into the
-store's data directory::
+encoder with mean or CLS pooling) is exported once per machine with ``torch.onnx.export``
+into the model cache (``embeddings.model_cache_dir``, ``$NOVA_MEMORY_MODEL_CACHE`` or
+``~/.cache/nova-memory/models``), shared by every data directory::
 
-    <data_dir>/models/<name>-<fingerprint>-fp32.onnx    # the exported encoder
-    <data_dir>/models/<name>-<fingerprint>-int8.onnx    # embeddings.quantize = true
+    <cache>/embeddings/<name>-<fingerprint>-fp32.onnx           # the exported encoder
+    <cache>/embeddings/<name>-<fingerprint>-fp32.onnx.sha256    # its digest, written at export
+    <cache>/embeddings/<name>-<fingerprint>-int8.onnx           # embeddings.quantize (+ .sha256)
 
 ``<fingerprint>`` hashes the source model's files and the export recipe, so a changed model
-is exported again and a stale file is never used. Exported files are memoised per process
-(a second store in the same process copies the file instead of exporting again) and so are
-ONNX Runtime sessions: later processes and stores load the file and never import torch.
+is exported again and a stale file is never used. A cached file is used only when it hashes
+to its sidecar (checked once per process; a damaged file is exported again). Exported files
+are memoised per process (another cache directory in the same process copies the file
+instead of exporting again) and so are ONNX Runtime sessions: later processes and stores
+load the file and never import torch.
 
 Texts are tokenised with ``tokenizers`` from the model's ``tokenizer.json`` (truncated to
 ``max_seq_length``), sorted by length and padded per batch (little padding; the int8 model
@@ -31,7 +35,6 @@ import hashlib
 import inspect
 import logging
 import os
-import shutil
 import threading
 import warnings
 from collections.abc import Sequence
@@ -41,7 +44,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..config import model_cache_dir
 from ..errors import EmbeddingError
+from ._cache_file import file_lock, forget, install, is_intact, recorded_digest, sha256_file, sidecar, tmp_name
 from ._onnx_runtime import (
     _check_modules,
     _encode,
@@ -54,7 +59,7 @@ from ._onnx_runtime import (
     _run,
     default_threads,
 )
-from .base import PACKAGED_MODEL_NAME, is_packaged_model, minilm_space, packaged_model_path
+from .base import PACKAGED_MODEL_NAME, is_packaged_model, minilm_space, packaged_model_path, quiet_loading
 from .torch import MiniLMEmbeddings
 
 __all__ = ["OnnxMiniLMEmbeddings", "export_onnx", "model_fingerprint", "onnx_model_file", "quantize_onnx"]
@@ -81,9 +86,11 @@ Quantize = bool | Literal["documents"]
 """``False``: fp32 everywhere; ``True``: int8 everywhere; ``"documents"``: int8 for indexed texts,
 fp32 for queries (int8 ingest speed, fp32 query precision: the query side of the cosine is exact)."""
 
+_INLINE_MAX = 16
+"""Document calls of at most this many model runs embed in the caller's thread, not the workers."""
 _lock = threading.RLock()
 _fingerprints: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
-_files: dict[str, Path] = {}  # "<name>-<fingerprint>-<variant>" -> a checked file (any data dir)
+_files: dict[str, Path] = {}  # "<name>-<fingerprint>-<variant>" -> a checked file (any cache dir)
 _sessions: dict[tuple[str, int], Any] = {}  # (cache key, threads) -> onnxruntime.InferenceSession
 
 
@@ -133,14 +140,17 @@ def onnx_model_file(
 ) -> Path:
     """The exported (and, with ``quantize``, int8-quantised) model file inside ``cache_dir``.
 
-    Reuses a file already there; else copies one this process already made for another
-    directory; else exports with torch (and quantises the fp32 file, without torch when it
-    exists). Files are written under a temporary name and renamed once checked, so a
-    crash or a concurrent process never leaves a half-written model behind.
+    Reuses a file already there when it hashes to its ``.sha256`` sidecar (checked once per
+    process); else copies one this process already made in another directory; else exports
+    with torch (and quantises the fp32 file, without torch when it exists). A file without a
+    sidecar, or whose bytes changed (truncated, edited, disk errors), is made again. Files are
+    written under a temporary name and renamed once checked, and writers of one file take a
+    lock: a crash never leaves a half-written model behind, and two processes starting at
+    once export once.
 
     Args:
         model_dir: a local sentence-transformers model directory.
-        cache_dir: where the files live, e.g. ``<data_dir>/models``; created if missing.
+        cache_dir: where the files live, e.g. ``<model cache>/embeddings``; created if missing.
         quantize: return the dynamic int8 model instead of the fp32 export.
 
     Returns:
@@ -155,43 +165,38 @@ def onnx_model_file(
     variant = "int8" if quantize else "fp32"
     target = cache / f"{stem}-{variant}.onnx"
     with _lock:
+        if not is_intact(target):
+            cache.mkdir(parents=True, exist_ok=True)
+            with file_lock(cache / f".{target.stem}.lock"):
+                if not is_intact(target):  # not made meanwhile by another process either
+                    _make(src, cache, target, quantize)
         known = _files.get(target.stem)
-        if target.is_file():
-            if known is None or not known.is_file():
-                _files[target.stem] = target
-            return target
-        cache.mkdir(parents=True, exist_ok=True)
-        if known is not None and known.is_file():
-            _atomic_copy(known, target)
-        elif quantize:
-            fp32 = onnx_model_file(src, cache, quantize=False)
-            tmp = _tmp_name(target)
-            try:
-                quantize_onnx(fp32, tmp)
-                _check_against(fp32, tmp, src, INT8_MIN_COSINE)
-                os.replace(tmp, target)
-            finally:
-                tmp.unlink(missing_ok=True)
-        else:
-            tmp = _tmp_name(target)
-            try:
-                export_onnx(src, tmp)
-                os.replace(tmp, target)
-            finally:
-                tmp.unlink(missing_ok=True)
-        _files[target.stem] = target
+        if known is None or not known.is_file():
+            _files[target.stem] = target
         return target
 
 
-def _tmp_name(target: Path) -> Path:
-    return target.with_name(f".{target.stem}.{os.getpid()}.{threading.get_ident()}.tmp")
-
-
-def _atomic_copy(src: Path, dst: Path) -> None:
-    tmp = _tmp_name(dst)
+def _make(src: Path, cache: Path, target: Path, quantize: bool) -> None:
+    """Write ``target`` and its sidecar: a copy of a checked file of this process, or a new export."""
+    if target.exists():
+        logger.info("nova-memory: cached ONNX model %s is unchecked or damaged (sha256); making it again", target)
+    forget(target)
+    known = _files.get(target.stem)
+    tmp = tmp_name(target)
     try:
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dst)
+        if known is not None and known != target and is_intact(known):
+            digest = sha256_file(known, copy_to=tmp)
+            if digest != recorded_digest(known):
+                raise EmbeddingError(f"copying {known} to {target} changed its bytes")
+        elif quantize:
+            fp32 = onnx_model_file(src, cache, quantize=False)
+            quantize_onnx(fp32, tmp)
+            _check_against(fp32, tmp, src, INT8_MIN_COSINE)
+            digest = sha256_file(tmp)
+        else:
+            export_onnx(src, tmp)
+            digest = sha256_file(tmp)
+        install(tmp, target, digest)
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -221,10 +226,11 @@ def export_onnx(model_dir: str | os.PathLike[str], out: str | os.PathLike[str]) 
     except ImportError as exc:
         raise EmbeddingError(f"exporting the embedding model to ONNX needs torch and transformers: {exc}") from exc
     try:
-        try:
-            model = AutoModel.from_pretrained(str(src), local_files_only=True, attn_implementation="eager")
-        except (TypeError, ValueError):  # older transformers or a model without that option
-            model = AutoModel.from_pretrained(str(src), local_files_only=True)
+        with quiet_loading():
+            try:
+                model = AutoModel.from_pretrained(str(src), local_files_only=True, attn_implementation="eager")
+            except (TypeError, ValueError):  # older transformers or a model without that option
+                model = AutoModel.from_pretrained(str(src), local_files_only=True)
         model.eval()
         names = ["input_ids", "attention_mask"]
         if "token_type_ids" in inspect.signature(model.forward).parameters:
@@ -317,14 +323,14 @@ class OnnxMiniLMEmbeddings:
 
     Setup:
         ``onnxruntime`` and ``onnx`` are dependencies; torch is imported only to export the
-        model the first time a data directory uses it.
+        model the first time a machine (a model cache) uses it.
 
     Instantiate:
         .. code-block:: python
 
-            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models")                  # int8 docs, fp32 queries
-            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models", quantize=False)  # fp32
-            emb = OnnxMiniLMEmbeddings(cache_dir="./memory/models", quantize=True)   # int8
+            emb = OnnxMiniLMEmbeddings()                                 # int8 docs, fp32 queries
+            emb = OnnxMiniLMEmbeddings(quantize=False)                   # fp32
+            emb = OnnxMiniLMEmbeddings(cache_dir="/srv/models/onnx", quantize=True)  # int8, own cache
 
     Usage:
         .. code-block:: python
@@ -336,8 +342,9 @@ class OnnxMiniLMEmbeddings:
     Args:
         model_path: a local sentence-transformers directory; default the packaged
             all-MiniLM-L6-v2.
-        cache_dir: where the exported model files live (the store passes
-            ``<data_dir>/models``); nothing is written elsewhere.
+        cache_dir: where the exported model files live; default ``<model cache>/embeddings``
+            (:func:`~nova_memory_integrations.config.model_cache_dir`); nothing is written
+            elsewhere.
         quantize: ``"documents"`` (the default): texts to index (``embed_documents``) go
             through the dynamic int8 model, ~1.3x the texts/s of fp32, and queries
             (``embed_query``) through the fp32 export, so only one side of each cosine
@@ -360,7 +367,7 @@ class OnnxMiniLMEmbeddings:
         self,
         model_path: str | os.PathLike[str] | None = None,
         *,
-        cache_dir: str | os.PathLike[str],
+        cache_dir: str | os.PathLike[str] | None = None,
         quantize: Quantize = "documents",
         batch_size: int = 16,
         max_seq_length: int = 128,
@@ -369,7 +376,7 @@ class OnnxMiniLMEmbeddings:
         torch_threads: int | None = None,
     ) -> None:
         self.model_path = Path(model_path) if model_path else packaged_model_path()
-        self.cache_dir = Path(cache_dir)
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else model_cache_dir() / "embeddings"
         if quantize not in (True, False, "documents"):
             raise ValueError(f"quantize must be True, False or 'documents', not {quantize!r}")
         self.quantize: Quantize = quantize
@@ -465,6 +472,8 @@ class OnnxMiniLMEmbeddings:
                     logger.info("nova-memory: cached ONNX model %s unusable (%s); exporting it again", path, exc)
                     if _files.get(path.stem) == path:
                         del _files[path.stem]
+                    forget(path)
+                    sidecar(path).unlink(missing_ok=True)
                     path.unlink(missing_ok=True)
                     path = onnx_model_file(self.model_path, self.cache_dir, quantize=quantize)
                     session = _new_session(path, threads)
@@ -523,7 +532,9 @@ class OnnxMiniLMEmbeddings:
             return out
 
         try:
-            if query or self.threads == 1 or len(batches) == 1:
+            if query or self.threads == 1 or len(batches) <= _INLINE_MAX:
+                # small calls (a read scoring a few unindexed turns) run in the caller's thread:
+                # they never queue behind a large indexing batch on the shared workers
                 done = work(batches)
             else:  # documents: a one-thread session run by `threads` workers in parallel
                 parts = [batches[k::self.threads] for k in range(self.threads)]

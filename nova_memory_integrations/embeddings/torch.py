@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EmbeddingError
-from .base import minilm_space, packaged_model_path
+from .base import minilm_space, packaged_model_path, quiet_loading
 
 __all__ = ["MiniLMEmbeddings"]
 
@@ -72,9 +72,8 @@ class MiniLMEmbeddings:
                             import torch
 
                             torch.set_num_threads(self.torch_threads)
-                        model = SentenceTransformer(
-                            str(self.model_path), device="cpu", local_files_only=True
-                        )
+                        with quiet_loading():
+                            model = SentenceTransformer(str(self.model_path), device="cpu", local_files_only=True)
                         model.max_seq_length = min(model.max_seq_length or 512, self.max_seq_length)
                     except Exception as exc:
                         raise EmbeddingError(

@@ -2,7 +2,9 @@
 
 ``add_turn`` writes the episode to SQLite (durable) and hands its id to the indexer; a
 single worker thread embeds queued rows in batches and upserts them into Chroma. Readers
-that must see a user's latest turns call :meth:`Indexer.wait` for that user. Rows that
+that must see the index in sync (delete, forget) call :meth:`Indexer.wait` for that user;
+reads never wait, they ask :meth:`Indexer.pending_ids` which of the user's rows are not
+in the index yet and serve those from SQLite. Rows that
 were never indexed (a crash, an embedding failure) are found again through the
 ``indexed`` flag in SQLite, so the index always converges to the system of record.
 """
@@ -13,7 +15,8 @@ import logging
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Literal
 
 from ..embeddings.base import CachedEmbedder, embedding_space
@@ -28,7 +31,9 @@ Table = Literal["episodes", "facts", "rules"]
 _KIND: dict[Table, VectorKind] = {"episodes": "episode", "facts": "fact", "rules": "rule"}
 _MAX_BACKOFF_S = 30.0
 INDEX_WAIT_S = 30.0
-"""How long a call that must see a user's latest rows (a read, delete, forget) waits for them."""
+"""How long a call that must see a user's index in sync (delete, forget, export) waits for it.
+
+Reads never wait: rows still queued are served from SQLite (see :meth:`Indexer.pending_ids`)."""
 SPACE_KEY = "embedding_space"
 """``meta`` key: the vector space (:func:`.embeddings.embedding_space`) of the indexed vectors."""
 
@@ -57,6 +62,9 @@ class Indexer:
         self._cond = threading.Condition()
         self._stopping = False
         self._thread: threading.Thread | None = None
+        self._in_flight: list[tuple[Table, str, str]] = []
+        self._user_locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
         self._failures = 0
         self.last_error: str | None = None
 
@@ -114,6 +122,18 @@ class Indexer:
         with self._cond:
             return sum(self._pending_users.values()) if user_id is None else self._pending_users[user_id]
 
+    def pending_ids(self, user_id: str, table: Table) -> list[str]:
+        """Ids of the user's ``table`` rows queued or being indexed, oldest first.
+
+        A read serves these from SQLite instead of waiting for them to reach the vector
+        index; cheap (no I/O) and never blocks on the worker's embedding.
+        """
+        with self._cond:
+            if not self._pending_users[user_id]:
+                return []
+            rows = [*self._in_flight, *self._queue]
+        return list(dict.fromkeys(i for t, i, u in rows if u == user_id and t == table))
+
     def wait(self, user_id: str | None = None, timeout: float | None = None) -> bool:
         """Block until the user's (or every) queued row is indexed; False on timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -157,7 +177,8 @@ class Indexer:
                 self._cond.wait(timeout=self.max_wait)  # let a burst accumulate
             # a backlog: take more, so that each user's rows reach Chroma in fewer calls
             size = self.batch_size if len(self._queue) <= self.batch_size else self.max_batch_size
-            return [self._queue.popleft() for _ in range(min(size, len(self._queue)))]
+            self._in_flight = [self._queue.popleft() for _ in range(min(size, len(self._queue)))]
+            return list(self._in_flight)
 
     def _run(self) -> None:
         while True:
@@ -173,10 +194,12 @@ class Indexer:
                 self.last_error = f"{type(exc).__name__}: {exc}"
                 logger.warning("nova-memory indexer: batch of %d failed (%s); will retry", len(batch), exc)
                 with self._cond:
+                    self._in_flight = []
                     self._queue.extendleft(reversed(batch))
                     self._cond.wait(timeout=min(_MAX_BACKOFF_S, 0.1 * 2**self._failures))
                 continue
             with self._cond:
+                self._in_flight = []
                 for _, _, user_id in batch:
                     self._pending_users[user_id] -= 1
                     if self._pending_users[user_id] <= 0:
@@ -203,9 +226,36 @@ class Indexer:
                     self.db.mark_indexed(table, expired)
             if live:
                 texts = [_text(table, r) for r in live]
-                vectors = self.embedder.embed_documents(texts)
-                self.vectors.upsert(kind, [r["id"] for r in live], vectors, texts, [_meta(table, r) for r in live])
-                self.db.mark_indexed(table, [r["id"] for r in live])
+                vectors = self.embedder.embed_reusing(texts)  # a read may have embedded the newest already
+                by_user: dict[str, list[int]] = {}
+                for n, r in enumerate(live):
+                    by_user.setdefault(str(r["user_id"]), []).append(n)
+                for user_id, rows_of_user in by_user.items():
+                    with self.barrier(user_id):  # rows erased while we embedded stay out of the index
+                        kept = self._still_live(table, [live[n]["id"] for n in rows_of_user])
+                        keep = [n for n in rows_of_user if live[n]["id"] in kept]
+                        if keep:
+                            self.vectors.upsert(kind, [live[n]["id"] for n in keep], [vectors[n] for n in keep],
+                                                [texts[n] for n in keep], [_meta(table, live[n]) for n in keep])
+                            self.db.mark_indexed(table, [live[n]["id"] for n in keep])
+
+    def _still_live(self, table: Table, ids: list[str]) -> set[str]:
+        """Which of these rows still exist (and, for facts, are not expired) in SQLite."""
+        return {r["id"] for r in self.db.rows_by_id(table, ids)
+                if not (table == "facts" and r["expired_at"] is not None)}
+
+    @contextmanager
+    def barrier(self, user_id: str) -> Iterator[None]:
+        """Hold off the indexer's writes for ``user_id`` (erasure runs inside this).
+
+        The indexer re-checks its rows in SQLite and writes their vectors inside the same
+        barrier, so an erase that holds it is never outrun: a row embedded before the
+        erase and written after it finds its row gone and is skipped.
+        """
+        with self._locks_guard:
+            lock = self._user_locks.setdefault(user_id, threading.Lock())
+        with lock:
+            yield
 
 
 def _text(table: Table, row: object) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +15,7 @@ from ..types import Episode, new_id
 
 __all__ = [
     "TURN_FIELDS", "check_content", "check_id", "check_ids", "check_metadata", "check_positive_int", "check_score",
-    "check_timestamp", "check_turn", "check_user",
+    "check_texts", "check_timestamp", "check_turn", "check_user",
 ]
 
 
@@ -123,6 +123,19 @@ def check_positive_int(value: object, field: str, *, minimum: int = 1) -> int:
         raise InvalidInputError(f"{field} must be an integer >= {minimum}" if minimum != 1
                                 else f"{field} must be a positive integer")
     return value
+
+
+def check_texts(texts: object, limits: LimitsConfig, field: str = "texts") -> list[str]:
+    """A list of at most ``limits.max_texts`` strings (a bare string is not a list of texts)."""
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+        raise InvalidInputError(f"{field} must be a list of strings, not {type(texts).__name__}", field=field)
+    if len(texts) > limits.max_texts:
+        raise InvalidInputError(f"{field} has {len(texts)} items; limits.max_texts is {limits.max_texts}",
+                                field=field)
+    bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
+    if bad is not None:
+        raise InvalidInputError(f"{field}[{bad}] must be a string, not {type(texts[bad]).__name__}", field=field)
+    return list(texts)
 
 
 TURN_FIELDS = frozenset({"user_id", "role", "content", "session_id", "timestamp", "metadata", "importance"})

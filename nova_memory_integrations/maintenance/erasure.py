@@ -2,8 +2,11 @@
 
 SQLite is the system of record; the vector index, the fact graph and the entity cache
 are derived from it, so each operation changes SQLite first and then drops what was
-derived from the erased rows. Every function waits for the affected user's pending embeddings
-first, so no row is indexed after its deletion.
+derived from the erased rows. Each erase runs inside the indexer's barrier for the user
+(:meth:`~..engine.indexer.Indexer.barrier`): the indexer re-checks its rows and writes
+their vectors inside the same barrier, so a turn added while ``forget`` runs is either
+erased with the rest or kept whole, never left as an orphan vector with erased text; no
+erase waits for the indexer's backlog.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..engine.components import Components
-from ..engine.indexer import INDEX_WAIT_S
 from ..storage.vectors import VectorKind
 
 __all__ = ["delete_memories", "forget_user"]
@@ -27,9 +29,9 @@ def forget_user(components: Components, user_id: str) -> dict[str, int]:
         Rows removed per table.
     """
     c = components
-    c.indexer.wait(user_id, timeout=INDEX_WAIT_S)
-    counts = c.db.delete_user(user_id)
-    c.vectors.delete_user(user_id)
+    with c.indexer.barrier(user_id):  # a barrier: writes racing it land before (erased) or after (kept)
+        counts = c.db.delete_user(user_id)
+        c.vectors.delete_user(user_id)
     c.graph.invalidate(user_id)
     c.entities.invalidate(user_id)
     return counts
@@ -42,10 +44,10 @@ def delete_memories(components: Components, user_id: str, ids: Sequence[str]) ->
         The ids removed per table (ids of other users are never touched).
     """
     c = components
-    c.indexer.wait(user_id, timeout=INDEX_WAIT_S)
-    removed = c.db.delete_ids(user_id, list(ids))
-    for kind, table in _KINDS:
-        c.vectors.delete(kind, removed[table], user_id=user_id)
+    with c.indexer.barrier(user_id):
+        removed = c.db.delete_ids(user_id, list(ids))
+        for kind, table in _KINDS:
+            c.vectors.delete(kind, removed[table], user_id=user_id)
     c.graph.invalidate(user_id)
     c.entities.invalidate(user_id)
     return removed

@@ -89,7 +89,8 @@ def plan_assertion(
     ``existing`` are the current-belief versions with the same subject and predicate.
     A repeat of a fact valid at ``at`` is reinforced (NOOP). For a single-valued
     predicate a different object closes the older value at ``at`` (UPDATE); when the
-    newcomer predates a known value it is added as history, ending where that one starts.
+    newcomer predates a known value (another one, or the same one stated from a later
+    time) it is added as history, ending where that one starts: never two open versions.
     """
     for iv in existing:
         if iv.object_norm == object_norm and iv.valid_from <= at and _overlaps_from(iv, at):
@@ -102,7 +103,7 @@ def plan_assertion(
     close: dict[str, datetime] = {}
     new_valid_to: datetime | None = None
     for iv in existing:
-        if iv.object_norm == object_norm or not _overlaps_from(iv, at):
+        if not _overlaps_from(iv, at) or (iv.object_norm == object_norm and iv.valid_from <= at):
             continue
         if iv.valid_from <= at:
             close[iv.id] = at

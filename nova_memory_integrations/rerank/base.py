@@ -19,7 +19,8 @@ __all__ = ["ModelNotAvailable", "Reranker"]
 class ModelNotAvailable(NovaMemoryError, RuntimeError):
     """A reranking model (or the library that runs it) is not available locally.
 
-    Raised instead of downloading anything: models must be pre-placed on disk.
+    Raised instead of downloading (flashrank's own download is never used): models are
+    pre-placed on disk or fetched into the model cache by :mod:`.fetch` when allowed.
     """
 
 

@@ -37,6 +37,10 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
+_DEDUPE_BLOCK = 256
+"""Rows of the similarity matrix computed at a time by :func:`near_duplicates`."""
+
+
 def near_duplicates(vectors: Sequence[Sequence[float]], threshold: float) -> dict[int, int]:
     """Map of index -> the earlier index it nearly duplicates (cosine >= ``threshold``).
 
@@ -47,15 +51,16 @@ def near_duplicates(vectors: Sequence[Sequence[float]], threshold: float) -> dic
     m = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     m = (m / np.where(norms == 0, 1.0, norms)).astype(np.float32)
-    sims = m @ m.T
     dup: dict[int, int] = {}
-    kept: list[int] = []
-    for i in range(len(m)):
-        match = next((j for j in kept if sims[i, j] >= threshold), None)
-        if match is None:
-            kept.append(i)
-        else:
-            dup[i] = match
+    kept = np.zeros(len(m), dtype=bool)
+    for start in range(0, len(m), _DEDUPE_BLOCK):  # block rows: memory O(block * n), never n * n
+        sims = m[start:start + _DEDUPE_BLOCK] @ m[: start + _DEDUPE_BLOCK].T
+        for row, i in enumerate(range(start, min(start + _DEDUPE_BLOCK, len(m)))):
+            hits = np.flatnonzero((sims[row, :i] >= threshold) & kept[:i])
+            if hits.size:
+                dup[i] = int(hits[0])  # the earliest kept item it duplicates
+            else:
+                kept[i] = True
     return dup
 
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._time import to_epoch, utcnow
-from ..engine.indexer import INDEX_WAIT_S
+from ..engine.indexer import Table
 from ..engine.tokens import TokenCounter
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 from .assemble import Format, fit, line, render
 from .compress import extract_sentences, near_duplicates, strip_phatic
 from .config import SearchConfig
-from .signals import Candidate, name_words, stored_vectors
+from .signals import Candidate, merge_hits, name_words, pending_dense, stored_vectors
 
 if TYPE_CHECKING:
     from ..engine.components import Components
@@ -36,8 +36,13 @@ _SIGNAL_NAMES = {
 
 
 def _vectors(components: Components, user_id: str, cands: Sequence[Candidate]) -> list[list[float]]:
-    """Stored vectors of candidates (fetched once; reused when the reranker had them)."""
+    """Vectors of candidates: stored ones (fetched once; reused when the reranker had them),
+    else, for rows the indexer has not reached yet, those the read embedded itself (cached)."""
     found = stored_vectors(components.vectors, user_id, [c for c in cands if c.vector is None])
+    missing = [c for c in cands if c.vector is None and c.key not in found]
+    if missing:
+        cached = components.embedder.cached(c.text for c in missing)
+        found.update({c.key: cached[c.text] for c in missing if c.text in cached})
     dim = next((len(v) for v in found.values()), 0) or next((len(c.vector) for c in cands if c.vector), 1)
     return [c.vector or found.get((c.kind, c.id)) or [0.0] * dim for c in cands]
 
@@ -299,25 +304,32 @@ def dense_search(
 ) -> list[SearchHit]:
     """Plain dense search (see :meth:`NovaStore.search`)."""
     moment = as_of or utcnow()
-    components.indexer.wait(user_id, timeout=INDEX_WAIT_S)
     vector = components.embedder.embed_query(query)
     hits: list[SearchHit] = []
+
+    def nearest(kind: MemoryKind, table: Table, n: int, where: dict[str, Any] | None = None) -> dict[str, float]:
+        # never waits for the indexer: the newest rows it has not reached yet are scored here
+        queued = components.indexer.pending_ids(user_id, table)
+        pending = pending_dense(components.db, components.embedder, kind, queued, vector, user_id,
+                                session_id=session_id)
+        return dict(merge_hits(components.vectors.query(kind, vector, user_id=user_id, k=n, where=where), pending)[:n])
+
     if "episode" in kinds:
         where = {"session_id": session_id} if session_id else None
-        found = dict(components.vectors.query("episode", vector, user_id=user_id, k=k, where=where))
+        found = nearest("episode", "episodes", k, where)
         for ep in components.db.get_episodes(user_id, list(found)):
             hits.append(SearchHit(kind="episode", id=ep.id, text=ep.content, score=found[ep.id],
                                   timestamp=ep.timestamp, episode=ep, scores={"dense": found[ep.id]},
                                   provenance=(ep.id,)))
     if "fact" in kinds:
-        found = dict(components.vectors.query("fact", vector, user_id=user_id, k=k * 2))
+        found = nearest("fact", "facts", k * 2)
         for fact in components.db.select_facts(user_id, ids=list(found)):
             if fact.is_valid_at(moment):
                 hits.append(SearchHit(kind="fact", id=fact.id, text=fact.text, score=found[fact.id],
                                       timestamp=fact.valid_from, fact=fact, scores={"dense": found[fact.id]},
                                       provenance=fact.provenance))
     if "rule" in kinds:
-        found = dict(components.vectors.query("rule", vector, user_id=user_id, k=k))
+        found = nearest("rule", "rules", k)
         for rule in components.db.list_rules(user_id, ids=list(found)):
             hits.append(SearchHit(kind="rule", id=rule.id, text=f"When {rule.condition}: {rule.action}",
                                   score=found[rule.id], timestamp=rule.created_at, rule=rule,

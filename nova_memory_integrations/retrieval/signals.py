@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
+from ..embeddings.base import CachedEmbedder
 from ..engine.roles import GENERIC_ROLES
 from ..memory.graph import FactGraph
 from ..memory.temporal import normalize_value
@@ -17,8 +20,8 @@ from ..types import Episode, Fact, MemoryKind, Rule
 from .lexical import match_expression, terms
 
 __all__ = [
-    "GENERIC_ROLES", "Candidate", "Key", "dense", "graph_entities", "graph_facts", "lexical", "name_words",
-    "named_speakers", "stored_vectors",
+    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "dense", "graph_entities",
+    "graph_facts", "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense", "stored_vectors",
 ]
 
 Key = tuple[MemoryKind, str]
@@ -56,6 +59,53 @@ def dense(
     if k <= 0:
         return []
     return vectors.query(kind, vector, user_id=user_id, k=k, where=where)
+
+
+PENDING_EMBED_ALL = 16
+"""A user's backlog of rows not yet in the vector index up to this size is embedded whole by a
+read that needs it (the usual case: a few turns just added; the indexer reuses the vectors)."""
+PENDING_EMBED_NEWEST = 2
+"""Beyond that (an import, a burst), a read embeds only this many of the newest rows.
+
+Reads never wait for the indexer: the embedded rows get a dense score on the spot (so the
+turn just added reaches the next context), older queued rows reach the read by keywords
+(SQLite FTS holds every row from the moment it is written) until the indexer catches up.
+Together the two bound the extra embedding work of one read."""
+
+
+def pending_dense(
+    db: SQLiteStore, embedder: CachedEmbedder, kind: MemoryKind, pending: Sequence[str], vector: Sequence[float],
+    user_id: str, *, session_id: str | None = None,
+) -> list[tuple[str, float]]:
+    """Cosine of the query to the user's not-yet-indexed rows (``pending``, oldest first): all of
+    a small backlog, else the newest few (:data:`PENDING_EMBED_ALL`, :data:`PENDING_EMBED_NEWEST`)."""
+    if not pending:
+        return []
+    newest = list(pending)[-(PENDING_EMBED_ALL if len(pending) <= PENDING_EMBED_ALL else PENDING_EMBED_NEWEST):]
+    if kind == "episode":
+        rows = [(e.id, e.content) for e in db.get_episodes(user_id, newest)
+                if session_id is None or e.session_id == session_id]
+    elif kind == "fact":
+        rows = [(f.id, f.text) for f in db.select_facts(user_id, ids=newest)]
+    else:  # rules are matched on their condition, as the indexer embeds them
+        rows = [(r.id, r.condition) for r in db.list_rules(user_id, ids=newest)]
+    if not rows:
+        return []
+    q = np.asarray(vector, dtype=np.float32)
+    q /= float(np.linalg.norm(q)) or 1.0
+    docs = np.asarray(embedder.embed_cached([text for _, text in rows]), dtype=np.float32)
+    docs /= np.maximum(np.linalg.norm(docs, axis=1, keepdims=True), 1e-12)
+    return sorted(((i, float(s)) for (i, _), s in zip(rows, docs @ q)), key=lambda h: h[1], reverse=True)
+
+
+def merge_hits(*rankings: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Rankings of one signal merged by score, best first (an id keeps its best score)."""
+    best: dict[str, float] = {}
+    for ranking in rankings:
+        for i, s in ranking:
+            if i not in best or s > best[i]:
+                best[i] = s
+    return sorted(best.items(), key=lambda h: h[1], reverse=True)
 
 
 def stored_vectors(vectors: VectorIndex, user_id: str, cands: Sequence[Candidate]) -> dict[Key, list[float]]:

@@ -93,6 +93,7 @@ def test_compaction_keeps_the_period_searchable(make_store: Any) -> None:
     assert summary.metadata["compacted_from"][:3] == s1 and summary.session_id == "trip"
     hit = store.search("crater lake hike", "alice", k=1, kinds=("episode",))[0]
     assert hit.id == summary.id
+    store.flush()
     assert store.components.vectors.count("episode") == 2
 
 

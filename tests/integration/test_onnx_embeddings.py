@@ -1,8 +1,8 @@
 """The ONNX Runtime backend of the default MiniLM, against the real model and real torch.
 
 The model is exported once per test session (the ``minilm_onnx`` fixture of conftest: int8
-documents, fp32 queries); other data directories in this process copy those files instead of
-exporting again.
+documents, fp32 queries) into the session's model cache, which every store of the session uses;
+another cache directory in this process copies those files instead of exporting again.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def test_documents_fall_back_to_fp32_when_int8_fails(
     assert _cosines(emb.embed_documents(SENTENCES[:2]), [emb.embed_query(t) for t in SENTENCES[:2]]).min() >= 0.9999
 
 
-def test_cache_file_lives_in_the_data_dir_and_is_reused(
+def test_cache_file_lives_in_the_model_cache_and_is_reused(
     tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = tmp_path / "data"
@@ -124,9 +124,10 @@ def test_cache_file_lives_in_the_data_dir_and_is_reused(
         assert store.search("what pet do I have?", "alice", k=1)[0].text.startswith("I adopted")
         emb = store.components.embedder.inner
         assert isinstance(emb, OnnxMiniLMEmbeddings) and emb.backend == "onnx-int8-documents"
-        assert emb.model_file is not None and emb.model_file.parent == data / "models"
-    names = sorted(f.name for f in (data / "models").iterdir())
-    assert len(names) == 2 and emb.model_file.name in names and all(n.endswith(".onnx") and not n.startswith(".") for n in names)
+        assert emb.model_file is not None and emb.model_file.parent == minilm_onnx.cache_dir  # the per-machine cache
+    assert not (data / "models").exists()
+    names = sorted(f.name for f in minilm_onnx.cache_dir.iterdir() if f.suffix == ".onnx")
+    assert len(names) == 2 and emb.model_file.name in names and not any(n.startswith(".") for n in names)
     mtime = emb.model_file.stat().st_mtime_ns
 
     def no_export(*args: object, **kwargs: object) -> None:
@@ -140,12 +141,12 @@ def test_cache_file_lives_in_the_data_dir_and_is_reused(
         assert {h.text for h in hits} == {"I adopted a cat called Miso.", "Miso likes tuna."}
         assert store.components.embedder.inner.backend == "onnx-int8-documents"  # type: ignore[attr-defined]
     assert emb.model_file.stat().st_mtime_ns == mtime
-    assert sorted(f.name for f in (data / "models").iterdir()) == names
+    assert sorted(f.name for f in minilm_onnx.cache_dir.iterdir() if f.suffix == ".onnx") == names
     # another data directory in this process copies the checked files instead of exporting
     other = OnnxMiniLMEmbeddings(cache_dir=tmp_path / "other" / "models").load()
     assert minilm_onnx.model_file is not None and other.model_file is not None
     assert other.model_file.read_bytes() == minilm_onnx.model_file.read_bytes()
-    assert sorted(f.name for f in (tmp_path / "other" / "models").iterdir()) == names
+    assert sorted(f.name for f in (tmp_path / "other" / "models").iterdir() if f.suffix == ".onnx") == names
 
 
 def test_a_new_process_loads_the_cached_file_without_torch(minilm_onnx: OnnxMiniLMEmbeddings) -> None:
@@ -200,7 +201,7 @@ def test_config_selects_the_backend(tmp_path: Path) -> None:
     assert cfg.embeddings.backend == "auto" and cfg.embeddings.quantize == "documents"
     auto = default_embeddings(cfg.embeddings, tmp_path)
     assert isinstance(auto, OnnxMiniLMEmbeddings) and auto.fallback and auto.quantize == "documents"
-    assert auto.cache_dir == tmp_path / "models"
+    assert auto.cache_dir == Path(os.environ["NOVA_MEMORY_MODEL_CACHE"]) / "embeddings"  # not the data dir
     assert auto.backend == "unloaded"  # nothing loads before the first embedding
     strict = default_embeddings(NovaConfig.from_dict({"embeddings": {"backend": "onnx", "quantize": False}}).embeddings,
                                 tmp_path)

@@ -1,0 +1,416 @@
+"""The background indexer over real SQLite and a real Chroma ``PersistentClient`` in a tmp dir
+(kills the mutants of ``engine/indexer.py``). Embeddings come from the repo's hashed
+bag-of-words embedder (tests/integration/test_embedding_space.py), so no model is loaded.
+
+Failures are real ones: a Chroma collection that belongs to another user makes every upsert
+into it fail until it is dropped."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from integration.test_embedding_space import HashedBagOfWords
+
+from nova_memory_integrations.embeddings import CachedEmbedder, embedding_space
+from nova_memory_integrations.engine.indexer import SPACE_KEY, Indexer
+from nova_memory_integrations.storage.sqlite import SQLiteStore
+from nova_memory_integrations.storage.vectors import VectorIndex
+from nova_memory_integrations.types import Episode, Fact, Rule
+
+T0 = datetime(2024, 1, 1, 12, tzinfo=timezone.utc)
+
+
+class OtherModel(HashedBagOfWords):
+    """The same vectors under another model name: another embedding space for the store."""
+
+    model = "hashed-bow-64-other"
+
+
+@pytest.fixture()
+def db(tmp_path: Path) -> Iterator[SQLiteStore]:
+    store = SQLiteStore(tmp_path / "memory.sqlite3")
+    yield store
+    store.close()
+
+
+@pytest.fixture()
+def vectors(tmp_path: Path) -> VectorIndex:
+    return VectorIndex(path=tmp_path / "chroma")
+
+
+@pytest.fixture()
+def embedder() -> CachedEmbedder:
+    return CachedEmbedder(HashedBagOfWords())
+
+
+@pytest.fixture()
+def indexer(db: SQLiteStore, vectors: VectorIndex, embedder: CachedEmbedder) -> Iterator[Indexer]:
+    ix = Indexer(db, vectors, embedder, batch_size=2, max_batch_size=4, max_wait_ms=1)
+    yield ix
+    ix.stop(timeout=5)
+
+
+@pytest.fixture()
+def hijack(vectors: VectorIndex, indexer: Indexer) -> Iterator[Any]:
+    """Create a user's collection owned by somebody else: every write into it fails (until the
+    test ends, so that the worker drains before it is stopped)."""
+    made: list[str] = []
+
+    def make(kind: str, user: str) -> None:
+        name = vectors.collection_name(kind, user)  # type: ignore[arg-type]
+        vectors.client.create_collection(name=name, embedding_function=None,
+                                         metadata={"hnsw:space": "cosine", "user_id": "mallory"})
+        made.append(name)
+
+    yield make
+    for name in made:
+        try:
+            vectors.client.delete_collection(name)
+        except Exception:  # released by the test already
+            pass
+
+
+def episode(eid: str, user: str = "alice", session: str | None = "s1") -> Episode:
+    return Episode(id=eid, user_id=user, session_id=session, role="user", content=f"content of {eid}",
+                   timestamp=T0, ingested_at=T0)
+
+
+def fact(fid: str, user: str = "alice", **kw: Any) -> Fact:
+    return Fact(id=fid, lineage_id=fid, user_id=user, subject="user", predicate="likes", object=f"obj {fid}",
+                confidence=0.5, valid_from=T0, ingested_at=T0, **kw)
+
+
+def rule(rid: str, user: str = "alice") -> Rule:
+    return Rule(id=rid, user_id=user, condition=f"condition {rid}", action=f"action {rid}", confidence=0.5,
+                created_at=T0)
+
+
+def stored(vectors: VectorIndex, kind: str, user: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """id -> (document, metadata) of one user's collection."""
+    col = vectors.collection(kind, user)  # type: ignore[arg-type]
+    if col is None:
+        return {}
+    res = col.get(include=["documents", "metadatas"])
+    return {i: (d, m) for i, d, m in zip(res["ids"], res["documents"], res["metadatas"])}
+
+
+def release(vectors: VectorIndex, kind: str, user: str) -> None:
+    vectors.client.delete_collection(vectors.collection_name(kind, user))  # type: ignore[arg-type]
+
+
+# -- construction and embedding space ---------------------------------------------------------------------
+
+
+def test_defaults(db: SQLiteStore, vectors: VectorIndex, embedder: CachedEmbedder) -> None:
+    ix = Indexer(db, vectors, embedder)
+    assert (ix.batch_size, ix.max_batch_size, ix.max_wait) == (128, 1024, 0.025)
+
+
+def test_the_backlog_batch_is_never_smaller_than_the_batch(db: SQLiteStore, vectors: VectorIndex,
+                                                           embedder: CachedEmbedder) -> None:
+    assert Indexer(db, vectors, embedder, batch_size=10, max_batch_size=4).max_batch_size == 10
+
+
+def test_a_new_store_records_the_embedding_space(indexer: Indexer, db: SQLiteStore) -> None:
+    indexer.space_matches()
+    assert db.get_meta(SPACE_KEY) == embedding_space(HashedBagOfWords())
+
+
+def test_a_new_store_matches(indexer: Indexer) -> None:
+    assert indexer.space_matches() is True
+
+
+def test_the_recorded_space_matches_again(indexer: Indexer) -> None:
+    indexer.space_matches()
+    assert indexer.space_matches() is True
+
+
+def test_another_space_does_not_match(db: SQLiteStore, vectors: VectorIndex, indexer: Indexer) -> None:
+    indexer.space_matches()
+    assert Indexer(db, vectors, CachedEmbedder(OtherModel())).space_matches() is False
+
+
+def test_another_space_keeps_the_recorded_one(db: SQLiteStore, vectors: VectorIndex, indexer: Indexer) -> None:
+    indexer.space_matches()
+    Indexer(db, vectors, CachedEmbedder(OtherModel())).space_matches()
+    assert db.get_meta(SPACE_KEY) == embedding_space(HashedBagOfWords())
+
+
+def test_another_space_is_logged(db: SQLiteStore, vectors: VectorIndex, indexer: Indexer,
+                                 caplog: pytest.LogCaptureFixture) -> None:
+    indexer.space_matches()
+    with caplog.at_level(logging.WARNING, logger="nova_memory_integrations.engine.indexer"):
+        Indexer(db, vectors, CachedEmbedder(OtherModel())).space_matches()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"nova-memory: the vectors of this store were made by {embedding_space(HashedBagOfWords())!r} but it now "
+        f"embeds with {embedding_space(OtherModel())!r}: dense search will be poor (or fail on a dimension "
+        "mismatch) until NovaStore.reindex() / `nova-memory reindex` rebuilds them (or set "
+        'embeddings.on_model_change = "reindex")']
+
+
+def test_adopt_space_records_the_new_embedder(db: SQLiteStore, vectors: VectorIndex, indexer: Indexer) -> None:
+    indexer.space_matches()
+    Indexer(db, vectors, CachedEmbedder(OtherModel())).adopt_space()
+    assert db.get_meta(SPACE_KEY) == embedding_space(OtherModel())
+
+
+# -- indexing ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def rows(db: SQLiteStore) -> SQLiteStore:
+    db.insert_episodes([episode("ae1"), episode("ae2", session=None), episode("be1", "bob")])
+    db.insert_fact(fact("af1"), "x", 0.0)
+    db.insert_fact(fact("af2", expired_at=T0), "x", 0.0)
+    db.insert_rule(rule("ar1"))
+    return db
+
+
+def test_episodes_reach_their_users_collection(rows: SQLiteStore, indexer: Indexer, vectors: VectorIndex) -> None:
+    indexer.submit("episodes", [("ae1", "alice"), ("ae2", "alice"), ("be1", "bob")])
+    indexer.wait(timeout=30)
+    assert stored(vectors, "episode", "alice") == {
+        "ae1": ("content of ae1", {"user_id": "alice", "session_id": "s1", "ts": T0.timestamp(), "role": "user"}),
+        "ae2": ("content of ae2", {"user_id": "alice", "session_id": "", "ts": T0.timestamp(), "role": "user"}),
+    }
+
+
+def test_another_users_episode_goes_to_their_collection(rows: SQLiteStore, indexer: Indexer,
+                                                        vectors: VectorIndex) -> None:
+    indexer.submit("episodes", [("ae1", "alice"), ("be1", "bob")])
+    indexer.wait(timeout=30)
+    assert list(stored(vectors, "episode", "bob")) == ["be1"]
+
+
+def test_facts_are_indexed_with_their_text(rows: SQLiteStore, indexer: Indexer, vectors: VectorIndex) -> None:
+    indexer.submit("facts", [("af1", "alice")])
+    indexer.wait(timeout=30)
+    assert stored(vectors, "fact", "alice") == {
+        "af1": ("user likes obj af1", {"user_id": "alice", "subject": "user", "predicate": "likes",
+                                       "valid_from": T0.timestamp()})}
+
+
+def test_rules_are_indexed_by_their_condition(rows: SQLiteStore, indexer: Indexer, vectors: VectorIndex) -> None:
+    indexer.submit("rules", [("ar1", "alice")])
+    indexer.wait(timeout=30)
+    assert stored(vectors, "rule", "alice") == {"ar1": ("condition ar1", {"user_id": "alice"})}
+
+
+def test_indexed_vectors_are_the_embedders(rows: SQLiteStore, indexer: Indexer, vectors: VectorIndex) -> None:
+    indexer.submit("rules", [("ar1", "alice")])
+    indexer.wait(timeout=30)
+    got = vectors.get_embeddings("rule", ["ar1"], user_id="alice")["ar1"]
+    assert got == pytest.approx(HashedBagOfWords().embed_query("condition ar1"), abs=1e-6)
+
+
+def test_indexed_rows_are_flagged(rows: SQLiteStore, indexer: Indexer) -> None:
+    indexer.submit("episodes", [("ae1", "alice"), ("be1", "bob")])
+    indexer.wait(timeout=30)
+    assert rows.unindexed_ids("episodes") == [("ae2", "alice")]
+
+
+def test_an_expired_fact_is_kept_out_of_the_index(rows: SQLiteStore, indexer: Indexer, vectors: VectorIndex) -> None:
+    indexer.submit("facts", [("af1", "alice"), ("af2", "alice")])
+    indexer.wait(timeout=30)
+    assert list(stored(vectors, "fact", "alice")) == ["af1"]
+
+
+def test_an_expired_fact_is_flagged_done(rows: SQLiteStore, indexer: Indexer) -> None:
+    indexer.submit("facts", [("af2", "alice")])
+    indexer.wait(timeout=30)
+    assert rows.unindexed_ids("facts") == [("af1", "alice")]
+
+
+def test_a_fact_expired_after_indexing_leaves_the_index(rows: SQLiteStore, indexer: Indexer,
+                                                       vectors: VectorIndex) -> None:
+    indexer.submit("facts", [("af1", "alice")])
+    indexer.wait(timeout=30)
+    rows.expire_fact("alice", "af1", T0.timestamp())
+    indexer.submit("facts", [("af1", "alice")])
+    indexer.wait(timeout=30)
+    assert stored(vectors, "fact", "alice") == {}
+
+
+def test_a_deleted_row_leaves_its_users_index(rows: SQLiteStore, indexer: Indexer, vectors: VectorIndex) -> None:
+    indexer.submit("episodes", [("ae1", "alice"), ("ae2", "alice"), ("be1", "bob")])
+    indexer.wait(timeout=30)
+    rows.delete_ids("alice", ["ae1"])
+    rows.delete_ids("bob", ["be1"])
+    indexer.submit("episodes", [("ae1", "alice"), ("be1", "bob")])
+    indexer.wait(timeout=30)
+    assert [list(stored(vectors, "episode", "alice")), list(stored(vectors, "episode", "bob"))] == [["ae2"], []]
+
+
+def test_a_row_queued_twice_is_indexed_once(rows: SQLiteStore, indexer: Indexer, vectors: VectorIndex) -> None:
+    indexer.submit("episodes", [("ae1", "alice"), ("ae1", "alice")])
+    indexer.wait(timeout=30)
+    assert list(stored(vectors, "episode", "alice")) == ["ae1"]
+
+
+def test_recover_queues_every_unindexed_row(rows: SQLiteStore, indexer: Indexer) -> None:
+    assert indexer.recover() == 6
+
+
+def test_recover_indexes_every_table(rows: SQLiteStore, indexer: Indexer, vectors: VectorIndex) -> None:
+    indexer.recover()
+    indexer.wait(timeout=30)
+    assert [len(stored(vectors, k, "alice")) for k in ("episode", "fact", "rule")] == [2, 1, 1]
+
+
+# -- pending, wait, stop ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def stopped(db: SQLiteStore, vectors: VectorIndex, embedder: CachedEmbedder) -> Indexer:
+    """An indexer whose worker is stopped: what is submitted stays queued."""
+    ix = Indexer(db, vectors, embedder)
+    ix.stop(timeout=0)
+    ix.submit("episodes", [("e1", "alice"), ("e2", "alice"), ("e1", "alice")])
+    ix.submit("facts", [("f1", "alice"), ("g1", "bob")])
+    return ix
+
+
+def test_pending_of_a_user(stopped: Indexer) -> None:
+    assert stopped.pending("alice") == 4
+
+
+def test_pending_of_everyone(stopped: Indexer) -> None:
+    assert stopped.pending() == 5
+
+
+def test_pending_of_a_user_without_rows(stopped: Indexer) -> None:
+    assert stopped.pending("carol") == 0
+
+
+def test_pending_ids_of_a_table_oldest_first_once_each(stopped: Indexer) -> None:
+    assert stopped.pending_ids("alice", "episodes") == ["e1", "e2"]
+
+
+def test_pending_ids_of_another_table(stopped: Indexer) -> None:
+    assert stopped.pending_ids("alice", "facts") == ["f1"]
+
+
+def test_pending_ids_of_another_user(stopped: Indexer) -> None:
+    assert stopped.pending_ids("bob", "facts") == ["g1"]
+
+
+def test_pending_ids_of_a_user_without_rows(stopped: Indexer) -> None:
+    assert stopped.pending_ids("carol", "facts") == []
+
+
+def test_wait_times_out_on_a_stopped_worker(stopped: Indexer) -> None:
+    assert stopped.wait("alice", timeout=0.05) is False
+
+
+def test_wait_for_a_user_without_rows_returns_at_once(stopped: Indexer) -> None:
+    assert stopped.wait("carol", timeout=0) is True
+
+
+def test_wait_with_nothing_queued(indexer: Indexer) -> None:
+    assert indexer.wait(timeout=0) is True
+
+
+def test_pending_drops_to_zero_once_indexed(rows: SQLiteStore, indexer: Indexer) -> None:
+    indexer.submit("episodes", [("ae1", "alice"), ("ae2", "alice")])
+    indexer.wait("alice", timeout=30)
+    assert indexer.pending() == 0
+
+
+def test_wait_without_a_timeout_returns_once_indexed(rows: SQLiteStore, indexer: Indexer) -> None:
+    indexer.submit("episodes", [("ae1", "alice")])
+    assert indexer.wait("alice") is True
+
+
+def indexer_threads() -> int:
+    return sum(t.name == "nova-memory-indexer" and t.is_alive() for t in threading.enumerate())
+
+
+def test_submitting_nothing_starts_no_worker(indexer: Indexer) -> None:
+    before = indexer_threads()
+    indexer.submit("episodes", [])
+    assert indexer_threads() == before
+
+
+def test_stop_drains_the_queue_first(rows: SQLiteStore, db: SQLiteStore, vectors: VectorIndex,
+                                     embedder: CachedEmbedder) -> None:
+    ix = Indexer(db, vectors, embedder, max_wait_ms=200)
+    ix.submit("episodes", [("ae1", "alice")])
+    ix.stop()
+    assert list(stored(vectors, "episode", "alice")) == ["ae1"]
+
+
+def test_stop_ends_the_worker(rows: SQLiteStore, indexer: Indexer) -> None:
+    indexer.submit("episodes", [("ae1", "alice")])
+    indexer.wait(timeout=30)
+    indexer.stop()
+    assert indexer._thread is not None and not indexer._thread.is_alive()
+
+
+# -- failures ----------------------------------------------------------------------------------------------------
+
+
+def test_a_failing_batch_stays_queued(rows: SQLiteStore, indexer: Indexer, hijack: Any, vectors: VectorIndex) -> None:
+    hijack("episode", "alice")
+    indexer.submit("episodes", [("ae1", "alice")])
+    assert indexer.wait("alice", timeout=0.2) is False
+
+
+def test_a_failing_batch_reports_the_error(rows: SQLiteStore, indexer: Indexer, hijack: Any, vectors: VectorIndex) -> None:
+    hijack("episode", "alice")
+    indexer.submit("episodes", [("ae1", "alice")])
+    indexer.wait("alice", timeout=0.5)
+    assert indexer.last_error == (f"StorageError: Chroma collection {vectors.collection_name('episode', 'alice')}"
+                                  " belongs to another user")
+
+
+def test_a_failing_batch_is_logged_with_its_size(rows: SQLiteStore, db: SQLiteStore, vectors: VectorIndex,
+                                                 indexer: Indexer, hijack: Any, caplog: pytest.LogCaptureFixture) -> None:
+    db.insert_episodes([episode(f"x{n}") for n in range(3)])
+    hijack("episode", "alice")
+    with caplog.at_level(logging.WARNING, logger="nova_memory_integrations.engine.indexer"):
+        indexer.submit("episodes", [("ae1", "alice"), ("ae2", "alice"), ("x0", "alice"), ("x1", "alice"),
+                                    ("x2", "alice")])  # 5 queued > batch of 2: a backlog batch of 4
+        indexer.wait("alice", timeout=0.3)
+    assert caplog.records[0].getMessage() == (
+        "nova-memory indexer: batch of 4 failed (Chroma collection "
+        f"{vectors.collection_name('episode', 'alice')} belongs to another user); will retry")
+
+
+def test_a_batch_within_the_batch_size_is_taken_whole(rows: SQLiteStore, vectors: VectorIndex, indexer: Indexer, hijack: Any,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    hijack("episode", "alice")
+    with caplog.at_level(logging.WARNING, logger="nova_memory_integrations.engine.indexer"):
+        indexer.submit("episodes", [("ae1", "alice"), ("ae2", "alice")])
+        indexer.wait("alice", timeout=0.3)
+    assert caplog.records[0].getMessage().startswith("nova-memory indexer: batch of 2 failed")
+
+
+def test_a_failed_batch_is_retried_until_it_succeeds(rows: SQLiteStore, indexer: Indexer, hijack: Any,
+                                                     vectors: VectorIndex) -> None:
+    hijack("episode", "alice")
+    indexer.submit("episodes", [("ae1", "alice")])
+    indexer.wait("alice", timeout=0.3)
+    release(vectors, "episode", "alice")
+    assert indexer.wait("alice", timeout=30) is True
+
+
+def test_success_clears_the_last_error(rows: SQLiteStore, indexer: Indexer, hijack: Any, vectors: VectorIndex) -> None:
+    hijack("episode", "alice")
+    indexer.submit("episodes", [("ae1", "alice")])
+    indexer.wait("alice", timeout=0.3)
+    release(vectors, "episode", "alice")
+    indexer.wait("alice", timeout=30)
+    assert indexer.last_error is None
+
+
+def test_other_users_are_indexed_while_one_fails(rows: SQLiteStore, indexer: Indexer, hijack: Any, vectors: VectorIndex) -> None:
+    hijack("rule", "alice")
+    indexer.submit("rules", [("ar1", "alice")])
+    indexer.submit("episodes", [("be1", "bob")])
+    assert indexer.wait("bob", timeout=0.2) is False  # one worker, one failing batch first: bob waits too

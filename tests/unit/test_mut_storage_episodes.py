@@ -1,0 +1,232 @@
+"""Episode queries at the storage level, each against a real SQLite file (kills the mutants of
+``storage/episodes.py``): round trips, filters, order, neighbours, flags and keyword search,
+always with a second user whose rows must stay invisible and untouched."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from nova_memory_integrations.storage.sqlite import SQLiteStore
+from nova_memory_integrations.types import Episode
+
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+H = timedelta(hours=1)
+
+
+def ep(eid: str, user: str = "alice", text: str = "hello", *, at: datetime = T0, session: str | None = "s1",
+       **kw: object) -> Episode:
+    return Episode(id=eid, user_id=user, session_id=session, role="user", content=text, timestamp=at,
+                   ingested_at=T0, **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture()
+def db(tmp_path: Path) -> Iterator[SQLiteStore]:
+    store = SQLiteStore(tmp_path / "memory.sqlite3")
+    yield store
+    store.close()
+
+
+@pytest.fixture()
+def timeline(db: SQLiteStore) -> SQLiteStore:
+    """alice: a1 (s1, T0), a2 (s1, T0+1h), a3 (s2, T0+2h), a4 (s1, T0+3h); bob: b1 (s1, T0+1h)."""
+    db.insert_episodes([
+        ep("a1", at=T0), ep("a2", at=T0 + H), ep("a3", at=T0 + 2 * H, session="s2"), ep("a4", at=T0 + 3 * H),
+        ep("b1", "bob", at=T0 + H),
+    ])
+    return db
+
+
+def ids(episodes: list[Episode]) -> list[str]:
+    return [e.id for e in episodes]
+
+
+# -- insert / get ------------------------------------------------------------------------------
+
+
+def test_every_field_survives_a_round_trip(db: SQLiteStore) -> None:
+    original = ep("e1", metadata={"k": "v"}, importance=0.9, access_count=3, last_access=T0 + H, processed=True)
+    db.insert_episodes([original])
+    assert db.get_episodes("alice", ["e1"]) == [original]
+
+
+def test_get_episodes_of_no_ids_is_empty(timeline: SQLiteStore) -> None:
+    assert timeline.get_episodes("alice", []) == []
+
+
+def test_get_episodes_hides_other_users_ids(timeline: SQLiteStore) -> None:
+    assert ids(timeline.get_episodes("alice", ["a1", "b1", "a2"])) == ["a1", "a2"]
+
+
+def test_get_episodes_of_many_ids(db: SQLiteStore) -> None:
+    db.insert_episodes([ep(f"e{i}") for i in range(1201)])
+    assert len(db.get_episodes("alice", [f"e{i}" for i in range(1201)])) == 1201
+
+
+# -- list_episodes -----------------------------------------------------------------------------
+
+
+def test_list_episodes_in_event_time_order(timeline: SQLiteStore) -> None:
+    assert ids(timeline.list_episodes("alice")) == ["a1", "a2", "a3", "a4"]
+
+
+def test_list_episodes_breaks_ties_by_insertion(db: SQLiteStore) -> None:
+    db.insert_episodes([ep("x2"), ep("x1"), ep("x3")])
+    assert ids(db.list_episodes("alice")) == ["x2", "x1", "x3"]
+
+
+def test_list_episodes_newest_first(timeline: SQLiteStore) -> None:
+    assert ids(timeline.list_episodes("alice", newest_first=True)) == ["a4", "a3", "a2", "a1"]
+
+
+def test_list_episodes_newest_first_breaks_ties_by_latest_insertion(db: SQLiteStore) -> None:
+    db.insert_episodes([ep("x2"), ep("x1"), ep("x3")])
+    assert ids(db.list_episodes("alice", newest_first=True)) == ["x3", "x1", "x2"]
+
+
+def test_list_episodes_of_one_session(timeline: SQLiteStore) -> None:
+    assert ids(timeline.list_episodes("alice", session_id="s2")) == ["a3"]
+
+
+def test_list_episodes_since_is_inclusive(timeline: SQLiteStore) -> None:
+    assert ids(timeline.list_episodes("alice", since=(T0 + H).timestamp())) == ["a2", "a3", "a4"]
+
+
+def test_list_episodes_until_is_exclusive(timeline: SQLiteStore) -> None:
+    assert ids(timeline.list_episodes("alice", until=(T0 + 2 * H).timestamp())) == ["a1", "a2"]
+
+
+def test_list_episodes_limit(timeline: SQLiteStore) -> None:
+    assert ids(timeline.list_episodes("alice", limit=2)) == ["a1", "a2"]
+
+
+def test_list_episodes_unprocessed_only(timeline: SQLiteStore) -> None:
+    timeline.mark_processed("alice", ["a1", "a3"])
+    assert ids(timeline.list_episodes("alice", unprocessed_only=True)) == ["a2", "a4"]
+
+
+def test_list_episodes_includes_processed_ones_by_default(timeline: SQLiteStore) -> None:
+    timeline.mark_processed("alice", ["a1"])
+    assert ids(timeline.list_episodes("alice")) == ["a1", "a2", "a3", "a4"]
+
+
+def test_list_episodes_of_another_user(timeline: SQLiteStore) -> None:
+    assert ids(timeline.list_episodes("bob")) == ["b1"]
+
+
+# -- neighbours ----------------------------------------------------------------------------------
+
+
+def test_neighbours_of_a_middle_turn(timeline: SQLiteStore) -> None:
+    assert timeline.neighbours("alice", ["a2"]) == {"a2": ("a1", "a4")}
+
+
+def test_neighbours_of_the_first_turn(timeline: SQLiteStore) -> None:
+    assert timeline.neighbours("alice", ["a1"]) == {"a1": (None, "a2")}
+
+
+def test_neighbours_of_the_last_turn(timeline: SQLiteStore) -> None:
+    assert timeline.neighbours("alice", ["a4"]) == {"a4": ("a2", None)}
+
+
+def test_neighbours_of_a_turn_alone_in_its_session(timeline: SQLiteStore) -> None:
+    assert timeline.neighbours("alice", ["a3"]) == {"a3": (None, None)}
+
+
+def test_neighbours_with_equal_times_follow_insertion(db: SQLiteStore) -> None:
+    db.insert_episodes([ep("x1"), ep("x2"), ep("x3")])
+    assert db.neighbours("alice", ["x2"]) == {"x2": ("x1", "x3")}
+
+
+def test_neighbours_skip_turns_without_a_session(db: SQLiteStore) -> None:
+    db.insert_episodes([ep("x1", session=None)])
+    assert db.neighbours("alice", ["x1"]) == {}
+
+
+def test_neighbours_never_reach_another_users_turn(timeline: SQLiteStore) -> None:
+    assert timeline.neighbours("alice", ["a2", "b1"]) == {"a2": ("a1", "a4")}
+
+
+# -- users, flags ----------------------------------------------------------------------------------
+
+
+def test_user_ids_sorted(db: SQLiteStore) -> None:
+    db.insert_episodes([ep("c1", "carol"), ep("a1"), ep("b1", "bob")])
+    assert db.user_ids() == ["alice", "bob", "carol"]
+
+
+def test_user_ids_include_users_with_everything_processed(timeline: SQLiteStore) -> None:
+    timeline.mark_processed("bob", ["b1"])
+    assert timeline.user_ids() == ["alice", "bob"]
+
+
+def test_users_with_unprocessed_skip_users_with_everything_processed(timeline: SQLiteStore) -> None:
+    timeline.mark_processed("bob", ["b1"])
+    assert timeline.users_with_unprocessed() == ["alice"]
+
+
+def test_mark_processed_cannot_flag_another_users_episode(timeline: SQLiteStore) -> None:
+    timeline.mark_processed("alice", ["b1"])
+    assert timeline.users_with_unprocessed() == ["alice", "bob"]
+
+
+def test_touch_counts_an_access(timeline: SQLiteStore) -> None:
+    timeline.touch_episodes("alice", ["a1"], (T0 + 5 * H).timestamp())
+    assert timeline.get_episodes("alice", ["a1"])[0].access_count == 1
+
+
+def test_touch_records_the_access_time(timeline: SQLiteStore) -> None:
+    timeline.touch_episodes("alice", ["a1"], (T0 + 5 * H).timestamp())
+    assert timeline.get_episodes("alice", ["a1"])[0].last_access == T0 + 5 * H
+
+
+def test_touch_cannot_touch_another_users_episode(timeline: SQLiteStore) -> None:
+    timeline.touch_episodes("alice", ["b1"], (T0 + 5 * H).timestamp())
+    assert timeline.get_episodes("bob", ["b1"])[0].access_count == 0
+
+
+def test_touch_of_no_ids_changes_nothing(timeline: SQLiteStore) -> None:
+    timeline.touch_episodes("alice", [], (T0 + 5 * H).timestamp())
+    assert [e.access_count for e in timeline.list_episodes("alice")] == [0, 0, 0, 0]
+
+
+# -- keyword search ------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def texts(db: SQLiteStore) -> SQLiteStore:
+    db.insert_episodes([
+        ep("a1", text="sailing boats and sailing lessons, sailing every day"),
+        ep("a2", text="I went sailing once", session="s2"),
+        ep("a3", text="nothing about boats"),
+        ep("b1", "bob", text="sailing sailing sailing"),
+    ])
+    return db
+
+
+def test_fts_ranks_the_better_match_first(texts: SQLiteStore) -> None:
+    assert [i for i, _ in texts.fts_episodes("alice", "sailing", 10)] == ["a1", "a2"]
+
+
+def test_fts_scores_are_higher_for_better_matches(texts: SQLiteStore) -> None:
+    (_, best), (_, worse) = texts.fts_episodes("alice", "sailing", 10)
+    assert best > worse
+
+
+def test_fts_scores_are_positive(texts: SQLiteStore) -> None:
+    assert all(score > 0 for _, score in texts.fts_episodes("alice", "sailing", 10))
+
+
+def test_fts_limit(texts: SQLiteStore) -> None:
+    assert [i for i, _ in texts.fts_episodes("alice", "sailing", 1)] == ["a1"]
+
+
+def test_fts_within_one_session(texts: SQLiteStore) -> None:
+    assert [i for i, _ in texts.fts_episodes("alice", "sailing", 10, session_id="s2")] == ["a2"]
+
+
+def test_fts_never_returns_another_users_turn(texts: SQLiteStore) -> None:
+    assert "b1" not in [i for i, _ in texts.fts_episodes("alice", "sailing", 10)]
