@@ -227,6 +227,23 @@ def generate_queries(n: int, seed: int = 11) -> list[str]:
     return list(out)
 
 
+_SHARED_WORDS = ("I", "the", "garden", "coffee", "work", "today", "my", "and", "with", "Anna", "was", "about",
+                 "we", "talked", "again", "project", "dinner", "it", "really", "good", "then", "later", "home")
+
+
+def generate_shared_turns(n: int, seed: int = 7) -> list[tuple[str, str]]:
+    """``n`` chat turns that share most of their vocabulary (a user who talks about the same few
+    things all day): ~80% of each turn's words come from 23 common words, so nearly every BM25
+    query term matches most rows."""
+    rng = random.Random(seed)
+    out: list[tuple[str, str]] = []
+    for i in range(n):
+        words = [rng.choice(_SHARED_WORDS) if rng.random() < 0.8 else rng.choice(_NOUNS).split()[0]
+                 for _ in range(round(rng.triangular(8, 30, 12)))]
+        out.append(("user" if i % 2 == 0 else "assistant", " ".join(words).capitalize() + "."))
+    return out
+
+
 def swap_words(text: str, rng: random.Random, n: int = 2) -> str:
     """``text`` with ``n`` random words replaced by vocabulary words (keeps its length)."""
     words = text.split()

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
 
@@ -39,16 +39,53 @@ ConsolidationMode = Literal["immediate", "background", "manual"]
 
 
 class _Section(BaseModel):
+    """A validated settings section: invalid values raise ``ConfigError`` naming the setting."""
+
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ConfigError(f"{type(self).__name__}: {exc}") from exc
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as exc:
+            raise ConfigError(f"{type(self).__name__}.{name}: {exc}") from exc
 
 
 class StorageConfig(_Section):
     """Where and how data is stored inside the data directory."""
 
     sqlite_filename: str = "nova.sqlite3"
+    """The SQLite file, relative to the data directory (it must stay inside it)."""
     chroma_dirname: str = "chroma"
+    """The embedded Chroma directory, relative to the data directory (it must stay inside it)."""
     collection_prefix: str = "nova"
     sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0)
+
+    @field_validator("sqlite_filename", "chroma_dirname")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        path = Path(value)
+        if not value.strip() or "\x00" in value or path.is_absolute() or ".." in path.parts or path == Path("."):
+            raise ValueError(f"{value!r} must be a relative path inside the data directory")
+        return value
+
+    def path_of(self, setting: Literal["sqlite_filename", "chroma_dirname"], data_dir: Path) -> Path:
+        """``data_dir / <setting>``, refused unless it resolves inside ``data_dir`` (symlinks followed).
+
+        Raises:
+            ConfigError: the setting names a place outside the data directory.
+        """
+        root = data_dir.resolve()
+        target: Path = (root / getattr(self, setting)).resolve()
+        if target == root or not target.is_relative_to(root):
+            raise ConfigError(f"storage.{setting} = {getattr(self, setting)!r} resolves to {target}, outside the"
+                              f" data directory {root}; use a name inside it")
+        return target
 
 
 class EmbeddingConfig(_Section):

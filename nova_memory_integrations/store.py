@@ -34,6 +34,7 @@ from .engine.validation import (
     check_timestamp,
     check_turn,
     check_user,
+    checked_arguments,
 )
 from .errors import InvalidInputError, NotFoundError, StoreClosedError
 from .maintenance import lifecycle, portability
@@ -60,6 +61,7 @@ from .types import (
 __all__ = ["NovaStore"]
 
 
+@checked_arguments  # every argument named in engine.validation.ARGUMENT_CHECKS is checked first
 class NovaStore:
     """Long-term memory for agents: episodes, bi-temporal facts and rules for many users.
 
@@ -510,13 +512,8 @@ class NovaStore:
         max_item_tokens: int | None = None,
     ) -> CompressionResult:
         """Rerank, drop near-duplicates and fit any texts to a token budget (not only memories)."""
-        self._check_open()
-        if not isinstance(query, str):
-            raise InvalidInputError("query must be a string")
+        self._check_open()  # query, budget_tokens, k, max_item_tokens: checked by @checked_arguments
         texts = check_texts(texts, self.config.limits)
-        for name, value in (("budget_tokens", budget_tokens), ("k", k), ("max_item_tokens", max_item_tokens)):
-            if value is not None:
-                check_positive_int(value, name)
         return compress_texts(self._recall, query, list(texts), budget_tokens=budget_tokens, k=k,
                               dedupe_threshold=self._search_config(None).dedupe_threshold,
                               max_item_tokens=max_item_tokens,
@@ -590,7 +587,7 @@ class NovaStore:
         return portability.export_store(self.components, dest, user_id=user_id)
 
     def import_(self, source: Any, **kw: Any) -> portability.ImportReport:
-        """Load a JSON Lines export (``merge``, ``on_conflict``): :func:`.portability.import_store`."""
+        """Load a JSON Lines export (merge, user_id, as_user, dry_run): :func:`.portability.import_store`."""
         self._check_open()
         return portability.import_store(self.components, source, **kw)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -14,13 +15,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.segment import Segment
 
+from ..engine.validation import printable
 from ..errors import NovaMemoryError
 
 if TYPE_CHECKING:
     from ..store import NovaStore
 
-__all__ = ["JsonOpt", "PathOpt", "Session", "UserOpt", "choice", "jsonable", "parse_when", "session"]
+__all__ = ["JsonOpt", "PathOpt", "SafeConsole", "Session", "UserOpt", "choice", "json_text", "jsonable", "parse_when",
+           "session"]
 
 PathOpt = Annotated[
     Path | None,
@@ -51,6 +55,30 @@ def parse_when(value: str | None, name: str = "time") -> datetime | None:
     except ValueError as exc:
         raise typer.BadParameter(f"{name}: not an ISO-8601 date/time: {value!r} (e.g. 2024-06-01)") from exc
     return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+class SafeConsole(Console):
+    """A rich ``Console`` that never prints a terminal escape sequence found in the data.
+
+    Every text segment is reduced to :func:`~..engine.validation.printable` (ESC, BEL, C1
+    controls removed, lone surrogates replaced) just before output; rich's own styles and
+    cursor controls (separate segments) are untouched.
+    """
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            seg if seg.control else Segment(printable(seg.text), seg.style, seg.control) for seg in buffer
+        )
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
+def json_text(data: Any, indent: int | None = None) -> str:
+    """``data`` as JSON whose DEL, C1 controls and lone surrogates are ``\\u`` escapes, like the C0
+    controls ``json`` escapes itself: what is printed holds no raw escape sequence and always encodes."""
+    text = json.dumps(jsonable(data), ensure_ascii=False, indent=indent)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def jsonable(value: Any) -> Any:
@@ -92,7 +120,7 @@ class Session:
     def emit(self, data: Any, human: Callable[[Console], None] | None = None) -> None:
         """Print ``data`` as JSON (``--json``) or call ``human`` to render it."""
         if self.json_out or human is None:
-            typer.echo(json.dumps(jsonable(data), ensure_ascii=False, indent=None if self.json_out else 2))
+            typer.echo(json_text(data, indent=None if self.json_out else 2))
         else:
             human(self.out)
 
@@ -105,8 +133,8 @@ class Session:
 def session(ctx: typer.Context, path: Path | None, json_out: bool) -> Iterator[Session]:
     """Open (lazily) and always close the store; turn library errors into clean exits."""
     width = 200 if os.environ.get("NOVA_MEMORY_WIDE") else None
-    s = Session(ctx, path, json_out, Console(width=width, highlight=False),
-                Console(stderr=True, width=width, highlight=False))
+    s = Session(ctx, path, json_out, SafeConsole(width=width, highlight=False),
+                SafeConsole(stderr=True, width=width, highlight=False))
     try:
         yield s
     except (NovaMemoryError, OSError, ValueError) as exc:

@@ -11,7 +11,7 @@ import json
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -19,12 +19,16 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..engine.validation import printable
 from ..retrieval.config import PRESETS
 from ..types import CONTEXT_FORMATS
 from ._common import JsonOpt, PathOpt, Session, UserOpt, choice, parse_when, session
 from .graph import GRAPH_FORMATS, render_graph
 from .models import models_app
 from .stats import collect_stats
+
+if TYPE_CHECKING:
+    from ..maintenance.portability import ImportReport
 
 __all__ = ["app", "main"]
 
@@ -270,7 +274,7 @@ def graph_export(
     when = parse_when(as_of, "--as-of")
     with session(ctx, path, json_out) as s:
         found = s.store.facts(user, as_of=when, include_history=history)
-        text = render_graph(found, fmt)  # type: ignore[arg-type]
+        text = printable(render_graph(found, fmt))  # type: ignore[arg-type]  # no control characters
         if output is not None:
             output.write_text(text, encoding="utf-8")
         if json_out:
@@ -312,22 +316,43 @@ def import_cmd(
     merge: Annotated[bool, typer.Option("--merge", help="Allow ids that already exist.")] = False,
     on_conflict: Annotated[str, typer.Option("--on-conflict",
                                              help="keep-newer, keep-existing, overwrite or error.")] = "keep-newer",
+    user: Annotated[list[str] | None, typer.Option("--user", "-u", help="Only these users' rows (repeatable).")] = None,
+    as_user: Annotated[str | None, typer.Option(
+        "--as-user", help="Import the one source user's rows as this user (fresh ids).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and report; write nothing.")] = False,
     path: PathOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Import a JSON Lines export (all or nothing), then re-embed the rows."""
+    """Import a JSON Lines export (every row validated; all or nothing), then re-embed the rows."""
     with session(ctx, path, json_out) as s:
-        with _progress(s, "importing rows") as bar:
+        with _progress(s, "checking rows" if dry_run else "importing rows") as bar:
             task = bar.add_task("import", total=None)
 
             def tick(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
 
-            report = s.store.import_(source, merge=merge, on_conflict=on_conflict, progress=tick)
-        _wait_index(s, "embedding rows")
-        s.emit(report, lambda c: c.print(
-            f"imported {_count_text(report.inserted)}; replaced {sum(report.replaced.values())},"
-            f" skipped {sum(report.skipped.values())} ({len(report.users)} users)"))
+            report = s.store.import_(source, merge=merge, on_conflict=on_conflict, user_id=user or None,
+                                     as_user=as_user, dry_run=dry_run, progress=tick)
+        if not dry_run:
+            _wait_index(s, "embedding rows")
+        s.emit(report, lambda c: _print_import(c, report))
+        if report.error_count:
+            raise typer.Exit(1)
+
+
+def _print_import(c: Console, report: ImportReport) -> None:
+    verb = "would import" if report.dry_run else "imported"
+    c.print(f"{verb} {_count_text(report.inserted)}; replaced {sum(report.replaced.values())},"
+            f" skipped {sum(report.skipped.values())} ({len(report.users)} users)")
+    for source, target in report.remapped.items():
+        c.print(f"rows of {escape(source)} imported as {escape(target)} (fresh ids)")
+    if report.excluded:
+        c.print(f"left out {sum(report.excluded.values())} rows of other users: "
+                + ", ".join(f"{escape(u)} ({n})" for u, n in report.excluded.items()))
+    if report.error_count:
+        c.print(f"[red]{report.error_count} errors[/red] - nothing would be written:")
+        for error in report.errors:
+            c.print(f"  {escape(error)}", soft_wrap=True)
 
 
 def _count_text(counts: dict[str, int]) -> str:

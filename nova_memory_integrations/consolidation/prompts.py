@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .._time import in_range
 from ..types import Episode, Fact
 
 __all__ = [
@@ -256,13 +257,15 @@ def json_instruction(schema: type[BaseModel]) -> str:
 
 
 def parse_timestamp(value: str | None) -> datetime | None:
-    """An ISO date or datetime from a model as aware UTC (``None`` when absent or invalid)."""
+    """An ISO date or datetime from a model as aware UTC (``None`` when absent, invalid or
+    outside the safe range of stored times, ``_time.EARLIEST`` .. ``_time.LATEST``)."""
     if not value:
         return None
     try:
         parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=timezone.utc)
+        parsed = parsed.astimezone(timezone.utc)
+    except (ValueError, OverflowError):
         return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+    return parsed if in_range(parsed) else None

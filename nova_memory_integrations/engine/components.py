@@ -116,11 +116,13 @@ def build_components(
     """
     root = Path(path)
     cfg = config
+    sqlite_path = cfg.storage.path_of("sqlite_filename", root)  # ConfigError if outside the data directory
+    chroma_path = cfg.storage.path_of("chroma_dirname", root)
     if embeddings is None:
         embeddings = default_embeddings(cfg.embeddings, root)
     embedder = CachedEmbedder(embeddings, cfg.embeddings.query_cache_size)
-    db = SQLiteStore(root / cfg.storage.sqlite_filename, busy_timeout_ms=cfg.storage.sqlite_busy_timeout_ms)
-    vectors = VectorIndex(chroma_client, path=root / cfg.storage.chroma_dirname, prefix=cfg.storage.collection_prefix)
+    db = SQLiteStore(sqlite_path, busy_timeout_ms=cfg.storage.sqlite_busy_timeout_ms)
+    vectors = VectorIndex(chroma_client, path=chroma_path, prefix=cfg.storage.collection_prefix)
     indexer = Indexer(db, vectors, embedder, batch_size=cfg.indexing.batch_size,
                       max_batch_size=cfg.indexing.max_batch_size, max_wait_ms=cfg.indexing.max_wait_ms)
     entities = EntityResolver(db, cfg.facts)

@@ -1,38 +1,74 @@
-"""Input validation for the public API: clear ``InvalidInputError``s before any write."""
+"""Input validation for the public API: clear ``InvalidInputError``s before any write.
+
+This is the one validation boundary of the hostile-input rules (#20): every argument of a
+public method is checked here for type, range and encoding before the engine sees it, and
+:func:`printable` is what any stored text is reduced to before it is rendered or printed.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-from collections.abc import Mapping, Sequence
+import re
+import reprlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from inspect import signature
+from typing import Any, TypeAlias, TypeVar
 
-from .._time import to_utc
+from pydantic import ValidationError
+
+from .._time import EARLIEST, LATEST, to_utc
 from ..config import LimitsConfig
 from ..errors import InvalidInputError
 from ..types import Episode, new_id
 
 __all__ = [
-    "TURN_FIELDS", "check_content", "check_id", "check_ids", "check_metadata", "check_positive_int", "check_score",
-    "check_texts", "check_timestamp", "check_turn", "check_user",
+    "MAX_COUNT", "MAX_HOPS", "MAX_K", "MAX_METADATA_DEPTH", "TURN_FIELDS", "check_content", "check_epoch",
+    "check_flag", "check_id", "check_ids", "check_kinds", "check_metadata", "check_name", "check_positive_int",
+    "check_score", "check_texts", "check_timestamp", "check_turn", "check_user", "checked_arguments", "model_input",
+    "printable",
 ]
+
+MAX_METADATA_DEPTH = 32
+"""Deepest nesting of lists / mappings in ``metadata`` (JSON encoding recurses once per level)."""
+MAX_K = 10_000
+"""Most results one ``search`` / ``retrieve`` / ``rules`` call returns (``k``)."""
+MAX_HOPS = 100
+"""Most hops a graph ``traverse`` walks."""
+MAX_COUNT = 1_000_000_000
+"""Any other count (token budgets, limits): far above use, far below SQLite's 64-bit integers."""
+MEMORY_KINDS = ("episode", "fact", "rule")
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+"""C0 controls but tab and newline, DEL, C1 controls, lone surrogates and the two non-characters
+XML forbids: what may never reach a rendered context or a terminal raw."""
+
+
+def printable(text: str) -> str:
+    """``text`` without control characters (ESC, BEL, C1 ...); a lone surrogate or an XML
+    non-character becomes U+FFFD. Tab and newline are kept."""
+    if not _UNPRINTABLE.search(text):
+        return text
+    return _UNPRINTABLE.sub(lambda m: "\ufffd" if m.group() >= "\ud800" else "", text)
 
 
 def check_id(value: object, field: str, limits: LimitsConfig, *, required: bool = True) -> str | None:
     """A user/session/agent id: a non-empty string without control characters."""
     if value is None:
         if required:
-            raise InvalidInputError(f"{field} is required (memory is always scoped by {field})")
+            raise InvalidInputError(f"{field} is required (memory is always scoped by {field})", field=field)
         return None
     if not isinstance(value, str):
-        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
+        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}", field=field)
     if not value.strip():
-        raise InvalidInputError(f"{field} must not be empty")
+        raise InvalidInputError(f"{field} must not be empty", field=field)
     if len(value) > limits.max_id_chars:
-        raise InvalidInputError(f"{field} is longer than {limits.max_id_chars} characters")
+        raise InvalidInputError(f"{field} is longer than {limits.max_id_chars} characters", field=field)
     if any(ord(c) < 32 for c in value):
-        raise InvalidInputError(f"{field} must not contain control characters")
+        raise InvalidInputError(f"{field} must not contain control characters", field=field)
     _check_utf8(value, field)
     return value
 
@@ -41,17 +77,20 @@ def _check_utf8(value: str, field: str) -> None:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise InvalidInputError(f"{field} is not valid Unicode text (lone surrogate at {exc.start})") from exc
+        raise InvalidInputError(f"{field} is not valid Unicode text (lone surrogate at {exc.start})",
+                                field=field) from exc
 
 
 def check_ids(value: object, limits: LimitsConfig, field: str = "ids") -> list[str]:
     """A sequence of ids (not a bare string): every item a string within the id limit."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set, frozenset)):
-        raise InvalidInputError(f"{field} must be a list of id strings, got {type(value).__name__}")
+        raise InvalidInputError(f"{field} must be a list of id strings, got {type(value).__name__}", field=field)
     out = []
     for item in value:
         if not isinstance(item, str) or len(item) > limits.max_id_chars:
-            raise InvalidInputError(f"{field} must contain id strings of at most {limits.max_id_chars} characters")
+            raise InvalidInputError(f"{field} must contain id strings of at most {limits.max_id_chars} characters",
+                                    field=field)
+        _check_utf8(item, field)
         out.append(item)
     return out
 
@@ -66,63 +105,122 @@ def check_user(value: object, limits: LimitsConfig) -> str:
 def check_content(value: object, limits: LimitsConfig, field: str = "content") -> str:
     """Turn or fact text: a non-empty string within ``max_content_chars``."""
     if not isinstance(value, str):
-        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}")
+        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}", field=field)
     if not value.strip():
-        raise InvalidInputError(f"{field} must not be empty or whitespace")
+        raise InvalidInputError(f"{field} must not be empty or whitespace", field=field)
     if len(value) > limits.max_content_chars:
         raise InvalidInputError(
             f"{field} has {len(value):,} characters; the limit is {limits.max_content_chars:,}"
-            " (limits.max_content_chars) - split long documents before storing them"
+            " (limits.max_content_chars) - split long documents before storing them", field=field,
         )
     if "\x00" in value:
-        raise InvalidInputError(f"{field} must not contain NUL characters")
+        raise InvalidInputError(f"{field} must not contain NUL characters", field=field)
     _check_utf8(value, field)
     return value
 
 
+def check_name(value: object, limits: LimitsConfig, field: str) -> str | None:
+    """An optional name (a subject, predicate, entity or preset): ``None`` or non-empty text."""
+    return None if value is None else check_content(value, limits, field)
+
+
+def _depth_over(value: object, limit: int) -> bool:
+    """Whether lists / mappings nest deeper than ``limit`` (iterative: no recursion to overflow)."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def check_metadata(value: object, limits: LimitsConfig) -> dict[str, Any]:
-    """Metadata: a JSON-serialisable mapping with string keys within the size limit."""
+    """Metadata: a JSON-serialisable mapping with string keys within the size and depth limits."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise InvalidInputError(f"metadata must be a mapping, got {type(value).__name__}")
+        raise InvalidInputError(f"metadata must be a mapping, got {type(value).__name__}", field="metadata")
     if not all(isinstance(k, str) for k in value):
-        raise InvalidInputError("metadata keys must be strings")
+        raise InvalidInputError("metadata keys must be strings", field="metadata")
+    if _depth_over(value, MAX_METADATA_DEPTH):
+        raise InvalidInputError(f"metadata nests deeper than {MAX_METADATA_DEPTH} levels", field="metadata")
     try:
         encoded = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from exc
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}", field="metadata") from exc
     _check_utf8(encoded, "metadata")
     if len(encoded.encode()) > limits.max_metadata_bytes:
-        raise InvalidInputError(f"metadata is larger than {limits.max_metadata_bytes} bytes")
+        raise InvalidInputError(f"metadata is larger than {limits.max_metadata_bytes} bytes", field="metadata")
     loaded: dict[str, Any] = json.loads(encoded)
     return loaded
 
 
 def check_timestamp(value: object, field: str = "timestamp") -> datetime | None:
-    """An optional aware datetime (or ISO string), converted to UTC."""
+    """An optional aware datetime (or ISO string), converted to UTC, within the safe range
+    (``_time.EARLIEST`` .. ``_time.LATEST``)."""
     if value is None:
         return None
     if not isinstance(value, (datetime, str)):
-        raise InvalidInputError(f"{field} must be a timezone-aware datetime, got {type(value).__name__}")
+        raise InvalidInputError(f"{field} must be a timezone-aware datetime, got {type(value).__name__}",
+                                field=field)
     return to_utc(value, field=field)
+
+
+def check_epoch(value: object, field: str) -> float:
+    """A stored time (seconds since the epoch, as export writes it): a finite number in the
+    safe range ``[_time.EARLIEST, _time.LATEST)``, so it converts back to a datetime."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InvalidInputError(f"{field} must be a finite number", field=field)
+    if not EARLIEST.timestamp() <= value < LATEST.timestamp():
+        raise InvalidInputError(
+            f"{field}: {value!r} is outside the supported range {EARLIEST.year}-01-01 .. {LATEST.year}-01-01",
+            field=field)
+    return float(value)
 
 
 def check_score(value: object, field: str) -> float:
     """A number in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InvalidInputError(f"{field} must be a finite number")
+        raise InvalidInputError(f"{field} must be a finite number", field=field)
     if not 0.0 <= float(value) <= 1.0:
-        raise InvalidInputError(f"{field} must be between 0 and 1, got {value}")
+        raise InvalidInputError(f"{field} must be between 0 and 1, got {value}", field=field)
     return float(value)
 
 
-def check_positive_int(value: object, field: str, *, minimum: int = 1) -> int:
-    """An integer >= ``minimum`` (``bool`` is not an integer here)."""
+def check_positive_int(value: object, field: str, *, minimum: int = 1, maximum: int = MAX_COUNT) -> int:
+    """An integer in ``[minimum, maximum]`` (``bool`` is not an integer here)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise InvalidInputError(f"{field} must be an integer >= {minimum}" if minimum != 1
-                                else f"{field} must be a positive integer")
+                                else f"{field} must be a positive integer", field=field)
+    if value > maximum:
+        raise InvalidInputError(f"{field} must be at most {maximum:,}, got {value:,}", field=field)
     return value
+
+
+def check_flag(value: object, field: str) -> bool:
+    """A ``bool`` argument (``0`` / ``1`` accepted)."""
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise InvalidInputError(f"{field} must be True or False, got {type(value).__name__}", field=field)
+
+
+def check_kinds(value: object, field: str = "kinds") -> tuple[str, ...]:
+    """A non-empty list of memory kinds (``episode``, ``fact``, ``rule``)."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple, set, frozenset)) or not items:
+        raise InvalidInputError(f"{field} must be a non-empty list of {', '.join(MEMORY_KINDS)}", field=field)
+    bad = [k for k in items if not isinstance(k, str) or k not in MEMORY_KINDS]
+    if bad:
+        raise InvalidInputError(f"{field}: unknown kind {reprlib.repr(bad[0])} (use {', '.join(MEMORY_KINDS)})",
+                                field=field)
+    return tuple(dict.fromkeys(items))
 
 
 def check_texts(texts: object, limits: LimitsConfig, field: str = "texts") -> list[str]:
@@ -145,10 +243,10 @@ TURN_FIELDS = frozenset({"user_id", "role", "content", "session_id", "timestamp"
 def check_turn(turn: object, limits: LimitsConfig, now: datetime) -> Episode:
     """One turn mapping as a new :class:`Episode` (``now`` when it has no timestamp)."""
     if not isinstance(turn, Mapping):
-        raise InvalidInputError(f"each turn must be a mapping, got {type(turn).__name__}")
+        raise InvalidInputError(f"each turn must be a mapping, got {type(turn).__name__}", field="turns")
     unknown = set(turn) - TURN_FIELDS
     if unknown:
-        raise InvalidInputError(f"unknown turn fields: {sorted(unknown)}")
+        raise InvalidInputError(f"unknown turn fields: {sorted(unknown, key=repr)}", field="turns")
     role = check_id(turn.get("role"), "role", limits)
     importance = turn.get("importance")
     return Episode(
@@ -162,3 +260,144 @@ def check_turn(turn: object, limits: LimitsConfig, now: datetime) -> Episode:
         metadata=check_metadata(turn.get("metadata"), limits),
         importance=0.5 if importance is None else check_score(importance, "importance"),
     )
+
+
+@contextmanager
+def model_input(what: str) -> Iterator[None]:
+    """Turn pydantic's ``ValidationError`` (an adapter's constructor or per-call overrides) into
+    :class:`InvalidInputError` naming the first offending field, so adapters raise the library's
+    own error type like every public method."""
+    try:
+        yield
+    except ValidationError as exc:
+        errors = exc.errors()
+        inner = errors[0].get("ctx", {}).get("error") if errors else None
+        if isinstance(inner, InvalidInputError):  # raised by a nested constructor already wrapped here
+            raise inner from exc
+        field = ".".join(str(part) for part in errors[0]["loc"]) if errors else None
+        message = errors[0]["msg"] if errors else str(exc)
+        raise InvalidInputError(f"{what}: {message} ({field or 'arguments'})", field=field or None) from exc
+
+
+# -- the facade's arguments, checked by name ----------------------------------------------------------------------
+Check: TypeAlias = Callable[[object, str, LimitsConfig], None]
+"""A check of one argument: ``(value, parameter name, limits)``; raises ``InvalidInputError``."""
+
+
+def _optional(check: Check) -> Check:
+    def run(value: object, field: str, limits: LimitsConfig) -> None:
+        if value is not None:
+            check(value, field, limits)
+    return run
+
+
+def _text(value: object, field: str, limits: LimitsConfig) -> None:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{field} must be a string, got {type(value).__name__}", field=field)
+    _check_utf8(value, field)
+
+
+def _number(low: float, high: float) -> Check:
+    def run(value: object, field: str, limits: LimitsConfig) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise InvalidInputError(f"{field} must be a number between {low:g} and {high:g}", field=field)
+    return run
+
+
+def _count(minimum: int, maximum: int) -> Check:
+    def run(value: object, field: str, limits: LimitsConfig) -> None:
+        if value is not None:
+            check_positive_int(value, field, minimum=minimum, maximum=maximum)
+    return run
+
+
+def _names(value: object, field: str, limits: LimitsConfig) -> None:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidInputError(f"{field} must be a list of strings, got {type(value).__name__}", field=field)
+    for item in value:
+        check_content(item, limits, field)
+
+
+def _iterable(value: object, field: str, limits: LimitsConfig) -> None:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidInputError(f"{field} must be a list of mappings, got {type(value).__name__}", field=field)
+
+
+def _choice(*allowed: str) -> Check:
+    def run(value: object, field: str, limits: LimitsConfig) -> None:
+        if value is not None and (not isinstance(value, str) or value not in allowed):
+            raise InvalidInputError(f"{field} must be one of {', '.join(allowed)}, not {reprlib.repr(value)}",
+                                    field=field)
+    return run
+
+
+def _flag(value: object, field: str, limits: LimitsConfig) -> None:
+    check_flag(value, field)
+
+
+def _id(required: bool) -> Check:
+    def run(value: object, field: str, limits: LimitsConfig) -> None:
+        check_id(value, field, limits, required=required)
+    return run
+
+
+def _content(value: object, field: str, limits: LimitsConfig) -> None:
+    check_content(value, limits, field)
+
+
+def _ids(value: object, field: str, limits: LimitsConfig) -> None:
+    check_ids(value, limits, field)
+
+
+def _kinds(value: object, field: str, limits: LimitsConfig) -> None:
+    check_kinds(value, field)
+
+
+ARGUMENT_CHECKS: dict[str, Check] = {
+    "session_id": _id(False), "fact_id": _id(True), "kinds": _kinds, "source_episode_ids": _ids,
+    "subject": _optional(_content), "predicate": _optional(_content), "context": _optional(_content),
+    "reason": _content, "start": _content, "query": _text, "text": _text, "predicates": _optional(_names),
+    "turns": _iterable, "k": _count(1, MAX_K), "max_hops": _count(0, MAX_HOPS), "limit": _count(1, MAX_COUNT),
+    "budget_tokens": _count(1, MAX_COUNT), "max_item_tokens": _count(1, MAX_COUNT),
+    "min_similarity": _number(-1.0, 1.0), "timeout": _optional(_number(0.0, 1e9)),
+    "include_history": _flag, "newest_first": _flag, "flagged_only": _flag, "unconsolidated": _flag,
+    "rerank": _optional(_flag), "consolidation": _choice("immediate", "background", "manual"),
+}
+"""Checks of the facade's arguments by parameter name: type, range and encoding, whenever the
+argument is given (a method's own checks then say what is required and convert the values)."""
+
+C = TypeVar("C", bound=type)
+
+
+def checked_arguments(cls: C) -> C:
+    """Class decorator: every public method of ``cls`` checks its arguments named in
+    :data:`ARGUMENT_CHECKS` (against ``self.config.limits``) before its body runs; ``None`` is
+    accepted only where the parameter's default is ``None``."""
+    for name, fn in list(vars(cls).items()):
+        if name.startswith("_") or not callable(fn) or isinstance(fn, (property, type)):
+            continue
+        params = list(signature(fn).parameters.values())[1:]
+        checks = [(i, p.name, p.default is None, ARGUMENT_CHECKS[p.name]) for i, p in enumerate(params)
+                  if p.name in ARGUMENT_CHECKS]
+        if checks:
+            setattr(cls, name, _checking(fn, checks))
+    return cls
+
+
+def _checking(fn: Callable[..., Any], checks: list[tuple[int, str, bool, Check]]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        limits = self.config.limits
+        for index, name, nullable, check in checks:
+            if name in kwargs:
+                value = kwargs[name]
+            elif index < len(args):
+                value = args[index]
+            else:
+                continue
+            if value is not None:
+                check(value, name, limits)
+            elif not nullable:
+                raise InvalidInputError(f"{name} must not be None", field=name)
+        return fn(self, *args, **kwargs)
+    return method

@@ -12,6 +12,7 @@ from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, BaseDocumentTransformer, Document
 from pydantic import ConfigDict, Field
 
+from ..engine.validation import model_input
 from ..errors import InvalidInputError
 from ..store import NovaStore
 from ._shared import shared_store, warn_failure
@@ -78,7 +79,8 @@ class NovaCompressor(BaseDocumentCompressor, BaseDocumentTransformer):
     def __init__(self, store: NovaStore | None = None, **kwargs: Any) -> None:
         """Accept ``store`` positionally too: ``NovaCompressor(store, budget_tokens=500)``."""
         kwargs["store"] = store
-        super().__init__(**kwargs)
+        with model_input(type(self).__name__):
+            super().__init__(**kwargs)
 
     def _store(self) -> NovaStore:
         if self.store is None:

@@ -13,6 +13,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, field_validator
 
+from ..engine.validation import model_input
 from ..store import NovaStore
 from ..types import MemoryKind
 from ._convert import context_item_to_document, hit_to_document
@@ -93,7 +94,8 @@ class NovaRetriever(BaseRetriever):
             kwargs["store"] = store
         if user_id is not None:
             kwargs["user_id"] = user_id
-        super().__init__(**kwargs)
+        with model_input(type(self).__name__):
+            super().__init__(**kwargs)
 
     @field_validator("kinds")
     @classmethod
@@ -118,7 +120,8 @@ class NovaRetriever(BaseRetriever):
         if unknown:
             raise TypeError(f"NovaRetriever got unexpected arguments: {sorted(unknown)}")
         # per-call overrides are validated like constructor arguments (bad values raise)
-        params = type(self).model_validate({**self.__dict__, **overrides}) if overrides else self
+        with model_input("NovaRetriever.invoke"):
+            params = type(self).model_validate({**self.__dict__, **overrides}) if overrides else self
         try:
             return params._documents(query)
         except Exception as exc:

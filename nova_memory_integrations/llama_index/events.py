@@ -19,6 +19,7 @@ from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.llm import LLMChatEndEvent, LLMChatStartEvent
 
+from ..engine.validation import model_input
 from ._convert import memory_text, message_role, message_text
 
 __all__ = ["NovaEventHandler"]
@@ -101,7 +102,8 @@ class NovaEventHandler(BaseEventHandler):
     def __init__(self, store: Any = None, /, **data: Any) -> None:
         if store is not None:
             data["store"] = store
-        super().__init__(**data)
+        with model_input(type(self).__name__):
+            super().__init__(**data)
 
     @classmethod
     def class_name(cls) -> str:

@@ -23,6 +23,7 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, model_validator
 from llama_index.core.memory import BaseMemoryBlock, Memory
 
+from ..engine.validation import model_input
 from ..retrieval.assemble import fit, render
 from ..types import ContextFormat, ContextItem
 from ._convert import message_role, message_text, messages_to_turns
@@ -102,7 +103,8 @@ class NovaMemoryBlock(BaseMemoryBlock[str]):
     def __init__(self, store: Any = None, /, **data: Any) -> None:
         if store is not None:
             data["store"] = store
-        super().__init__(**data)
+        with model_input(type(self).__name__):
+            super().__init__(**data)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         query = _latest_query(messages or [])

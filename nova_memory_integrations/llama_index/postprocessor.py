@@ -9,6 +9,7 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from ..engine.validation import model_input
 from ._convert import copy_node_with_text, node_text
 
 __all__ = ["NovaNodePostprocessor"]
@@ -69,7 +70,8 @@ class NovaNodePostprocessor(BaseNodePostprocessor):
     def __init__(self, store: Any = None, /, **data: Any) -> None:
         if store is not None:
             data["store"] = store
-        super().__init__(**data)
+        with model_input(type(self).__name__):
+            super().__init__(**data)
 
     @classmethod
     def class_name(cls) -> str:

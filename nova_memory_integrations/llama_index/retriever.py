@@ -12,6 +12,7 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from ..errors import InvalidInputError
 from ..retrieval.metadata import DEFAULT_LLM_METADATA_KEYS
 from ..types import MemoryKind
 from ._convert import hit_to_node
@@ -92,9 +93,9 @@ class NovaRetriever(BaseRetriever):
         verbose: bool = False,
     ) -> None:
         if not isinstance(similarity_top_k, int) or similarity_top_k < 1:
-            raise ValueError("similarity_top_k must be a positive integer")
+            raise InvalidInputError("similarity_top_k must be a positive integer", field="similarity_top_k")
         if not user_id or not isinstance(user_id, str):
-            raise ValueError("user_id must be a non-empty string")
+            raise InvalidInputError("user_id must be a non-empty string", field="user_id")
         super().__init__(callback_manager=callback_manager, verbose=verbose)
         self.store = store
         self.user_id = user_id

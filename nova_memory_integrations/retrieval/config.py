@@ -91,6 +91,8 @@ class SearchConfig(BaseModel):
     @classmethod
     def preset(cls, name: str) -> SearchConfig:
         """A named preset (``balanced``, ``fast``, ``deep``)."""
+        if not isinstance(name, str):
+            raise ConfigError(f"a search preset is a name or a SearchConfig, not {type(name).__name__}")
         try:
             return PRESETS[name]
         except KeyError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["STOPWORDS", "match_expression", "terms"]
 
@@ -25,6 +26,12 @@ STOPWORDS = frozenset(
 
 def terms(text: str, *, max_terms: int = 24) -> list[str]:
     """Content words of ``text``: lowercased, stopwords and one-letter words removed, unique."""
+    return list(_terms(text, max_terms))
+
+
+@lru_cache(maxsize=65_536)
+def _terms(text: str, max_terms: int) -> tuple[str, ...]:
+    """:func:`terms`, memoised: the same stored turns are scored for query after query."""
     seen: dict[str, None] = {}
     for m in _WORD.finditer(text.casefold()):
         w = m.group(0).replace("’", "'")
@@ -35,7 +42,7 @@ def terms(text: str, *, max_terms: int = 24) -> list[str]:
         seen.setdefault(w, None)
         if len(seen) >= max_terms:
             break
-    return list(seen)
+    return tuple(seen)
 
 
 def match_expression(text: str) -> str | None:

@@ -11,15 +11,52 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import StorageError
+from ..errors import StorageError, StoreClosedError
+from .rows import readable
 from .schema import SCHEMA, SCHEMA_VERSION
 
-__all__ = ["Connection"]
+__all__ = ["SQLITE_HEADER", "Connection", "check_database_file"]
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+_EMPTY_GRACE_S = 0.5
+"""How long a zero-byte file may stay empty before it is refused (another process may be creating it)."""
+
+
+def check_database_file(path: Path) -> None:
+    """Refuse an existing file that is not an SQLite database, before SQLite opens it as an empty one.
+
+    A missing file is fine (a new store). SQLite itself would take a zero-byte file for an
+    empty database and quietly start a new store over what was meant to be a copy of one.
+
+    Raises:
+        StorageError: the file is empty, or holds something other than an SQLite database.
+    """
+    deadline = time.monotonic() + _EMPTY_GRACE_S
+    while True:
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(len(SQLITE_HEADER))
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StorageError(f"cannot read SQLite database {path}: {exc}") from exc
+        if head or time.monotonic() >= deadline:
+            break
+        time.sleep(0.05)  # a process creating the store writes the header within milliseconds
+    if not head:
+        raise StorageError(
+            f"{path} is empty (0 bytes), not a database: this is what an interrupted copy or a full disk "
+            "leaves. Restore the file from a backup, or delete it to start an empty store."
+        )
+    if head != SQLITE_HEADER:
+        raise StorageError(f"{path} is not an SQLite database (it starts with {head[:8]!r}); refusing to open it")
 
 
 class Connection:
@@ -27,6 +64,8 @@ class Connection:
 
     def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = path
+        self._closed = False
+        check_database_file(path)
         try:
             self._conn = sqlite3.connect(
                 str(path), check_same_thread=False, isolation_level=None, timeout=busy_timeout_ms / 1000
@@ -49,6 +88,7 @@ class Connection:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction (nested calls join the outer one); rolls back on error."""
         with self._lock:
+            self._check_open()
             outer = self._depth == 0
             if outer:
                 self._conn.execute("BEGIN IMMEDIATE")
@@ -71,14 +111,25 @@ class Connection:
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """Run a read query under the lock."""
         with self._lock:
+            self._check_open()
             try:
                 return self._conn.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
                 raise StorageError(f"query failed: {exc}") from exc
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosedError("this NovaStore is closed (its SQLite connection was closed)")
+
+    def readable(self, rows: Sequence[sqlite3.Row], table: str, convert: Any = None, *,
+                 keep_row: bool = False) -> list[Any]:
+        """``rows`` without the damaged ones (skipped with one warning each): :func:`.rows.readable`."""
+        return readable(rows, table, str(self.path), convert, keep_row=keep_row)
+
     def close(self) -> None:
         """Close the connection (idempotent)."""
         with self._lock:
+            self._closed = True
             try:
                 self._conn.close()
             except sqlite3.Error:  # pragma: no cover
@@ -90,6 +141,7 @@ class Connection:
         A no-op inside an open transaction (the outermost caller scrubs after commit).
         """
         with self._lock:
+            self._check_open()
             if self._depth:
                 return
             try:

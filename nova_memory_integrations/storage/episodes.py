@@ -43,7 +43,7 @@ class EpisodeQueries(Connection):
             rows = self.query(
                 f"SELECT * FROM episodes WHERE +user_id = ? AND id IN ({marks})", [user_id, *chunk]
             )
-            out.extend(row_to_episode(r) for r in rows)
+            out.extend(self.readable(rows, "episodes", row_to_episode))
         return out
 
     def list_episodes(
@@ -75,7 +75,7 @@ class EpisodeQueries(Connection):
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
-        return [row_to_episode(r) for r in self.query(sql, params)]
+        return self.readable(self.query(sql, params), "episodes", row_to_episode)
 
     def neighbours(self, user_id: str, ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
         """The previous and next turn of each episode in its session (event-time order)."""

@@ -108,7 +108,7 @@ class FactQueries(Connection):
                 sql += " AND ingested_at <= ? AND (expired_at IS NULL OR expired_at > ?)"
                 params.extend([known_at, known_at])
         sql += " ORDER BY valid_from, seq"
-        return [row_to_fact(r) for r in self.query(sql, params)]
+        return self.readable(self.query(sql, params), "facts", row_to_fact)
 
     def fact_last_reinforced(self, user_id: str, ids: Sequence[str]) -> dict[str, float]:
         """When each fact was last asserted (for read-time decay)."""
@@ -118,7 +118,7 @@ class FactQueries(Connection):
         rows = self.query(
             f"SELECT id, last_reinforced FROM facts WHERE +user_id = ? AND id IN ({marks})", [user_id, *ids]
         )
-        return {r[0]: float(r[1]) for r in rows}
+        return {r["id"]: float(r["last_reinforced"]) for r in self.readable(rows, "facts")}
 
     def contradicting_facts(
         self, user_id: str, subject: str, valid_after: float | None, *,
@@ -142,9 +142,10 @@ class FactQueries(Connection):
             params += list(same_as)
         if not clauses:
             return []
-        return self.query(
+        return self.readable(self.query(
             "SELECT * FROM facts WHERE user_id = ? AND subject = ? AND expired_at IS NULL"
-            f" AND (valid_to IS NULL OR valid_to > ?) AND ({' OR '.join(clauses)}) ORDER BY valid_from, seq", params)
+            f" AND (valid_to IS NULL OR valid_to > ?) AND ({' OR '.join(clauses)}) ORDER BY valid_from, seq", params),
+            "facts", row_to_fact, keep_row=True)
 
     def fts_facts(self, user_id: str, match: str, limit: int) -> list[tuple[str, float]]:
         """BM25 over a user's current-belief facts: ``(fact_id, score)``."""
@@ -170,7 +171,7 @@ class FactQueries(Connection):
     def decisions(self, user_id: str, limit: int = 100) -> list[FactDecision]:
         """The most recent consolidation decisions of a user, newest first."""
         rows = self.query("SELECT * FROM fact_events WHERE user_id = ? ORDER BY seq DESC LIMIT ?", [user_id, limit])
-        return [row_to_decision(r) for r in rows]
+        return self.readable(rows, "fact_events", row_to_decision)
 
     def last_fact_event(self, user_id: str | None = None, *, excluding_reason: str | None = None) -> float | None:
         """When the user's (or anyone's) facts last changed, optionally ignoring one reason."""

@@ -15,11 +15,12 @@ from typing import Any
 
 from .._time import from_epoch
 from .connection import Connection
-from .rows import chunks, dumps
+from .rows import chunks, dumps, row_to_episode, row_to_fact, row_to_rule
 
 __all__ = ["RecordQueries"]
 
 _INDEXED_TABLES = frozenset({"episodes", "facts", "rules"})
+_CONVERTERS = {"episodes": row_to_episode, "facts": row_to_fact, "rules": row_to_rule}
 
 
 class RecordQueries(Connection):
@@ -39,14 +40,15 @@ class RecordQueries(Connection):
         return self.query(f"SELECT * FROM {table} WHERE indexed = 0 ORDER BY seq LIMIT ?", [limit])
 
     def rows_by_id(self, table: str, ids: Sequence[str]) -> list[sqlite3.Row]:
-        """Raw rows by id, any user (for the indexer, which carries user_id along)."""
+        """Raw rows by id, any user (for the indexer, which carries user_id along); damaged rows
+        are left out (the indexer then treats them as gone)."""
         if table not in {"episodes", "facts", "rules"}:
             raise ValueError(table)
         out: list[sqlite3.Row] = []
         for chunk in chunks(list(ids), 500):
             marks = ",".join("?" * len(chunk))
             out.extend(self.query(f"SELECT * FROM {table} WHERE id IN ({marks})", chunk))
-        return out
+        return self.readable(out, table, _CONVERTERS[table], keep_row=True)
 
     def mark_indexed(self, table: str, ids: Sequence[str], value: int = 1) -> None:
         """Set the ``indexed`` flag of rows."""
@@ -85,7 +87,7 @@ class RecordQueries(Connection):
         sql, params = "SELECT * FROM dead_letters", []
         if user_id is not None:
             sql, params = sql + " WHERE user_id = ?", [user_id]
-        rows = self.query(sql + " ORDER BY created_at", params)
+        rows = self.readable(self.query(sql + " ORDER BY created_at", params), "dead_letters")
         return [
             {
                 "id": r["id"], "user_id": r["user_id"], "episode_ids": json.loads(r["episode_ids"]),
@@ -120,13 +122,14 @@ class RecordQueries(Connection):
     def list_conflicts(self, user_id: str, *, flagged_only: bool, limit: int) -> list[sqlite3.Row]:
         """Conflict rows of a user, newest first."""
         flagged = " AND status = 'flagged'" if flagged_only else ""
-        return self.query(f"SELECT * FROM conflicts WHERE user_id = ?{flagged} ORDER BY seq DESC LIMIT ?",
-                          [user_id, limit])
+        return self.readable(self.query(f"SELECT * FROM conflicts WHERE user_id = ?{flagged} ORDER BY seq DESC"
+                                        " LIMIT ?", [user_id, limit]), "conflicts")
 
     # -- entities -------------------------------------------------------------------------
     def entity_rows(self, user_id: str) -> list[sqlite3.Row]:
         """Every entity of a user, oldest first."""
-        return self.query("SELECT * FROM entities WHERE user_id = ? ORDER BY created_at, id", [user_id])
+        return self.readable(self.query("SELECT * FROM entities WHERE user_id = ? ORDER BY created_at, id", [user_id]),
+                             "entities")
 
     def alias_rows(self, user_id: str) -> list[sqlite3.Row]:
         """Every ``(alias, entity_id)`` of a user, oldest first."""

@@ -1,16 +1,85 @@
-"""Row converters and small helpers shared by the storage mixins."""
+"""Row converters and small helpers shared by the storage mixins.
+
+Reads are tolerant of rows already stored: a row that cannot be what its table says (a
+time that is no time or outside the safe range, JSON that does not parse or has the wrong
+shape, a text where a number belongs ...), whether written by an older version, an
+import or a hand edit, is skipped by :func:`readable` with one warning naming its table
+and id (once per database, table and row per process), never failing the read.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import math
 import sqlite3
-from collections.abc import Iterator
-from typing import Any
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 from .._time import from_epoch
 from ..types import Episode, Fact, FactDecision, Rule
 
-__all__ = ["chunks", "dumps", "row_to_decision", "row_to_episode", "row_to_fact", "row_to_rule"]
+__all__ = ["DAMAGE", "check_row", "chunks", "dumps", "readable", "row_to_decision", "row_to_episode", "row_to_fact",
+           "row_to_rule"]
+
+logger = logging.getLogger("nova_memory_integrations.storage")
+T = TypeVar("T")
+
+DAMAGE = (ValueError, TypeError, KeyError, IndexError, OverflowError, OSError, RecursionError)
+"""What converting a damaged row raises (JSON and pydantic errors are ``ValueError``s)."""
+TIME_COLUMNS = frozenset({"ts", "ingested_at", "last_access", "valid_from", "valid_to", "expired_at", "created_at",
+                          "last_used", "last_reinforced", "updated_at", "detected_at", "at"})
+NUMBER_COLUMNS = frozenset({"importance", "confidence", "access_count", "occurrence_count", "usage_count",
+                            "attempts", "score", "processed"})
+JSON_COLUMNS = {"metadata": dict, "provenance": list, "episode_ids": list}
+TEXT_COLUMNS = frozenset({"id", "user_id", "content", "text", "condition", "action", "subject", "predicate", "object"})
+_warned: set[tuple[str, str, str]] = set()
+_warned_lock = threading.Lock()
+
+
+def check_row(row: sqlite3.Row) -> None:
+    """Raise ``ValueError`` when a column of ``row`` cannot hold what its name says."""
+    for col in row.keys():  # noqa: SIM118 - iterating a Row yields its values
+        value = row[col]
+        if col in TIME_COLUMNS:
+            from_epoch(value)
+        elif col in NUMBER_COLUMNS and value is not None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{col} is not a number: {value!r}")
+        elif col in JSON_COLUMNS:
+            if not isinstance(json.loads(value), JSON_COLUMNS[col]):
+                raise ValueError(f"{col} is not a JSON {JSON_COLUMNS[col].__name__}")
+        elif col in TEXT_COLUMNS and not isinstance(value, str):
+            raise ValueError(f"{col} is not text: {type(value).__name__}")
+
+
+def readable(
+    rows: Iterable[sqlite3.Row], table: str, where: str, convert: Callable[[sqlite3.Row], T] | None = None,
+    *, keep_row: bool = False,
+) -> list[Any]:
+    """``rows`` (converted by ``convert``, or only checked by it with ``keep_row``) without the
+    damaged ones, each skipped with one warning."""
+    out: list[Any] = []
+    for row in rows:
+        try:
+            check_row(row)
+            converted = row if convert is None else convert(row)
+            out.append(row if keep_row else converted)
+        except DAMAGE as exc:
+            _warn_once(row, table, where, exc)
+    return out
+
+
+def _warn_once(row: sqlite3.Row, table: str, where: str, exc: BaseException) -> None:
+    keys = row.keys()
+    row_id = repr(row["id"] if "id" in keys else row["seq"] if "seq" in keys else tuple(row))[:80]
+    with _warned_lock:
+        if (where, table, row_id) in _warned:
+            return
+        _warned.add((where, table, row_id))
+    logger.warning("nova-memory: skipped damaged %s row %s in %s (%s: %s); it is left as stored",
+                   table, row_id, where, type(exc).__name__, str(exc)[:200])
 
 
 def dumps(value: Any) -> str:

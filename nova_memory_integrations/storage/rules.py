@@ -34,7 +34,7 @@ class RuleQueries(Connection):
             sql = sql.replace("WHERE user_id = ?", "WHERE +user_id = ?", 1)  # stay on the id index
             sql += f" AND id IN ({','.join('?' * len(ids))})"
             params.extend(ids)
-        return [row_to_rule(r) for r in self.query(sql + " ORDER BY seq", params)]
+        return self.readable(self.query(sql + " ORDER BY seq", params), "rules", row_to_rule)
 
     def use_rules(self, user_id: str, ids: Sequence[str], at: float) -> None:
         """Count a use of these rules."""

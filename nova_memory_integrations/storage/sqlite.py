@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from .episodes import EpisodeQueries
 from .facts import FactQueries
 from .records import RecordQueries
-from .rows import chunks, dumps, row_to_episode, row_to_fact, row_to_rule
+from .rows import DAMAGE, chunks, dumps, row_to_episode, row_to_fact, row_to_rule
 from .rules import RuleQueries
 from .tables import TableRows
 
@@ -85,8 +85,12 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, Table
             return
         for letter_id, raw in conn.execute("SELECT id, episode_ids FROM dead_letters WHERE user_id = ?",
                                            (user_id,)).fetchall():
-            keep = [i for i in json.loads(raw) if i not in gone]
+            try:
+                listed = list(json.loads(raw))
+            except DAMAGE:  # a damaged letter is left as stored (reads skip it)
+                continue
+            keep = [i for i in listed if i not in gone]
             if not keep:
                 conn.execute("DELETE FROM dead_letters WHERE id = ?", (letter_id,))
-            elif len(keep) != len(json.loads(raw)):
+            elif len(keep) != len(listed):
                 conn.execute("UPDATE dead_letters SET episode_ids = ? WHERE id = ?", (dumps(keep), letter_id))

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import InvalidInputError, StorageError
 from .connection import Connection
 
 __all__ = ["TableRows"]
@@ -38,9 +39,10 @@ class TableRows(Connection):
         return self.query(f"PRAGMA table_info({table})")
 
     def user_rows(self, table: str, columns: Sequence[str], user_id: str, order: str) -> list[sqlite3.Row]:
-        """The user's rows of ``table`` (only ``columns``), in ``order``."""
+        """The user's rows of ``table`` (only ``columns``), in ``order``; damaged rows are left out."""
         _ident(table, order, *columns)
-        return self.query(f"SELECT {', '.join(columns)} FROM {table} WHERE user_id = ? ORDER BY {order}", [user_id])
+        return self.readable(self.query(f"SELECT {', '.join(columns)} FROM {table} WHERE user_id = ? ORDER BY {order}",
+                                        [user_id]), table)
 
     def users_of(self, tables: Sequence[str]) -> list[str]:
         """Every user id found in any of ``tables``, sorted."""
@@ -64,15 +66,29 @@ class TableRows(Connection):
         return str(rows[0][0]) if rows else None
 
     def insert_row(self, table: str, columns: Sequence[str], values: Sequence[Any]) -> None:
-        """Insert one row (joins the caller's transaction)."""
+        """Insert one row (joins the caller's transaction).
+
+        Raises:
+            InvalidInputError: the row breaks a constraint (a UNIQUE key already taken, a
+                value SQLite cannot hold); only this statement is undone.
+            StorageError: SQLite failed otherwise.
+        """
         _ident(table, *columns)
         with self.transaction() as conn:
-            conn.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({','.join('?' * len(columns))})",
-                         list(values))
+            try:
+                conn.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({','.join('?' * len(columns))})",
+                             list(values))
+            except (sqlite3.IntegrityError, OverflowError) as exc:
+                raise InvalidInputError(f"breaks a constraint of {table} ({exc})") from exc
+            except sqlite3.Error as exc:
+                raise StorageError(f"insert into {table} failed: {exc}") from exc
 
     def delete_row(self, table: str, key: Sequence[str], values: Sequence[Any]) -> None:
         """Delete the rows whose ``key`` columns equal ``values`` (fires the FTS delete triggers)."""
         _ident(table, *key)
         where = " AND ".join(f"{c} IS ?" for c in key)
         with self.transaction() as conn:
-            conn.execute(f"DELETE FROM {table} WHERE {where}", list(values))
+            try:
+                conn.execute(f"DELETE FROM {table} WHERE {where}", list(values))
+            except sqlite3.Error as exc:
+                raise StorageError(f"delete from {table} failed: {exc}") from exc

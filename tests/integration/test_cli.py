@@ -129,7 +129,7 @@ def test_errors_are_clean(cli: Any, tmp_path: Path) -> None:
     assert "unknown kind" in cli("search", "x", "-u", "a", "--kind", "memo", code=2, json_out=False).output
     assert "no such file" in cli("import", str(tmp_path / "nope.jsonl"), code=1, json_out=False).output
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"kind": "header", "format": "nova-memory", "version": 1}\n{"kind": "episode", "row": {}}\n')
+    bad.write_text('{"kind": "header", "format": "nova-memory", "version": 1, "users": []}\n{"kind": "episode", "row": {}}\n')
     assert "line 2" in json.loads(cli("import", str(bad), code=1).output)["error"]
     assert cli("context", "q", "-u", "a", "--format", "yaml", code=1).output
     assert "Missing option" in cli("facts", code=2, json_out=False).output

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 from langchain_core.documents import Document
 from langchain_tests.integration_tests import RetrieversIntegrationTests
-from pydantic import ValidationError
 
-from nova_memory_integrations import NovaStore
+from nova_memory_integrations import InvalidInputError, NovaStore
 from nova_memory_integrations.langchain import NovaRetriever
 
 USER = "alice"
@@ -92,7 +91,7 @@ def test_kinds_and_rules(filled: NovaStore) -> None:
     rules = NovaRetriever(store=filled, user_id=USER, kinds=("rule",)).invoke("the user asks about travel")
     assert rules and rules[0].metadata["kind"] == "rule"
     assert rules[0].metadata["action"] == "suggest trains over planes"
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInputError):
         NovaRetriever(store=filled, user_id=USER, kinds=())
 
 
@@ -121,14 +120,14 @@ def test_session_filter_and_overrides(filled: NovaStore) -> None:
     assert len(retriever.invoke("where do I live?", session_id=None, k=3)) == 3
     with pytest.raises(TypeError):
         retriever.invoke("where do I live?", top_k=3)
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInputError):
         retriever.invoke("where do I live?", k=0)
 
 
 def test_positional_arguments(filled: NovaStore) -> None:
     retriever = NovaRetriever(filled, USER, k=2)
     assert retriever.store is filled and retriever.user_id == USER and len(retriever.invoke("where?")) == 2
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInputError):
         NovaRetriever(filled)  # user_id is required
 
 

@@ -88,8 +88,8 @@ def test_random_operation_sequences(tmp_path: Path, minilm: Any) -> None:
         # export -> import reproduces exactly these users' rows, and only theirs
         lines = _export(store, users)
         assert {json.loads(line)["row"]["user_id"] for line in lines} <= set(users)
-        report = mirror.import_(io.StringIO("\n".join(['{"kind":"header","format":"nova-memory","version":1}',
-                                                      *lines])))
+        header = json.dumps({"kind": "header", "format": "nova-memory", "version": 1, "users": users})
+        report = mirror.import_(io.StringIO("\n".join([header, *lines])))
         assert sum(report.skipped.values()) == 0
         assert _export(mirror, users) == lines
         for user in users:

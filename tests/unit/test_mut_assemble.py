@@ -357,3 +357,22 @@ def test_fit_fact_share_adds_up_facts() -> None:
     its = [fact("a", "alpha"), fact("b", "alpha")]
     cost = len(line(its[0], "markdown")) + 1
     assert kept_ids("markdown", its, 1024, fact_share=(2 * cost - 1) / 1024) == ["a"]
+
+
+def test_time_note_skips_a_phrase_it_cannot_resolve() -> None:
+    assert time_note("last weekend and yesterday", T0) == " (yesterday = Sunday 5 May 2024)"
+
+
+def test_fit_of_plain_turns_at_the_exact_size() -> None:
+    its = [turn("a", "alpha"), turn("b", "beta")]
+    assert kept_ids("plain", its, len(render(its, "plain"))) == ["a", "b"]
+
+
+def test_fit_of_plain_turns_counts_the_date_header_a_turn_opens() -> None:
+    its = [turn("a", "alpha"), turn("b", "beta", day=1), turn("c", "gamma!")]
+    assert kept_ids("plain", its, len(render([its[0], its[2]], "plain"))) == ["a", "c"]
+
+
+def test_fit_of_xml_estimates_the_frame_from_the_first_item() -> None:
+    its = [fact("a", "alpha"), fact("b", "betaXX"), fact("c", "gammX")]
+    assert kept_ids("xml", its, len(render([its[0], its[2]], "xml"))) == ["a", "c"]

@@ -237,3 +237,13 @@ def test_deleting_an_episode_keeps_unrelated_dead_letters_unchanged(db: SQLiteSt
 def test_deleting_facts_only_keeps_every_dead_letter(db: SQLiteStore) -> None:
     db.delete_ids("alice", ["af1"])
     assert len(db.dead_letters("alice")) == 3
+
+
+def test_delete_ids_of_several_lineages(db: SQLiteStore) -> None:
+    assert db.delete_ids("alice", ["af1", "af3"])["facts"] == ["af1", "af2", "af3"]
+
+
+def test_delete_ids_reports_rows_from_every_chunk(db: SQLiteStore) -> None:
+    ids = ["af1", "ar1", *[f"nope{i}" for i in range(498)], "af3", "ar2"]  # chunks of 500: af3, ar2 in the second
+    removed = db.delete_ids("alice", ids)
+    assert [removed["facts"], removed["rules"]] == [["af1", "af2", "af3"], ["ar1", "ar2"]]

@@ -16,6 +16,7 @@ from nova_memory_integrations.engine.validation import (
     check_metadata,
     check_positive_int,
     check_score,
+    check_texts,
     check_timestamp,
     check_turn,
     check_user,
@@ -333,3 +334,68 @@ def test_a_turns_metadata_is_checked() -> None:
 
 def test_a_turns_importance_is_checked() -> None:
     assert message(lambda: check_turn(turn(importance=2), LIMITS, NOW)) == "importance must be between 0 and 1, got 2"
+
+
+# -- the offending field is named on the error ---------------------------------------------------------------
+
+
+def field_of(call: Callable[[], object]) -> str | None:
+    with pytest.raises(InvalidInputError) as info:
+        call()
+    return info.value.field  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(("call", "field"), [
+    (lambda: check_id(None, "session_id", LIMITS), "session_id"),
+    (lambda: check_id(7, "session_id", LIMITS), "session_id"),
+    (lambda: check_id(" ", "session_id", LIMITS), "session_id"),
+    (lambda: check_id("abcdef", "session_id", LIMITS), "session_id"),
+    (lambda: check_id("a\x01", "session_id", LIMITS), "session_id"),
+    (lambda: check_id("a\ud800", "session_id", LIMITS), "session_id"),
+    (lambda: check_ids("ab", LIMITS, "memory_ids"), "memory_ids"),
+    (lambda: check_ids(["abcdef"], LIMITS, "memory_ids"), "memory_ids"),
+    (lambda: check_content(3, LIMITS, "text"), "text"),
+    (lambda: check_content(" ", LIMITS, "text"), "text"),
+    (lambda: check_content("x" * 11, LIMITS, "text"), "text"),
+    (lambda: check_content("a\x00", LIMITS, "text"), "text"),
+    (lambda: check_metadata([1], LIMITS), "metadata"),
+    (lambda: check_metadata({1: 2}, LIMITS), "metadata"),
+    (lambda: check_metadata({"a": object()}, LIMITS), "metadata"),
+    (lambda: check_metadata({"a": "x" * 12}, LIMITS), "metadata"),
+    (lambda: check_timestamp(1.5, "at"), "at"),
+    (lambda: check_score(None, "importance"), "importance"),
+    (lambda: check_score(2, "importance"), "importance"),
+    (lambda: check_positive_int(0, "k"), "k"),
+    (lambda: check_turn([], LIMITS, NOW), "turns"),
+    (lambda: check_turn({"zz": 1}, LIMITS, NOW), "turns"),
+    (lambda: check_texts("ab", LIMITS, "docs"), "docs"),
+    (lambda: check_texts(["a"] * 3, LimitsConfig(max_texts=2), "docs"), "docs"),
+    (lambda: check_texts(["a", 1], LIMITS, "docs"), "docs"),
+])
+def test_the_error_names_the_field(call: Callable[[], object], field: str) -> None:
+    assert field_of(call) == field
+
+
+# -- check_texts ----------------------------------------------------------------------------------------------------
+
+
+def test_texts_are_a_list_copy() -> None:
+    assert check_texts(("a", "b"), LIMITS) == ["a", "b"]
+
+
+def test_texts_at_the_count_limit_are_accepted() -> None:
+    assert check_texts(["a", "b"], LimitsConfig(max_texts=2)) == ["a", "b"]
+
+
+def test_texts_over_the_count_limit_are_refused() -> None:
+    assert message(lambda: check_texts(["a"] * 3, LimitsConfig(max_texts=2))) == \
+        "texts has 3 items; limits.max_texts is 2"
+
+
+@pytest.mark.parametrize(("value", "kind"), [("ab", "str"), (b"ab", "bytes"), (5, "int")])
+def test_texts_must_be_a_list(value: object, kind: str) -> None:
+    assert message(lambda: check_texts(value, LIMITS)) == f"texts must be a list of strings, not {kind}"
+
+
+def test_every_text_must_be_a_string() -> None:
+    assert message(lambda: check_texts(["a", "b", 3], LIMITS)) == "texts[2] must be a string, not int"
