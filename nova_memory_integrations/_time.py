@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import reprlib
 from datetime import datetime, timezone
 
 from .errors import InvalidInputError
@@ -40,14 +41,14 @@ def to_utc(value: datetime | str, *, field: str = "timestamp") -> datetime:
         try:
             value = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError as exc:
-            raise InvalidInputError(f"{field}: not an ISO-8601 datetime: {value!r}", field=field) from exc
+            raise InvalidInputError(f"{field}: not an ISO-8601 datetime: {reprlib.repr(value)}", field=field) from exc
     if not isinstance(value, datetime):
         raise InvalidInputError(f"{field}: expected a datetime, got {type(value).__name__}", field=field)
     try:
         offset = value.tzinfo.utcoffset(value) if value.tzinfo is not None else None
         utc = None if offset is None else value.astimezone(timezone.utc)
     except (OverflowError, ValueError) as exc:  # e.g. year 1 at +05:00, or a tzinfo with an absurd offset
-        raise InvalidInputError(f"{field}: {value!r} has no UTC equivalent ({exc})", field=field) from exc
+        raise InvalidInputError(f"{field}: {reprlib.repr(value)} has no UTC equivalent ({exc})", field=field) from exc
     if utc is None:
         raise InvalidInputError(
             f"{field}: naive datetime {value.isoformat()} - pass a timezone-aware value "

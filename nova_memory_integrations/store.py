@@ -11,6 +11,7 @@ from capture to recall.
 from __future__ import annotations
 
 import os
+import reprlib
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -502,7 +503,7 @@ class NovaStore:
         budget = self.config.retrieval.budget_tokens if budget_tokens is None else budget_tokens
         check_positive_int(budget, "budget_tokens")
         if format not in FORMATS:
-            raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+            raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}, not {reprlib.repr(format)}")
         uid, query = self._check_query(user_id, query, 1)
         return build_context(self._recall, query, uid, budget_tokens=budget, as_of=check_timestamp(as_of, "as_of"),
                              fmt=format, session_id=session_id, config=self._search_config(preset), kinds=kinds)

@@ -116,7 +116,11 @@ class ExtractorSource:
 
 
 def deterministic_batch(extractor: Extractor) -> BatchExtractor:
-    """Adapt a per-text extractor to the batch interface."""
+    """Adapt a per-text extractor to the batch interface (its own ``extract_batch`` when it has
+    one: the deterministic extractor carries "my brother Luis" over to a later "my brother")."""
+    own = getattr(extractor, "extract_batch", None)
+    if callable(own):
+        return own  # type: ignore[no-any-return]
 
     def run(batch: Sequence[Episode]) -> list[list[CandidateFact]]:
         out: list[list[CandidateFact]] = []

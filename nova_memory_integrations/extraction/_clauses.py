@@ -45,6 +45,7 @@ REPORTED = re.compile(  # words before a subject that make the statement reporte
 )
 CLAUSE_SPLIT = re.compile(
     r"\s*;\s*|\s+-+\s+|:\s+|,?\s+(?:but|although|though|whereas|while|because|since|so|and)\s+"
+    r"(?!I (?:have |had )?(?:just |finally |recently )?(?:broke up|split|separated|got divorced|divorced)\b)"
     r"(?=(?:now\s+|then\s+|also\s+)?(?:I|i|we|my|My|she|he|they|it)\b)|,\s+(?=(?:now\s+)?(?:I|i|she|he|they)\s)"
 )
 LEAD = re.compile(

@@ -99,7 +99,7 @@ STARTERS = _words(  # capitalised sentence starters that are not third-party nam
 ORG_NOUNS = _words(
     "company startup start-up bank hospital clinic school university college agency firm restaurant store shop "
     "bakery cafe nonprofit non-profit charity lab studio factory hotel airline consultancy corporation business "
-    "practice newspaper magazine museum library government council church ngo"
+    "practice newspaper magazine museum library government council church ngo army navy military marines police"
 )
 BAD_FIRST = _words(
     "it its them this that these those him her hers you your yours me myself us one ones something anything "

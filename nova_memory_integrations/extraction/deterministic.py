@@ -14,18 +14,34 @@ yields a valid object wins) -> resolve the clause's time expression into ``valid
 
 Output conventions: subjects are ``"user"`` or a lowercase relation/name (``"sister"``, ``"best friend"``,
 ``"bob"``); objects keep their written casing minus a leading ``a``/``an``; pets are ``"<species> named
-<Name>"``; counts are digits; a named relative gives ``user <relation>_name <Name>``.
+<Name>"``; counts are digits; a named relative gives ``user <relation>_name <Name>`` and
+``<name> <kind>_of user`` and is the subject of what the turn says about them ("my brother Luis is a chef" ->
+``luis job_title chef``; a later "my brother" or "he" is Luis too). Endings ("I sold my car", "our cat died",
+"I'm no longer vegetarian") are ``negate`` facts, their rules are in :mod:`._endings`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Literal
 
-from ..engine.roles import MACHINE_ROLES
+from ..engine.roles import MACHINE_ROLES, is_named_speaker
+from ..types import Episode
 from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, expand, sentences
+from ._endings import (
+    CONT,
+    ENDING_KINDS,
+    ENDING_RULES,
+    MY_ENDING_RULES,
+    PET_END,
+    START_ENDING_RULES,
+    clean_ending,
+    rel_kind,
+    resolve,
+)
 from ._lexicon import (
     BAD_FIRST,
     BAD_LAST,
@@ -48,6 +64,7 @@ from ._lexicon import (
     STARTERS,
     STUDENTS,
 )
+from ._rules import ADV, Rule, f, neg, rule
 from .base import CandidateFact
 from .timeparse import NUMBER_WORDS, TIME_EXPRESSION, resolve_relative_time
 
@@ -95,64 +112,20 @@ _CALLED = re.compile(r"\b(?:called|named)\s+(.+)$")
 _PET_ADJ = re.compile(r"^(?:new|little|baby|sweet|old)\s+", _I)
 _ORG_CUT = re.compile(r"\s+(?:in|as|on|doing|where|near|since|for)\s+.*$", _I)
 _JOB_CUT = re.compile(r"\s+(?:at|for|with|in|from|by|on|of|who|and|based)\b.*$", _I)
+_ORG_AND = re.compile(r"\s+and\s+(?=[a-z])")
 _PLACE_CUT = re.compile(r"\s+(?:and|with|for|to)\s+.*$", _I)
 _CAP = re.compile(r"[A-ZÀ-Þ][\w'.&-]*")
 _EDGE = " \t\"'`*_.,;:!?-"
 
 # ------------------------------------------------------------------------------ predicate rules
-_ADV = (
-    r"(?:(?:really|actually|also|absolutely|totally|still|currently|now|just|honestly|genuinely|truly|definitely|"
-    r"seriously|always|mostly|personally|even|kind of|kinda|sort of|recently|finally|officially|basically|"
-    r"literally|already|usually|generally|pretty much|mainly|primarily|happily|proudly|then|actively|"
-    r"slowly),?\s+)*"
-)
-_MACROS = {
-    "<A>": _ADV,
-    "<O>": r"(?P<o>.+)",
-    "<ANY>": r"(?=.*\b(?:anymore|any ?more|any longer)\b)",
-    "<NUM>": r"(?:\d{1,3}|" + "|".join(w for w in NUMBER_WORDS if " " not in w and len(w) > 2) + r")",
-    "<W>": r"(?:work|works|am working|is working|are working|have been working|has been working|have worked|has "
-    r"worked|started working|began working|am employed|is employed|have been employed|freelance)(?: remotely| "
-    r"full[- ]time| part[- ]time| freelance| remote)?",
-    "<LIKE>": r"(?:like|likes|love|loves|enjoy|enjoys|care for|cares for)",
-    "<KID>": r"(?=\s+(?:as a (?:kid|child|teen(?:ager)?)|growing up|when I was))",
-    "<FAV>": r"(?:favou?rite|fave|fav) (?P<k>[a-z]+(?: [a-z]+)?)",
-    "<JOBAT>": r"(?P<j>.+?)(?:\s+(?:at|for|with)\s+(?P<o>.+))?$",
-}
-Field = tuple[str, str, str, str]  # (group, predicate, op, kind)
 _Hit = tuple[int, str, str, str, str, float]  # (position, subject, predicate, object, op, confidence)
-
-
-@dataclass(frozen=True)
-class _Rule:
-    pattern: re.Pattern[str]
-    fields: tuple[Field, ...]
-    first_only: bool = False
-    we_ok: bool = False
-    confidence: float = 0.8
-    after_adverbs: bool = False  # the pattern starts after the subject's adverbs (matched once, see _apply)
-
-
-def _rule(pattern: str, *fields: Field, first_only: bool = False, we_ok: bool = False, conf: float = 0.8) -> _Rule:
-    after_adverbs = pattern.startswith(("<A>", "<ANY><A>"))
-    pattern = pattern.replace("<ANY><A>", "<ANY>", 1) if pattern.startswith("<ANY>") else pattern
-    pattern = pattern.removeprefix("<A>")
-    for macro, value in _MACROS.items():
-        pattern = pattern.replace(macro, value)
-    return _Rule(re.compile(pattern, _I), fields, first_only, we_ok, conf, after_adverbs)
-
-
-def _f(pred: str, kind: str, group: str = "o") -> Field:
-    return (group, pred, "assert", kind)
-
-
-def _neg(pred: str, kind: str, group: str = "o") -> Field:
-    return (group, pred, "negate", kind)
+_rule, _f, _neg = rule, f, neg
 
 
 # Tried after a subject, in order; the first rule that yields a valid object wins. Verb forms cover both
 # first and third person. Kinds: things (list), thing, place, org, job, name, num, lang, pet, verb, study, pref.
-_RULES: tuple[_Rule, ...] = (
+_RULES: tuple[Rule, ...] = (
+    *ENDING_RULES,
     _rule(r"<A>no longer <A><LIKE> <O>", _neg("likes", "things")),
     _rule(r"<ANY><A>(?:do|does) not <A><LIKE> <O>", _neg("likes", "things")),
     _rule(r"<ANY><A>(?:am|is|are) not <A>(?:into|a (?:big |huge )?fan of) <O>", _neg("likes", "things")),
@@ -237,7 +210,8 @@ _RULES: tuple[_Rule, ...] = (
     _rule(r"<A>(?:own|owns|drive|drives) (?:a|an|the) <O>", _f("owns", "plain"), we_ok=True),
 )
 # Anchored at "my": attributes of the user stated as "my X is Y".
-_MY_RULES: tuple[_Rule, ...] = (
+_MY_RULES: tuple[Rule, ...] = (
+    *MY_ENDING_RULES,
     _rule(r"my (?:full |real |first |legal |given )?name is (?:spelled )?<O>", _f("name", "name")),
     _rule(r"my (?:hobby is|hobbies are|hobbies include|main hobby is|favou?rite hobby is) <O>",
           _f("hobby", "things")),
@@ -249,7 +223,8 @@ _MY_RULES: tuple[_Rule, ...] = (
     _rule(r"my (?P<rel>" + RELS + r")(?:'s name is| is (?:called|named)) <O>", _f("{rel}_name", "name")),
 )
 # Anchored at the start of a clause (after interjections).
-_START_RULES: tuple[_Rule, ...] = (
+_START_RULES: tuple[Rule, ...] = (
+    *START_ENDING_RULES,
     _rule(r"(?P<o>[^,]{1,60}?) (?:is|are) my (?:all-time )?<FAV>\b", _f("favorite_{k}", "thing")),
     _rule(r"(?P<o>(?-i:[A-Z])[\w'-]+) is my (?P<k>" + PET_RE + r")\b", _f("has_pet", "petname")),
     _rule(r"(?P<o>(?-i:[A-Z])[\w'-]+) is my (?P<rel>" + RELS + r")\b", _f("{rel}_name", "name")),
@@ -258,14 +233,14 @@ _START_RULES: tuple[_Rule, ...] = (
     _rule(r"(?:(?:please |you can |just )?call me|(?:everyone|people|friends|they|my friends|most people) calls? "
           r"me) (?P<o>(?-i:[A-ZÀ-Þ])[\w'-]+)", _f("name", "name")),
 )
-_THIRD_MY = re.compile(r"[Mm]y (?P<rel>" + RELS + r"|" + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+),?)?\s+")
+_THIRD_MY = re.compile(r"(?:[Mm]y|[Oo]ur) (?P<rel>" + RELS + r"|" + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+),?)?\s+")
 _THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
 _THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
     r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
-    r"no longer|does|[a-z]+s)\b)"
+    r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|[a-z]+s|[a-z]{2,}ed)\b)"
 )
 _PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
-_ADVERBS = re.compile(_ADV, _I)
+_ADVERBS = re.compile(ADV, _I)
 _IT_IS = re.compile(r"it is (?:now )?(?P<o>.+)", _I)
 _LIKE_PREDS = frozenset({"likes", "dislikes", "prefers"})
 
@@ -279,6 +254,7 @@ class _Ctx:
     last_pred: str | None = None
     last_obj: str | None = None
     hits: list[_Hit] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)  # "brother" -> "luis" once "my brother Luis" is said
 
 
 def _op(value: str) -> Literal["assert", "negate"]:
@@ -359,6 +335,8 @@ def _pet(value: str) -> list[str]:
 
 def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
     """Cut, strip and validate one captured object; ``[]`` when it is not usable."""
+    if kind in ENDING_KINDS:
+        return clean_ending(raw, kind, _strip, lambda v: _name(v, ctx.lowercase))
     if kind in ("verb", "pref", "study", "things"):
         raw = _TO.sub("", raw.strip())
     value = _CUT.split(raw, maxsplit=1)[0]
@@ -403,6 +381,7 @@ def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
         pets = [_pet(_ARTICLE.sub("", p.strip())) for p in _LIST_SPLIT.split(_COMMA.split(value)[0])]
         return [p[0] for p in pets if p] if all(pets) else []
     if kind == "org":
+        value = _ORG_AND.split(value, maxsplit=1)[0]
         called = _CALLED.search(value)
         value = (_name(called.group(1)) or "") if called else _ORG_CUT.sub("", value)
         value = _strip(_THE_LOWER.sub("", value))
@@ -417,7 +396,8 @@ def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
 class DeterministicExtractor:
     """Fast regex/rule based extractor of candidate facts from user turns.
 
-    Stateless and thread-safe; all patterns are compiled at import time.
+    Stateless and thread-safe; all patterns are compiled at import time. :meth:`extract_batch` carries
+    what one turn names ("my brother Luis") over to the next turns of the batch.
 
     Example:
         >>> facts = DeterministicExtractor().extract("I live in Paris now.")
@@ -440,11 +420,31 @@ class DeterministicExtractor:
         Raises:
             InvalidInputError: ``timestamp`` is naive (a ``ValueError``).
         """
+        return self._extract(text, role, timestamp, {})
+
+    def extract_batch(self, episodes: Sequence[Episode]) -> list[list[CandidateFact]]:
+        """One list of candidates per episode; a relative named in one turn is known in the next ones.
+
+        Matches the consolidation ``BatchExtractor`` signature. A named speaker of a multi-party
+        transcript (``role="Alice"``) is the subject of that turn's first-person facts.
+        """
+        aliases: dict[str, str] = {}
+        out: list[list[CandidateFact]] = []
+        for e in episodes:
+            found = self._extract(e.content, e.role, e.timestamp, aliases)
+            if is_named_speaker(e.role):
+                found = [replace(c, subject=e.role) if c.subject == "user" else c for c in found]
+            out.append(found)
+        return out
+
+    def _extract(
+        self, text: str, role: str, timestamp: datetime | None, aliases: dict[str, str]
+    ) -> list[CandidateFact]:
         reference = timestamp if timestamp is not None else datetime.now(timezone.utc)
         resolve_relative_time("", reference)  # validates the reference (raises on a naive datetime)
         if role.strip().lower() in MACHINE_ROLES or not text or not text.strip():
             return []
-        ctx = _Ctx()
+        ctx = _Ctx(aliases=aliases)
         out: list[CandidateFact] = []
         seen: set[tuple[str, str, str, str]] = set()
         for original in sentences(text):
@@ -482,6 +482,17 @@ class DeterministicExtractor:
         if not self._apply(_START_RULES, clause, pos0, "user", ctx):
             self._third_party(clause, pos0, used_my, ctx)
 
+    def _relative(self, pos: int, rel: str, name: str, ctx: _Ctx) -> str:
+        """``user <rel>_name <Name>`` and ``<name> <kind>_of user``; later "my <rel>" means them."""
+        pred = rel.replace(" ", "_").replace("-", "_") + "_name"
+        ctx.hits.append((pos, "user", pred, name, "assert", 0.8))
+        subject = name.lower()
+        kind = rel_kind(rel)
+        if kind:
+            ctx.hits.append((pos, subject, kind, "user", "assert", 0.8))
+        ctx.aliases[rel] = ctx.third = subject
+        return subject
+
     def _third_party(self, clause: str, pos0: int, used_my: set[int], ctx: _Ctx) -> None:
         subject: str | None = None
         conf = 0.8
@@ -491,14 +502,15 @@ class DeterministicExtractor:
                 return
             rel, name = m.group("rel").lower(), m.group("name")
             name = name if name and name not in STARTERS else None
-            if rel in PETS:  # "my dog Rex ..."
-                if name:
-                    ctx.hits.append((m.start(), "user", "has_pet", f"{rel} named {name}", "assert", 0.8))
+            if rel in PETS:  # "my dog Rex ...", "our cat died"
+                pet = f"{rel} named {name}" if name else rel
+                if PET_END.match(clause, m.end()):
+                    ctx.hits.append((m.start(), "user", "has_pet", pet, "negate", 0.8))
+                elif name:
+                    ctx.hits.append((m.start(), "user", "has_pet", pet, "assert", 0.8))
                 return
-            subject = BRITISH.get(rel, rel)
-            if name:
-                pred = subject.replace(" ", "_").replace("-", "_") + "_name"
-                ctx.hits.append((m.start(), "user", pred, name, "assert", 0.8))
+            rel = BRITISH.get(rel, rel)
+            subject = self._relative(m.start(), rel, name, ctx) if name else ctx.aliases.get(rel, rel)
             ctx.third = subject
         elif (m := _THIRD_NAME.match(clause, pos0)) is not None:
             if m.group("name") in STARTERS or m.group("name") in NOT_NAMES:
@@ -516,33 +528,19 @@ class DeterministicExtractor:
             self._apply(_RULES, clause, m.end(), subject, ctx, conf=conf)
 
     def _apply(
-        self, rules: tuple[_Rule, ...], clause: str, pos: int, subject: str, ctx: _Ctx, *, we: bool = False,
-        conf: float = 1.0,
+        self, rules: tuple[Rule, ...], clause: str, pos: int, subject: str, ctx: _Ctx, *, we: bool = False,
+        conf: float = 1.0, follow: bool = True,
     ) -> bool:
         first = subject == "user"
         after = _ADVERBS.match(clause, pos)
         adv_pos = after.end() if after else pos
-        for rule in rules:
-            if (rule.first_only and not first) or (we and not rule.we_ok):
+        for rule_ in rules:
+            if (rule_.first_only and not first) or (rule_.third_only and first) or (we and not rule_.we_ok):
                 continue
-            m = rule.pattern.match(clause, adv_pos if rule.after_adverbs else pos)
+            m = rule_.pattern.match(clause, adv_pos if rule_.after_adverbs else pos)
             if m is None:
                 continue
-            found: list[_Hit] = []
-            for index, (group, pred, op, kind) in enumerate(rule.fields):
-                raw = m.group(group)
-                values = _clean(raw, kind, ctx) if raw else []
-                if not values:
-                    if index == 0:
-                        break  # the rule's main object is unusable: try the next rule
-                    continue
-                if "{" in pred:
-                    key = (m.group("k") if "{k}" in pred else m.group("rel")).lower()
-                    key = BRITISH.get(key, key)
-                    pred = pred.format(k=key, rel=key).replace(" ", "_").replace("-", "_")
-                if kind == "petname":
-                    values = [f"{m.group('k').lower()} named {values[0]}"]
-                found.extend((m.start(group), subject, pred, v, op, min(rule.confidence, conf)) for v in values)
+            found = self._fields(rule_, m, clause, subject, ctx, min(rule_.confidence, conf))
             if not found:
                 continue
             if any(h[2] == "job_title" and h[3].split()[-1].lower() in STUDENTS for h in found):
@@ -553,6 +551,36 @@ class DeterministicExtractor:
                 ctx.last_pred = pred
                 ctx.last_obj = obj if pred in _LIKE_PREDS or pred.startswith("favorite_") else None
                 if pred.endswith("_name") and pred != "name":
-                    ctx.third = pred[: -len("_name")].replace("_", " ")
+                    rel = pred[: -len("_name")].replace("_", " ")
+                    if rel_kind(rel) or rel.startswith("ex"):
+                        self._relative(found[-1][0], rel, obj, ctx)
+            if follow and rules is _RULES:  # "I sold my car and (now) drive a Tesla": same subject, next verb
+                for cont in CONT.finditer(clause, m.start()):
+                    self._apply(_RULES, clause, cont.end(), subject, ctx, we=we, conf=conf, follow=False)
             return True
         return False
+
+    def _fields(self, rule_: Rule, m: re.Match[str], clause: str, subject: str, ctx: _Ctx, conf: float) -> list[_Hit]:
+        found: list[_Hit] = []
+        for index, (group, pred, op, kind) in enumerate(rule_.fields):
+            raw = group[1:] if group.startswith("=") else m.group(group)
+            values = _clean(raw, kind, ctx) if raw else []
+            if not values:
+                if index == 0 and not rule_.any_field:
+                    return []  # the rule's main object is unusable: try the next rule
+                continue
+            if "{" in pred:
+                key = (m.group("k") if "{k}" in pred else m.group("rel")).lower()
+                key = BRITISH.get(key, key)
+                pred = pred.format(k=key, rel=key).replace(" ", "_").replace("-", "_")
+            if kind == "petname":
+                values = [f"{m.group('k').lower()} named {values[0]}"]
+            start = m.start() if group.startswith("=") else m.start(group)
+            for value in values:
+                resolved = resolve(pred, value, clause) if pred.startswith("@") else (pred, value)
+                if resolved is None:
+                    if index == 0 and not rule_.any_field:
+                        return []
+                    continue
+                found.append((start, subject, resolved[0], resolved[1], op, conf))
+        return found

@@ -57,7 +57,8 @@ _MONTH_ALT = (
 _WEEKDAY_ALT = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SEASON_ALT = r"(?:summer|spring|fall|autumn|winter)"
 TIME_EXPRESSION = (
-    r"(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple of|\d+) (?:days?|weeks?|months?|"
+    r"(?:(?:a few|a couple of|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple of|\d+) "
+    r"(?:days?|weeks?|months?|"
     r"years?) ago|(?:the day before )?yesterday|today|tonight|tomorrow|(?:last|this|next|on) (?:week|month|year|"
     r"night|weekend|morning|evening|" + _SEASON_ALT + "|" + _WEEKDAY_ALT + "|" + _MONTH_ALT + r")|soon|later|"
     r"(?:in|since|from|back in|during|on) (?:the )?(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?)?(?:\d{4}|" + _MONTH_ALT

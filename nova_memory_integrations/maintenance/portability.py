@@ -27,6 +27,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import reprlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -204,7 +205,7 @@ def import_store(
             policy, or a conflicting id without ``merge`` / with ``on_conflict="error"``.
     """
     if not isinstance(on_conflict, str) or on_conflict not in _POLICIES:
-        raise InvalidInputError(f"on_conflict must be one of {', '.join(_POLICIES)}, got {on_conflict!r}",
+        raise InvalidInputError(f"on_conflict must be one of {', '.join(_POLICIES)}, got {reprlib.repr(on_conflict)}",
                                 field="on_conflict")
     merge, dry_run = check_flag(merge, "merge"), check_flag(dry_run, "dry_run")
     wanted = None if user_id is None else _users(components, user_id)

@@ -67,14 +67,14 @@ def test_capture_consolidate_and_query(cli: Any) -> None:
 def test_graph_export_formats(cli: Any, tmp_path: Path) -> None:
     cli("add", "My sister Ana lives in Porto. I work at Acme.", "-u", "alice", "--consolidate")
     graph = json.loads(cli("graph", "export", "-u", "alice", "--format", "json")["graph"])
-    assert {"sister", "porto"} <= {n["id"] for n in graph["nodes"]} and graph["edges"]
+    assert {"ana", "porto"} <= {n["id"] for n in graph["nodes"]} and graph["edges"]
     out = tmp_path / "g.graphml"
     assert cli("graph", "export", "-u", "alice", "-f", "graphml", "-o", str(out))["edges"] >= 2
     import networkx as nx
 
     assert nx.read_graphml(out).number_of_edges() >= 2
     dot = cli("graph", "export", "-u", "alice", "-f", "dot", json_out=False).output
-    assert dot.startswith("digraph memory {") and '"sister" -> "porto"' in dot
+    assert dot.startswith("digraph memory {") and '"ana" -> "porto"' in dot
     bad = cli("graph", "export", "-u", "alice", "-f", "svg", code=2, json_out=False)
     assert "graphml, json or dot" in bad.output
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fuzz_harness import engine_calls, junk
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -295,73 +296,10 @@ def test_close_during_reads_raises_store_closed(make_store: Any) -> None:
 
 # -- 8. junk arguments on every public method ----------------------------------------------------------------------------
 
-_deep: list[Any] = []
-_cur = _deep
-for _ in range(3000):
-    _cur.append([])
-    _cur = _cur[0]
-
-junk = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.just(2**70), st.just(-(2**70)),
-    st.floats(allow_nan=True, allow_infinity=True), st.binary(max_size=4), st.text(max_size=12),
-    st.just("x\ud800y"), st.just("\x1b[2J"), st.just({"$ne": ""}), st.just(_deep), st.just({"m": _deep}),
-    st.lists(st.lists(st.integers(), max_size=2), max_size=2), st.dictionaries(st.text(max_size=3), st.integers()),
-    st.just(("fact",)), st.just(["episode", "rule"]), st.just(YEAR_ONE), st.just(YEAR_9999), st.just(object()),
-    st.just("9999-12-31T23:30:00-05:00"), st.just(datetime(2024, 1, 1, tzinfo=timezone.utc)),
-)
-
-
-def _calls(s: NovaStore) -> dict[str, Any]:
-    return {
-        "add_turn": lambda a, b, c: s.add_turn(USER, "user", "hello there", session_id=a, timestamp=b, metadata=c),
-        "add_turn-args": lambda a, b, c: s.add_turn(a, b, c),
-        "add_turn-opts": lambda a, b, c: s.add_turn(USER, "user", "x y", importance=a, consolidation=b),
-        "add_turns": lambda a, b, c: s.add_turns(a),
-        "add_turns-item": lambda a, b, c: s.add_turns([{"user_id": USER, "role": "user", "content": "x",
-                                                        "metadata": a, "timestamp": b, "session_id": c}]),
-        "context": lambda a, b, c: s.context("where?", USER, budget_tokens=a, format=b, session_id=c),
-        "context-opts": lambda a, b, c: s.context("where?", USER, preset=a, kinds=b, as_of=c),
-        "retrieve": lambda a, b, c: s.retrieve("where?", USER, k=a, kinds=b, session_id=c),
-        "retrieve-opts": lambda a, b, c: s.retrieve(a, USER, preset=b, rerank=c),
-        "search": lambda a, b, c: s.search("where?", USER, k=a, kinds=b, session_id=c),
-        "search-args": lambda a, b, c: s.search(a, b, as_of=c),
-        "facts": lambda a, b, c: s.facts(USER, a, b, as_of=c),
-        "facts-opts": lambda a, b, c: s.facts(a, known_at=b, include_history=c),
-        "traverse": lambda a, b, c: s.traverse(USER, a, max_hops=b, predicates=c),
-        "traverse-as-of": lambda a, b, c: s.traverse(a, "user", as_of=b),
-        "add_fact": lambda a, b, c: s.add_fact(USER, a, b, c),
-        "add_fact-opts": lambda a, b, c: s.add_fact(USER, "user", "likes", "tea", confidence=a, valid_from=b,
-                                                     source_episode_ids=c),
-        "add_fact-metadata": lambda a, b, c: s.add_fact(USER, "user", "likes", "tea", metadata=a),
-        "add_rule": lambda a, b, c: s.add_rule(USER, a, b, c),
-        "add_rule-metadata": lambda a, b, c: s.add_rule(a, "when x", "do y", metadata=b),
-        "rules": lambda a, b, c: s.rules(USER, a, k=b, min_similarity=c),
-        "delete": lambda a, b, c: s.delete(a, b),
-        "forget": lambda a, b, c: s.forget(a if a != USER else "other"),
-        "episodes": lambda a, b, c: s.episodes(USER, session_id=a, limit=b, since=c),
-        "episodes-opts": lambda a, b, c: s.episodes(a, newest_first=b, until=c),
-        "compress": lambda a, b, c: s.compress(a, b, budget_tokens=c),
-        "compress-opts": lambda a, b, c: s.compress("q", ["a b", "c d"], k=a, max_item_tokens=b),
-        "consolidate": lambda a, b, c: s.consolidate(a),
-        "invalidate_fact": lambda a, b, c: s.invalidate_fact(USER, a, at=b, reason=c),
-        "fact_history": lambda a, b, c: s.fact_history(b, a),
-        "decisions": lambda a, b, c: s.decisions(USER, a),
-        "conflicts": lambda a, b, c: s.conflicts(USER, flagged_only=a, limit=b),
-        "explain_confidence": lambda a, b, c: s.explain_confidence(USER, a, at=b),
-        "get_episodes": lambda a, b, c: s.get_episodes(b, a),
-        "dead_letters": lambda a, b, c: s.dead_letters(a),
-        "stats": lambda a, b, c: s.stats(a),
-        "users": lambda a, b, c: s.users(unconsolidated=a),
-        "count_tokens": lambda a, b, c: s.count_tokens(a),
-        "flush": lambda a, b, c: s.flush(timeout=a if not isinstance(a, (int, float)) or abs(a) < 2 else 1),
-        "export": lambda a, b, c: s.export(io.StringIO(), user_id=a),
-    }
-
-
 def test_junk_arguments_raise_only_typed_input_errors(store: NovaStore) -> None:
     keep = store.add_turn(USER, "user", GOOD)
     store.consolidate(USER)
-    calls = _calls(store)
+    calls = engine_calls(store, USER)
     seen: dict[str, int] = {}
 
     @settings(max_examples=400, **SETTINGS)  # type: ignore[arg-type]

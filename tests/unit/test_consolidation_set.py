@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
-from extraction_scoring import Case, Score, load_cases, score
+from extraction_scoring import FRESH_PATH, Case, Score, load_cases, per_category, score
 from fake_llms import FakeToolChatModel, gold_responder
 
 from nova_memory_integrations.extraction import DeterministicExtractor
@@ -22,6 +22,7 @@ from nova_memory_integrations.extraction.llm import LLMExtractor
 from nova_memory_integrations.types import Episode
 
 CASES = load_cases()
+FRESH = load_cases(FRESH_PATH)  # held out: never used to tune the rules (docs/extraction.md)
 
 
 class _Replay:
@@ -55,14 +56,25 @@ def score_llm(llm: Any, cases: list[Case]) -> tuple[float, float, Score]:
 def test_the_set_is_large_and_covers_every_category() -> None:
     assert len(CASES) >= 60
     assert {c.category for c in CASES} == {"new_fact", "preference_change", "correction", "repeat", "chitchat",
-                                           "negation", "third_party", "temporal", "question"}
+                                           "negation", "third_party", "temporal", "question", "ending", "transition"}
+    assert len(CASES) >= 200
+    assert sum(c.category in ("ending", "transition") for c in CASES) >= 60
 
 
 def test_deterministic_extractor_precision() -> None:
     precision, recall, details = score(DeterministicExtractor(), CASES)
     print(f"deterministic: precision={precision:.3f} recall={recall:.3f} temporal={details.temporal_accuracy:.3f}")
-    assert precision >= 0.9, details.false_positives[:10]
-    assert recall >= 0.6, details.false_negatives[:10]
+    assert precision >= 0.98, details.false_positives[:10]  # measured 1.000 (docs/extraction.md)
+    assert recall >= 0.97, details.false_negatives[:10]  # measured 0.986
+
+
+def test_deterministic_extractor_on_the_fresh_held_out_set() -> None:
+    assert len(FRESH) >= 60
+    assert sum(c.category in ("ending", "transition") for c in FRESH) >= 40
+    precision, recall, details = score(DeterministicExtractor(), FRESH)
+    print(f"fresh: precision={precision:.3f} recall={recall:.3f} by category={per_category(details)}")
+    assert precision >= 0.98, details.false_positives  # measured 0.991; target 0.95
+    assert recall >= 0.96, details.false_negatives  # measured 0.975; target 0.85
 
 
 def test_gold_fake_llm_scores_one_through_the_llm_code_path() -> None:

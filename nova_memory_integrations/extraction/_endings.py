@@ -1,0 +1,380 @@
+"""Endings and transitions for the rule-based extractor (:mod:`.deterministic`).
+
+A statement that something stopped holding ("I sold my car", "our cat died", "I quit smoking", "I'm no
+longer vegetarian", "I used to play the piano") yields ``op="negate"`` for the value that ended, dated by
+the clause's time expression; a replacement in the same turn ("... and now drive a Tesla", "I gave up
+tennis for golf") yields its assertion too. Multi-valued predicates (``owns``, ``has_pet``, ``plays``,
+``speaks``, ``studies`` ...) are only ever ended by such an explicit statement.
+
+This module holds the ending rules (tried before the other predicate rules), their word lists, the
+cleaning of their object kinds, the resolution of ``@`` predicates (``@owned``, ``@activity``, ``@left``)
+and the relation kinds of named relatives and friends (``my brother Luis`` -> ``luis sibling_of user``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ._lexicon import BAD_FIRST, PET_RE, PETS
+from ._rules import Rule, f, neg, rule
+
+__all__ = [
+    "CONT",
+    "ENDING_RULES",
+    "ENDING_KINDS",
+    "MY_ENDING_RULES",
+    "PET_END",
+    "START_ENDING_RULES",
+    "clean_ending",
+    "pet_phrase",
+    "rel_kind",
+    "resolve",
+]
+
+_I = re.IGNORECASE
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# ----------------------------------------------------------------------------------------- lexicons
+PLAYABLE = _words(
+    "piano guitar violin cello drums flute bass saxophone sax trumpet ukulele clarinet harp keyboard keyboards "
+    "banjo trombone accordion harmonica viola oboe organ mandolin tennis football soccer basketball baseball "
+    "volleyball golf rugby cricket hockey badminton squash padel handball softball lacrosse pickleball chess "
+    "poker bridge darts pool snooker billiards bowling netball polo"
+) | {"table tennis", "ping pong", "water polo", "video games", "board games", "ice hockey", "electric guitar",
+     "bass guitar", "the drums", "dungeons and dragons", "d&d", "cards"}
+HABIT_NOUNS = _words(
+    "smoking vaping drinking gambling coffee caffeine alcohol sugar soda cigarettes meat dairy booze weed snacking"
+) | {"junk food", "fast food", "energy drinks", "nail biting", "red meat"}
+_HABIT_GERUNDS = _words("smoking vaping drinking gambling eating snacking biting chewing")
+HOBBY_NOUNS = _words(
+    "yoga pilates crossfit pottery photography karate judo boxing ballet salsa meditation gardening knitting "
+    "crochet climbing bouldering painting origami calligraphy woodworking archery fencing kickboxing taekwondo "
+    "parkour zumba triathlon triathlons marathons running cycling swimming hiking surfing skiing snowboarding "
+    "skateboarding sewing baking cooking birdwatching fishing hunting dancing jogging rowing sailing tango "
+    "scrapbooking embroidery quilting journaling blogging podcasting gaming"
+) | {"tai chi", "martial arts", "rock climbing", "the gym", "ballroom dancing"}
+_STOP_GERUNDS = _words(
+    "being thinking trying working getting feeling saying talking hoping wondering planning looking using having "
+    "making taking going coming doing living seeing telling asking waiting caring worrying"
+)
+_GERUNDS = {
+    "run": "running", "swim": "swimming", "jog": "jogging", "knit": "knitting", "shop": "shopping",
+    "skate": "skating", "ride": "riding", "dance": "dancing", "bike": "biking", "hike": "hiking", "bake": "baking",
+    "write": "writing", "vape": "vaping", "smoke": "smoking", "surf": "surfing", "ski": "skiing", "sing": "singing",
+    "draw": "drawing", "paint": "painting", "play": "playing", "drink": "drinking", "eat": "eating", "do": "doing",
+    "practise": "practising", "practice": "practicing", "learn": "learning", "study": "studying", "cook": "cooking",
+    "climb": "climbing", "fish": "fishing", "hunt": "hunting", "sew": "sewing", "garden": "gardening",
+    "gamble": "gambling", "cycle": "cycling", "box": "boxing", "row": "rowing", "sail": "sailing",
+    "meditate": "meditating", "crochet": "crocheting", "gym": "going to the gym", "game": "gaming",
+}
+_THIRD_FORMS = {"does": "do", "goes": "go", "boxes": "box", "fishes": "fish", "practises": "practise",
+                "practices": "practice", "studies": "study"}
+CONDITIONS = _words(
+    "asthma diabetes covid covid-19 flu cold cancer migraine migraines depression anxiety pneumonia bronchitis "
+    "arthritis eczema psoriasis adhd insomnia tinnitus mono shingles chickenpox measles hypertension epilepsy "
+    "lupus anemia anaemia acne sciatica vertigo endometriosis ptsd ocd celiac coeliac gout hepatitis "
+    "tuberculosis malaria sinusitis tonsillitis fever concussion whiplash burnout"
+) | {"long covid", "strep throat", "high blood pressure", "a cold", "the flu", "food poisoning", "crohn's",
+     "crohn's disease", "an ear infection"}
+_GOING = {"to the gym", "to church", "to the pool", "to classes", "to dance classes", "to the climbing gym"}
+_DEGREES = _words("phd ba ma bsc msc mba master's bachelor's degree diploma doctorate")
+_COND_HEADS = _words("pain injury infection disease syndrome disorder fracture ache aches leg arm wrist ankle knee")
+_ABSTRACT = _words(
+    "time money energy patience job chance idea interest hope faith weight mind temper voice way clue choice "
+    "option reason excuse problem problems issue issues feeling feelings opinion plan plans life friends"
+)
+PLACES = _words(
+    "london paris berlin madrid rome milan lisbon porto barcelona amsterdam brussels vienna prague warsaw "
+    "budapest dublin edinburgh glasgow manchester liverpool leeds bristol birmingham oxford cambridge oslo "
+    "stockholm copenhagen helsinki athens istanbul moscow kyiv zurich geneva munich hamburg frankfurt cologne "
+    "lyon marseille nice seville sevilla valencia naples florence venice tokyo osaka kyoto seoul beijing "
+    "shanghai singapore bangkok manila jakarta delhi mumbai bangalore karachi dubai cairo lagos nairobi "
+    "johannesburg sydney melbourne brisbane perth auckland toronto vancouver montreal ottawa calgary chicago "
+    "boston seattle austin denver portland miami atlanta dallas houston phoenix philadelphia brooklyn "
+    "manhattan detroit nashville sf la nyc mexico bogota lima santiago buenos aires sao rio "
+    "england scotland wales ireland france germany spain italy portugal netherlands holland belgium austria "
+    "switzerland sweden norway denmark finland poland greece turkey russia ukraine japan china korea india "
+    "pakistan australia canada brazil argentina chile peru colombia egypt nigeria kenya usa us uk america "
+    "europe asia africa texas california florida ohio"
+) | {"new york", "san francisco", "los angeles", "new zealand", "south africa", "hong kong", "tel aviv",
+     "the us", "the uk", "the states", "new jersey", "washington", "mexico city", "rio de janeiro"}
+DIET_RE = r"(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|kosher|halal)"
+_REL_KINDS = {
+    "sister": "sibling", "brother": "sibling", "sibling": "sibling", "twin": "sibling", "mom": "parent",
+    "mother": "parent", "dad": "parent", "father": "parent", "son": "child", "daughter": "child",
+    "wife": "spouse", "husband": "spouse", "spouse": "spouse", "partner": "partner", "girlfriend": "partner",
+    "boyfriend": "partner", "fiance": "partner", "fiancé": "partner", "fiancee": "partner", "fiancée": "partner",
+    "friend": "friend", "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate",
+    "coworker": "coworker", "co-worker": "coworker", "colleague": "coworker", "boss": "boss", "manager": "boss",
+    "neighbor": "neighbor", "neighbour": "neighbor", "cousin": "cousin", "aunt": "relative", "uncle": "relative",
+    "niece": "relative", "nephew": "relative", "grandma": "grandparent", "grandmother": "grandparent",
+    "grandpa": "grandparent", "grandfather": "grandparent",
+}
+_REL_PREFIX = re.compile(r"^(?:best|older|younger|little|big|baby|twin|step|late)[- ]?", _I)
+
+
+def rel_kind(rel: str) -> str | None:
+    """``sibling_of`` for "brother", "older sister" ...; ``None`` for exes and unknown relations."""
+    rel = rel.lower().replace("_", " ").strip()
+    if rel.startswith("ex"):
+        return None
+    kind = _REL_KINDS.get(_REL_PREFIX.sub("", rel)) or _REL_KINDS.get(rel)
+    return f"{kind}_of" if kind else None
+
+
+# -------------------------------------------------------------------------------------- the rules
+_OWN_VERBS = (
+    r"(?:sold|sold off|gave away|given away|got rid of|gotten rid of|traded in|traded|donated|scrapped|rehomed|"
+    r"re-homed|returned|wrote off|written off|totaled|totalled)"
+)
+_PUT_DOWN = (
+    r"(?:had to |have had to |has had to )?(?:put|had|have|got) (?P<x>(?:my|our|his|her|their) .+?) (?:put )?"
+    r"(?:down|to sleep)\b"
+)
+PET_END = re.compile(
+    r"(?:has |have |had )?(?:just |recently |sadly |finally |unfortunately )?(?:died|passed away|passed on|passed|"
+    r"was put down|was put to sleep|had to be put down|got put down|ran away|went missing|is gone|was killed|"
+    r"got killed|was hit by a car|was rehomed)\b",
+    _I,
+)
+ENDING_RULES: tuple[Rule, ...] = (
+    # things owned and pets
+    rule(r"<A><HAVE>" + _OWN_VERBS + r" (?P<x>.+?)(?:\s+(?:for|in exchange for)\s+(?P<o>.+))?$",
+         neg("@owned", "owned", "x"), f("@owned", "owned"), we_ok=True),
+    rule(r"<A>" + _PUT_DOWN, neg("has_pet", "pet", "x"), we_ok=True),
+    rule(r"<A><HAVE>lost (?P<x>(?:my|our|his|her|their) (?:old |beloved |sweet )?" + PET_RE + r"\b.*)",
+         neg("has_pet", "pet", "x"), we_ok=True),
+    rule(r"<A>(?:no longer|used to) (?:own|owns|have|has|drive|drives|ride|rides) <O>", neg("@owned", "owned"),
+         we_ok=True),
+    rule(r"<ANY><A>(?:do|does) not <A>(?:own|have|drive|ride) <O>", neg("@owned", "owned"), we_ok=True),
+    rule(r"<A>(?:have|has|have got) (?:a|an) (?P<o>(?-i:[A-Z][\w-]+)(?: (?-i:[A-Z0-9][\w-]*)){0,2})(?=\s*$|\s*[,.!;]|"
+         r"\s+(?:and|now|too|that|which|from|since|in|last)\b)", f("owns", "owned"), we_ok=True),
+    rule(r"<A><HAVE>(?:just |finally |recently )?(?:bought|purchased|leased) (?:myself |himself |herself )?"
+         r"(?P<o>(?:a|an) .+)", f("@owned", "owned"), we_ok=True),
+    # work
+    rule(r"<A>(?:quit|left|lost|resigned from|retired from|(?:was|got|have been|has been) (?:laid off|let go|fired) "
+         r"from) (?:my|his|her|their|the) (?:old |previous |former |last )?(?:job|position|role|work|gig) (?:at|with) "
+         r"<O>", neg("works_at", "org")),
+    rule(r"<A><HAVE>(?:just |finally )?left (?P<o>(?-i:[A-Z])[^,;]+)", neg("@left", "org"), we_ok=True),
+    rule(r"<A><HAVE>(?:retired|resigned) from (?:the )?<O>", neg("works_at", "org")),
+    rule(r"<ANY><A>(?:am|is|are) not <A>(?:living|based) in <O>", neg("lives_in", "place"), we_ok=True),
+    rule(r"<ANY><A>(?:am|is|are) not <A>(?:working|employed) (?:at|for) <O>", neg("works_at", "org")),
+    rule(r"<A><HAVE>(?:just |recently |finally )?joined (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", f("works_at", "org"),
+         f("job_title", "job", "j")),
+    rule(r"<A>(?:(?:am|is|are|have|has|had) )?(?:just |recently |finally |now |officially )?(?P<o>retired)\b"
+         r"(?!\s+from)", f("employment_status", "status")),
+    rule(r"<ANY><A>(?:am|is|are) not <A>(?:a |an )?(?P<o>" + DIET_RE + r")\b", neg("diet", "thing")),
+    rule(r"<A>(?:am|is|are) no longer <A>(?:a |an )?(?P<o>" + DIET_RE + r")\b", neg("diet", "thing")),
+    rule(r"<A>(?:used to be|(?:stopped|quit) being|gave up being) (?:a |an )?(?P<o>" + DIET_RE + r")\b",
+         neg("diet", "thing")),
+    rule(r"<ANY><A>(?:am|is|are) not <A>(?:a|an) (?P<j>.+)", neg("job_title", "job", "j")),
+    rule(r"<A>(?:am|is|are) no longer <A>(?:a|an) (?P<j>.+)", neg("job_title", "job", "j")),
+    rule(r"<A>(?:used to be|used to work as|(?:stopped|quit) (?:being|working as)) (?:a|an) (?P<j>.+)",
+         neg("job_title", "job", "j")),
+    # partners
+    rule(r"<A>(?:am |is |are |got |have |has |have been |has been )?(?:divorced|separated)(?: from)? "
+         r"(?P<o>(?-i:[A-Z])[\w'-]+)", neg("married_to", "name")),
+    rule(r"<A>(?:am |is |are |got |have |has |have been |has been |was |were )?(?:just |recently |finally |now )?"
+         r"(?P<o>divorced|separated)\b", f("relationship_status", "status")),
+    rule(r"<A><HAVE>(?:broke up|broken up|split up|split|separated|called it off) with (?P<o>.+)",
+         neg("dating", "person")),
+    rule(r"<A>(?:am|is|are|have been|has been) (?:dating|seeing|going out with|in a relationship with) <O>",
+         f("dating", "person")),
+    # places
+    rule(r"<A><HAVE>(?:moved|moved away|moved out|relocated|got out) (?:out of|away from|from)(?!.*\bto\b) <O>",
+         neg("lives_in", "place"), we_ok=True),
+    # languages
+    rule(r"<A>(?:no longer|used to) (?:speak|speaks) <O>", neg("speaks", "lang")),
+    rule(r"<ANY><A>(?:do|does) not <A>speak <O>", neg("speaks", "lang")),
+    rule(r"<A><HAVE>(?:forgotten|forgot|lost) (?:all |most |much )?(?:of )?(?:my|his|her|their) <O>",
+         neg("speaks", "lang")),
+    rule(r"<A><HAVE>stopped speaking <O>", neg("speaks", "lang")),
+    # studies
+    rule(r"<A><HAVE>(?:just |finally )?graduated (?:from )?(?P<u>(?-i:[A-Z]).+?)(?:\s+(?:in|with a degree in)\s+"
+         r"(?P<x>(?-i:[a-z])[a-z ]+))?$", neg("studies_at", "org", "u"), neg("studies", "subject", "x"),
+         any_field=True),
+    rule(r"<A><HAVE>(?:just |finally )?(?:finished|completed|defended|dropped out of|quit|abandoned|left|got|earned) "
+         r"(?:my|his|her|their) (?:(?P<x>(?-i:[a-z])[a-z ]*?) )?(?:degree|course|studies|diploma|master'?s|masters|"
+         r"phd|doctorate|bachelor'?s|ba|bsc|msc|mba|program|programme|classes|thesis)(?: (?:in|of) "
+         r"(?P<y>(?-i:[a-zA-Z])[a-z ]*?))?(?: (?:at|from) (?P<u>(?-i:[A-Z]).+))?(?=$|[\s,.;!])",
+         neg("studies", "subject", "x"), neg("studies", "subject", "y"), neg("studies_at", "org", "u"),
+         any_field=True),
+    rule(r"<A><HAVE>dropped out of (?P<u>(?-i:[A-Z]).+)", neg("studies_at", "org", "u")),
+    rule(r"<A><HAVE>(?:just |finally )?(?:finished|completed) (?:studying|learning) (?P<o>.+?)"
+         r"(?:\s+at\s+(?P<u>(?-i:[A-Z]).+))?$",
+         neg("studies", "study"), neg("studies_at", "org", "u")),
+    # health
+    rule(r"<A><HAVE>(?:fully |finally |completely )?(?:recovered from|got over|gotten over|beat|beaten|overcame|"
+         r"overcome|kicked|(?:am|is|are) (?:over|cured of|free of|free from|clear of)) <O>",
+         neg("has_condition", "cond")),
+    rule(r"<A>(?:have|has|have got|suffer from|suffers from|(?:was|were|got|have been|has been) diagnosed with|"
+         r"(?:am|is|are) (?:sick|ill|down) with|caught|came down with|live with|lives with) <O>",
+         f("has_condition", "cond")),
+    # plans
+    rule(r"<A><HAVE>(?:cancel+ed|called off|scrapped|shelved) (?:my|our|his|her|their|the) <O>",
+         neg("plans_to", "plan"), we_ok=True),
+    rule(r"<ANY><A>(?:am|is|are) not <A>(?:planning|going|hoping|intending) to <O>", neg("plans_to", "verb")),
+    rule(r"<A>(?:am|is|are) no longer <A>(?:planning|going|hoping|intending) to <O>", neg("plans_to", "verb")),
+    rule(r"<A><HAVE>(?:decided|chosen) not to <O>", neg("plans_to", "verb")),
+    rule(r"<ANY><A>(?:do|does) not <A>(?:plan|intend|want) to <O>", neg("plans_to", "verb")),
+    rule(r"<A>no longer (?:plan|plans|intend|intends|want|wants) to <O>", neg("plans_to", "verb")),
+    # people
+    rule(r"<A><HAVE>(?:just |recently |sadly )?(?:died|passed away|passed on|passed)\b",
+         f("life_status", "status", "=deceased"), third_only=True),
+    # activities, habits and hobbies (after the specific verbs above)
+    rule(r"<A><HAVE>(?:gave up|given up|quit|stopped|dropped|abandoned|ditched|kicked)(?: on)? (?P<x>.+?)"
+         r"(?:\s+(?:for|in favou?r of)\s+(?P<o>.+))?$", neg("@activity", "act", "x"), f("@activity", "act")),
+    rule(r"<A>(?:no longer|used to) (?P<x>[a-z]+\b.*)", neg("@activity", "actverb", "x")),
+    rule(r"<ANY><A>(?:do|does) not <A>(?P<x>[a-z]+\b.*)", neg("@activity", "actverb", "x")),
+    rule(r"<A><HAVE>(?:took up|taken up|picked up|got into|gotten into|started|began|(?:am|is|are) taking up) <O>",
+         f("@activity", "act")),
+    rule(r"<A>(?:play|plays|(?:am|is|are) playing|(?:have|has) been playing|learned to play|learnt to play) <O>",
+         f("plays", "playable")),
+)
+MY_ENDING_RULES: tuple[Rule, ...] = (
+    rule(r"(?:my|our) <O> (?:is|are|has|have) (?:finally |completely |totally )?(?:gone|cured|healed|over)\b",
+         neg("has_condition", "cond")),
+)
+START_ENDING_RULES: tuple[Rule, ...] = (
+    rule(r"(?P<o>(?-i:[A-Z])[\w'-]+) and I (?:have )?(?:just |finally )?(?:got )?divorced",
+         neg("married_to", "name")),
+    rule(r"(?P<o>(?-i:[A-Z])[\w'-]+) and I (?:have )?(?:just |finally )?(?:broke up|split up|split|separated)",
+         neg("dating", "name")),
+)
+# a coordinated verb phrase of the same subject: "I sold my car and (now) drive a Tesla"
+CONT = re.compile(
+    r"(?:,\s*|\s+)(?:and|but|then|so)\s+(?:(?:now|then|also|later|instead|soon|eventually|recently|finally|just)"
+    r",?\s+)*(?=[a-z])"
+)
+
+# ---------------------------------------------------------------------------------------- cleaning
+ENDING_KINDS = frozenset({"owned", "pet", "act", "actverb", "cond", "plan", "person", "status", "subject",
+                          "playable"})
+_LEAD = re.compile(
+    r"^(?:(?:my|his|her|their|our|your|the|a|an|old|former|beloved|trusty|little|second-hand|used|first|new|"
+    r"whole|entire|last)\s+)+", _I,
+)
+_OBJ_CUT = re.compile(
+    r"\s+(?:and|but|for|to|in|on|at|with|because|since|so|after|before|which|that|when|while|as|from|back)\b.*$",
+    _I,
+)
+_ACT_CUT = re.compile(r"\s+(?:and|but|for|because|since|after|when|as|so)\b.*$|\s*,.*$", _I)
+_NAMED = re.compile(r"^(?:a |an |this |some )?(?:guy|girl|man|woman|person|someone|boy|lady|dude) (?:named|called) ",
+                    _I)
+_NAMED_PET = re.compile(r"\s+(?:named|called)\s+", _I)
+_CAPNAME = re.compile(r"[A-ZÀ-Þ][\w'-]*")
+
+
+def pet_phrase(value: str) -> str | None:
+    """``"our dog Max"`` / ``"a cat named Miso"`` / ``"rabbit"`` -> the pet convention, else ``None``."""
+    value = _LEAD.sub("", value.strip())
+    species, _, name = _NAMED_PET.sub("\x00", value, count=1).partition("\x00")
+    words = species.split()
+    if not name and len(words) >= 2 and _CAPNAME.fullmatch(words[-1]):
+        species, name = " ".join(words[:-1]), words[-1]
+        words = words[:-1]
+    if not words or len(words) > 3:
+        return None
+    head = words[-1].lower()
+    if head not in PETS and head.rstrip("s") not in PETS:
+        return None
+    name = name.split()[0].strip(".,!") if name.split() else ""
+    return f"{species} named {name}" if name and _CAPNAME.fullmatch(name) else species
+
+
+def _plain(value: str, max_words: int) -> str | None:
+    words = value.split()
+    if not words or len(words) > max_words or words[0].lower() in BAD_FIRST:
+        return None
+    if any(w.lower() in ("i", "me", "it", "them", "this", "that", "anything", "something") for w in words):
+        return None
+    return value if any(c.isalnum() for c in value) else None
+
+
+def clean_ending(value: str, kind: str, strip: Callable[[str], str], name: Callable[[str], str | None]) -> list[str]:
+    """Clean an object of an ending kind; ``[]`` when unusable. ``strip`` drops fillers and time phrases."""
+    if kind in ("status", "playable"):
+        value = strip(value if kind == "playable" else _ACT_CUT.sub("", value))
+        if kind == "playable":
+            out: list[str] = []
+            for item in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", value):
+                item = _LEAD.sub("", _OBJ_CUT.sub("", item))
+                if item.lower() not in PLAYABLE:
+                    break
+                out.append(item)
+            return out
+        return [value.lower()] if value.isalpha() else []
+    if kind == "person":
+        value = _NAMED.sub("", value.strip())
+        found = name(value)
+        return [found] if found else []
+    if kind in ("act", "actverb"):
+        value = strip(_ACT_CUT.sub("", value))
+        if kind == "actverb":
+            first, _, rest = value.partition(" ")
+            base = _THIRD_FORMS.get(first.lower(), first.lower())
+            base = base if base in _GERUNDS else base[:-1] if base.endswith("s") else base
+            if base not in _GERUNDS:
+                return []
+            value = f"{_GERUNDS[base]} {rest}".strip()
+        return [value] if _plain(value, 5) else []
+    if kind == "plan":
+        value = strip(_LEAD.sub("", _ACT_CUT.sub("", value)))
+        return [value] if _plain(value, 6) else []
+    value = strip(_LEAD.sub("", _OBJ_CUT.sub("", _LEAD.sub("", value.strip()))))
+    if kind == "pet":
+        found = pet_phrase(value)
+        return [found] if found else []
+    if kind == "cond":
+        low = value.lower()
+        words = low.split()
+        known = low in CONDITIONS or (words and (words[-1] in _COND_HEADS or words[-1].endswith("itis")))
+        return [value] if known and _plain(value, 4) else []
+    if kind == "subject":
+        return [value] if _plain(value, 4) and value.replace(" ", "").replace("'", "").isalpha() else []
+    # owned
+    if not _plain(value, 4) or value.split()[-1].lower() in _ABSTRACT | _DEGREES:
+        return []
+    return [value]
+
+
+def _activity(value: str) -> tuple[str, str] | None:
+    value = _LEAD.sub("", value.strip())
+    low = value.lower()
+    first = low.partition(" ")[0]
+    rest_v = _LEAD.sub("", value.partition(" ")[2]).strip()
+    if first == "playing" and rest_v:
+        return ("plays", rest_v) if len(rest_v.split()) <= 3 else None
+    if first in ("learning", "studying") and rest_v:
+        return ("studies", rest_v) if len(rest_v.split()) <= 3 else None
+    if first == "going" and (rest_v.lower() in _GOING or _activity(rest_v.removeprefix("to ")) is not None):
+        return ("hobby", value)
+    if first in ("doing", "practising", "practicing") and rest_v:
+        return ("hobby", rest_v) if len(rest_v.split()) <= 3 else None
+    if low in PLAYABLE:
+        return ("plays", value)
+    if low in HABIT_NOUNS or first in _HABIT_GERUNDS:
+        return ("habit", value)
+    if low in HOBBY_NOUNS:
+        return ("hobby", value)
+    if first.endswith("ing") and first not in _STOP_GERUNDS and len(low.split()) <= 3:
+        return ("hobby", value)
+    return None
+
+
+def resolve(pred: str, value: str, clause: str) -> tuple[str, str] | None:
+    """The predicate and object of an ``@`` field (``None`` when the object does not fit)."""
+    if pred == "@owned":
+        pet = pet_phrase(value)
+        return ("has_pet", pet) if pet else ("owns", value)
+    if pred == "@activity":
+        return _activity(value)
+    if pred == "@left":  # "I left London" is a move, "I left Accenture" a job
+        moving = re.search(r"\b(?:moved|relocated|live|living|lived|moving)\b", clause, _I)
+        return ("lives_in" if moving or value.lower() in PLACES else "works_at", value)
+    return (pred, value)
