@@ -33,13 +33,6 @@ class OtherModel(HashedBagOfWords):
 
 
 @pytest.fixture()
-def db(tmp_path: Path) -> Iterator[SQLiteStore]:
-    store = SQLiteStore(tmp_path / "memory.sqlite3")
-    yield store
-    store.close()
-
-
-@pytest.fixture()
 def vectors(tmp_path: Path) -> VectorIndex:
     return VectorIndex(path=tmp_path / "chroma")
 
@@ -414,3 +407,34 @@ def test_other_users_are_indexed_while_one_fails(rows: SQLiteStore, indexer: Ind
     indexer.submit("rules", [("ar1", "alice")])
     indexer.submit("episodes", [("be1", "bob")])
     assert indexer.wait("bob", timeout=0.2) is False  # one worker, one failing batch first: bob waits too
+
+
+def test_a_fact_expired_while_it_is_embedded_stays_out(rows: SQLiteStore, indexer: Indexer, embedder: CachedEmbedder,
+                                                       vectors: VectorIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = embedder.embed_reusing
+
+    def expire_meanwhile(texts: list[str]) -> list[list[float]]:
+        rows.expire_fact("alice", "af1", T0.timestamp())  # the fact ends between embedding and writing
+        return real(texts)
+
+    monkeypatch.setattr(embedder, "embed_reusing", expire_meanwhile)
+    indexer.submit("facts", [("af1", "alice")])
+    indexer.wait(timeout=30)
+    assert stored(vectors, "fact", "alice") == {}
+
+
+def test_a_failure_after_a_success_is_retried(rows: SQLiteStore, indexer: Indexer, hijack: Any,
+                                              vectors: VectorIndex) -> None:
+    indexer.submit("episodes", [("be1", "bob")])
+    indexer.wait("bob", timeout=30)  # a success first
+    hijack("episode", "alice")
+    indexer.submit("episodes", [("ae1", "alice")])
+    indexer.wait("alice", timeout=0.3)
+    release(vectors, "episode", "alice")
+    assert indexer.wait("alice", timeout=30) is True
+
+
+def test_pending_ids_between_batches_is_empty(rows: SQLiteStore, indexer: Indexer) -> None:
+    indexer.submit("episodes", [("ae1", "alice")])
+    indexer.wait(timeout=30)
+    assert indexer.pending_ids("alice", "episodes") == []

@@ -4,9 +4,7 @@ always with a second user whose rows must stay invisible and untouched."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
@@ -21,13 +19,6 @@ def ep(eid: str, user: str = "alice", text: str = "hello", *, at: datetime = T0,
        **kw: object) -> Episode:
     return Episode(id=eid, user_id=user, session_id=session, role="user", content=text, timestamp=at,
                    ingested_at=T0, **kw)  # type: ignore[arg-type]
-
-
-@pytest.fixture()
-def db(tmp_path: Path) -> Iterator[SQLiteStore]:
-    store = SQLiteStore(tmp_path / "memory.sqlite3")
-    yield store
-    store.close()
 
 
 @pytest.fixture()

@@ -4,9 +4,7 @@ lookup, keyword search and the decision log, each with a second user kept out.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
@@ -31,13 +29,6 @@ def put(db: SQLiteStore, f: Fact, reinforced: float = 0.0) -> Fact:
 
 def ids(facts: list[Fact]) -> list[str]:
     return [f.id for f in facts]
-
-
-@pytest.fixture()
-def db(tmp_path: Path) -> Iterator[SQLiteStore]:
-    store = SQLiteStore(tmp_path / "memory.sqlite3")
-    yield store
-    store.close()
 
 
 # -- insert / expire / reinforce -------------------------------------------------------------------

@@ -4,9 +4,7 @@ per-user statistics, with a second user whose rows stay out."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,13 +33,6 @@ def conflict(cid: str, user: str = "alice", status: str = "flagged") -> dict[str
             "existing_fact_id": "f1", "existing_object": "lisbon", "new_predicate": "lives_in",
             "new_object": "porto", "new_fact_id": "f2", "strategy": "recency", "winner": "new", "status": status,
             "reason": "moved", "episode_ids": '["ep1"]', "detected_at": 1.0}
-
-
-@pytest.fixture()
-def db(tmp_path: Path) -> Iterator[SQLiteStore]:
-    store = SQLiteStore(tmp_path / "memory.sqlite3")
-    yield store
-    store.close()
 
 
 @pytest.fixture()
