@@ -133,24 +133,16 @@ class CachedEmbedder:
         with self._lock:
             return {t: self._docs[t] for t in texts if t in self._docs}
 
-    def embed_reusing(self, texts: list[str]) -> list[list[float]]:
-        """Embed texts for indexing, reusing vectors a read already made (the LRU is not grown)."""
-        with self._lock:
-            known = {t: self._docs[t] for t in texts if t in self._docs}
-        missing = [t for t in dict.fromkeys(texts) if t not in known]
-        if missing:
-            known.update(zip(missing, self.embed_documents(missing)))
-        return [known[t] for t in texts]
-
-    def embed_cached(self, texts: list[str]) -> list[list[float]]:
-        """Embed texts that are likely to repeat (documents passed to ``compress``), via the LRU."""
-        with self._lock:
-            known = {t: self._docs[t] for t in texts if t in self._docs}
+    def embed_cached(self, texts: list[str], *, remember: bool = True) -> list[list[float]]:
+        """Embed texts, reusing vectors already in the document cache (documents passed to
+        ``compress``, rows a read embedded before the indexer reached them). ``remember=False``
+        (the indexer) reuses without growing the cache."""
+        known = self.cached(texts)
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
             fresh = dict(zip(missing, self.embed_documents(missing)))
             known.update(fresh)
-            if self._size:
+            if remember and self._size:
                 with self._lock:
                     self._docs.update(fresh)
                     while len(self._docs) > self._size:

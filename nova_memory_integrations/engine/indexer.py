@@ -23,12 +23,14 @@ from ..embeddings.base import CachedEmbedder, embedding_space
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import VectorIndex, VectorKind
 
-__all__ = ["INDEX_WAIT_S", "Indexer", "Table"]
+__all__ = ["INDEX_WAIT_S", "TABLES", "Indexer", "Table"]
 
 logger = logging.getLogger(__name__)
 
 Table = Literal["episodes", "facts", "rules"]
 _KIND: dict[Table, VectorKind] = {"episodes": "episode", "facts": "fact", "rules": "rule"}
+TABLES: dict[VectorKind, Table] = {kind: table for table, kind in _KIND.items()}
+"""The SQLite table of each vector kind's rows."""
 _MAX_BACKOFF_S = 30.0
 INDEX_WAIT_S = 30.0
 """How long a call that must see a user's index in sync (delete, forget, export) waits for it.
@@ -226,7 +228,7 @@ class Indexer:
                     self.db.mark_indexed(table, expired)
             if live:
                 texts = [_text(table, r) for r in live]
-                vectors = self.embedder.embed_reusing(texts)  # a read may have embedded the newest already
+                vectors = self.embedder.embed_cached(texts, remember=False)  # a read may have embedded the newest
                 by_user: dict[str, list[int]] = {}
                 for n, r in enumerate(live):
                     by_user.setdefault(str(r["user_id"]), []).append(n)

@@ -14,12 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..engine.components import Components
-from ..storage.vectors import VectorKind
+from ..engine.indexer import TABLES
 
 __all__ = ["delete_memories", "forget_user"]
-
-_KINDS: tuple[tuple[VectorKind, str], ...] = (("episode", "episodes"), ("fact", "facts"), ("rule", "rules"))
-"""Each vector kind and the SQLite table of its rows."""
 
 
 def forget_user(components: Components, user_id: str) -> dict[str, int]:
@@ -46,7 +43,7 @@ def delete_memories(components: Components, user_id: str, ids: Sequence[str]) ->
     c = components
     with c.indexer.barrier(user_id):
         removed = c.db.delete_ids(user_id, list(ids))
-        for kind, table in _KINDS:
+        for kind, table in TABLES.items():
             c.vectors.delete(kind, removed[table], user_id=user_id)
     c.graph.invalidate(user_id)
     c.entities.invalidate(user_id)

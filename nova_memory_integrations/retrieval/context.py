@@ -11,16 +11,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._time import to_epoch, utcnow
-from ..engine.indexer import Table
 from ..engine.tokens import TokenCounter
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 from .assemble import Format, fit, line, render
 from .compress import extract_sentences, near_duplicates, strip_phatic
 from .config import SearchConfig
-from .signals import Candidate, merge_hits, name_words, pending_dense, stored_vectors
+from .signals import Candidate, dense_now, name_words, stored_vectors
 
 if TYPE_CHECKING:
     from ..engine.components import Components
@@ -307,29 +306,24 @@ def dense_search(
     vector = components.embedder.embed_query(query)
     hits: list[SearchHit] = []
 
-    def nearest(kind: MemoryKind, table: Table, n: int, where: dict[str, Any] | None = None) -> dict[str, float]:
-        # never waits for the indexer: the newest rows it has not reached yet are scored here
-        queued = components.indexer.pending_ids(user_id, table)
-        pending = pending_dense(components.db, components.embedder, kind, queued, vector, user_id,
-                                session_id=session_id)
-        return dict(merge_hits(components.vectors.query(kind, vector, user_id=user_id, k=n, where=where), pending)[:n])
+    def nearest(kind: MemoryKind, n: int) -> dict[str, float]:
+        return dict(dense_now(components, kind, vector, user_id, n, session_id=session_id)[:n])
 
     if "episode" in kinds:
-        where = {"session_id": session_id} if session_id else None
-        found = nearest("episode", "episodes", k, where)
+        found = nearest("episode", k)
         for ep in components.db.get_episodes(user_id, list(found)):
             hits.append(SearchHit(kind="episode", id=ep.id, text=ep.content, score=found[ep.id],
                                   timestamp=ep.timestamp, episode=ep, scores={"dense": found[ep.id]},
                                   provenance=(ep.id,)))
     if "fact" in kinds:
-        found = nearest("fact", "facts", k * 2)
+        found = nearest("fact", k * 2)
         for fact in components.db.select_facts(user_id, ids=list(found)):
             if fact.is_valid_at(moment):
                 hits.append(SearchHit(kind="fact", id=fact.id, text=fact.text, score=found[fact.id],
                                       timestamp=fact.valid_from, fact=fact, scores={"dense": found[fact.id]},
                                       provenance=fact.provenance))
     if "rule" in kinds:
-        found = nearest("rule", "rules", k)
+        found = nearest("rule", k)
         for rule in components.db.list_rules(user_id, ids=list(found)):
             hits.append(SearchHit(kind="rule", id=rule.id, text=f"When {rule.condition}: {rule.action}",
                                   score=found[rule.id], timestamp=rule.created_at, rule=rule,

