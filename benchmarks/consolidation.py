@@ -9,6 +9,10 @@ its answers are realistic and instantaneous).
   embedding of new facts runs in the background indexer, as in production).
 * ``llm_calls_per_100_turns``: LLM calls made by ``store.consolidate()`` per 100 turns
   with the default ``llm_batch_size`` (target <= 10).
+* ``agent_llm_calls_per_100_turns``: the same through an agent,
+  ``NovaMemory(consolidation_model=...)`` (turns captured by the middleware of a
+  ``create_agent`` agent with several users, consolidated in the background in batches);
+  ``agent_turns_unprocessed`` must be 0 after ``flush_consolidation()``.
 
 Usage::
 
@@ -83,6 +87,26 @@ def extractor_llm() -> FakeToolChatModel:
     return FakeToolChatModel(respond=respond)
 
 
+def agent_consolidation(store: NovaStore, turns: int, users: int = 3) -> tuple[int, int, int]:
+    """Turns captured by ``NovaMemory(consolidation_model=...)`` in an agent: (turns, LLM calls, unprocessed)."""
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from nova_memory_integrations.langchain import NovaMemory
+    from nova_memory_integrations.langchain.testing import EchoMemoryChatModel
+
+    fake = extractor_llm()
+    memory = NovaMemory(store, consolidation_model=fake, consolidation_idle_seconds=0)
+    agent = create_agent(EchoMemoryChatModel(), [], middleware=[memory], checkpointer=InMemorySaver())
+    for turn in make_turns(turns // 2, users, seed=5):  # each invoke records 2 turns
+        agent.invoke({"messages": [{"role": "user", "content": turn["content"]}]},
+                     {"configurable": {"thread_id": turn["user_id"], "user_id": turn["user_id"]}})
+    memory.flush_consolidation(timeout=600)
+    recorded = sum(len(store.episodes(f"user-{u}", limit=10_000)) for u in range(users))
+    unprocessed = sum(not e.processed for u in range(users) for e in store.episodes(f"user-{u}", limit=10_000))
+    return recorded, memory.llm_calls, unprocessed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=2000)
@@ -111,6 +135,8 @@ def main() -> None:
             llm = store.consolidate()
             llm_elapsed = time.perf_counter() - t1
             batch = store.config.consolidation.llm_batch_size
+        with NovaStore(Path(tmp) / "agent", embeddings=embeddings, config=NovaConfig()) as store:
+            agent_turns, agent_calls, unprocessed = agent_consolidation(store, args.llm_turns)
     print(json.dumps({
         "benchmark": "consolidation",
         "turns": args.turns,
@@ -126,7 +152,11 @@ def main() -> None:
         "llm_path_turns_per_s_fake_model": round(args.llm_turns / llm_elapsed, 1),
         "llm_ops": {"added": llm.added, "updated": llm.updated, "invalidated": llm.invalidated, "noop": llm.noop,
                     "failed": llm.failed_episodes},
-        "targets": {"deterministic_turns_per_s": 1000, "llm_calls_per_100_turns": 10},
+        "agent_turns": agent_turns,
+        "agent_llm_calls_per_100_turns": round(100 * agent_calls / agent_turns, 2),
+        "agent_turns_unprocessed": unprocessed,
+        "targets": {"deterministic_turns_per_s": 1000, "llm_calls_per_100_turns": 10,
+                    "agent_llm_calls_per_100_turns": 10},
     }))
 
 

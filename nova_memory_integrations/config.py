@@ -200,7 +200,8 @@ class ConsolidationConfig(_Section):
     retry_backoff_max_seconds: float = Field(default=8.0, ge=0)
     llm_context_facts: int = Field(default=30, ge=0)
     """Existing facts (same entities, by graph and embedding) shown to the LLM per batch."""
-    prompt_version: str = "consolidation-v1"
+    prompt_version: str | None = None
+    """A version of ``consolidation.prompts``; ``None``: the current default (recorded per fact)."""
 
 
 class RetrievalConfig(_Section):

@@ -96,3 +96,22 @@ def _root_logger_untouched() -> Iterator[None]:
     before = state()
     yield
     assert state() == before, "root logger was reconfigured"
+
+
+def _llm_messages(recorded: object, sent: object) -> None:
+    """vcrpy matcher: the chat messages of two LLM requests are the same (other fields may vary
+    with client versions). Used by the cassette-backed tests (``tests/integration/test_llm_http.py``)."""
+    import json as _json
+
+    def messages(request: object) -> object:
+        body = getattr(request, "body", None)
+        try:
+            return _json.loads(body or b"{}").get("messages")
+        except (ValueError, AttributeError):
+            return body
+
+    assert messages(recorded) == messages(sent), "the chat messages differ from the recorded ones"
+
+
+def pytest_recording_configure(config: pytest.Config, vcr: object) -> None:
+    vcr.register_matcher("llm_messages", _llm_messages)  # type: ignore[attr-defined]

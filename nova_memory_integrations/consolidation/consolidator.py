@@ -37,6 +37,7 @@ from ..memory.conflicts import (
     explain_confidence,
     resolve_conflicts,
 )
+from ..memory.entailments import entailed_endings, needs, negation_targets
 from ..memory.facts import FactMemory, normalize_predicate
 from ..memory.temporal import decayed_confidence, normalize_value
 from ..storage.sqlite import SQLiteStore, row_to_fact
@@ -247,14 +248,14 @@ class Consolidator:
         if prop.negate or prop.op == "DELETE":
             if target is not None:
                 return self._negate(user_id, target.subject, target.predicate, [target.object], at, common)
-            if prop.object.strip():
-                return self._negate(user_id, prop.subject, prop.predicate, [prop.object], at, common)
-            # no object: "no longer works anywhere" negates every value held at `at`
             subject_n = normalize_value(self.entities.canonical(user_id, prop.subject) if self.entities
                                         else prop.subject)
             predicate = normalize_predicate(prop.predicate)
-            values = [f.object for f in self.db.current_facts(user_id, subject=subject_n, predicate=predicate,
-                                                             valid_after=to_epoch(at)) if f.valid_from <= at]
+            values = self._held(user_id, subject_n, predicate, at)
+            if prop.object.strip():  # the value itself, or the one held value of that kind ("my car")
+                targets = negation_targets(prop.object, values) or [prop.object]
+                return self._negate(user_id, prop.subject, prop.predicate, targets, at, common)
+            # no object: "no longer works anywhere" negates every value held at `at`
             if values:
                 return self._negate(user_id, subject_n, predicate, values, at, common)
             decision = FactDecision(op="NOOP", subject=subject_n, predicate=predicate, object="",
@@ -295,7 +296,20 @@ class Consolidator:
                                          single_valued=False if outcome.keep_both else None, **common)
         self._log(user_id, verdicts, {**held, **{f.id: f for f in supersede}}, subject_n, predicate, obj,
                   decision.fact_id, episode_ids, now)
-        return [decision], ids
+        if decision.op not in ("ADD", "UPDATE"):
+            return [decision], ids
+        current = {pair: self._held(user_id, pair[0], pair[1], at) for pair in needs(subject_n, predicate, obj)}
+        made, more = [decision], list(ids)
+        for s, p, v in entailed_endings(subject_n, predicate, obj, current):  # "I retired" ends works_at
+            ended, changed = self._negate(user_id, s, p, [v], at, {**common, "reason_prefix": f"implied by {predicate} {obj}"})
+            made += ended
+            more += changed
+        return made, more
+
+    def _held(self, user_id: str, subject: str, predicate: str, at: datetime) -> list[str]:
+        """The values of ``subject predicate`` holding at ``at``."""
+        return [f.object for f in self.db.current_facts(user_id, subject=subject, predicate=predicate,
+                                                        valid_after=to_epoch(at)) if f.valid_from <= at]
 
     def _negate(
         self, user_id: str, subject: str, predicate: str, objects: Sequence[str], at: datetime,

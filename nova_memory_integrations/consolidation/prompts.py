@@ -4,13 +4,20 @@ Every prompt lives here, under a version string; a prompt is never edited in pla
 released — a new version is added and ``DEFAULT_PROMPT_VERSION`` moves (the version used
 is recorded in each fact's metadata, so results stay explainable).
 
-``consolidation-v1`` sends a batch of episodes (``E1``, ``E2``... oldest first) and the
+``consolidation-v2`` (the default) sends a batch of episodes (``E1``, ``E2``... oldest first) and the
 existing facts relevant to them (``F1``, ``F2``...), and asks for one structured answer
 (the ``record_memory_operations`` tool) listing, for *every* episode, the memory
 operations it implies: ADD a new fact, UPDATE an existing one (a new value supersedes
 it), DELETE one (it stopped holding), NOOP (restated; reinforces it). Lenient
 validators accept the usual near-misses of real models (lowercase ops, synonyms,
 numbers as strings, bare episode numbers).
+
+``consolidation-v2`` keeps v1's schema and adds what v1 got wrong: endings and transitions
+(a DELETE's ``valid_from`` is the date the fact *stopped* holding; an ending plus a
+replacement in one episode gives both operations), multi-valued predicates (a new pet,
+car or hobby does not end the old one; only an ending does), and named relatives as the
+subject of what is said about them (``Luis job_title chef`` and ``Luis sibling_of user``,
+not ``brother job_title chef``), as the deterministic extractor does.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ __all__ = [
     "tool_name",
 ]
 
-DEFAULT_PROMPT_VERSION = "consolidation-v1"
+DEFAULT_PROMPT_VERSION = "consolidation-v2"
 
 Message = tuple[str, str]
 """``(role, content)`` with role ``system``, ``user`` or ``assistant``."""
@@ -173,6 +180,58 @@ Answer by calling record_memory_operations exactly once. List every episode of t
 in order, each exactly once, with an empty operations list when it gives nothing."""
 
 
+_SYSTEM_V2 = """\
+You maintain the long-term memory of an assistant about one user. You read conversation \
+episodes and decide which facts to remember, as subject-predicate-object triples, and how \
+each one changes the memory: what starts holding, what stops holding, what is restated.
+
+Conventions:
+- subject is "user" for what the user says about themself. A named relative, friend or pet \
+is the subject of what is said about them, by name: "my brother Luis is a chef" -> \
+Luis job_title chef, and Luis sibling_of user. Later "my brother" means Luis. An unnamed \
+one is the subject by relation: "my sister sold her flat" -> sister owns flat (DELETE).
+- predicate is snake_case: name, age, lives_in, works_at, job_title, studies, speaks, likes, \
+dislikes, prefers, diet, allergic_to, has_pet, owns, plays, practices, favorite_<thing>, \
+married_to, dating, parent_of, sibling_of, friend_of, uses...
+- object is the value as written, without leading articles; counts are digits; pets are \
+"<species> named <Name>".
+- Only statements of the user count. Assistant turns are context only. Questions, \
+hypotheticals, wishes, plans, reported speech and chit-chat give nothing. A plain negation \
+("I don't live in Paris") gives nothing, except dislikes ("I don't like X" -> dislikes X).
+
+Operations:
+- ADD: a new fact.
+- UPDATE: the fact replaces an existing single-valued fact (a move, a new job, a new \
+favourite, a correction); set target_fact to the F-reference it replaces.
+- DELETE: a fact stopped holding. Endings: sold or gave away something, left / lost / quit \
+a job, retired, broke up or divorced, a person or pet died, moved out, stopped or gave up \
+an activity, a language or a habit, finished studies, recovered from an illness, cancelled \
+a plan, "no longer", "not ... anymore", "used to". Set target_fact when the fact is listed, \
+and valid_from to the date it stopped when the text gives one.
+- An ending with a replacement ("I sold my Civic and bought a Tesla") is two operations: \
+DELETE the old value and ADD the new one.
+- Multi-valued predicates (owns, has_pet, plays, practices, studies, speaks, likes): a new \
+value is an ADD and never ends the old one; only an ending does.
+- NOOP: the episode restates a fact already listed (set target_fact); it is reinforced.
+- valid_from: the date the change happened (a start, or for DELETE the end), only when the \
+text gives a time ("last month", "since 2019"), resolved against the episode's timestamp; \
+else null.
+- reason: one short sentence for each operation.
+
+Answer by calling record_memory_operations exactly once. List every episode of the batch, \
+in order, each exactly once, with an empty operations list when it gives nothing.
+
+Example. Existing facts: F1: user owns Honda Civic (valid from 2023-02-01). Episodes: \
+[E1] 2024-05-10T09:00:00+00:00 user: "I sold my Civic last week and got a Tesla." \
+[E2] 2024-05-10T09:01:00+00:00 user: "Thanks!" Answer: \
+{"episodes": [{"episode": "E1", "operations": [\
+{"op": "DELETE", "subject": "user", "predicate": "owns", "object": "Honda Civic", \
+"target_fact": "F1", "valid_from": "2024-05-03", "reason": "sold it"}, \
+{"op": "ADD", "subject": "user", "predicate": "owns", "object": "Tesla", \
+"valid_from": "2024-05-03", "reason": "got a new car"}]}, \
+{"episode": "E2", "operations": []}]}"""
+
+
 def _render_fact(ref: str, fact: Fact) -> str:
     since = fact.valid_from.date().isoformat()
     until = f" until {fact.valid_to.date().isoformat()}" if fact.valid_to is not None else ""
@@ -188,6 +247,18 @@ def _render_episode(ref: str, episode: Episode) -> str:
 def _render_v1(
     episodes: Sequence[tuple[str, Episode]], facts: Sequence[tuple[str, Fact]], feedback: str | None
 ) -> list[Message]:
+    return _render(_SYSTEM_V1, episodes, facts, feedback)
+
+
+def _render_v2(
+    episodes: Sequence[tuple[str, Episode]], facts: Sequence[tuple[str, Fact]], feedback: str | None
+) -> list[Message]:
+    return _render(_SYSTEM_V2, episodes, facts, feedback)
+
+
+def _render(
+    system: str, episodes: Sequence[tuple[str, Episode]], facts: Sequence[tuple[str, Fact]], feedback: str | None
+) -> list[Message]:
     fact_lines = "\n".join(_render_fact(r, f) for r, f in facts) or "(none)"
     episode_lines = "\n".join(_render_episode(r, e) for r, e in episodes)
     refs = ", ".join(r for r, _ in episodes)
@@ -200,7 +271,7 @@ def _render_v1(
     )
     if feedback:
         user += f"\n\nYour previous answer could not be used: {feedback} Answer again, following the schema."
-    return [("system", _SYSTEM_V1), ("user", user)]
+    return [("system", system), ("user", user)]
 
 
 Renderer = Callable[[Sequence[tuple[str, Episode]], Sequence[tuple[str, Fact]], "str | None"], list[Message]]
@@ -228,6 +299,7 @@ class PromptSpec:
 
 _PROMPTS: dict[str, PromptSpec] = {
     "consolidation-v1": PromptSpec("consolidation-v1", RecordMemoryOperationsV1, _SYSTEM_V1, _render_v1),
+    "consolidation-v2": PromptSpec("consolidation-v2", RecordMemoryOperationsV1, _SYSTEM_V2, _render_v2),
 }
 
 

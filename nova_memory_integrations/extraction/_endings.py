@@ -160,6 +160,11 @@ ENDING_RULES: tuple[Rule, ...] = (
     rule(r"<A>(?:quit|left|lost|resigned from|retired from|(?:was|got|have been|has been) (?:laid off|let go|fired) "
          r"from) (?:my|his|her|their|the) (?:old |previous |former |last )?(?:job|position|role|work|gig) (?:at|with) "
          r"<O>", neg("works_at", "org")),
+    rule(r"<A><HAVE>(?:just |recently |finally )?(?:quit|left|lost) (?:my|his|her|their) (?:job|position|work|gig)"
+         r"\b(?!\s+(?:at|with|for)\b)(?!.*\b(?:to (?:join|start|work|take)|for (?:a|another|the)\b))",
+         f("employment_status", "status", "=unemployed")),
+    rule(r"<A>(?:(?:was|were|got|have been|has been|am|is|are|have|has) )?(?:just |recently )?(?:laid off|let go|fired|"
+         r"made redundant|sacked)\b(?!\s+from)", f("employment_status", "status", "=unemployed")),
     rule(r"<A><HAVE>(?:just |finally )?left (?P<o>(?-i:[A-Z])[^,;]+)", neg("@left", "org"), we_ok=True),
     rule(r"<A><HAVE>(?:retired|resigned) from (?:the )?<O>", neg("works_at", "org")),
     rule(r"<ANY><A>(?:am|is|are) not <A>(?:living|based) in <O>", neg("lives_in", "place"), we_ok=True),

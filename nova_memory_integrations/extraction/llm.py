@@ -24,6 +24,7 @@ labelled set can score any LLM through this same code path.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import time
@@ -50,6 +51,15 @@ _FIRST_PERSON = frozenset({"i", "me", "myself", "user", "the user", "speaker", "
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*|\s*```$")
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_PREDICATE = re.compile(r"^[^\W\d_][^\W_]*(?:[ _-][^\W_]+){0,5}$")
+"""A relation as the prompt asks for it (snake_case; spaces or hyphens are normalised away),
+at most six words (``favorite_ice_cream_flavor``), no punctuation or markup."""
+_MARKUP = re.compile(r'["<>{}\[\]|*=\\]')
+"""Characters no name of a person or thing holds: quotes, brackets, markup."""
+MAX_SUBJECT_CHARS = 80
+"""Longer "subjects" are sentences a model copied, not a person or thing."""
+MAX_OBJECT_CHARS = 200
+"""Longer "objects" are copied text, not a value."""
 
 
 def _balance(text: str) -> str:
@@ -310,13 +320,15 @@ class LLMExtractor:
         return answered, problems
 
     def _proposal(self, op: MemoryOperationV1, episode: Episode, fact_refs: dict[str, Fact]) -> Proposal:
-        subject = " ".join(op.subject.split())
+        subject = " ".join(html.unescape(op.subject).split())
         if subject.lower() in _FIRST_PERSON:  # a named speaker of a multi-party transcript: "I" is them
             subject = episode.role if episode.role not in GENERIC_ROLES else "user"
-        predicate = normalize_predicate(op.predicate)
-        obj = op.object.strip()
+        raw_predicate = " ".join(html.unescape(op.predicate).split())
+        predicate = normalize_predicate(raw_predicate)
+        obj = " ".join(html.unescape(op.object).split())
         if not subject or not predicate or (not obj and op.op != "DELETE"):
             raise ValueError(f"{op.op} needs subject, predicate and object")
+        _check_plausible(subject, raw_predicate, obj)
         target = fact_refs.get((op.target_fact or "").strip().upper())
         return Proposal(
             subject=subject, predicate=predicate, object=obj, negate=op.op == "DELETE", op=op.op,
@@ -351,6 +363,20 @@ class LLMExtractor:
         episode = Episode(id="ep_extract", user_id="-", role=role, content=text, timestamp=timestamp or now,
                           ingested_at=now)
         return self.extract_batch([episode])[0]
+
+
+def _check_plausible(subject: str, predicate: str, obj: str) -> None:
+    """Refuse what no reading of the prompt gives: copied sentences, punctuation as values.
+
+    Raises:
+        ValueError: the operation is implausible (the episode is asked again, then dead-lettered).
+    """
+    if not any(ch.isalpha() for ch in subject) or len(subject) > MAX_SUBJECT_CHARS or _MARKUP.search(subject):
+        raise ValueError(f"implausible subject {subject[:40]!r}")
+    if not _PREDICATE.match(predicate):
+        raise ValueError(f"implausible predicate {predicate[:40]!r} (snake_case, at most six words)")
+    if obj and (not any(ch.isalnum() for ch in obj) or len(obj) > MAX_OBJECT_CHARS):
+        raise ValueError(f"implausible object {obj[:40]!r}")
 
 
 def _ref(value: Any) -> str | None:

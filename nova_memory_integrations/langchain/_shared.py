@@ -1,4 +1,4 @@
-"""Process-wide helpers of the LangChain adapters: the shared default store and fail-open logging."""
+"""Helpers of the LangChain adapters: the shared default store, fail-open logging, per-call users."""
 
 from __future__ import annotations
 
@@ -6,13 +6,24 @@ import atexit
 import logging
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
+from uuid import UUID
 
 if TYPE_CHECKING:
     from ..store import NovaStore
 
-__all__ = ["close_shared_stores", "shared_store", "warn_failure"]
+__all__ = [
+    "WarnOnce",
+    "close_shared_stores",
+    "field",
+    "first_id",
+    "run_configurable",
+    "run_context",
+    "shared_store",
+    "warn_failure",
+]
 
 _lock = threading.Lock()
 _stores: dict[Path, NovaStore] = {}
@@ -57,3 +68,64 @@ def close_shared_stores() -> None:
 def warn_failure(logger: logging.Logger, what: str, exc: BaseException) -> None:
     """Log a memory failure as a warning; the caller carries on without memory."""
     logger.warning("nova-memory: %s failed, continuing without it: %s: %s", what, type(exc).__name__, exc)
+
+
+# -- whose memory a call is ----------------------------------------------------------------------
+def first_id(*candidates: object) -> str | None:
+    """The first candidate that is a usable id: a non-blank string, or an int or UUID (as a string).
+
+    ``None``, blank strings and anything else (a bool, a list...) count as not given.
+    """
+    for value in candidates:
+        if isinstance(value, str) and value.strip():
+            return value
+        if (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, UUID):
+            return str(value)
+    return None
+
+
+def field(source: object, name: str) -> object:
+    """``source[name]`` of a mapping (TypedDict), else ``source.name`` (dataclass, pydantic model...)."""
+    if source is None:
+        return None
+    if isinstance(source, Mapping):
+        return source.get(name)
+    return getattr(source, name, None)
+
+
+def run_configurable(config: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+    """``configurable`` of ``config`` over the current run's config (empty outside a run)."""
+    from langchain_core.runnables.config import RunnableConfig, ensure_config
+
+    try:
+        configurable = ensure_config(cast(RunnableConfig | None, config)).get("configurable")
+    except Exception:  # pragma: no cover - a malformed config: no per-call values
+        return {}
+    return configurable if isinstance(configurable, Mapping) else {}
+
+
+def run_context() -> object:
+    """The runtime context (``invoke(..., context=...)``) of the current LangGraph run, or None."""
+    try:
+        from langgraph.runtime import get_runtime
+
+        return getattr(get_runtime(), "context", None)
+    except Exception:  # outside a LangGraph run (or LangGraph missing)
+        return None
+
+
+class WarnOnce:
+    """A warning logged the first time only (thread-safe): one per adapter object."""
+
+    def __init__(self, logger: logging.Logger, message: str) -> None:
+        self._logger = logger
+        self._message = message
+        self._lock = threading.Lock()
+        self._done = False
+
+    def __call__(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        self._logger.warning(self._message)

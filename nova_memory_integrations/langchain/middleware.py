@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, get_args
 
 from langchain.agents.middleware.types import (
@@ -21,13 +23,21 @@ from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
 from ..config import ConsolidationMode
+from ..consolidation.by_model import DEFAULT_IDLE_SECONDS, ConsolidatesWithModel, ModelConsolidation
 from ..errors import InvalidInputError
 from ..retrieval.assemble import Format
 from ..store import NovaStore
 from ._convert import is_stored_episode, message_text, message_to_turn
-from ._shared import shared_store, warn_failure
+from ._shared import WarnOnce, field, first_id, run_configurable, shared_store, warn_failure
 
-__all__ = ["MEMORY_SECTION_END", "MEMORY_SECTION_START", "NovaMemory", "NovaMemoryState", "render_memory_section"]
+__all__ = [
+    "MEMORY_SECTION_END",
+    "MEMORY_SECTION_START",
+    "MemoryScope",
+    "NovaMemory",
+    "NovaMemoryState",
+    "render_memory_section",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -35,30 +45,51 @@ MEMORY_SECTION_START = "<nova-memory>"
 MEMORY_SECTION_END = "</nova-memory>"
 _SECTION_RE = re.compile(re.escape(MEMORY_SECTION_START) + r".*?" + re.escape(MEMORY_SECTION_END), re.S)
 _STATE_KEY = "nova_memory_captured"
+_OWNER_KEY = "nova_memory_captured_by"
 _CACHE_SIZE = 256
+_NO_USER = (
+    "nova-memory: NovaMemory found no user for this call, so it neither recalls nor records memory; pass one "
+    "per call with agent.invoke(..., context={'user_id': ...}) (a context_schema with a user_id field) or "
+    "config={'configurable': {'user_id': ...}}, or a default with NovaMemory(user_id=...)"
+)
 
 
 class NovaMemoryState(AgentState[Any]):
     """Agent state with NovaMemory's private capture watermark.
 
     ``nova_memory_captured`` is the id of the last message already recorded, so a tool loop
-    (several model calls in one run) and a checkpointed thread capture each message once.
-    It is private: not part of the agent's input or output schema.
+    (several model calls in one run) and a checkpointed thread capture each message once;
+    ``nova_memory_captured_by`` is the user it was recorded for (``""``: a call without a
+    user, which records nothing). A watermark of another user is not followed: a call
+    records at most its own current turn, so a thread shared by two users never files one
+    user's messages under the other. Both are private: not part of the agent's input or
+    output schema.
     """
 
     nova_memory_captured: NotRequired[Annotated[str | None, PrivateStateAttr]]
+    nova_memory_captured_by: NotRequired[Annotated[str | None, PrivateStateAttr]]
 
 
-class NovaMemory(AgentMiddleware[NovaMemoryState, Any, Any]):
+@dataclass(frozen=True)
+class MemoryScope:
+    """Whose memory one call reads and writes: the user and the session of captured turns."""
+
+    user_id: str
+    session_id: str | None = None
+
+
+class NovaMemory(ConsolidatesWithModel, AgentMiddleware[NovaMemoryState, Any, Any]):
     """Agent middleware that recalls long-term memory into the prompt and records each turn.
 
-    Before every model call the memory context for the latest user message
-    (``store.context(...)``, within ``budget_tokens``) is put into the system prompt, in
-    its own ``<nova-memory>`` section that replaces the previous one instead of piling up.
-    After every model call the new user and assistant messages (and tool results with
-    ``capture_tools=True``) are recorded as episodes of ``user_id``, and consolidation
-    runs per ``consolidation``. Each message is recorded once, also across the several
-    model calls of a tool loop. Memory failures are logged as warnings; the agent goes on.
+    One compiled agent serves many users: the user of each call comes from the call, so
+    ``NovaMemory()`` needs no arguments. Before every model call the memory context of
+    that user for the latest user message (``store.context(...)``, within
+    ``budget_tokens``) is put into the system prompt, in its own ``<nova-memory>`` section
+    that replaces the previous one instead of piling up. After every model call the new
+    user and assistant messages (and tool results with ``capture_tools=True``) are
+    recorded as episodes of that user, and consolidation runs per ``consolidation``. Each
+    message is recorded once, also across the several model calls of a tool loop. Memory
+    failures are logged as warnings; the agent goes on.
 
     Setup:
         .. code-block:: bash
@@ -68,44 +99,67 @@ class NovaMemory(AgentMiddleware[NovaMemoryState, Any, Any]):
     Instantiate:
         .. code-block:: python
 
+            from dataclasses import dataclass
             from langchain.agents import create_agent
             from nova_memory_integrations.langchain import NovaMemory
 
-            memory = NovaMemory(user_id="alice")                  # shared store at the default path
-            memory = NovaMemory(store, user_id="alice", budget_tokens=500, consolidation="immediate")
-            agent = create_agent(model, tools, middleware=[memory])
+            @dataclass
+            class Context:
+                user_id: str
+
+            agent = create_agent(model, tools, middleware=[NovaMemory()], context_schema=Context)
+            # or: NovaMemory(store, budget_tokens=500, consolidation="immediate")
+            # or a default user for calls that name none: NovaMemory(user_id="alice")
 
     Usage:
         .. code-block:: python
 
             agent.invoke({"messages": [{"role": "user", "content": "I live in Paris."}]},
-                         {"configurable": {"thread_id": "s1"}})
-            # later, any thread: the system prompt holds the fact "user lives in Paris"
-            agent.invoke({"messages": [{"role": "user", "content": "Where do I live?"}]},
-                         {"configurable": {"thread_id": "s2"}})
+                         {"configurable": {"thread_id": "s1"}}, context=Context(user_id="alice"))
+            # later, any thread: alice's system prompt holds the fact "user lives in Paris"
+            await agent.ainvoke({"messages": [{"role": "user", "content": "Where do I live?"}]},
+                                {"configurable": {"thread_id": "s2"}}, context=Context(user_id="alice"))
+            # bob, same agent, never sees alice's memory
+            agent.invoke({"messages": [...]}, {"configurable": {"thread_id": "b1", "user_id": "bob"}})
 
-    The session of a captured turn is ``session_id`` when given, else the LangGraph
-    ``thread_id`` of the run. Recall is across all sessions of the user.
+    Whose memory: per call, the first of the runtime context's ``user_id`` (``context=``
+    of ``invoke``: a dataclass, TypedDict, pydantic model or any mapping), the run
+    config's ``configurable["user_id"]``, the authenticated LangGraph Server user
+    (``runtime.server_info.user.identity``) and the ``user_id`` given here. With none of
+    them the call runs without memory (no recall, no capture; one warning per
+    middleware): memory is never shared between users by default. The session of a
+    captured turn is, in the same way, the context's ``session_id`` or ``thread_id``, the
+    run's ``thread_id``, then ``session_id`` given here, else none. Recall is across all
+    sessions of the user; the recall cache is per user and per message.
 
-    Async: ``awrap_model_call`` / ``aafter_model`` run the same code as the sync hooks and
-    call the (synchronous) engine directly on the event loop, without an executor. Capture
-    is a SQLite insert (embedding and background consolidation run on the store's own
-    threads): well under a millisecond at p50. Recall embeds the query, searches and
-    reranks: roughly 50-200 ms p50 on a 2-core CPU depending on memory size and load,
-    during which the event loop is blocked (a tool loop's later model calls reuse the
-    recall of the same user message: ~0.1 ms). Numbers: ``benchmarks/middleware_overhead.py``.
-    ``consolidation="immediate"`` runs extraction inline on capture and is meant for tests
-    and demos.
+    Async: ``awrap_model_call`` / ``aafter_model`` run the same code as the sync hooks in
+    a worker thread (``asyncio.to_thread``), so the event loop keeps serving other
+    requests while the engine works. Capture is a SQLite insert (embedding and background
+    consolidation run on the store's own threads): well under a millisecond at p50.
+    Recall embeds the query, searches and reranks: roughly 30-200 ms p50 on a 2-core CPU
+    depending on memory size and load (a tool loop's later model calls reuse the recall
+    of the same user message: ~0.1 ms). Numbers, event-loop lag included:
+    ``benchmarks/middleware_overhead.py``. ``consolidation="immediate"`` runs extraction
+    inline on capture and is meant for tests and demos.
 
     Args:
         store: the ``NovaStore``; ``None`` opens the process-wide store at the default path
             (``$NOVA_MEMORY_HOME`` or ``~/.nova-memory``) on first use.
-        user_id: whose memory this is (all reads and writes are scoped to it).
-        session_id: session recorded on captured turns; default: the run's ``thread_id``.
+        user_id: default user, for calls that name none (see above).
+        session_id: default session of captured turns, for calls without a session or thread.
         budget_tokens: token budget of the recalled memory (the section markers add ~10).
         consolidation: ``"background"`` (default), ``"immediate"`` or ``"manual"``; passed
             to ``store.add_turns``.
         capture_tools: also record tool results as ``tool`` turns.
+        consolidation_model: a chat model (this agent's own, or any LangChain chat model or
+            LlamaIndex LLM) that turns the recorded turns into facts, in the background,
+            batched: a user's turns are consolidated once ``consolidation_batch_turns`` have
+            accumulated, or ``consolidation_idle_seconds`` after their last turn (one LLM call
+            per ``[consolidation] llm_batch_size`` episodes). Opt-in; replaces
+            ``consolidation`` (turns are recorded unconsolidated). :meth:`flush_consolidation`
+            waits for it; ``llm_calls`` counts the calls.
+        consolidation_batch_turns: see ``consolidation_model`` (default: ``llm_batch_size``).
+        consolidation_idle_seconds: see ``consolidation_model``.
         context_format: format of the recalled memory (``store.context(format=...)``);
             the default ``"xml"`` names each memory's id, dates, validity and confidence,
             so the model (and a reviewer) can tell where a statement came from.
@@ -117,18 +171,20 @@ class NovaMemory(AgentMiddleware[NovaMemoryState, Any, Any]):
         self,
         store: NovaStore | None = None,
         *,
-        user_id: str,
+        user_id: str | None = None,
         session_id: str | None = None,
         budget_tokens: int = 1000,
         consolidation: ConsolidationMode = "background",
         capture_tools: bool = False,
         context_format: Format = "xml",
+        consolidation_model: Any = None,
+        consolidation_batch_turns: int | None = None,
+        consolidation_idle_seconds: float = DEFAULT_IDLE_SECONDS,
     ) -> None:
         super().__init__()
-        if not isinstance(user_id, str) or not user_id.strip():
-            raise InvalidInputError("user_id must be a non-empty string")
-        if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
-            raise InvalidInputError("session_id must be a non-empty string or None")
+        for name, value in (("user_id", user_id), ("session_id", session_id)):
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise InvalidInputError(f"{name} must be a non-empty string or None")
         if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens < 1:
             raise InvalidInputError("budget_tokens must be a positive integer")
         if consolidation not in get_args(ConsolidationMode):
@@ -142,8 +198,17 @@ class NovaMemory(AgentMiddleware[NovaMemoryState, Any, Any]):
         if context_format not in get_args(Format):
             raise InvalidInputError(f"context_format must be one of {get_args(Format)}")
         self.context_format: Format = context_format
-        self._cache: OrderedDict[str, str] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._lock = threading.Lock()
+        self._warn_no_user = WarnOnce(logger, _NO_USER)
+        if consolidation_batch_turns is not None and (
+            isinstance(consolidation_batch_turns, bool) or not isinstance(consolidation_batch_turns, int)
+            or consolidation_batch_turns < 1
+        ):
+            raise InvalidInputError("consolidation_batch_turns must be a positive integer or None")
+        self.consolidation_model = consolidation_model
+        self._by_model_args = (consolidation_batch_turns, float(consolidation_idle_seconds))
+        self._by_model: ModelConsolidation | None = None
 
     @property
     def store(self) -> NovaStore:
@@ -151,6 +216,18 @@ class NovaMemory(AgentMiddleware[NovaMemoryState, Any, Any]):
         if self._store is None:
             self._store = shared_store()
         return self._store
+
+    def _model_consolidation(self, store: NovaStore) -> ModelConsolidation | None:
+        if self.consolidation_model is None:
+            return None
+        with self._lock:
+            if self._by_model is None:
+                batch, idle = self._by_model_args
+                self._by_model = ModelConsolidation.build(
+                    self.consolidation_model, store.config.consolidation,
+                    lambda user, llm: store.consolidate(user, llm=llm), batch_turns=batch, idle_seconds=idle,
+                )
+            return self._by_model
 
     # -- hooks ---------------------------------------------------------------------------
     def wrap_model_call(
@@ -166,31 +243,60 @@ class NovaMemory(AgentMiddleware[NovaMemoryState, Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any]:
-        """Async :meth:`wrap_model_call` (same code; the engine call runs on the loop)."""
-        return await handler(self._with_memory(request))
+        """Async :meth:`wrap_model_call`: the same code, run off the event loop."""
+        return await handler(await asyncio.to_thread(self._with_memory, request))
 
     def after_model(self, state: NovaMemoryState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Record the messages not yet captured (user, assistant, tool results if asked)."""
         return self._capture(state, runtime)
 
     async def aafter_model(self, state: NovaMemoryState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Async :meth:`after_model` (same code; the SQLite insert runs on the loop)."""
-        return self._capture(state, runtime)
+        """Async :meth:`after_model`: the same code, run off the event loop."""
+        return await asyncio.to_thread(self._capture, state, runtime)
+
+    # -- whose memory --------------------------------------------------------------------
+    def scope(self, runtime: Runtime[Any] | None = None) -> MemoryScope | None:
+        """The user and session of the current call (``None``: no user, memory is off).
+
+        Reads ``runtime.context``, the current run's config (so call it inside the run, or
+        in a thread started with the run's context, as ``asyncio.to_thread`` does) and the
+        defaults given to the constructor; see the class docstring for the order. Warns
+        once per middleware when there is no user.
+        """
+        context = getattr(runtime, "context", None)
+        configurable = run_configurable()
+        user = first_id(field(context, "user_id"), configurable.get("user_id"), _server_user(runtime), self.user_id)
+        if user is None:
+            self._warn_no_user()
+            return None
+        session = first_id(
+            field(context, "session_id"),
+            field(context, "thread_id"),
+            _thread_id(runtime, configurable),
+            self.session_id,
+        )
+        return MemoryScope(user, session)
 
     # -- injection -----------------------------------------------------------------------
-    def memory_text(self, query: str, cache_key: str | None = None) -> str:
-        """The assembled memory context for ``query`` (cached per user message id)."""
-        if cache_key is not None:
+    def memory_text(self, query: str, cache_key: str | None = None, *, user_id: str | None = None) -> str:
+        """The assembled memory context of ``user_id`` (default: the middleware's) for ``query``.
+
+        Cached per user and ``cache_key`` (the user message id).
+        """
+        user_id = user_id or self.user_id
+        if user_id is None:
+            raise InvalidInputError("memory_text needs a user_id (this NovaMemory has no default user)")
+        key = (user_id, cache_key) if cache_key is not None else None
+        if key is not None:
             with self._lock:
-                cached = self._cache.get(cache_key)
+                cached = self._cache.get(key)
                 if cached is not None:
-                    self._cache.move_to_end(cache_key)
+                    self._cache.move_to_end(key)
                     return cached
-        text = self.store.context(query, self.user_id, budget_tokens=self.budget_tokens,
-                                  format=self.context_format).text
-        if cache_key is not None:
+        text = self.store.context(query, user_id, budget_tokens=self.budget_tokens, format=self.context_format).text
+        if key is not None:
             with self._lock:
-                self._cache[cache_key] = text
+                self._cache[key] = text
                 while len(self._cache) > _CACHE_SIZE:
                     self._cache.popitem(last=False)
         return text
@@ -199,8 +305,11 @@ class NovaMemory(AgentMiddleware[NovaMemoryState, Any, Any]):
         latest = _latest_user_message(request.messages)
         if latest is None:
             return request
+        scope = self.scope(request.runtime)
+        if scope is None:
+            return request
         try:
-            text = self.memory_text(message_text(latest), latest.id)
+            text = self.memory_text(message_text(latest), latest.id, user_id=scope.user_id)
         except Exception as exc:
             warn_failure(logger, "memory recall", exc)
             return request
@@ -214,27 +323,40 @@ class NovaMemory(AgentMiddleware[NovaMemoryState, Any, Any]):
         messages: Sequence[AnyMessage] = state.get("messages") or []
         if not messages:
             return None
-        start = _capture_start(messages, state.get(_STATE_KEY))
+        last_id = messages[-1].id
+        scope = self.scope(runtime)
+        if scope is None:  # nothing recorded; a later call with a user does not claim these messages
+            return {_STATE_KEY: str(last_id), _OWNER_KEY: ""} if last_id else None
+        owner = state.get(_OWNER_KEY)
+        watermark = state.get(_STATE_KEY) if owner is None or owner == scope.user_id else None
+        start = _capture_start(messages, watermark)
         try:
             store = self.store
-            session = self.session_id or _thread_id(runtime)
             limit = store.config.limits.max_content_chars
             extra: dict[str, Any] = {"source": "langchain.NovaMemory"}
             run_id = _run_id(runtime)
             if run_id:
                 extra["run_id"] = run_id
             turns = [
-                turn for msg in messages[start:] if self._wanted(msg)
-                if (turn := message_to_turn(msg, user_id=self.user_id, session_id=session,
-                                            max_chars=limit, metadata=extra)) is not None
+                turn
+                for msg in messages[start:]
+                if self._wanted(msg)
+                if (
+                    turn := message_to_turn(
+                        msg, user_id=scope.user_id, session_id=scope.session_id, max_chars=limit, metadata=extra
+                    )
+                )
+                is not None
             ]
             if turns:
-                store.add_turns(turns, consolidation=self.consolidation)
+                by_model = self._model_consolidation(store)
+                store.add_turns(turns, consolidation="manual" if by_model is not None else self.consolidation)
+                if by_model is not None:
+                    by_model.captured(scope.user_id, len(turns))
         except Exception as exc:
             warn_failure(logger, "memory capture", exc)
             return None  # the watermark stays: the next model call of this run retries
-        last_id = messages[-1].id
-        return {_STATE_KEY: str(last_id)} if last_id else None
+        return {_STATE_KEY: str(last_id), _OWNER_KEY: scope.user_id} if last_id else None
 
     def _wanted(self, message: BaseMessage) -> bool:
         if is_stored_episode(message):
@@ -251,8 +373,9 @@ def render_memory_section(system: SystemMessage | None, memory_text: str) -> Sys
 
     Works for string and content-block system messages; the input is never modified.
     """
-    body = memory_text.strip().replace(MEMORY_SECTION_START, "<nova_memory>").replace(
-        MEMORY_SECTION_END, "</nova_memory>")
+    body = (
+        memory_text.strip().replace(MEMORY_SECTION_START, "<nova_memory>").replace(MEMORY_SECTION_END, "</nova_memory>")
+    )
     section = f"{MEMORY_SECTION_START}\n{body}\n{MEMORY_SECTION_END}" if body else ""
     if system is None:
         return SystemMessage(content=section) if section else None
@@ -301,24 +424,18 @@ def _capture_start(messages: Sequence[BaseMessage], watermark: object) -> int:
     return last_user
 
 
-def _thread_id(runtime: Runtime[Any] | None) -> str | None:
-    info = getattr(runtime, "execution_info", None)
-    thread = getattr(info, "thread_id", None)
-    if thread:
-        return str(thread)
-    try:
-        from langgraph.config import get_config
+def _server_user(runtime: Runtime[Any] | None) -> object:
+    """The authenticated LangGraph Server user's identity, if any."""
+    user = getattr(getattr(runtime, "server_info", None), "user", None)
+    return getattr(user, "identity", None) if user is not None else None
 
-        configurable = get_config().get("configurable") or {}
-    except Exception:  # outside a runnable context
-        return None
-    thread = configurable.get("thread_id")
-    return str(thread) if thread else None
+
+def _thread_id(runtime: Runtime[Any] | None, configurable: Mapping[str, Any]) -> str | None:
+    info = getattr(runtime, "execution_info", None)
+    return first_id(getattr(info, "thread_id", None), configurable.get("thread_id"))
 
 
 def _run_id(runtime: Runtime[Any] | None) -> str | None:
     info = getattr(runtime, "execution_info", None)
     run = getattr(info, "run_id", None)
     return str(run) if run else None
-
-

@@ -23,6 +23,7 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, model_validator
 from llama_index.core.memory import BaseMemoryBlock, Memory
 
+from ..consolidation.by_model import DEFAULT_IDLE_SECONDS, ConsolidatesWithModel, ModelConsolidation
 from ..engine.validation import model_input
 from ..retrieval.assemble import fit, render
 from ..types import ContextFormat, ContextItem
@@ -38,7 +39,7 @@ logger = logging.getLogger(__name__)
 _DEFAULT_ROLES = ("user", "assistant")
 
 
-class NovaMemoryBlock(BaseMemoryBlock[str]):
+class NovaMemoryBlock(ConsolidatesWithModel, BaseMemoryBlock[str]):
     """A LlamaIndex memory block backed by a user's ``NovaStore`` memory.
 
     ``_aget`` returns ``store.context(<latest user message>, user_id).text`` (empty when
@@ -97,8 +98,20 @@ class NovaMemoryBlock(BaseMemoryBlock[str]):
     preset: str | None = Field(default=None, description="Retrieval preset for NovaStore.context.")
     capture_roles: tuple[str, ...] = Field(default=_DEFAULT_ROLES, description="Roles of stored messages.")
     raise_on_error: bool = Field(default=False, description="Re-raise store errors.")
+    consolidation_model: Any = Field(
+        default=None, exclude=True,
+        description="An LLM (LlamaIndex or LangChain) that consolidates the stored turns in the background, "
+        "batched; opt-in (turns are then stored unconsolidated). See flush_consolidation().",
+    )
+    consolidation_batch_turns: int | None = Field(
+        default=None, gt=0, description="New turns of the user that start a consolidation run (None: llm_batch_size)."
+    )
+    consolidation_idle_seconds: float = Field(
+        default=DEFAULT_IDLE_SECONDS, ge=0, description="A run starts this long after the last turn (0: never by time)."
+    )
 
     _last: tuple[str, list[ContextItem]] = PrivateAttr(default=("", []))
+    _by_model: ModelConsolidation | None = PrivateAttr(default=None)
 
     def __init__(self, store: Any = None, /, **data: Any) -> None:
         if store is not None:
@@ -129,7 +142,23 @@ class NovaMemoryBlock(BaseMemoryBlock[str]):
     async def _aput(self, messages: list[ChatMessage]) -> None:
         turns = messages_to_turns(messages, self.user_id, session_id=self.session_id, roles=self.capture_roles,
                                   source="llama_index.memory_block")
-        await _store_turns(self.store, turns, self.raise_on_error)
+        by_model = self._model_consolidation()
+        stored = await _store_turns(self.store, turns, self.raise_on_error,
+                                    consolidation="manual" if by_model is not None else None)
+        if by_model is not None and stored:
+            by_model.captured(self.user_id, len(turns))
+
+    def _model_consolidation(self) -> ModelConsolidation | None:
+        if self.consolidation_model is None:
+            return None
+        if self._by_model is None:
+            store = self.store
+            self._by_model = ModelConsolidation.build(
+                self.consolidation_model, store.config.consolidation,
+                lambda user, llm: store.consolidate(user, llm=llm),
+                batch_turns=self.consolidation_batch_turns, idle_seconds=self.consolidation_idle_seconds,
+            )
+        return self._by_model
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
         """The context re-packed ``tokens_to_truncate`` tokens smaller (least relevant items out).
@@ -288,15 +317,21 @@ def _latest_query(messages: Sequence[ChatMessage]) -> str:
     return ""
 
 
-async def _store_turns(store: Any, turns: list[dict[str, Any]], raise_on_error: bool) -> None:
+async def _store_turns(
+    store: Any, turns: list[dict[str, Any]], raise_on_error: bool, *, consolidation: str | None = None
+) -> bool:
+    """Store ``turns`` off the event loop; whether they were stored (failures warn, never raise
+    unless ``raise_on_error``)."""
     if not turns:
-        return
+        return False
     try:
-        await asyncio.to_thread(store.add_turns, turns)
+        await asyncio.to_thread(store.add_turns, turns, consolidation=consolidation)
     except Exception as exc:
         if raise_on_error:
             raise
         logger.warning("nova-memory: storing %d message(s) failed, continuing: %s", len(turns), exc)
+        return False
+    return True
 
 
 def _norm(text: str) -> str:

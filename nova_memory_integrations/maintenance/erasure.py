@@ -15,20 +15,24 @@ from collections.abc import Sequence
 
 from ..engine.components import Components
 from ..engine.indexer import TABLES
+from ..storage.items import item_index
 
 __all__ = ["delete_memories", "forget_user"]
 
 
 def forget_user(components: Components, user_id: str) -> dict[str, int]:
-    """Erase every trace of ``user_id``: SQLite rows, vectors, graph and entity caches.
+    """Erase every trace of ``user_id``: SQLite rows, vectors, graph and entity caches, and the
+    user's LangGraph store items (rows and their vector collections).
 
     Returns:
-        Rows removed per table.
+        Rows removed per table (``items``: the LangGraph store items).
     """
     c = components
     with c.indexer.barrier(user_id):  # a barrier: writes racing it land before (erased) or after (kept)
         counts = c.db.delete_user(user_id)
+        counts["items"] = c.db.delete_user_items(user_id)  # NovaLangGraphStore writes under the same barrier
         c.vectors.delete_user(user_id)
+        item_index(c.vectors).delete_user(user_id)
     c.graph.invalidate(user_id)
     c.entities.invalidate(user_id)
     return counts

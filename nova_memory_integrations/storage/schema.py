@@ -162,4 +162,41 @@ CREATE TABLE IF NOT EXISTS conflicts (
     detected_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS conflicts_user ON conflicts (user_id, detected_at);
+
+-- LangGraph store items (nova_memory_integrations.langgraph): JSON documents by (user, scope, key).
+-- ``scope`` is the namespace without the user's label, labels joined by '.' (a label never holds
+-- one); ``value`` is the document as given; ``index_paths`` the JSON list of field paths embedded
+-- (``[]``: not indexed) and ``search_text`` their texts, for BM25; ``vectors`` how many vectors
+-- of the item the vector index holds, ``indexed`` whether they are those of this version.
+CREATE TABLE IF NOT EXISTS items (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    index_paths TEXT NOT NULL DEFAULT '[]',
+    search_text TEXT NOT NULL DEFAULT '',
+    vectors INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    indexed INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (user_id, scope, key)
+);
+CREATE INDEX IF NOT EXISTS items_user_updated ON items (user_id, updated_at);
+CREATE INDEX IF NOT EXISTS items_unindexed ON items (seq) WHERE indexed = 0;
+
+CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5 (
+    search_text, content='items', content_rowid='seq', tokenize='porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS items_ai AFTER INSERT ON items BEGIN
+    INSERT INTO items_fts (rowid, search_text) VALUES (new.seq, new.search_text);
+END;
+CREATE TRIGGER IF NOT EXISTS items_ad AFTER DELETE ON items BEGIN
+    INSERT INTO items_fts (items_fts, rowid, search_text) VALUES ('delete', old.seq, old.search_text);
+END;
+CREATE TRIGGER IF NOT EXISTS items_au AFTER UPDATE OF search_text ON items BEGIN
+    INSERT INTO items_fts (items_fts, rowid, search_text) VALUES ('delete', old.seq, old.search_text);
+    INSERT INTO items_fts (rowid, search_text) VALUES (new.seq, new.search_text);
+END;
 """

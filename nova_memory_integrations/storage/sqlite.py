@@ -1,7 +1,8 @@
-"""SQLite system of record: episodes, bi-temporal facts, rules, history, dead letters.
+"""SQLite system of record: episodes, bi-temporal facts, rules, history, dead letters, store items.
 
 :class:`SQLiteStore` is the query mixins over one shared :class:`~.connection.Connection`
-(episodes, facts, rules, records, table rows) plus deletion, which spans them all.
+(episodes, facts, rules, records, LangGraph store items, table rows) plus deletion of
+memories, which spans the memory tables (items are erased by their own mixin).
 Every query that touches user data takes ``user_id``: tenancy is enforced here, where no
 caller can forget it.
 """
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 
 from .episodes import EpisodeQueries
 from .facts import FactQueries
+from .items import ItemQueries
 from .records import RecordQueries
 from .rows import DAMAGE, chunks, dumps, row_to_episode, row_to_fact, row_to_rule
 from .rules import RuleQueries
@@ -22,7 +24,7 @@ from .tables import TableRows
 __all__ = ["SQLiteStore", "row_to_episode", "row_to_fact", "row_to_rule"]
 
 
-class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, TableRows):
+class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQueries, TableRows):
     """The system of record. Thread-safe; every method is scoped by ``user_id``."""
 
     # -- deletion -----------------------------------------------------------------------

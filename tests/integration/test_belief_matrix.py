@@ -54,6 +54,15 @@ CHANGES = [
     Change("sister-sold-flat", "My sister owns a flat.", "My sister sold her flat.", "sister", "owns", "flat"),
     Change("no-longer-vegetarian", "I'm vegetarian.", "I'm no longer vegetarian.", "user", "diet", "vegetarian"),
     Change("used-to-play-piano", "I play the piano.", "I used to play the piano.", "user", "plays", "piano"),
+    # the ending names a kind or a status, not the value held (memory/entailments.py)
+    Change("sold-my-car", "I drive a Honda Civic.", "I sold my car last week.", "user", "owns", "Honda Civic"),
+    Change("my-dog-died", "I have a dog named Rex.", "My dog died last week.", "user", "has_pet", "dog named Rex"),
+    Change("named-pet-died", "I have a dog named Rex.", "Rex died last week.", "user", "has_pet", "dog named Rex"),
+    Change("retired-from-work", "I work at Acme as an engineer.", "I retired last month.", "user", "works_at", "Acme"),
+    Change("retired-title", "I work at Acme as an engineer.", "I retired last month.", "user", "job_title",
+           "engineer"),
+    Change("lost-my-job", "I work at Acme.", "I lost my job last week.", "user", "works_at", "Acme"),
+    Change("laid-off", "I work at Acme.", "I was laid off last month.", "user", "works_at", "Acme"),
     Change("cancelled-plan", "I'm planning to visit Japan.", "I'm not planning to visit Japan anymore.", "user",
            "plans_to", "visit Japan"),
 ]

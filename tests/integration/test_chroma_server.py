@@ -92,6 +92,7 @@ def test_main_flows_against_a_chroma_server(chroma_server: tuple[str, int], tmp_
         assert store.rules("alice", "can you write some code for me?")[0].action == "answer in Rust"
         ctx = store.context("Where does the user live?", "alice")
         assert "Lisbon" in ctx.text and "Oslo" not in ctx.text
+        store.flush()  # the rule's vector is written by the background indexer
         remote = _client(host, port)
         v = store.components.vectors
         names = {c.name for c in remote.list_collections()}

@@ -128,7 +128,7 @@ def test_positional_arguments(filled: NovaStore) -> None:
     retriever = NovaRetriever(filled, USER, k=2)
     assert retriever.store is filled and retriever.user_id == USER and len(retriever.invoke("where?")) == 2
     with pytest.raises(InvalidInputError):
-        NovaRetriever(filled)  # user_id is required
+        NovaRetriever(filled, "")  # a default user, if given, is a non-empty string
 
 
 async def test_native_async(filled: NovaStore) -> None:

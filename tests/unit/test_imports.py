@@ -8,6 +8,7 @@ import sys
 
 import nova_memory_integrations
 import nova_memory_integrations.langchain
+import nova_memory_integrations.langgraph
 import nova_memory_integrations.llama_index
 
 EXPECTED_ALL = [
@@ -19,6 +20,7 @@ EXPECTED_ALL = [
 ]
 EXPECTED_LANGCHAIN = ["NovaCallbackHandler", "NovaChatMessageHistory", "NovaCompressor", "NovaMemory",
                       "NovaMemoryState", "NovaRetriever", "render_memory_section"]
+EXPECTED_LANGGRAPH = ["NamespaceError", "NovaLangGraphStore"]
 EXPECTED_LLAMA_INDEX = ["NovaEventHandler", "NovaLlamaMemory", "NovaMemoryBlock", "NovaNodePostprocessor",
                         "NovaRetriever", "nova_memory"]
 HEAVY = ["torch", "chromadb", "sentence_transformers", "transformers", "flashrank", "onnxruntime", "onnx",
@@ -28,11 +30,13 @@ HEAVY = ["torch", "chromadb", "sentence_transformers", "transformers", "flashran
 def test_public_all_is_pinned() -> None:
     assert sorted(nova_memory_integrations.__all__) == sorted(EXPECTED_ALL)
     assert sorted(nova_memory_integrations.langchain.__all__) == sorted(EXPECTED_LANGCHAIN)
+    assert sorted(nova_memory_integrations.langgraph.__all__) == sorted(EXPECTED_LANGGRAPH)
     assert sorted(nova_memory_integrations.llama_index.__all__) == sorted(EXPECTED_LLAMA_INDEX)
 
 
 def test_every_public_name_resolves() -> None:
-    for module in (nova_memory_integrations, nova_memory_integrations.langchain, nova_memory_integrations.llama_index):
+    for module in (nova_memory_integrations, nova_memory_integrations.langchain, nova_memory_integrations.langgraph,
+                   nova_memory_integrations.llama_index):
         for name in module.__all__:
             assert getattr(module, name) is not None, f"{module.__name__}.{name}"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,6 +49,16 @@ class LlamaIndexLLM:
         meta = getattr(self.llm, "metadata", None)
         return bool(getattr(meta, "is_function_calling_model", False)) and hasattr(self.llm, "chat_with_tools")
 
+    def _force(self, name: str) -> dict[str, Any]:
+        """``tool_choice=<the tool>`` where the LLM takes it: servers such as llama.cpp refuse
+        ``"required"`` and accept only ``"auto"`` or a named function."""
+        prepare = getattr(self.llm, "_prepare_chat_with_tools", None)
+        try:
+            takes = prepare is not None and "tool_choice" in inspect.signature(prepare).parameters
+        except (TypeError, ValueError):
+            takes = False
+        return {"tool_choice": name} if takes else {}
+
     def invoke_structured(self, messages: Sequence[Message], schema: type[BaseModel]) -> LLMReply:
         """Invoke the model once (tool calling when supported, else bare JSON)."""
         from llama_index.core.llms import ChatMessage
@@ -63,7 +74,8 @@ class LlamaIndexLLM:
 
             tool = FunctionTool.from_defaults(fn=_record, name=name, description=schema.__doc__ or name,
                                               fn_schema=schema)
-            response = self.llm.chat_with_tools([tool], chat_history=chat, tool_required=True)
+            response = self.llm.chat_with_tools([tool], chat_history=chat, tool_required=True,
+                                                **self._force(name))
             try:
                 calls = self.llm.get_tool_calls_from_response(response, error_on_no_tool_call=False)
             except Exception:  # malformed arguments: fall back to the raw text
