@@ -300,8 +300,9 @@ class Consolidator:
             return [decision], ids
         current = {pair: self._held(user_id, pair[0], pair[1], at) for pair in needs(subject_n, predicate, obj)}
         made, more = [decision], list(ids)
+        implied = {**common, "reason_prefix": f"implied by {predicate} {obj}"}
         for s, p, v in entailed_endings(subject_n, predicate, obj, current):  # "I retired" ends works_at
-            ended, changed = self._negate(user_id, s, p, [v], at, {**common, "reason_prefix": f"implied by {predicate} {obj}"})
+            ended, changed = self._negate(user_id, s, p, [v], at, implied)
             made += ended
             more += changed
         return made, more

@@ -7,6 +7,7 @@
 - :class:`NovaRetriever`: a user's episodes, facts and rules as ``Document`` objects.
 - :class:`NovaCompressor`: rerank, deduplicate and compress any documents to a budget.
 - :class:`NovaCallbackHandler`: record the conversation of any chain or agent run.
+- :func:`create_memory_tools`: ``search_memory``, ``remember`` and ``forget`` tools for agents.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .compressor import NovaCompressor
 from .history import NovaChatMessageHistory
 from .middleware import NovaMemory, NovaMemoryState, render_memory_section
 from .retriever import NovaRetriever
+from .tools import create_memory_tools
 
 __all__ = [
     "NovaCallbackHandler",
@@ -24,5 +26,6 @@ __all__ = [
     "NovaMemory",
     "NovaMemoryState",
     "NovaRetriever",
+    "create_memory_tools",
     "render_memory_section",
 ]

@@ -4,6 +4,7 @@ Every object is a thin adapter over one :class:`~nova_memory_integrations.NovaSt
 
     from nova_memory_integrations.llama_index import (
         NovaEventHandler, NovaLlamaMemory, NovaMemoryBlock, NovaNodePostprocessor, NovaRetriever,
+        create_memory_tools,
     )
 """
 
@@ -13,6 +14,7 @@ from .events import NovaEventHandler
 from .memory_block import NovaLlamaMemory, NovaMemoryBlock, nova_memory
 from .postprocessor import NovaNodePostprocessor
 from .retriever import NovaRetriever
+from .tools import create_memory_tools
 
 __all__ = [
     "NovaEventHandler",
@@ -20,5 +22,6 @@ __all__ = [
     "NovaMemoryBlock",
     "NovaNodePostprocessor",
     "NovaRetriever",
+    "create_memory_tools",
     "nova_memory",
 ]

@@ -19,10 +19,10 @@ EXPECTED_ALL = [
     "__version__",
 ]
 EXPECTED_LANGCHAIN = ["NovaCallbackHandler", "NovaChatMessageHistory", "NovaCompressor", "NovaMemory",
-                      "NovaMemoryState", "NovaRetriever", "render_memory_section"]
+                      "NovaMemoryState", "NovaRetriever", "create_memory_tools", "render_memory_section"]
 EXPECTED_LANGGRAPH = ["NamespaceError", "NovaLangGraphStore"]
 EXPECTED_LLAMA_INDEX = ["NovaEventHandler", "NovaLlamaMemory", "NovaMemoryBlock", "NovaNodePostprocessor",
-                        "NovaRetriever", "nova_memory"]
+                        "NovaRetriever", "create_memory_tools", "nova_memory"]
 HEAVY = ["torch", "chromadb", "sentence_transformers", "transformers", "flashrank", "onnxruntime", "onnx",
          "langchain_core", "langchain", "langgraph", "llama_index"]
 
