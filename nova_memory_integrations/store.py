@@ -22,6 +22,7 @@ from ._time import to_epoch, utcnow
 from .config import ConsolidationMode, NovaConfig, default_home, load_config
 from .consolidation.service import ConsolidationService
 from .embeddings import EmbeddingsLike
+from .engine.capture import record_turns
 from .engine.components import Components, build_components
 from .engine.scheduler import BackgroundWorker
 from .engine.tokens import TokenCounter
@@ -33,7 +34,6 @@ from .engine.validation import (
     check_score,
     check_texts,
     check_timestamp,
-    check_turn,
     check_user,
     checked_arguments,
 )
@@ -116,6 +116,7 @@ class NovaStore:
         self.config = load_config(config, self.path)
         self.components: Components = build_components(self.path, self.config, embeddings=embeddings,
                                                        chroma_client=chroma_client)
+        self.hooks = self.components.hooks  # before / after hooks of each stage (engine.hooks)
         self._recall = RecallPipeline(self.components)
         self._consolidation = ConsolidationService(self.components, llm)
         self._closed = False
@@ -206,13 +207,9 @@ class NovaStore:
         ``role`` and ``content``.
         """
         self._check_open()
-        now = utcnow()
-        episodes = [check_turn(t, self.config.limits, now) for t in turns]
-        if not episodes:
-            return []
-        self.components.db.insert_episodes(episodes)
-        self.components.indexer.submit("episodes", [(e.id, e.user_id) for e in episodes])
-        self._after_capture({e.user_id for e in episodes}, consolidation)
+        episodes = record_turns(self.components, turns)  # validation, before_add hooks, storage, indexing
+        if episodes:
+            self._after_capture({e.user_id for e in episodes}, consolidation)
         return episodes
 
     def _after_capture(self, users: set[str], mode: ConsolidationMode | None) -> None:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._time import from_epoch, to_epoch, utcnow
 from ..config import ConsolidationConfig, FactConfig, NovaConfig
+from ..engine.hooks import Hooks, Veto
 from ..errors import NotFoundError
 from ..memory.conflicts import (
     Claim,
@@ -79,8 +80,10 @@ class Consolidator:
         config: NovaConfig | None = None,
         entities: EntityResolver | None = None,
         related: RelatedFacts | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
         self.db = db
+        self.hooks = hooks if hooks is not None else Hooks()
         self.facts = facts
         self.batch_size = batch_size
         self._on_changed = on_facts_changed
@@ -173,8 +176,13 @@ class Consolidator:
                     now = utcnow()
                     for episode in done:
                         for proposal in plan.proposals[episode.id]:
+                            try:  # a hook may change or veto the statement
+                                proposal = self.hooks.run("before_decision", user_id, proposal)
+                            except Veto:
+                                continue
                             made, ids = self._apply(user_id, proposal, at=proposal.valid_from or episode.timestamp,
                                                     episode_ids=[episode.id], now=now)
+                            self.hooks.run("after_decision", user_id, made)
                             decisions += made
                             changed += ids
                     self.db.mark_processed(user_id, [e.id for e in done])

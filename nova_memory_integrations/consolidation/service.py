@@ -45,7 +45,7 @@ class ConsolidationService:
                                entities=c.entities)
         self.consolidator = Consolidator(c.db, c.facts, batch_size=c.config.consolidation.batch_size,
                                          on_facts_changed=c.facts_changed, config=c.config, entities=c.entities,
-                                         related=related)
+                                         related=related, hooks=c.hooks)
         self._extractor: Any = None
 
     @property

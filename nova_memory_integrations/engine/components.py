@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from ..memory.facts import FactMemory
 from ..memory.graph import FactGraph
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import VectorIndex
+from .hooks import Hooks
 from .indexer import INDEX_WAIT_S, Indexer
 from .tokens import TokenCounter, get_token_counter
 
@@ -40,6 +41,7 @@ class Components:
         graph: the networkx fact graph, a per-user cache of ``db``'s believed facts.
         entities: entity resolution and aliases.
         facts: bi-temporal fact maintenance (``FactMemory``).
+        hooks: before / after hooks of each memory stage.
     """
 
     path: Path
@@ -51,6 +53,8 @@ class Components:
     graph: FactGraph
     entities: EntityResolver
     facts: FactMemory
+    hooks: Hooks = field(default_factory=Hooks)
+    """Before / after hooks of each memory stage (``store.hooks``)."""
 
     @property
     def token_counter(self) -> TokenCounter:

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .._time import to_epoch, utcnow
+from ..engine.hooks import Veto
 from ..engine.tokens import TokenCounter
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 from .assemble import Format, fit, line, render
@@ -222,6 +223,7 @@ def build_context(
     timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
 
     clock = time.perf_counter()
+    items = components.hooks.run_list("before_assemble", user_id, items)  # a hook may filter or redact items
     text, tokens, kept, over = fit(items, fmt, budget_tokens, counter, fact_share=config.fact_share)
     text, tokens, kept = _expand(kept, fuller, text, tokens, query=query, fmt=fmt, budget=budget_tokens,
                                  counter=counter, names=names)
@@ -231,11 +233,15 @@ def build_context(
     components.db.touch_episodes(user_id, kept_eps, to_epoch(utcnow()) or 0.0)
     timings["total_ms"] = round((time.perf_counter() - start) * 1000, 3)
     kept_tokens = sum(counter.count_many([i.text for i in kept])) if kept else 0
-    return ContextResult(
+    result = ContextResult(
         query=query, user_id=user_id, text=text, tokens=tokens, budget_tokens=budget_tokens, format=fmt,
         tokenizer=counter.name, sources=tuple(kept), dropped=tuple(dropped), timings=timings,
         compression_ratio=round(kept_tokens / original, 4) if original else 1.0,
     )
+    try:
+        return components.hooks.run("after_assemble", user_id, result)
+    except Veto:
+        return result.model_copy(update={"text": "", "tokens": 0, "sources": (), "dropped": result.dropped + result.sources})
 
 
 def compress_texts(

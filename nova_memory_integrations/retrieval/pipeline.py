@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._time import utcnow
+from ..engine.hooks import Veto
 from ..types import MemoryKind
 from .config import SearchConfig
 from .fusion import min_max, recency, rrf, saturating
@@ -105,6 +106,11 @@ class RecallPipeline:
         timings = timings if timings is not None else {}
         clock = time.perf_counter()
         parts = self.components
+        hooks = parts.hooks
+        try:  # a hook may rewrite the query or veto the lookup
+            query = hooks.run("before_retrieve", user_id, query)
+        except Veto:
+            return []
         qvec = parts.embedder.embed_query(query)
         timings["embed_ms"] = _ms(clock)
         clock = time.perf_counter()
@@ -145,12 +151,13 @@ class RecallPipeline:
         for cand in cands.values():
             self._priors(cand, moment, config, unit, confidence)
             cand.score = sum(cand.contributions.values())
-        ranked = sorted(cands.values(), key=lambda c: c.score, reverse=True)
+        ranked = hooks.run_list("after_retrieve", user_id, sorted(cands.values(), key=lambda c: c.score, reverse=True))
         timings["fuse_ms"] = _ms(clock)
 
         clock = time.perf_counter()
         if self._should_rerank(config.rerank if rerank is None else rerank) and ranked:
-            ranked = self._rerank(user_id, query, qvec, ranked, config)
+            ranked = hooks.run_list("before_rerank", user_id, ranked)
+            ranked = hooks.run_list("after_rerank", user_id, self._rerank(user_id, query, qvec, ranked, config))
         timings["rerank_ms"] = _ms(clock)
         return ranked[: max(k, 0)]
 
