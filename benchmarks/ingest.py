@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import emit, generate_turns, log, quantize_arg, set_offline_env, summarize
@@ -45,6 +45,7 @@ from _common import emit, generate_turns, log, quantize_arg, set_offline_env, su
 set_offline_env()
 
 from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
+from nova_memory_integrations.config import EmbeddingModelName  # noqa: E402
 
 TARGET_ADD_TURN_P50_MS = 2.0
 TARGET_TURNS_PER_S = 250.0
@@ -85,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="embeddings.quantize (default: the library default, documents)")
     parser.add_argument("--onnx-threads", type=int, default=None, help="embeddings.onnx_threads")
     parser.add_argument("--embed-batch-size", type=int, default=None, help="embeddings.batch_size")
+    parser.add_argument("--embedding-model", choices=get_args(EmbeddingModelName), default=None,
+                        help="embeddings.model (default: the library default, all-MiniLM-L6-v2)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     if args.turns < 1 or args.latency_samples < 1 or args.batch_size < 1:
@@ -102,10 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         emb_cfg = config.embeddings
         emb_cfg.torch_threads = args.torch_threads
         for key, value in (("backend", args.backend), ("quantize", args.quantize), ("onnx_threads", args.onnx_threads),
-                           ("batch_size", args.embed_batch_size)):
+                           ("batch_size", args.embed_batch_size), ("model", args.embedding_model)):
             if value is not None:
                 setattr(emb_cfg, key, value)
-        result["embeddings"] = {"backend": emb_cfg.backend, "quantize": emb_cfg.quantize,
+        result["embeddings"] = {"model": emb_cfg.model, "backend": emb_cfg.backend, "quantize": emb_cfg.quantize,
                                 "onnx_threads": emb_cfg.onnx_threads, "batch_size": emb_cfg.batch_size}
         with NovaStore(Path(tmp) / "data", config=config) as store:
             result["indexing"] = {"batch_size": config.indexing.batch_size, "max_wait_ms": config.indexing.max_wait_ms}

