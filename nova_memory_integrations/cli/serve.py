@@ -1,0 +1,69 @@
+"""``nova-memory serve`` (proxy, REST and MCP over HTTP) and ``nova-memory mcp`` (MCP over stdio).
+
+Both need the ``server`` extra: ``pip install 'nova-memory-integrations[server]'``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..server.config import DEFAULT_HOST, DEFAULT_PORT, ENV_API_KEYS, ENV_UPSTREAM, LOG_LEVELS, ServerConfig
+from ._common import PathOpt, choice, session
+
+__all__ = ["mcp_cmd", "serve_cmd"]
+
+_EXTRA = "the memory server needs the 'server' extra: pip install 'nova-memory-integrations[server]'"
+
+
+def _need_server_extra() -> None:
+    try:
+        import fastapi  # noqa: F401
+        import mcp  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        typer.echo(f"Error: {_EXTRA} ({exc.name} is missing)", err=True)
+        raise typer.Exit(1) from None
+
+
+def serve_cmd(
+    ctx: typer.Context,
+    upstream: Annotated[str | None, typer.Option(
+        help=f"Base URL of the OpenAI-compatible upstream, e.g. https://api.openai.com/v1 (or ${ENV_UPSTREAM}).")
+    ] = None,
+    host: Annotated[str, typer.Option(help="Address to bind; not loopback: needs --api-key.")] = DEFAULT_HOST,
+    port: Annotated[int, typer.Option(min=1, max=65535)] = DEFAULT_PORT,
+    api_key: Annotated[list[str] | None, typer.Option(
+        "--api-key", help=f"A key clients send as X-Nova-Key; KEY=USER pins it to one user (repeatable; or "
+                          f"${ENV_API_KEYS}, comma-separated).")] = None,
+    budget_tokens: Annotated[int | None, typer.Option(min=1, help="Token budget of injected memory.")] = None,
+    max_body_bytes: Annotated[int, typer.Option(min=1, help="Largest request body.")] = ServerConfig.max_body_bytes,
+    max_message_chars: Annotated[int, typer.Option(min=1, help="Largest chat message.")] = (
+        ServerConfig.max_message_chars),
+    no_mcp: Annotated[bool, typer.Option("--no-mcp", help="Do not mount MCP at /mcp.")] = False,
+    log_level: Annotated[str, typer.Option(callback=choice(LOG_LEVELS), help=", ".join(LOG_LEVELS))] = "info",
+    path: PathOpt = None,
+) -> None:
+    """Serve memory over HTTP: OpenAI-compatible proxy, REST API (/docs) and MCP (/mcp)."""
+    _need_server_extra()
+    from ..server.app import serve
+
+    with session(ctx, path, False) as s:
+        config = ServerConfig.from_env(upstream=upstream, api_keys=api_key or (), host=host, port=port,
+                                       budget_tokens=budget_tokens, max_body_bytes=max_body_bytes,
+                                       max_message_chars=max_message_chars, mcp=not no_mcp)
+        serve(s.store, config, log_level=log_level)
+
+
+def mcp_cmd(
+    ctx: typer.Context,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Pin every tool call to this user.")] = None,
+    path: PathOpt = None,
+) -> None:
+    """Serve the memory tools over MCP on stdio (for Claude Desktop, IDEs and agent hosts)."""
+    _need_server_extra()
+    from ..server.mcp_server import build_mcp
+
+    with session(ctx, path, False) as s:
+        build_mcp(s.store, pinned_user=user).run("stdio")

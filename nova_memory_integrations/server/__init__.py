@@ -1,0 +1,31 @@
+"""Memory as a service: ``nova-memory serve`` (needs the ``server`` extra).
+
+- :mod:`.proxy`: an OpenAI-compatible proxy that injects memory into every chat request
+  and captures every exchange (streaming included), failing open.
+- :mod:`.rest`: the REST API under ``/v1/memory/`` (OpenAPI docs at ``/docs``).
+- :mod:`.mcp_server`: MCP tools over stdio (``nova-memory mcp``) and streamable HTTP.
+- :mod:`.auth`, :mod:`.config`: API keys (optionally pinned to a user), limits, binding.
+
+One ``NovaStore`` per server process: several worker processes share memory by talking
+to one server. Importing this package is cheap; FastAPI and uvicorn load with
+``create_app`` / ``serve``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .config import ServerConfig
+
+if TYPE_CHECKING:
+    from .app import create_app, serve
+
+__all__ = ["ServerConfig", "create_app", "serve"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("create_app", "serve"):
+        from . import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

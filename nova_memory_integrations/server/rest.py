@@ -1,0 +1,128 @@
+"""The REST API under ``/v1/memory/``: capture, recall, facts, consolidation and erasure.
+
+Every route is scoped to the user in its path, ``/v1/memory/users/{user_id}/...``; a key
+pinned to a user reaches only that user (403 otherwise). The request models only give
+the payload its shape: the engine validates the values (``InvalidInputError`` -> 422
+with the error's name as ``type``). Handlers are plain functions, run in the threadpool,
+so the blocking engine never stalls the event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..config import ConsolidationMode
+from ..types import ContextFormat, MemoryKind
+from .auth import USER_HEADER, authenticate, resolve_user
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/memory", tags=["memory"])
+
+MemoryKindName = MemoryKind
+FormatName = ContextFormat
+ModeName = ConsolidationMode
+_DEFAULT_KINDS: tuple[MemoryKindName, ...] = ("episode", "fact")
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TurnIn(_In):
+    role: str = "user"
+    content: str
+    session_id: str | None = None
+    timestamp: str | None = Field(default=None, description="ISO-8601 event time (default now).")
+    metadata: dict[str, Any] | None = None
+    importance: float | None = None
+
+
+class AddTurnsIn(_In):
+    turns: list[TurnIn]
+    consolidation: ModeName | None = Field(default=None, description="Override the store's consolidation mode.")
+
+
+class SearchIn(_In):
+    query: str
+    k: int = 10
+    kinds: list[MemoryKindName] = Field(default_factory=lambda: list(_DEFAULT_KINDS))
+    session_id: str | None = None
+    as_of: str | None = Field(default=None, description="Facts valid at this ISO-8601 time.")
+
+
+class ContextIn(_In):
+    query: str
+    budget_tokens: int | None = None
+    as_of: str | None = Field(default=None, description="Memory as it was valid at this ISO-8601 time.")
+    format: FormatName = "markdown"
+    session_id: str | None = None
+
+
+def _dump(items: Any) -> list[Any]:
+    return [item.model_dump(mode="json") for item in items]
+
+
+def user_scope(request: Request, user_id: str) -> str:
+    """The path's user, if the caller's key may touch it (401 / 403 / 400 otherwise)."""
+    principal = authenticate(request.headers, request.app.state.config.api_keys, bearer=True)
+    user = resolve_user(principal, user_id, request.headers.get(USER_HEADER))
+    return user if user is not None else user_id
+
+
+def _store(request: Request) -> Any:
+    return request.app.state.store
+
+
+@router.post("/users/{user_id}/turns", summary="Record conversation turns (atomically)")
+def add_turns(body: AddTurnsIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    turns = [{**t.model_dump(exclude_none=True), "user_id": user} for t in body.turns]
+    episodes = _store(request).add_turns(turns, consolidation=body.consolidation)
+    return {"episodes": _dump(episodes)}
+
+
+@router.get("/users/{user_id}/episodes", summary="A user's recorded turns, newest first")
+def episodes(request: Request, user: str = Depends(user_scope), session_id: str | None = None,
+             limit: int = Query(default=50, ge=1, le=1000)) -> dict[str, Any]:
+    found = _store(request).episodes(user, session_id=session_id, limit=limit, newest_first=True)
+    return {"episodes": _dump(found)}
+
+
+@router.post("/users/{user_id}/search", summary="Dense similarity search over a user's memory")
+def search(body: SearchIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    hits = _store(request).search(body.query, user, k=body.k, kinds=tuple(body.kinds), session_id=body.session_id,
+                                  as_of=body.as_of)
+    return {"hits": _dump(hits)}
+
+
+@router.post("/users/{user_id}/context", summary="The budgeted memory context an LLM should see")
+def context(body: ContextIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    result = _store(request).context(body.query, user, budget_tokens=body.budget_tokens, as_of=body.as_of,
+                                     format=body.format, session_id=body.session_id)
+    return dict(result.model_dump(mode="json"))
+
+
+@router.get("/users/{user_id}/facts", summary="Facts valid at as_of, as believed at known_at")
+def facts(request: Request, user: str = Depends(user_scope), subject: str | None = None,
+          predicate: str | None = None, as_of: str | None = None, known_at: str | None = None,
+          history: bool = Query(default=False, description="Every version believed at known_at.")) -> dict[str, Any]:
+    found = _store(request).facts(user, subject, predicate, as_of=as_of, known_at=known_at, include_history=history)
+    return {"facts": _dump(found)}
+
+
+@router.get("/users/{user_id}/facts/{fact_id}/history", summary="Every version of one fact's lineage")
+def fact_history(fact_id: str, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"facts": _dump(_store(request).fact_history(user, fact_id))}
+
+
+@router.post("/users/{user_id}/consolidate", summary="Turn the user's new turns into facts")
+def consolidate(request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return dict(_store(request).consolidate(user).model_dump(mode="json"))
+
+
+@router.delete("/users/{user_id}", summary="Erase every trace of a user")
+def forget(request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"forgotten": _store(request).forget(user)}

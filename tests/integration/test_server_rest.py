@@ -1,0 +1,118 @@
+"""The REST API under ``/v1/memory/`` on a real uvicorn server over a real store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timezone
+
+import httpx
+import pytest
+from server_harness import ServerThread
+
+from nova_memory_integrations import NovaStore
+from nova_memory_integrations.server import ServerConfig, create_app
+
+PINNED = "alice-rest-key-0123456789"
+
+
+@pytest.fixture
+def api(store: NovaStore) -> Iterator[httpx.Client]:
+    srv = ServerThread(create_app(store, ServerConfig(mcp=False))).start()
+    with httpx.Client(base_url=f"{srv.url}/v1/memory", timeout=60) as client:
+        yield client
+    srv.stop()
+
+
+def test_turns_search_context_facts_consolidate_forget_round_trip(api: httpx.Client, store: NovaStore) -> None:
+    r = api.post("/users/alice/turns", json={"turns": [
+        {"content": "I live in Lisbon and I work at Acme.", "timestamp": "2024-01-10T09:00:00+00:00",
+         "session_id": "s1"},
+        {"role": "assistant", "content": "Noted, Lisbon and Acme.", "timestamp": "2024-01-10T09:00:01+00:00",
+         "session_id": "s1", "metadata": {"channel": "web"}},
+    ]})
+    assert r.status_code == 200, r.text
+    episodes = r.json()["episodes"]
+    assert [e["role"] for e in episodes] == ["user", "assistant"] and episodes[1]["metadata"] == {"channel": "web"}
+    api.post("/users/alice/turns", json={"turns": [{"content": "I moved to Berlin.",
+                                                     "timestamp": "2024-06-01T10:00:00+00:00"}]})
+    listed = api.get("/users/alice/episodes", params={"session_id": "s1"}).json()["episodes"]
+    assert {e["content"] for e in listed} == {"I live in Lisbon and I work at Acme.", "Noted, Lisbon and Acme."}
+
+    hits = api.post("/users/alice/search", json={"query": "where do I work?", "k": 3}).json()["hits"]
+    assert hits and "Acme" in hits[0]["text"]
+
+    result = api.post("/users/alice/consolidate").json()
+    assert result["added"] >= 2 and result["episodes_processed"] == 3
+
+    def lives_in(**params: str) -> list[str]:
+        r = api.get("/users/alice/facts", params={"predicate": "lives_in", **params})
+        assert r.status_code == 200, r.text
+        return [f["object"] for f in r.json()["facts"]]
+
+    assert lives_in() == ["Berlin"]
+    assert lives_in(as_of="2024-03-01T00:00:00+00:00") == ["Lisbon"]
+    known = datetime.now(timezone.utc).isoformat()
+    assert lives_in(as_of="2024-03-01T00:00:00+00:00", known_at=known) == ["Lisbon"]
+    assert sorted(lives_in(history="true")) == ["Berlin", "Lisbon"]
+    old = api.get("/users/alice/facts", params={"predicate": "lives_in", "as_of": "2024-03-01T00:00:00+00:00"})
+    versions = api.get(f"/users/alice/facts/{old.json()['facts'][0]['id']}/history").json()["facts"]
+    assert {f["object"] for f in versions} == {"Lisbon"} and any(f["valid_to"] for f in versions)
+
+    then = api.post("/users/alice/context", json={"query": "Where does the user live?",
+                                                   "as_of": "2024-03-01T00:00:00+00:00", "budget_tokens": 200})
+    now = api.post("/users/alice/context", json={"query": "Where does the user live?", "format": "plain"})
+    assert then.status_code == 200 and now.status_code == 200
+    assert "Lisbon" in then.json()["text"] and then.json()["tokens"] <= 200
+    assert "Berlin" in now.json()["text"] and now.json()["format"] == "plain"
+
+    forgotten = api.delete("/users/alice").json()["forgotten"]
+    assert forgotten["episodes"] == 3
+    assert api.get("/users/alice/episodes").json()["episodes"] == [] and store.users() == []
+
+
+def test_errors_are_json_with_the_typed_errors_name(api: httpx.Client) -> None:
+    r = api.post("/users/alice/turns", json={"turns": [{"content": "   "}]})
+    assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
+    r = api.post("/users/alice/turns", json={"turns": [{"content": "hi", "timestamp": "not a date"}]})
+    assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
+    r = api.get("/users/alice/facts", params={"as_of": "yesterday-ish"})
+    assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
+    r = api.post("/users/alice/search", json={"query": "x", "k": 0})
+    assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
+    r = api.post("/users/" + "u" * 300 + "/search", json={"query": "x"})
+    assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
+    r = api.post("/users/alice/turns", json={"turns": "nope"})
+    assert r.status_code == 422 and r.json()["error"]["type"] == "RequestValidationError"
+    r = api.post("/users/alice/search", content=b"{oops", headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_json"
+    assert api.get("/users/alice/nothing-here").status_code == 404
+
+
+def test_openapi_docs_are_served(api: httpx.Client) -> None:
+    base = str(api.base_url).removesuffix("/v1/memory/").removesuffix("/v1/memory")
+    spec = httpx.get(f"{base}/openapi.json").json()
+    assert {"/v1/chat/completions", "/v1/memory/users/{user_id}/facts", "/v1/memory/users/{user_id}"} <= set(
+        spec["paths"])
+    assert httpx.get(f"{base}/docs").status_code == 200
+
+
+def test_a_pinned_key_reaches_only_its_user(store: NovaStore) -> None:
+    store.add_turn("bob", "user", "Bob's secret: the vault code is 777.")
+    srv = ServerThread(create_app(store, ServerConfig(mcp=False, api_keys={PINNED: "alice"}))).start()
+    try:
+        with httpx.Client(base_url=f"{srv.url}/v1/memory", headers={"Authorization": f"Bearer {PINNED}"}) as api:
+            assert api.post("/users/alice/turns", json={"turns": [{"content": "I like tea."}]}).status_code == 200
+            for method, path, body in (("POST", "/users/bob/search", {"query": "vault"}),
+                                       ("POST", "/users/bob/context", {"query": "vault"}),
+                                       ("GET", "/users/bob/facts", None), ("GET", "/users/bob/episodes", None),
+                                       ("POST", "/users/bob/turns", {"turns": [{"content": "hijack"}]}),
+                                       ("POST", "/users/bob/consolidate", None), ("DELETE", "/users/bob", None)):
+                r = api.request(method, path, json=body)
+                assert r.status_code == 403, (method, path)
+            r = api.post("/users/alice/search", json={"query": "vault"}, headers={"X-Nova-User": "bob"})
+            assert r.status_code == 400 and "777" not in r.text
+            assert "777" not in api.post("/users/alice/context", json={"query": "vault code"}).text
+        assert httpx.get(f"{srv.url}/v1/memory/users/alice/episodes").status_code == 401
+        assert [e.content for e in store.episodes("bob")] == ["Bob's secret: the vault code is 777."]
+    finally:
+        srv.stop()
