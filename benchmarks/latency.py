@@ -58,7 +58,7 @@ import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
@@ -79,7 +79,7 @@ from _common import (
 set_offline_env()
 
 from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
-from nova_memory_integrations.config import RetrievalConfig  # noqa: E402
+from nova_memory_integrations.config import EmbeddingModelName, RetrievalConfig  # noqa: E402
 from nova_memory_integrations.embeddings import default_embeddings  # noqa: E402
 from nova_memory_integrations.memory.facts import new_id  # noqa: E402
 from nova_memory_integrations.retrieval.config import SearchConfig  # noqa: E402
@@ -119,10 +119,9 @@ def fill(store: NovaStore, n: int, pool_texts: list[str], pool_vectors: np.ndarr
         store.components.db.insert_episodes(episodes)
         # the same metadata the background indexer writes (indexer._meta)
         metas: list[dict[str, str | int | float | bool]] = [
-            {"user_id": e.user_id, "session_id": e.session_id or "", "ts": e.timestamp.timestamp(), "role": e.role}
-            for e in episodes
+            {"user_id": e.user_id, "session_id": e.session_id or ""} for e in episodes
         ]
-        store.components.vectors.upsert("episode", [e.id for e in episodes], vectors.tolist(), texts, metas)
+        store.components.vectors.upsert("episode", [e.id for e in episodes], vectors.tolist(), metas)
         store.components.db.mark_indexed("episodes", [e.id for e in episodes])
         log(f"  filled {idx[-1] + 1}/{n}")
     return time.perf_counter() - start
@@ -186,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-name", default="ms-marco-MiniLM-L-12-v2", help="flashrank model name")
     parser.add_argument("--pool", type=int, default=None,
                         help="distinct turns embedded (and cached) for filling (default 10000; 500 with --quick)")
+    parser.add_argument("--embedding-model", choices=get_args(EmbeddingModelName), default=None,
+                        help="embeddings.model (default: the library default, all-MiniLM-L6-v2)")
     parser.add_argument("--budget-tokens", type=int, default=1000)
     parser.add_argument("--preset", default="balanced", help="search preset (balanced, fast, deep, ...)")
     parser.add_argument("--rerank", choices=("auto", "on", "off"), default="auto",
@@ -212,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
 
     emb_cfg = NovaConfig().embeddings
     emb_cfg.torch_threads = args.torch_threads
+    if args.embedding_model:
+        emb_cfg.model = args.embedding_model
     if args.backend:
         emb_cfg.backend = args.backend
     models = tempfile.TemporaryDirectory(prefix="nova-bench-latency-models-")

@@ -18,8 +18,9 @@ from ..embeddings import CachedEmbedder, EmbeddingsLike, default_embeddings
 from ..memory.entities import EntityResolver
 from ..memory.facts import FactMemory
 from ..memory.graph import FactGraph
+from ..storage.items import item_index
 from ..storage.sqlite import SQLiteStore
-from ..storage.vectors import VectorIndex
+from ..storage.vectors import SCRUB_KEY, TEXT_FREE_KEY, VectorIndex
 from .hooks import Hooks
 from .indexer import INDEX_WAIT_S, Indexer
 from .tokens import TokenCounter, get_token_counter
@@ -83,13 +84,22 @@ class Components:
         return n
 
     def recover(self) -> None:
-        """On opening: migrate a legacy index, then index what was left unindexed.
+        """On opening: migrate a legacy index, strip the text an earlier version left in Chroma
+        (then scrub Chroma's files, as after an erase a crash interrupted), then index what was
+        left unindexed.
 
         With another embedding model than the index was built with and
         ``embeddings.on_model_change = "reindex"``, the index is rebuilt first (which
         recovers every row itself, into the rebuilt index).
         """
-        self.vectors.migrate_legacy(self.db.reset_indexed)
+        if self.vectors.migrate_legacy(self.db.reset_indexed):
+            self.db.set_meta(SCRUB_KEY, "1")
+        if self.db.get_meta(TEXT_FREE_KEY) != "1":  # once: earlier versions kept the text in Chroma too
+            if self.vectors.strip_text() + item_index(self.vectors).strip_text():
+                self.db.set_meta(SCRUB_KEY, "1")
+            self.db.set_meta(TEXT_FREE_KEY, "1")
+        if self.db.get_meta(SCRUB_KEY) == "1" and self.vectors.scrub():
+            self.db.set_meta(SCRUB_KEY, "0")
         if not self.indexer.space_matches() and self.config.embeddings.on_model_change == "reindex":
             self.reindex()
         else:

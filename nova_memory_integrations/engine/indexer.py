@@ -238,7 +238,7 @@ class Indexer:
                         keep = [n for n in rows_of_user if live[n]["id"] in kept]
                         if keep:
                             self.vectors.upsert(kind, [live[n]["id"] for n in keep], [vectors[n] for n in keep],
-                                                [texts[n] for n in keep], [_meta(table, live[n]) for n in keep])
+                                                [_meta(table, live[n]) for n in keep])
                             self.db.mark_indexed(table, [live[n]["id"] for n in keep])
 
     def _still_live(self, table: Table, ids: list[str]) -> set[str]:
@@ -270,14 +270,10 @@ def _text(table: Table, row: object) -> str:
 
 
 def _meta(table: Table, row: object) -> dict[str, str | int | float | bool]:
+    """What the index keeps of a row besides its vector: the owner, and an episode's session (the one
+    filter queries use). Never its text: SQLite holds that."""
     r = row
     meta: dict[str, str | int | float | bool] = {"user_id": r["user_id"]}  # type: ignore[index]
     if table == "episodes":
         meta["session_id"] = r["session_id"] or ""  # type: ignore[index]
-        meta["ts"] = float(r["ts"])  # type: ignore[index]
-        meta["role"] = r["role"]  # type: ignore[index]
-    elif table == "facts":
-        meta["subject"] = r["subject"]  # type: ignore[index]
-        meta["predicate"] = r["predicate"]  # type: ignore[index]
-        meta["valid_from"] = float(r["valid_from"])  # type: ignore[index]
     return meta

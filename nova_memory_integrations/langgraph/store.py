@@ -436,7 +436,6 @@ class NovaLangGraphStore(BaseStore):
                 ITEM_KIND,
                 [i for p in fresh for i in item_vector_ids(p.item_id, 0, len(p.texts))],
                 [v for p in fresh for v in p.vectors],
-                [t for p in fresh for t in p.texts],
                 [_metadata(p) for p in fresh for _ in p.texts],
             )
         except StorageError as exc:
@@ -520,7 +519,7 @@ class NovaLangGraphStore(BaseStore):
 
 
 def _metadata(p: _Vectors) -> dict[str, str | int | float | bool]:
-    meta: dict[str, str | int | float | bool] = {"user_id": p.user, "item": p.item_id}
+    meta: dict[str, str | int | float | bool] = {"user_id": p.user}  # no text: the index stores digests
     meta.update({f"s{n}": label for n, label in enumerate(p.scope)})
     return meta
 

@@ -7,6 +7,12 @@ derived from the erased rows. Each erase runs inside the indexer's barrier for t
 their vectors inside the same barrier, so a turn added while ``forget`` runs is either
 erased with the rest or kept whole, never left as an orphan vector with erased text; no
 erase waits for the indexer's backlog.
+
+``forget`` leaves nothing behind in the files either: SQLite zeroes deleted rows
+(``secure_delete``) and merges its full-text segments; Chroma never held the text, and
+:meth:`~..storage.vectors.VectorIndex.scrub` then removes the user's vectors from Chroma's
+files (its SQLite free pages, the dropped collections' HNSW files). A crash before the
+scrub leaves :data:`~..storage.vectors.SCRUB_KEY` set, and the next open scrubs.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from collections.abc import Sequence
 from ..engine.components import Components
 from ..engine.indexer import TABLES
 from ..storage.items import item_index
+from ..storage.vectors import SCRUB_KEY
 
 __all__ = ["delete_memories", "forget_user"]
 
@@ -28,11 +35,16 @@ def forget_user(components: Components, user_id: str) -> dict[str, int]:
         Rows removed per table (``items``: the LangGraph store items).
     """
     c = components
+    local = c.vectors.local_path() is not None  # a Chroma server's files are out of reach
     with c.indexer.barrier(user_id):  # a barrier: writes racing it land before (erased) or after (kept)
+        if local:
+            c.db.set_meta(SCRUB_KEY, "1")
         counts = c.db.delete_user(user_id)
         counts["items"] = c.db.delete_user_items(user_id)  # NovaLangGraphStore writes under the same barrier
         c.vectors.delete_user(user_id)
         item_index(c.vectors).delete_user(user_id)
+    if local and c.vectors.scrub():
+        c.db.set_meta(SCRUB_KEY, "0")
     c.graph.invalidate(user_id)
     c.entities.invalidate(user_id)
     return counts

@@ -10,6 +10,15 @@ Embeddings are always computed by the engine and passed in: the collections are 
 without an embedding function and every call carries vectors, so Chroma's default
 embedding function (which downloads a model) can never run.
 
+Chroma holds ids, vectors and the metadata scoping needs, never text: no documents, and
+every metadata value but ``user_id`` is stored as a digest (``h_{key}``: blake2b of the
+value), so a ``where`` equality filter still works while a session id or a namespace label
+is not readable in Chroma's files. Stores written by earlier versions kept the text as
+documents: :meth:`VectorIndex.strip_text` rewrites their collections without it.
+:meth:`VectorIndex.scrub` makes what Chroma deleted unrecoverable from its files (its
+SQLite file keeps deleted rows in free pages, and a dropped collection's HNSW files stay
+on disk).
+
 Stores written by earlier versions kept three shared collections
 (``{prefix}_episodes``, ``{prefix}_facts``, ``{prefix}_rules``): :meth:`VectorIndex.migrate_legacy`
 drops them once SQLite (the system of record) has marked every row for re-indexing.
@@ -20,20 +29,28 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import subprocess
+import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from ..errors import StorageError
+from ._chroma_scrub import SCRUB_SCRIPT
 
-__all__ = ["VectorIndex", "VectorKind"]
+__all__ = ["SCRUB_KEY", "TEXT_FREE_KEY", "VectorIndex", "VectorKind"]
 
 logger = logging.getLogger(__name__)
 
 VectorKind = Literal["episode", "fact", "rule"]
 _KINDS: tuple[VectorKind, ...] = ("episode", "fact", "rule")
+TEXT_FREE_KEY = "vector_index_text_free"
+"""``meta`` key: ``"1"`` once :meth:`VectorIndex.strip_text` left no text in the store's collections."""
+SCRUB_KEY = "vector_index_scrub_pending"
+"""``meta`` key: ``"1"`` while Chroma's files may still hold deleted data (set before an erase,
+cleared by a successful :meth:`VectorIndex.scrub`; a store opened with it set scrubs first)."""
 _VEC_CACHE = 50_000
 _COLLECTION_CACHE = 4096
 _LIST_PAGE = 1000
@@ -41,10 +58,42 @@ _UPSERT_ROWS = 256
 """Rows per Chroma upsert call at most: a call holds the GIL throughout (~8 ms + ~0.25 ms a
 row here), so a large batch is split to keep ``add_turn`` on other threads from waiting long."""
 _HASH_BYTES = 16
-_MAX_PREFIX = 512 - len("_episode_") - 2 * _HASH_BYTES  # Chroma names: at most 512 characters
+_TMP = ".m"
+"""Suffix of the copy :meth:`VectorIndex.strip_text` writes before it replaces a collection."""
+_MAX_PREFIX = 512 - len("_episode_") - 2 * _HASH_BYTES - len(_TMP)  # Chroma names: at most 512 characters
+_HASHED = "h_"
+"""Prefix of a stored metadata key whose value is a digest (every key but ``user_id``)."""
+_FILTER_KEY = re.compile(r"session_id|s\d+")
+"""Metadata keys earlier versions wrote that queries filter on (kept, as digests, by ``strip_text``)."""
+_SCRUB_TIMEOUT_S = 600.0
+_WRITES: dict[str, threading.Lock] = {}
+"""One lock per embedded Chroma directory: held by each write to it, and by :meth:`VectorIndex.scrub`."""
+_WRITES_GUARD = threading.Lock()
 _PREFIX_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 Metadata = Mapping[str, str | int | float | bool]
 _T = TypeVar("_T")
+
+
+def _digest(value: object) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=_HASH_BYTES).hexdigest()
+
+
+def _stored(meta: Metadata) -> dict[str, str | int | float | bool]:
+    """The metadata Chroma keeps of a vector: ``user_id``, and a digest of every other value."""
+    return {"user_id": meta["user_id"], **{_HASHED + k: _digest(v) for k, v in meta.items() if k != "user_id"}}
+
+
+def _clean(meta: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Metadata an earlier version wrote, as this one writes it: ``user_id``, the filter keys as
+    digests, nothing else (idempotent)."""
+    out: dict[str, Any] = {}
+    for key, value in (meta or {}).items():
+        if key == "user_id" or key.startswith(_HASHED):
+            out[key] = value
+        elif _FILTER_KEY.fullmatch(key):
+            out[_HASHED + key] = _digest(value)
+    return out
 
 
 def _is_missing(exc: Exception) -> bool:
@@ -82,6 +131,11 @@ class VectorIndex:
         self.client = client
         self.prefix = prefix
         self._own = re.compile(rf"{re.escape(prefix)}_(?:{'|'.join(_KINDS)})_[0-9a-f]{{{2 * _HASH_BYTES}}}")
+        self._path = path if client is None else None
+        local = self.local_path()
+        with _WRITES_GUARD:
+            self._writes = _WRITES.setdefault(str(local.resolve()) if local else f"client:{id(client)}",
+                                              threading.Lock())
         self._lock = threading.Lock()  # guards both caches
         self._create_lock = threading.Lock()  # one get_or_create at a time
         self._collections: OrderedDict[str, Any] = OrderedDict()
@@ -152,7 +206,8 @@ class VectorIndex:
                 self._collections.pop(name, None)
         for name in names:
             try:
-                self.client.delete_collection(name)
+                with self._writes:
+                    self.client.delete_collection(name)
             except Exception as exc:
                 if not _is_missing(exc):
                     raise StorageError(f"cannot drop Chroma collection {name}: {exc}") from exc
@@ -169,6 +224,9 @@ class VectorIndex:
             if col is None:
                 return default
             try:
+                if what in ("upsert", "delete"):
+                    with self._writes:
+                        return op(col)
                 return op(col)
             except Exception as exc:
                 if attempt or not _is_missing(exc):
@@ -185,10 +243,12 @@ class VectorIndex:
         kind: VectorKind,
         ids: Sequence[str],
         embeddings: Sequence[Sequence[float]],
-        documents: Sequence[str],
         metadatas: Sequence[Metadata],
     ) -> None:
         """Add or replace vectors, each in the collection of the ``user_id`` in its metadata.
+
+        No text reaches Chroma: the metadata values other than ``user_id`` are stored as
+        digests (``where`` filters of :meth:`query` are compared the same way).
 
         Raises:
             StorageError: a metadata lacks ``user_id``, or Chroma fails.
@@ -204,7 +264,7 @@ class VectorIndex:
             self._forget(kind, user_id, [ids[n] for n in rows])
             self._upsert_user(kind, user_id, {
                 "ids": [ids[n] for n in rows], "embeddings": [list(embeddings[n]) for n in rows],
-                "documents": [documents[n] for n in rows], "metadatas": [dict(metadatas[n]) for n in rows]})
+                "metadatas": [_stored(metadatas[n]) for n in rows]})
 
     def _upsert_user(self, kind: VectorKind, user_id: str, batch: dict[str, list[Any]]) -> None:
         def upsert(part: dict[str, list[Any]]) -> Callable[[Any], None]:
@@ -230,12 +290,12 @@ class VectorIndex:
             embedding: the query vector.
             user_id: whose memories; a user without a collection gets ``[]`` (none is created).
             k: at most this many results.
-            where: further Chroma metadata equality filters (e.g. ``session_id``).
+            where: further metadata equality filters (e.g. ``session_id``), compared as digests.
 
         Raises:
             StorageError: Chroma fails.
         """
-        clauses = [{key: value} for key, value in (where or {}).items()]
+        clauses = [{_HASHED + key: _digest(value)} for key, value in (where or {}).items()]
         flt: dict[str, Any] | None = None if not clauses else clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
         def op(col: Any) -> Any:
@@ -371,4 +431,125 @@ class VectorIndex:
                        "re-indexing every row from SQLite in the background", ", ".join(legacy))
         mark_for_reindex()
         self._drop(legacy)
+        return True
+
+    def strip_text(self) -> int:
+        """Rewrite this index's collections that hold text (documents, or metadata an earlier
+        version wrote) with their ids, vectors and :func:`_clean` metadata only.
+
+        A collection is copied to ``{name}.m``, dropped, and the copy renamed to ``{name}``:
+        no vector is embedded again, and a crash at any point is repaired by the next call
+        (a copy whose original still exists is discarded and made again; a copy whose
+        original is gone is complete and takes its name). Idempotent: a clean collection is
+        left as it is. Follow it with :meth:`scrub` (the old text stays in Chroma's free pages).
+
+        Returns:
+            How many collections were rewritten (or finished).
+
+        Raises:
+            StorageError: Chroma fails.
+        """
+        tmp = re.compile(rf"(?P<base>{self._own.pattern}){re.escape(_TMP)}")
+        listed = {c.name: c for c in self._list()}
+        done = 0
+        try:
+            for name, col in listed.items():
+                found = tmp.fullmatch(name)
+                if found is None:
+                    continue
+                if found["base"] in listed:
+                    self._drop([name])  # interrupted while copying: copied again below
+                else:
+                    col.modify(name=found["base"])  # interrupted after dropping the original: the copy is whole
+                    done += 1
+            for col in self.collections():
+                if self._holds_text(col):
+                    self._rewrite(col)
+                    done += 1
+        except StorageError:
+            raise
+        except Exception as exc:
+            raise StorageError(f"cannot remove the text from Chroma's collections: {exc}") from exc
+        if done:
+            logger.warning("nova-memory: removed the text Chroma held (documents, metadata) from %d collection(s) "
+                           "of %r: Chroma keeps ids and vectors only", done, self.prefix)
+        return done
+
+    @staticmethod
+    def _pages(col: Any, include: list[str]) -> Iterator[dict[str, Any]]:
+        offset = 0
+        while True:
+            page = col.get(include=include, limit=_LIST_PAGE, offset=offset)
+            ids = list(page.get("ids") or [])
+            if not ids:
+                return
+            yield page
+            offset += len(ids)
+
+    def _holds_text(self, col: Any) -> bool:
+        for page in self._pages(col, ["documents", "metadatas"]):
+            docs = page.get("documents") or []
+            metas = page.get("metadatas") or []
+            if any(d is not None for d in docs) or any(dict(m or {}) != _clean(m) for m in metas):
+                return True
+        return False
+
+    def _rewrite(self, col: Any) -> None:
+        name = col.name
+        copy: Any = self.client.create_collection(name=name + _TMP, embedding_function=None,
+                                                  metadata=dict(col.metadata or {}))
+        for page in self._pages(col, ["embeddings", "metadatas"]):
+            ids = list(page["ids"])
+            metas = list(page.get("metadatas") or [None] * len(ids))
+            for start in range(0, len(ids), _UPSERT_ROWS):
+                part = slice(start, start + _UPSERT_ROWS)
+                copy.add(ids=ids[part], embeddings=[[float(x) for x in e] for e in page["embeddings"][part]],
+                         metadatas=[_clean(m) for m in metas[part]])
+        self._drop([name])
+        with self._lock:
+            self._collections.pop(name, None)
+        copy.modify(name=name)
+
+    # -- files ----------------------------------------------------------------------------------
+    def local_path(self) -> Path | None:
+        """The directory of an embedded (persistent, in-process) Chroma; ``None`` for a server."""
+        if self._path is not None:
+            return self._path
+        try:
+            settings = self.client.get_settings()
+        except Exception:
+            return None
+        impl = str(getattr(settings, "chroma_api_impl", "") or "")
+        if not getattr(settings, "is_persistent", False) or "fastapi" in impl.lower():
+            return None
+        where = getattr(settings, "persist_directory", None)
+        return Path(where) if where else None
+
+    def scrub(self) -> bool:
+        """Make what Chroma deleted unrecoverable from its files (an embedded Chroma only).
+
+        Chroma 1.5 neither zeroes deleted rows in ``chroma.sqlite3`` (its write-ahead queue
+        and metadata tables leave them in free pages) nor removes a dropped collection's
+        HNSW directory, and it writes uninitialised memory into the HNSW files of small
+        collections: see :data:`._chroma_scrub.SCRUB_SCRIPT` (a child process; Chroma's client stays usable, its
+        writes from this process wait meanwhile).
+
+        Returns:
+            Whether the files were scrubbed (``False``: a Chroma server, whose files this
+            process cannot reach, or a failure, logged as a warning).
+        """
+        root = self.local_path()
+        if root is None or not root.is_dir():
+            return False
+        try:
+            with self._writes:
+                proc = subprocess.run([sys.executable, "-I", "-S", "-c", SCRUB_SCRIPT, str(root)], capture_output=True,
+                                      text=True, timeout=_SCRUB_TIMEOUT_S, check=False)
+        except (OSError, subprocess.SubprocessError) as exc:
+            logger.warning("nova-memory: could not scrub Chroma's files in %s: %s", root, exc)
+            return False
+        if proc.returncode != 0:
+            logger.warning("nova-memory: could not scrub Chroma's files in %s: %s", root,
+                           (proc.stderr or "").strip().splitlines()[-1:] or proc.returncode)
+            return False
         return True

@@ -25,8 +25,7 @@ def _names(index: VectorIndex) -> set[str]:
 
 
 def _put(index: VectorIndex, user: str, ids: list[str], kind: Any = "episode") -> None:
-    index.upsert(kind, ids, [[1.0, 0.0, float(n)] for n in range(len(ids))], [f"text {i}" for i in ids],
-                 [{"user_id": user} for _ in ids])
+    index.upsert(kind, ids, [[1.0, 0.0, float(n)] for n in range(len(ids))], [{"user_id": user} for _ in ids])
 
 
 def test_collection_names_are_valid_per_user_and_per_kind(index: VectorIndex) -> None:
@@ -40,7 +39,7 @@ def test_collection_names_are_valid_per_user_and_per_kind(index: VectorIndex) ->
 
 
 def test_one_upsert_routes_each_vector_to_its_users_collection(index: VectorIndex) -> None:
-    index.upsert("episode", ["a1", "b1", "a2"], [[1.0, 0.0, 0.0]] * 3, ["same text"] * 3,
+    index.upsert("episode", ["a1", "b1", "a2"], [[1.0, 0.0, 0.0]] * 3,
                  [{"user_id": "alice"}, {"user_id": "bob"}, {"user_id": "alice"}])
     alice, bob = index.collection("episode", "alice"), index.collection("episode", "bob")
     assert alice is not None and bob is not None
@@ -52,7 +51,7 @@ def test_one_upsert_routes_each_vector_to_its_users_collection(index: VectorInde
     assert index.get_embeddings("episode", ["a1", "b1"], user_id="alice").keys() == {"a1"}
     assert index.count("episode") == 3
     with pytest.raises(StorageError, match="user_id"):
-        index.upsert("episode", ["x"], [[1.0, 0.0, 0.0]], ["x"], [{"role": "user"}])
+        index.upsert("episode", ["x"], [[1.0, 0.0, 0.0]], [{"role": "user"}])
 
 
 def test_query_drops_a_vector_filed_under_another_user(index: VectorIndex) -> None:
@@ -64,7 +63,7 @@ def test_query_drops_a_vector_filed_under_another_user(index: VectorIndex) -> No
 
 
 def test_query_keeps_other_where_clauses(index: VectorIndex) -> None:
-    index.upsert("episode", ["s1", "s2"], [[1.0, 0.0, 0.0], [1.0, 0.1, 0.0]], ["x", "y"],
+    index.upsert("episode", ["s1", "s2"], [[1.0, 0.0, 0.0], [1.0, 0.1, 0.0]],
                  [{"user_id": "u", "session_id": "one", "role": "user"},
                   {"user_id": "u", "session_id": "two", "role": "user"}])
     assert [i for i, _ in index.query("episode", [1.0, 0.0, 0.0], user_id="u", k=5, where={"session_id": "two"})

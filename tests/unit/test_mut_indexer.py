@@ -7,13 +7,16 @@ into it fail until it is dropped."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from integration.test_embedding_space import HashedBagOfWords
 
@@ -84,13 +87,29 @@ def rule(rid: str, user: str = "alice") -> Rule:
                 created_at=T0)
 
 
-def stored(vectors: VectorIndex, kind: str, user: str) -> dict[str, tuple[str, dict[str, Any]]]:
-    """id -> (document, metadata) of one user's collection."""
+def _unit(vector: Any) -> tuple[float, ...]:
+    v = np.asarray(vector, dtype=np.float64)
+    return tuple(np.round(v / np.linalg.norm(v), 5))
+
+
+def vec(text: str) -> tuple[float, ...]:
+    """The (unit, rounded) vector the embedder makes of ``text``."""
+    return _unit(HashedBagOfWords().embed_query(text))
+
+
+def digest(value: str) -> str:
+    """How the index stores a metadata value other than ``user_id`` (never as text)."""
+    return hashlib.blake2b(value.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def stored(vectors: VectorIndex, kind: str, user: str) -> dict[str, tuple[tuple[float, ...], dict[str, Any]]]:
+    """id -> (unit vector, metadata) of one user's collection (which holds no document)."""
     col = vectors.collection(kind, user)  # type: ignore[arg-type]
     if col is None:
         return {}
-    res = col.get(include=["documents", "metadatas"])
-    return {i: (d, m) for i, d, m in zip(res["ids"], res["documents"], res["metadatas"])}
+    res = col.get(include=["documents", "embeddings", "metadatas"])
+    assert all(d is None for d in res["documents"])
+    return {i: (_unit(e), m) for i, e, m in zip(res["ids"], res["embeddings"], res["metadatas"])}
 
 
 def release(vectors: VectorIndex, kind: str, user: str) -> None:
@@ -169,8 +188,8 @@ def test_episodes_reach_their_users_collection(rows: SQLiteStore, indexer: Index
     indexer.submit("episodes", [("ae1", "alice"), ("ae2", "alice"), ("be1", "bob")])
     indexer.wait(timeout=30)
     assert stored(vectors, "episode", "alice") == {
-        "ae1": ("content of ae1", {"user_id": "alice", "session_id": "s1", "ts": T0.timestamp(), "role": "user"}),
-        "ae2": ("content of ae2", {"user_id": "alice", "session_id": "", "ts": T0.timestamp(), "role": "user"}),
+        "ae1": (vec("content of ae1"), {"user_id": "alice", "h_session_id": digest("s1")}),
+        "ae2": (vec("content of ae2"), {"user_id": "alice", "h_session_id": digest("")}),
     }
 
 
@@ -185,14 +204,13 @@ def test_facts_are_indexed_with_their_text(rows: SQLiteStore, indexer: Indexer, 
     indexer.submit("facts", [("af1", "alice")])
     indexer.wait(timeout=30)
     assert stored(vectors, "fact", "alice") == {
-        "af1": ("user likes obj af1", {"user_id": "alice", "subject": "user", "predicate": "likes",
-                                       "valid_from": T0.timestamp()})}
+        "af1": (vec("user likes obj af1"), {"user_id": "alice"})}
 
 
 def test_rules_are_indexed_by_their_condition(rows: SQLiteStore, indexer: Indexer, vectors: VectorIndex) -> None:
     indexer.submit("rules", [("ar1", "alice")])
     indexer.wait(timeout=30)
-    assert stored(vectors, "rule", "alice") == {"ar1": ("condition ar1", {"user_id": "alice"})}
+    assert stored(vectors, "rule", "alice") == {"ar1": (vec("condition ar1"), {"user_id": "alice"})}
 
 
 def test_indexed_vectors_are_the_embedders(rows: SQLiteStore, indexer: Indexer, vectors: VectorIndex) -> None:
@@ -438,3 +456,63 @@ def test_pending_ids_between_batches_is_empty(rows: SQLiteStore, indexer: Indexe
     indexer.submit("episodes", [("ae1", "alice")])
     indexer.wait(timeout=30)
     assert indexer.pending_ids("alice", "episodes") == []
+
+
+# -- the worker thread, the barrier, the embedder's cache ------------------------------------------------------------
+
+
+def test_a_new_indexer_has_no_error(db: SQLiteStore, vectors: VectorIndex, embedder: CachedEmbedder) -> None:
+    assert Indexer(db, vectors, embedder).last_error is None
+
+
+def test_the_worker_is_a_named_daemon_thread(rows: SQLiteStore, indexer: Indexer) -> None:
+    indexer.submit("episodes", [("ae1", "alice")])
+    thread = indexer._thread
+    assert thread is not None and (thread.name, thread.daemon) == ("nova-memory-indexer", True)
+
+
+def test_wait_returns_soon_after_its_timeout(stopped: Indexer) -> None:
+    start = time.monotonic()
+    stopped.wait("alice", timeout=0.05)
+    assert time.monotonic() - start < 0.9  # not after a 1 s poll
+
+
+def test_stop_gives_up_draining_after_its_timeout(rows: SQLiteStore, indexer: Indexer, hijack: Any) -> None:
+    hijack("episode", "alice")  # never drains
+    indexer.submit("episodes", [("ae1", "alice")])
+    start = time.monotonic()
+    indexer.stop(timeout=0.3)
+    assert time.monotonic() - start < 5
+
+
+def test_indexing_does_not_grow_the_embedders_cache(rows: SQLiteStore, indexer: Indexer,
+                                                    embedder: CachedEmbedder) -> None:
+    indexer.submit("rules", [("ar1", "alice")])
+    indexer.wait(timeout=30)
+    assert embedder.cached(["condition ar1"]) == {}
+
+
+def test_a_users_barrier_holds_the_indexers_writes(rows: SQLiteStore, indexer: Indexer) -> None:
+    with indexer.barrier("alice"):  # as an erasure of alice does
+        indexer.submit("episodes", [("ae1", "alice")])
+        assert indexer.wait("alice", timeout=1) is False
+
+
+def test_another_users_barrier_does_not_hold_the_writes(rows: SQLiteStore, indexer: Indexer) -> None:
+    with indexer.barrier("bob"):
+        indexer.submit("episodes", [("ae1", "alice")])
+        assert indexer.wait("alice", timeout=10) is True
+
+
+def test_a_failing_batch_stays_pending_in_order_throughout(rows: SQLiteStore, indexer: Indexer, hijack: Any) -> None:
+    hijack("episode", "alice")
+    indexer.submit("episodes", [("ae1", "alice"), ("ae2", "alice")])
+    deadline = time.monotonic() + 10
+    while indexer.last_error is None and time.monotonic() < deadline:  # failed once, now retrying
+        time.sleep(0.005)
+    seen = set()
+    end = time.monotonic() + 0.6  # spans back-offs (0.2 s, 0.4 s) and retries
+    while time.monotonic() < end:
+        seen.add(tuple(indexer.pending_ids("alice", "episodes")))
+        time.sleep(0.002)
+    assert seen == {("ae1", "ae2")}
