@@ -10,7 +10,12 @@ request's ``model``:
 - ``fail-429`` / ``fail-500``: that status with an OpenAI error body (and Retry-After);
 - ``slow-stream``: the first chunk, then it waits for ``upstream.gate`` (``paused`` is
   set while it waits), then the rest;
-- ``cut-stream``: two chunks, waits for ``gate``, then ends without ``[DONE]``.
+- ``cut-stream``: two chunks, waits for ``gate``, then ends without ``[DONE]``;
+- ``slow-first-byte``: sets ``paused``, waits for ``gate`` (or ``first_byte_delay``
+  seconds when set) before sending anything, headers included, then answers normally;
+- ``slow-first-chunk``: streams the headers, sets ``paused``, waits for ``gate``, then
+  the events;
+- ``invalid-json``: a 200 ``application/json`` answer whose body is not JSON.
 
 ``ServerThread`` runs an ASGI app under a real uvicorn server in a thread.
 """
@@ -50,11 +55,18 @@ class FakeUpstream:
         self.paused = threading.Event()
         self.finished = threading.Event()
         self.disconnected = threading.Event()
+        self.first_byte_delay: float | None = None
         upstream = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:  # quiet
                 pass
+
+            def handle(self) -> None:
+                try:
+                    super().handle()
+                except OSError:  # the proxy dropped the connection (a client that left early)
+                    upstream.disconnected.set()
 
             def do_GET(self) -> None:
                 upstream.requests.append({"method": "GET", "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}})
@@ -79,6 +91,20 @@ class FakeUpstream:
                                                   "param": None, "code": f"code_{status}"}},
                                {"Retry-After": "0"} if status == 429 else None)
                     return
+                if model == "invalid-json":
+                    payload = b'{"id": "chatcmpl-1", "choices": [{"message": {"content": "garbled'
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                if model == "slow-first-byte":
+                    upstream.paused.set()
+                    if upstream.first_byte_delay is not None:
+                        time.sleep(upstream.first_byte_delay)
+                    else:
+                        upstream.gate.wait(30)
                 reply = "echo: " + _last_user(body.get("messages", []))
                 if body.get("stream"):
                     self._stream(model, reply)
@@ -109,6 +135,10 @@ class FakeUpstream:
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
                 self.end_headers()
+                if model == "slow-first-chunk":
+                    self.wfile.flush()
+                    upstream.paused.set()
+                    upstream.gate.wait(30)
                 words = reply.split(" ")
                 try:
                     self._event(model, {"role": "assistant", "content": ""})

@@ -41,6 +41,9 @@ def serve_cmd(
     max_body_bytes: Annotated[int, typer.Option(min=1, help="Largest request body.")] = ServerConfig.max_body_bytes,
     max_message_chars: Annotated[int, typer.Option(min=1, help="Largest chat message.")] = (
         ServerConfig.max_message_chars),
+    upstream_timeout: Annotated[float, typer.Option(
+        min=0.1, help="Seconds to wait for the upstream's next byte (first byte included): 504 or a cut stream "
+                      "after that.")] = ServerConfig.upstream_timeout,
     no_mcp: Annotated[bool, typer.Option("--no-mcp", help="Do not mount MCP at /mcp.")] = False,
     log_level: Annotated[str, typer.Option(callback=choice(LOG_LEVELS), help=", ".join(LOG_LEVELS))] = "info",
     path: PathOpt = None,
@@ -52,7 +55,8 @@ def serve_cmd(
     with session(ctx, path, False) as s:
         config = ServerConfig.from_env(upstream=upstream, api_keys=api_key or (), host=host, port=port,
                                        budget_tokens=budget_tokens, max_body_bytes=max_body_bytes,
-                                       max_message_chars=max_message_chars, mcp=not no_mcp)
+                                       max_message_chars=max_message_chars, upstream_timeout=upstream_timeout,
+                                       mcp=not no_mcp)
         serve(s.store, config, log_level=log_level)
 
 

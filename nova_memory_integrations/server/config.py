@@ -70,7 +70,9 @@ class ServerConfig:
             the store's ``retrieval.budget_tokens``).
         max_body_bytes: largest request body accepted (413 above).
         max_message_chars: largest single chat message accepted by the proxy (413 above).
-        upstream_timeout: seconds to wait for the upstream between bytes.
+        upstream_timeout: seconds to wait for the upstream's next byte, the first one included
+            (``--upstream-timeout``; long, since a model may think a while before its first
+            token): past it a request gets a 504 and a stream is cut (captured incomplete).
         mcp: mount the MCP streamable HTTP endpoint at ``/mcp``.
     """
 
@@ -93,6 +95,8 @@ class ServerConfig:
         for name in ("max_body_bytes", "max_message_chars"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be positive")
+        if not self.upstream_timeout > 0:
+            raise ConfigError("upstream_timeout must be positive")
         if self.budget_tokens is not None and self.budget_tokens < 1:
             raise ConfigError("budget_tokens must be positive")
         if not 0 < self.port < 65536:

@@ -18,17 +18,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import httpx
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from ..engine.validation import printable
 from .auth import SESSION_HEADER, USER_HEADER, ApiError, authenticate, resolve_user
@@ -49,6 +50,7 @@ _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "prox
 _RESPONSE_DROP = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding",
                             "set-cookie", "server", "date"})
 SOURCE = "nova-memory-proxy"
+T = TypeVar("T")
 
 
 def warn(what: str, exc: BaseException, consequence: str) -> None:
@@ -152,20 +154,37 @@ class MemoryProxy:
             if memory:
                 content = json.dumps({**body, "messages": inject_memory(messages, memory)},
                                      ensure_ascii=False).encode("utf-8")
-        upstream = await self._send("POST", url, request.headers, content)
+        upstream = await self._until_disconnect(request, self._send("POST", url, request.headers, content))
+        if upstream is None:  # the client left before the upstream answered: the upstream call is dropped
+            self._left_early(exchange)
+            return Response(status_code=499)
         if body.get("stream") is True and upstream.is_success:
-            return StreamingResponse(self._tee(upstream, exchange), status_code=upstream.status_code,
-                                     headers=_response_headers(upstream.headers))
+            tee = _Tee(self, upstream, exchange)
+            return _TeeResponse(tee, status_code=upstream.status_code, headers=_response_headers(upstream.headers))
         try:
-            data = await upstream.aread()
+            data = await self._until_disconnect(request, upstream.aread())
+        except httpx.TimeoutException:
+            raise ApiError(504, "the upstream stopped answering in time", type="upstream_error",
+                           code="upstream_timeout") from None
         except httpx.HTTPError as exc:
             raise ApiError(502, f"the upstream failed while answering ({type(exc).__name__})",
                            code="upstream_error") from None
         finally:
-            await upstream.aclose()
-        if exchange is not None and upstream.is_success:
+            with anyio.CancelScope(shield=True):
+                await upstream.aclose()
+        if data is None:
+            self._left_early(exchange)
+            return Response(status_code=499)
+        if upstream.is_success:
             reply = _json_reply(data)
-            await asyncio.wrap_future(self._submit(exchange, reply, incomplete=False))
+            if reply is None:  # a success status with a body that is no JSON object: nothing to pass on as a reply
+                warn("the upstream reply", ValueError("a success status with a body that is not a JSON object"),
+                     "the client gets a 502 and only the user message is captured, marked incomplete")
+                self._left_early(exchange)
+                raise ApiError(502, f"the upstream answered {upstream.status_code} with a body that is not "
+                                    "a JSON object", code="upstream_invalid_response")
+            if exchange is not None:
+                await asyncio.wrap_future(self._submit(exchange, reply, incomplete=False))
         return Response(data, status_code=upstream.status_code, headers=_response_headers(upstream.headers))
 
     async def models(self, request: Request) -> Response:
@@ -232,26 +251,36 @@ class MemoryProxy:
         except Exception as exc:
             warn("memory capture", exc, "this exchange is not recorded")
 
-    async def _tee(self, upstream: httpx.Response, exchange: Exchange | None) -> AsyncIterator[bytes]:
-        """Pass the stream through chunk by chunk; capture the assembled reply when it ends."""
-        assembler = SSEAssembler()
-        finished = False
-        try:
-            async for chunk in upstream.aiter_bytes():
-                if exchange is not None:
-                    assembler.feed(chunk)
-                yield chunk
-            finished = True
-        except httpx.HTTPError as exc:
-            warn("the upstream stream", exc, "the reply was cut")
-        finally:
-            # Also on a client disconnect (cancellation): no awaiting the capture, only submitting it.
-            if exchange is not None:
-                self._submit(exchange, assembler.text, incomplete=not (finished and assembler.done))
-            with anyio.CancelScope(shield=True):
-                await upstream.aclose()
+    def _left_early(self, exchange: Exchange | None) -> None:
+        """Capture the user message alone, marked incomplete (no reply reached the client)."""
+        if exchange is not None:
+            self._submit(exchange, "", incomplete=True)
 
-    # -- upstream -----------------------------------------------------------------------------
+    async def _until_disconnect(self, request: Request, work: Awaitable[T]) -> T | None:
+        """The result of ``work``, or None (``work`` cancelled) when the client disconnects first.
+
+        Only used once the request body is read: the next ASGI message is then the disconnect.
+        """
+        outcome: list[T] = []
+        failure: list[BaseException] = []
+
+        async def watch(scope: anyio.CancelScope) -> None:
+            while (await request.receive())["type"] != "http.disconnect":
+                pass
+            scope.cancel()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(watch, group.cancel_scope)
+            try:
+                outcome.append(await work)
+            except Exception as exc:  # re-raised outside the group (no exception group)
+                failure.append(exc)
+            group.cancel_scope.cancel()
+        if failure:
+            raise failure[0]
+        return outcome[0] if outcome else None
+
+    # -- upstream ---    # -- upstream -----------------------------------------------------------------------------
     async def _send(self, method: str, url: str, headers: Mapping[str, str], content: bytes | None) -> httpx.Response:
         request = self.client.build_request(method, url, content=content, headers=_upstream_headers(headers))
         try:
@@ -270,11 +299,13 @@ def _turn(exchange: Exchange, role: str, text: str, limit: int, meta: dict[str, 
             "timestamp": when, "metadata": {**meta, **extra}}
 
 
-def _json_reply(data: bytes) -> str:
+def _json_reply(data: bytes) -> str | None:
+    """The reply text of a chat completion body ("" without one), None when it is no JSON object."""
     try:
-        return reply_text(json.loads(data))
+        body = json.loads(data)
     except (ValueError, UnicodeDecodeError):
-        return ""
+        return None
+    return reply_text(body) if isinstance(body, dict) else None
 
 
 def _upstream_headers(headers: Mapping[str, str]) -> dict[str, str]:
@@ -290,3 +321,55 @@ def _upstream_headers(headers: Mapping[str, str]) -> dict[str, str]:
 def _response_headers(headers: httpx.Headers) -> dict[str, str]:
     return {k: v for k, v in headers.items() if k.lower() not in _RESPONSE_DROP}
 
+
+
+class _Tee:
+    """A streamed reply on its way to the client: chunks pass through as they arrive while an
+    :class:`SSEAssembler` rebuilds the text; :meth:`close` captures it exactly once."""
+
+    def __init__(self, proxy: MemoryProxy, upstream: httpx.Response, exchange: Exchange | None) -> None:
+        self.proxy = proxy
+        self.upstream = upstream
+        self.exchange = exchange
+        self.assembler = SSEAssembler()
+        self.finished = False
+        self.closed = False
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self.upstream.aiter_bytes():
+                if self.exchange is not None:
+                    self.assembler.feed(chunk)
+                yield chunk
+            self.finished = True
+        except httpx.HTTPError as exc:
+            warn("the upstream stream", exc, "the reply was cut")
+        finally:
+            await self.close()
+
+    async def close(self) -> None:
+        """Capture (``incomplete`` unless the stream ended with ``[DONE]``) and release the upstream."""
+        if self.closed:
+            return
+        self.closed = True
+        # Also on a client disconnect (cancellation): no awaiting the capture, only submitting it.
+        if self.exchange is not None:
+            self.proxy._submit(self.exchange, self.assembler.text,
+                               incomplete=not (self.finished and self.assembler.done))
+        with anyio.CancelScope(shield=True):
+            await self.upstream.aclose()
+
+
+class _TeeResponse(StreamingResponse):
+    """A streaming response that closes its tee however it ends, even when the client left
+    before the first chunk (the body generator then never starts, so its ``finally`` never runs)."""
+
+    def __init__(self, tee: _Tee, *, status_code: int, headers: Mapping[str, str]) -> None:
+        super().__init__(tee.chunks(), status_code=status_code, headers=headers)
+        self.tee = tee
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.tee.close()
