@@ -23,7 +23,9 @@ from ..engine.validation import printable
 from ..retrieval.config import PRESETS
 from ..types import CONTEXT_FORMATS
 from ._common import JsonOpt, PathOpt, Session, UserOpt, choice, parse_when, session
+from .browse import list_cmd, show_cmd, traverse_cmd
 from .graph import GRAPH_FORMATS, render_graph
+from .maintain import config_app, fact_app, merge_entities_cmd
 from .models import models_app
 from .serve import mcp_cmd, serve_cmd
 from .stats import collect_stats
@@ -45,6 +47,12 @@ app.add_typer(graph_app, name="graph")
 app.add_typer(models_app, name="models")
 app.command("serve")(serve_cmd)
 app.command("mcp")(mcp_cmd)
+app.command("list")(list_cmd)
+app.command("show")(show_cmd)
+app.command("traverse")(traverse_cmd)
+app.add_typer(fact_app, name="fact")
+app.command("merge-entities")(merge_entities_cmd)
+app.add_typer(config_app, name="config")
 
 _KINDS = ("episode", "fact", "rule")
 _SHORT = {"episodes": "episodes", "unconsolidated": "pending", "tombstones": "tombst", "summaries": "summ",
