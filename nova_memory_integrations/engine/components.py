@@ -21,6 +21,7 @@ from ..memory.graph import FactGraph
 from ..storage.items import item_index
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import SCRUB_KEY, TEXT_FREE_KEY, VectorIndex
+from .dirlock import DataDirLock
 from .hooks import Hooks
 from .indexer import INDEX_WAIT_S, Indexer
 from .tokens import TokenCounter, get_token_counter
@@ -56,6 +57,8 @@ class Components:
     facts: FactMemory
     hooks: Hooks = field(default_factory=Hooks)
     """Before / after hooks of each memory stage (``store.hooks``)."""
+    lock: DataDirLock | None = None
+    """The data directory's one-owner lock, released by :meth:`close`."""
 
     @property
     def token_counter(self) -> TokenCounter:
@@ -106,11 +109,15 @@ class Components:
             self.indexer.recover()
 
     def close(self) -> None:
-        """Stop the indexer (after its pending rows) and close SQLite."""
+        """Stop the indexer (after its pending rows), close SQLite, release the directory."""
         try:
             self.indexer.stop()
         finally:
-            self.db.close()
+            try:
+                self.db.close()
+            finally:
+                if self.lock is not None:
+                    self.lock.release()
 
 
 def build_components(
@@ -132,6 +139,18 @@ def build_components(
     cfg = config
     sqlite_path = cfg.storage.path_of("sqlite_filename", root)  # ConfigError if outside the data directory
     chroma_path = cfg.storage.path_of("chroma_dirname", root)
+    lock = DataDirLock(root)  # StorageError when another process owns the directory
+    try:
+        return _wire(root, cfg, sqlite_path, chroma_path, lock, embeddings, chroma_client)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _wire(
+    root: Path, cfg: NovaConfig, sqlite_path: Path, chroma_path: Path, lock: DataDirLock,
+    embeddings: EmbeddingsLike | None, chroma_client: Any | None,
+) -> Components:
     if embeddings is None:
         embeddings = default_embeddings(cfg.embeddings, root)
     embedder = CachedEmbedder(embeddings, cfg.embeddings.query_cache_size)
@@ -143,4 +162,4 @@ def build_components(
     facts = FactMemory(db, cfg.facts, resolve=entities.resolve_fact)
     graph = FactGraph(lambda uid: db.current_facts(uid))
     return Components(path=root, config=cfg, db=db, vectors=vectors, embedder=embedder, indexer=indexer,
-                      graph=graph, entities=entities, facts=facts)
+                      graph=graph, entities=entities, facts=facts, lock=lock)

@@ -188,18 +188,17 @@ class Indexer:
             if batch is None:
                 return
             try:
+                if self._failures:
+                    self.vectors.ping()  # still down: no embedding wasted on the retry
                 self._index(batch)
-                self._failures = 0
-                self.last_error = None
             except Exception as exc:
-                self._failures += 1
-                self.last_error = f"{type(exc).__name__}: {exc}"
-                logger.warning("nova-memory indexer: batch of %d failed (%s); will retry", len(batch), exc)
-                with self._cond:
-                    self._in_flight = []
-                    self._queue.extendleft(reversed(batch))
-                    self._cond.wait(timeout=min(_MAX_BACKOFF_S, 0.1 * 2**self._failures))
+                if not self._retry_later(batch, exc):
+                    return
                 continue
+            if self._failures:
+                logger.info("nova-memory indexer: indexing again after %d failed attempt(s)", self._failures)
+            self._failures = 0
+            self.last_error = None
             with self._cond:
                 self._in_flight = []
                 for _, _, user_id in batch:
@@ -207,6 +206,25 @@ class Indexer:
                     if self._pending_users[user_id] <= 0:
                         del self._pending_users[user_id]
                 self._cond.notify_all()
+
+    def _retry_later(self, batch: list[tuple[Table, str, str]], exc: Exception) -> bool:
+        """Put a failed batch back at the head of the queue (its rows stay unindexed in SQLite)
+        and back off (doubling, capped at :data:`_MAX_BACKOFF_S`; new work does not cut it short).
+
+        One warning per run of failures. Returns False when the store is stopping: the rows
+        stay queued, and unindexed in SQLite for :meth:`recover` on the next open.
+        """
+        self._failures += 1
+        self.last_error = f"{type(exc).__name__}: {exc}"
+        log = logger.warning if self._failures == 1 else logger.debug
+        log("nova-memory indexer: batch of %d failed (%s); will retry", len(batch), exc)
+        retry_at = time.monotonic() + min(_MAX_BACKOFF_S, 0.1 * 2 ** min(self._failures, 16))
+        with self._cond:
+            self._in_flight = []
+            self._queue.extendleft(reversed(batch))
+            while not self._stopping and (left := retry_at - time.monotonic()) > 0:
+                self._cond.wait(timeout=left)
+            return not self._stopping
 
     def _index(self, batch: list[tuple[Table, str, str]]) -> None:
         by_table: dict[Table, dict[str, str]] = {}  # row id -> user id (unique: Chroma rejects duplicate ids)

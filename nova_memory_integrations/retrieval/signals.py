@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterable, Sequence
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from ..embeddings.base import CachedEmbedder
 from ..engine.indexer import TABLES
 from ..engine.roles import GENERIC_ROLES
+from ..errors import StorageError
 from ..memory.graph import FactGraph
 from ..memory.temporal import normalize_value
 from ..storage.sqlite import SQLiteStore
-from ..storage.vectors import VectorIndex
+from ..storage.vectors import VectorIndex, unreachable
 from ..types import Episode, Fact, MemoryKind, Rule
 from .lexical import match_expression, terms
 
@@ -26,10 +31,18 @@ if TYPE_CHECKING:
 __all__ = [
     "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "dense", "dense_now",
     "graph_entities", "graph_facts", "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense",
-    "stored_vectors",
+    "read_index", "stored_vectors",
 ]
 
 Key = tuple[MemoryKind, str]
+_T = TypeVar("_T")
+logger = logging.getLogger(__name__)
+RETRY_INDEX_S = 1.0
+"""While the vector index is unreachable, reads try it again at most this often (in between they
+skip it at no cost)."""
+_OUTAGES: weakref.WeakKeyDictionary[VectorIndex, list[float]] = weakref.WeakKeyDictionary()
+"""Indexes found unreachable: ``[since, last try]`` (monotonic)."""
+_OUTAGES_LOCK = threading.Lock()
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
 
 
@@ -63,7 +76,48 @@ def dense(
     """Nearest neighbours of the query vector among the user's items of ``kind``."""
     if k <= 0:
         return []
-    return vectors.query(kind, vector, user_id=user_id, k=k, where=where)
+    return read_index(vectors, lambda: vectors.query(kind, vector, user_id=user_id, k=k, where=where), [])
+
+
+def read_index(vectors: VectorIndex, read: Callable[[], _T], default: _T) -> _T:
+    """``read()`` of the vector index, or ``default`` while its server is unreachable: reads
+    then rest on keywords (BM25), the fact graph and facts, and the rows not yet indexed (the
+    indexer keeps them queued). One warning per outage; other Chroma errors still raise.
+    """
+    with _OUTAGES_LOCK:
+        outage = _OUTAGES.get(vectors)
+        if outage is not None and time.monotonic() - outage[1] < RETRY_INDEX_S:
+            return default
+    try:
+        out = read()
+    except StorageError as exc:
+        if not unreachable(exc):
+            raise
+        with _OUTAGES_LOCK:
+            outage = _OUTAGES.get(vectors)
+            if outage is not None:
+                outage[1] = time.monotonic()
+                return default
+            _OUTAGES[vectors] = [time.monotonic()] * 2
+        logger.warning("nova-memory: the vector index (Chroma, %s) is unreachable (%s): recall falls back to "
+                       "keywords (BM25), the fact graph and facts; new memories stay in SQLite and are indexed "
+                       "when it is back", _where(vectors), exc)
+        return default
+    if outage is not None:
+        with _OUTAGES_LOCK:
+            if _OUTAGES.pop(vectors, None) is not None:
+                logger.info("nova-memory: the vector index is reachable again after %.1f s",
+                            time.monotonic() - outage[0])
+    return out
+
+
+def _where(vectors: VectorIndex) -> str:
+    try:
+        settings = vectors.client.get_settings()
+        host = settings.chroma_server_host
+        return f"{host}:{settings.chroma_server_http_port}" if host else str(vectors.local_path() or "client")
+    except Exception:
+        return "client"
 
 
 PENDING_EMBED_ALL = 16
@@ -130,8 +184,12 @@ def stored_vectors(vectors: VectorIndex, user_id: str, cands: Sequence[Candidate
     by_kind: dict[MemoryKind, list[str]] = {}
     for c in cands:
         by_kind.setdefault(c.kind, []).append(c.id)
-    return {(kind, i): v for kind, ids in by_kind.items()
-            for i, v in vectors.get_embeddings(kind, ids, user_id=user_id).items()}
+    out: dict[Key, list[float]] = {}
+    for kind, ids in by_kind.items():
+        none: dict[str, list[float]] = {}
+        found = read_index(vectors, lambda: vectors.get_embeddings(kind, ids, user_id=user_id), none)  # noqa: B023
+        out.update({(kind, i): v for i, v in found.items()})
+    return out
 
 
 def lexical(

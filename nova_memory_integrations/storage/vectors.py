@@ -40,7 +40,7 @@ from typing import Any, Literal, TypeVar
 from ..errors import StorageError
 from ._chroma_scrub import SCRUB_SCRIPT
 
-__all__ = ["SCRUB_KEY", "TEXT_FREE_KEY", "VectorIndex", "VectorKind"]
+__all__ = ["SCRUB_KEY", "TEXT_FREE_KEY", "VectorIndex", "VectorKind", "unreachable"]
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +96,18 @@ def _clean(meta: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+def unreachable(exc: BaseException) -> bool:
+    """Whether a Chroma error (or its cause) means the server cannot be reached (refused, reset,
+    timed out): an outage to wait out, not a fault of the request."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) or any(
+                c.__name__ == "TransportError" and c.__module__.startswith("httpx") for c in type(seen).__mro__):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def _is_missing(exc: Exception) -> bool:
     """Whether a Chroma error means "this collection does not exist" (any client)."""
     return type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc)
@@ -140,6 +152,17 @@ class VectorIndex:
         self._create_lock = threading.Lock()  # one get_or_create at a time
         self._collections: OrderedDict[str, Any] = OrderedDict()
         self._vec_cache: OrderedDict[tuple[str, str, str], list[float]] = OrderedDict()
+
+    def ping(self) -> None:
+        """Raise unless Chroma answers (a heartbeat: no embedding is wasted on a server that is down).
+
+        Raises:
+            StorageError: Chroma fails (:func:`unreachable` tells an outage).
+        """
+        try:
+            self.client.heartbeat()
+        except Exception as exc:
+            raise StorageError(f"Chroma heartbeat failed: {exc}") from exc
 
     # -- collections ------------------------------------------------------------------------
     def collection_name(self, kind: VectorKind, user_id: str) -> str:
