@@ -11,12 +11,14 @@ API by llama-cpp-python on 127.0.0.1::
 
 then::
 
-    .venv/bin/python tests/record_cassettes.py [--url http://127.0.0.1:8765]
+    .venv/bin/python tests/record_cassettes.py [--url http://127.0.0.1:8765] [--only llm_http|proxy]
 
-It runs ``tests/integration/test_llm_http.py`` with ``--record-mode=rewrite`` (the faults of
-the 429 / 500 cases come from ``tests/llm_standin.py`` in front of the server). The model's
-answers change with a new recording: check the exact expectations in that test module
-against the new answers (``git diff tests/cassettes``).
+It runs ``tests/integration/test_llm_http.py`` (cassettes ``tests/cassettes/llm_http/``) and
+``tests/integration/test_server_recorded.py`` (the memory proxy's upstream traffic,
+``tests/cassettes/proxy/``) with ``--record-mode=rewrite``; ``--only`` picks one of them (the
+faults of the 429 / 500 cases come from ``tests/llm_standin.py`` in front of the server). The
+model's answers change with a new recording: check the exact expectations in those test
+modules against the new answers (``git diff tests/cassettes``).
 """
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+MODULES = {"llm_http": "test_llm_http.py", "proxy": "test_server_recorded.py"}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     epilog="other arguments go to pytest (e.g. -k streamed)")
     parser.add_argument("--url", default="http://127.0.0.1:8765", help="the model server, without /v1")
-    parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (e.g. -k streamed)")
-    args = parser.parse_args()
+    parser.add_argument("--only", choices=sorted(MODULES), help="re-record one module's cassettes only")
+    args, extra = parser.parse_known_args()  # the rest (-k NAME, -x) goes to pytest, in order
     try:
         with urllib.request.urlopen(f"{args.url.rstrip('/')}/v1/models", timeout=5) as reply:
             reply.read()
@@ -44,7 +48,9 @@ def main() -> int:
         return 2
     env = {**os.environ, "NOVA_TEST_LLM_URL": args.url}
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--record-mode=rewrite",
-           str(ROOT / "tests" / "integration" / "test_llm_http.py"), *args.pytest_args]
+           *(str(ROOT / "tests" / "integration" / MODULES[name]) for name in MODULES
+             if args.only in (None, name)),
+           *extra]
     return subprocess.call(cmd, cwd=ROOT, env=env)
 
 

@@ -25,6 +25,7 @@ from .dirlock import DataDirLock
 from .hooks import Hooks
 from .indexer import INDEX_WAIT_S, Indexer
 from .tokens import TokenCounter, get_token_counter
+from .vector_drops import drop_pending_users
 
 __all__ = ["Components", "build_components"]
 
@@ -103,6 +104,7 @@ class Components:
             self.db.set_meta(TEXT_FREE_KEY, "1")
         if self.db.get_meta(SCRUB_KEY) == "1" and self.vectors.scrub():
             self.db.set_meta(SCRUB_KEY, "0")
+        drop_pending_users(self.db, self.vectors)  # users forgotten while the index was unreachable
         if not self.indexer.space_matches() and self.config.embeddings.on_model_change == "reindex":
             self.reindex()
         else:

@@ -17,14 +17,18 @@ scrub leaves :data:`~..storage.vectors.SCRUB_KEY` set, and the next open scrubs.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from ..engine.components import Components
 from ..engine.indexer import TABLES
-from ..storage.items import item_index
-from ..storage.vectors import SCRUB_KEY
+from ..engine.vector_drops import drop_user_vectors, remember_drop
+from ..errors import StorageError
+from ..storage.vectors import SCRUB_KEY, unreachable
 
 __all__ = ["delete_memories", "forget_user"]
+
+logger = logging.getLogger(__name__)
 
 
 def forget_user(components: Components, user_id: str) -> dict[str, int]:
@@ -41,8 +45,12 @@ def forget_user(components: Components, user_id: str) -> dict[str, int]:
             c.db.set_meta(SCRUB_KEY, "1")
         counts = c.db.delete_user(user_id)
         counts["items"] = c.db.delete_user_items(user_id)  # NovaLangGraphStore writes under the same barrier
-        c.vectors.delete_user(user_id)
-        item_index(c.vectors).delete_user(user_id)
+        try:
+            drop_user_vectors(c.vectors, user_id)
+        except StorageError as exc:
+            if not unreachable(exc):
+                raise
+            remember_drop(c.db, user_id)  # the rows are gone; the vectors go when the index is back (next open)
     if local and c.vectors.scrub():
         c.db.set_meta(SCRUB_KEY, "0")
     c.graph.invalidate(user_id)
@@ -60,7 +68,15 @@ def delete_memories(components: Components, user_id: str, ids: Sequence[str]) ->
     with c.indexer.barrier(user_id):
         removed = c.db.delete_ids(user_id, list(ids))
         for kind, table in TABLES.items():
-            c.vectors.delete(kind, removed[table], user_id=user_id)
+            try:
+                c.vectors.delete(kind, removed[table], user_id=user_id)
+            except StorageError as exc:
+                if not unreachable(exc):
+                    raise
+                # the rows are gone: the indexer deletes their vectors once the index is back
+                c.indexer.submit(table, [(i, user_id) for i in removed[table]])
+                logger.warning("nova-memory: the vector index is unreachable; %d deleted %s vectors are removed "
+                               "when it is back", len(removed[table]), kind)
     c.graph.invalidate(user_id)
     c.entities.invalidate(user_id)
     return removed

@@ -218,3 +218,30 @@ def test_the_memory_survives_a_chroma_outage(server: ChromaServer, tmp_path: Pat
 
 def in_chroma_all(remote: Any, v: Any, user: str) -> list[str]:
     return list(remote.get_collection(v.collection_name("episode", user)).get(include=[])["ids"])
+
+
+def test_erasures_during_an_outage_leave_no_vector_once_the_index_is_back(
+        server: ChromaServer, tmp_path: Path, minilm: Any) -> None:
+    store = NovaStore(tmp_path / "mem", embeddings=minilm, chroma_client=_client(server.port))
+    try:
+        kept = [store.add_turn("alice", "user", f"Alice note number {i}.").id for i in range(3)]
+        store.add_turn("bob", "user", "Bob likes sailing.")
+        assert store.flush(timeout=60)
+        v = store.components.vectors
+        server.kill()
+        store.delete("alice", [kept[0]])  # neither raises: the rows are gone, the vectors follow
+        store.forget("bob")
+        server.start()
+        deadline = time.monotonic() + RECOVERY_S
+        remote = _client(server.port)
+        while kept[0] in in_chroma_all(remote, v, "alice") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert sorted(in_chroma_all(remote, v, "alice")) == sorted(kept[1:])
+    finally:
+        store.close()
+    reopened = NovaStore(tmp_path / "mem", embeddings=minilm, chroma_client=_client(server.port))
+    try:
+        names = {c.name for c in _client(server.port).list_collections()}
+        assert reopened.components.vectors.collection_name("episode", "bob") not in names
+    finally:
+        reopened.close()

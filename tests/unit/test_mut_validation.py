@@ -5,21 +5,32 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
+from nova_memory_integrations._time import EARLIEST, LATEST
 from nova_memory_integrations.config import LimitsConfig
+from nova_memory_integrations.engine import validation
 from nova_memory_integrations.engine.validation import (
+    ARGUMENT_CHECKS,
+    MAX_K,
     check_content,
+    check_epoch,
+    check_flag,
     check_id,
     check_ids,
+    check_kinds,
     check_metadata,
+    check_name,
     check_positive_int,
     check_score,
     check_texts,
     check_timestamp,
     check_turn,
     check_user,
+    checked_arguments,
 )
 from nova_memory_integrations.errors import InvalidInputError
 
@@ -399,3 +410,357 @@ def test_texts_must_be_a_list(value: object, kind: str) -> None:
 
 def test_every_text_must_be_a_string() -> None:
     assert message(lambda: check_texts(["a", "b", 3], LIMITS)) == "texts[2] must be a string, not int"
+
+
+# -- check_ids: encoding -------------------------------------------------------------------------------------------
+
+
+def test_ids_with_a_lone_surrogate_are_refused() -> None:
+    assert message(lambda: check_ids(["a\ud800"], LIMITS, "memory_ids")) == \
+        "memory_ids is not valid Unicode text (lone surrogate at 1)"
+
+
+def test_ids_with_a_lone_surrogate_name_the_field() -> None:
+    assert field_of(lambda: check_ids(["a\ud800"], LIMITS, "memory_ids")) == "memory_ids"
+
+
+# -- check_turn: unknown fields of any type ----------------------------------------------------------------------
+
+
+def test_unknown_turn_fields_of_mixed_types_are_listed_by_repr() -> None:
+    assert message(lambda: check_turn({**turn(), 1: "x", "zz": 2}, LIMITS, NOW)) == "unknown turn fields: ['zz', 1]"
+
+
+# -- check_name ------------------------------------------------------------------------------------------------------
+
+
+def test_no_name_is_none() -> None:
+    assert check_name(None, LIMITS, "subject") is None
+
+
+def test_a_name_is_returned() -> None:
+    assert check_name("user", LIMITS, "subject") == "user"
+
+
+def test_a_name_must_not_be_blank() -> None:
+    assert message(lambda: check_name(" ", LIMITS, "subject")) == "subject must not be empty or whitespace"
+
+
+def test_a_name_must_be_a_string() -> None:
+    assert message(lambda: check_name(3, LIMITS, "predicate")) == "predicate must be a string, got int"
+
+
+def test_a_name_over_the_configured_limit_is_refused() -> None:
+    assert message(lambda: check_name("x" * 11, LIMITS, "subject")).startswith("subject has 11 characters")
+
+
+def test_a_bad_name_names_the_field() -> None:
+    assert field_of(lambda: check_name("", LIMITS, "predicate")) == "predicate"
+
+
+# -- check_flag ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "expected"), [(True, True), (False, False), (1, True), (0, False)])
+def test_flags(value: object, expected: bool) -> None:
+    assert check_flag(value, "merge") is expected
+
+
+@pytest.mark.parametrize(("value", "kind"), [(2, "int"), (-1, "int"), (1.0, "float"), ("yes", "str"), (None, "NoneType")])
+def test_not_flags(value: object, kind: str) -> None:
+    assert message(lambda: check_flag(value, "dry_run")) == f"dry_run must be True or False, got {kind}"
+
+
+def test_a_bad_flag_names_the_field() -> None:
+    assert field_of(lambda: check_flag(2, "dry_run")) == "dry_run"
+
+
+# -- check_kinds -----------------------------------------------------------------------------------------------------
+
+
+def test_no_kinds() -> None:
+    assert message(lambda: check_kinds([])) == "kinds must be a non-empty list of episode, fact, rule"
+
+
+def test_kinds_of_another_type() -> None:
+    assert message(lambda: check_kinds(3, "types")) == "types must be a non-empty list of episode, fact, rule"
+
+
+def test_an_unknown_kind() -> None:
+    assert message(lambda: check_kinds(["fact", "memo"], "types")) == \
+        "types: unknown kind 'memo' (use episode, fact, rule)"
+
+
+def test_a_kind_that_is_no_string() -> None:
+    assert message(lambda: check_kinds([7])) == "kinds: unknown kind 7 (use episode, fact, rule)"
+
+
+def test_kinds_keep_their_first_order() -> None:
+    assert check_kinds(("rule", "episode", "rule")) == ("rule", "episode")
+
+
+def test_every_kind() -> None:
+    assert check_kinds({"episode"}) == ("episode",)
+
+
+# -- check_epoch / check_positive_int at their upper and lower bounds ----------------------------------------------
+
+
+def test_the_earliest_epoch_is_accepted() -> None:
+    assert check_epoch(EARLIEST.timestamp(), "valid_from") == EARLIEST.timestamp()
+
+
+def test_the_latest_epoch_is_refused() -> None:
+    assert message(lambda: check_epoch(LATEST.timestamp(), "valid_from")) == (
+        f"valid_from: {LATEST.timestamp()!r} is outside the supported range "
+        f"{EARLIEST.year}-01-01 .. {LATEST.year}-01-01")
+
+
+def test_the_maximum_count_is_accepted() -> None:
+    assert check_positive_int(MAX_K, "k", maximum=MAX_K) == MAX_K
+
+
+def test_one_over_the_maximum_count_is_refused() -> None:
+    assert message(lambda: check_positive_int(MAX_K + 1, "k", maximum=MAX_K)) == "k must be at most 10,000, got 10,001"
+
+
+# -- the facade's argument checks, by parameter name (ARGUMENT_CHECKS) ---------------------------------------------
+# The checks built at import time (``_optional(...)``, ``_count(...)`` ...) are also built again here, inside the
+# tests: code that runs at import cannot be mutated by mutmut's trampolines.
+
+
+def check_message(name: str, value: object, field: str | None = None) -> str:
+    return message(lambda: ARGUMENT_CHECKS[name](value, field or name, LIMITS))
+
+
+def check_field(name: str, value: object, field: str) -> str | None:
+    return field_of(lambda: ARGUMENT_CHECKS[name](value, field, LIMITS))
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("session_id", None), ("session_id", "s1"), ("fact_id", "f1"), ("kinds", ["fact"]), ("kinds", "rule"),
+    ("source_episode_ids", ["e1", "e2"]), ("subject", None), ("subject", "user"), ("predicates", None),
+    ("predicates", ["likes"]), ("predicates", iter(["likes"])), ("reason", "why"), ("start", "alice"),
+    ("query", ""), ("text", "hi"), ("turns", [{}]), ("turns", iter([])), ("k", 1), ("k", MAX_K), ("k", None),
+    ("max_hops", 0), ("max_hops", 100), ("limit", 1), ("budget_tokens", 10**9), ("min_similarity", -1.0),
+    ("min_similarity", 1), ("timeout", None), ("timeout", 0), ("timeout", 1e9), ("include_history", True),
+    ("newest_first", 0), ("rerank", None), ("rerank", False), ("consolidation", None), ("consolidation", "manual"),
+])
+def test_arguments_that_pass(name: str, value: object) -> None:
+    assert ARGUMENT_CHECKS[name](value, name, LIMITS) is None
+
+
+@pytest.mark.parametrize(("name", "value", "expected"), [
+    ("session_id", "toolong", "session_id is longer than 5 characters"),
+    ("fact_id", None, "fact_id is required (memory is always scoped by fact_id)"),
+    ("kinds", ["memo"], "kinds: unknown kind 'memo' (use episode, fact, rule)"),
+    ("source_episode_ids", "e1", "source_episode_ids must be a list of id strings, got str"),
+    ("source_episode_ids", ["abcdef"], "source_episode_ids must contain id strings of at most 5 characters"),
+    ("subject", "", "subject must not be empty or whitespace"),
+    ("subject", "x" * 11, "subject has 11 characters; the limit is 10 (limits.max_content_chars) - split long "
+                          "documents before storing them"),
+    ("reason", " ", "reason must not be empty or whitespace"),
+    ("reason", "x" * 11, "reason has 11 characters; the limit is 10 (limits.max_content_chars) - split long "
+                         "documents before storing them"),
+    ("query", 3, "query must be a string, got int"),
+    ("query", "a\ud800", "query is not valid Unicode text (lone surrogate at 1)"),
+    ("predicates", "likes", "predicates must be a list of strings, got str"),
+    ("predicates", b"likes", "predicates must be a list of strings, got bytes"),
+    ("predicates", {"likes": 1}, "predicates must be a list of strings, got dict"),
+    ("predicates", 3, "predicates must be a list of strings, got int"),
+    ("predicates", ["likes", ""], "predicates must not be empty or whitespace"),
+    ("predicates", ["x" * 11], "predicates has 11 characters; the limit is 10 (limits.max_content_chars) - split "
+                               "long documents before storing them"),
+    ("turns", "hi", "turns must be a list of mappings, got str"),
+    ("turns", b"hi", "turns must be a list of mappings, got bytes"),
+    ("turns", {"user_id": "u"}, "turns must be a list of mappings, got dict"),
+    ("turns", 3, "turns must be a list of mappings, got int"),
+    ("k", 0, "k must be a positive integer"),
+    ("k", MAX_K + 1, "k must be at most 10,000, got 10,001"),
+    ("max_hops", -1, "max_hops must be an integer >= 0"),
+    ("max_hops", 101, "max_hops must be at most 100, got 101"),
+    ("min_similarity", 1.01, "min_similarity must be a number between -1 and 1"),
+    ("min_similarity", -1.01, "min_similarity must be a number between -1 and 1"),
+    ("min_similarity", True, "min_similarity must be a number between -1 and 1"),
+    ("min_similarity", "0.5", "min_similarity must be a number between -1 and 1"),
+    ("timeout", -0.5, "timeout must be a number between 0 and 1e+09"),
+    ("include_history", 2, "include_history must be True or False, got int"),
+    ("rerank", "yes", "rerank must be True or False, got str"),
+    ("consolidation", "later", "consolidation must be one of immediate, background, manual, not 'later'"),
+    ("consolidation", 3, "consolidation must be one of immediate, background, manual, not 3"),
+])
+def test_arguments_that_fail(name: str, value: object, expected: str) -> None:
+    assert check_message(name, value) == expected
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("session_id", 3), ("kinds", []), ("source_episode_ids", ["a\ud800"]), ("subject", ""), ("reason", ""),
+    ("query", 3), ("predicates", "x"), ("predicates", [""]), ("turns", "x"), ("k", 0), ("min_similarity", 2),
+    ("include_history", None), ("consolidation", "x"),
+])
+def test_a_failing_argument_names_its_parameter(name: str, value: object) -> None:
+    assert check_field(name, value, "param") == "param"
+
+
+def test_an_optional_check_skips_none() -> None:
+    assert validation._optional(validation._content)(None, "subject", LIMITS) is None
+
+
+def test_an_optional_check_checks_a_value() -> None:
+    assert message(lambda: validation._optional(validation._content)(" ", "context", LIMITS)) == \
+        "context must not be empty or whitespace"
+
+
+def test_an_optional_check_passes_the_limits() -> None:
+    assert message(lambda: validation._optional(validation._content)("x" * 11, "context", LIMITS)).startswith(
+        "context has 11 characters; the limit is 10 ")
+
+
+def test_an_optional_check_passes_a_good_value() -> None:
+    assert validation._optional(validation._content)("ok", "context", LIMITS) is None
+
+
+@pytest.mark.parametrize("value", [-2.0, 0, 3, 3.0])
+def test_a_number_check_at_its_bounds(value: float) -> None:
+    assert validation._number(-2.0, 3.0)(value, "w", LIMITS) is None
+
+
+@pytest.mark.parametrize("value", [-2.01, 3.01, False, None, "1"])
+def test_a_number_check_outside_its_bounds(value: object) -> None:
+    assert message(lambda: validation._number(-2.0, 3.0)(value, "w", LIMITS)) == "w must be a number between -2 and 3"
+
+
+def test_a_number_check_names_the_field() -> None:
+    assert field_of(lambda: validation._number(0.0, 1.0)(2, "w", LIMITS)) == "w"
+
+
+@pytest.mark.parametrize("value", [None, 2, 5])
+def test_a_count_check_within_its_bounds(value: object) -> None:
+    assert validation._count(2, 5)(value, "n", LIMITS) is None
+
+
+@pytest.mark.parametrize(("value", "expected"), [(1, "n must be an integer >= 2"), (6, "n must be at most 5, got 6")])
+def test_a_count_check_outside_its_bounds(value: int, expected: str) -> None:
+    assert message(lambda: validation._count(2, 5)(value, "n", LIMITS)) == expected
+
+
+def test_a_count_check_names_the_field() -> None:
+    assert field_of(lambda: validation._count(2, 5)(6, "n", LIMITS)) == "n"
+
+
+@pytest.mark.parametrize("value", [None, "a", "b"])
+def test_a_choice(value: object) -> None:
+    assert validation._choice("a", "b")(value, "mode", LIMITS) is None
+
+
+@pytest.mark.parametrize(("value", "shown"), [("c", "'c'"), ("", "''"), (1, "1"), (["a"], "['a']")])
+def test_not_a_choice(value: object, shown: str) -> None:
+    assert message(lambda: validation._choice("a", "b")(value, "mode", LIMITS)) == f"mode must be one of a, b, not {shown}"
+
+
+def test_not_a_choice_names_the_field() -> None:
+    assert field_of(lambda: validation._choice("a", "b")("c", "mode", LIMITS)) == "mode"
+
+
+def test_an_optional_id_check() -> None:
+    assert validation._id(False)(None, "session_id", LIMITS) is None
+
+
+def test_a_required_id_check() -> None:
+    assert message(lambda: validation._id(True)(None, "fact_id", LIMITS)) == \
+        "fact_id is required (memory is always scoped by fact_id)"
+
+
+def test_an_id_check_passes_the_limits() -> None:
+    assert message(lambda: validation._id(False)("toolong", "agent_id", LIMITS)) == "agent_id is longer than 5 characters"
+
+
+def test_an_id_check_passes_a_good_id() -> None:
+    assert validation._id(True)("abc", "fact_id", LIMITS) is None
+
+
+# -- checked_arguments ------------------------------------------------------------------------------------------------
+
+
+def facade() -> Any:
+    """A class decorated here, at test time (the decorator's own mutants are live then)."""
+
+    class Facade:
+        config = SimpleNamespace(limits=LIMITS)
+
+        def read(self, user_id: str, k: int = 5, *, session_id: str | None = None, reason: str = "why") -> object:
+            return (user_id, k, session_id, reason)
+
+        def _private(self, k: object = 5) -> object:
+            return k
+
+        @property
+        def size(self) -> int:
+            return 1
+
+        class Inner:
+            def __init__(self, a: object, k: object = 5) -> None:
+                self.k = k
+
+    return checked_arguments(Facade)
+
+
+def test_checked_arguments_call_the_method() -> None:
+    assert facade()().read("u", 3, session_id="s", reason="r") == ("u", 3, "s", "r")
+
+
+def test_checked_arguments_with_arguments_left_out() -> None:
+    assert facade()().read("u") == ("u", 5, None, "why")
+
+
+def test_checked_arguments_check_a_positional_argument() -> None:
+    assert message(lambda: facade()().read("u", 0)) == "k must be a positive integer"
+
+
+def test_checked_arguments_check_a_keyword_argument() -> None:
+    assert message(lambda: facade()().read("u", k=0)) == "k must be a positive integer"
+
+
+def test_checked_arguments_name_the_parameter() -> None:
+    assert field_of(lambda: facade()().read("u", session_id=3)) == "session_id"
+
+
+def test_checked_arguments_use_the_configured_limits() -> None:
+    assert message(lambda: facade()().read("u", reason="x" * 11)).startswith("reason has 11 characters")
+
+
+def test_checked_arguments_refuse_none_without_a_none_default() -> None:
+    assert message(lambda: facade()().read("u", None)) == "k must not be None"
+
+
+def test_checked_arguments_refusing_none_name_the_parameter() -> None:
+    assert field_of(lambda: facade()().read("u", reason=None)) == "reason"
+
+
+def test_checked_arguments_accept_none_with_a_none_default() -> None:
+    assert facade()().read("u", session_id=None) == ("u", 5, None, "why")
+
+
+def test_checked_arguments_keep_the_method_name() -> None:
+    assert facade().read.__name__ == "read"
+
+
+def test_checked_arguments_skip_private_methods() -> None:
+    assert facade()()._private("x") == "x"
+
+
+def test_checked_arguments_skip_properties() -> None:
+    assert facade()().size == 1
+
+
+def test_checked_arguments_skip_nested_classes() -> None:
+    assert isinstance(facade().Inner, type)
+
+
+def test_metadata_too_deep_after_a_plain_value_is_refused() -> None:
+    deep: Any = "leaf"
+    for _ in range(validation.MAX_METADATA_DEPTH):
+        deep = [deep]
+    value = {"deep": deep, "plain": 1}  # the plain value is looked at first
+    assert message(lambda: check_metadata(value, LimitsConfig(max_metadata_bytes=10_000))) == \
+        "metadata nests deeper than 32 levels"
