@@ -115,3 +115,28 @@ def _llm_messages(recorded: object, sent: object) -> None:
 
 def pytest_recording_configure(config: pytest.Config, vcr: object) -> None:
     vcr.register_matcher("llm_messages", _llm_messages)  # type: ignore[attr-defined]
+
+
+# -- nothing written into the checkout ------------------------------------------------------
+# Tests write only under tmp dirs. The CLI fuzz once left files named `delete`, `facts`, `{`
+# in the repo root (a random `export delete` line); a new top-level entry fails the run.
+_ROOT = Path(__file__).resolve().parent.parent
+_ALLOWED_NEW = {".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache", "mutants", ".venv", ".coverage"}
+_ROOT_ENTRIES = pytest.StashKey[set[str]]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_ROOT_ENTRIES] = {p.name for p in _ROOT.iterdir()}
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    before = session.config.stash.get(_ROOT_ENTRIES, None)
+    if before is None:
+        return
+    new = {p.name for p in _ROOT.iterdir()} - before - _ALLOWED_NEW
+    if new:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"FAILED: the tests wrote into the checkout: {sorted(new)}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+

@@ -12,6 +12,7 @@ and after the run every read path must still work and find what was stored befor
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import random
 from collections.abc import Callable
@@ -141,9 +142,15 @@ def cli_calls(data: Path, embeddings: Any) -> Callable[[random.Random], tuple[li
 
     runner = CliRunner()
 
+    scratch = data.parent / "cli-cwd"
+    scratch.mkdir(exist_ok=True)
+
     def one(rng: random.Random) -> tuple[list[str], Any]:
         argv = [rng.choice(_TOKENS) for _ in range(rng.randint(1, 7))]
-        return argv, runner.invoke(app, [*argv, "--path", str(data)], obj={"embeddings": embeddings})
+        # A random line such as `export delete` writes a file named "delete" in the working
+        # directory: run every line from a scratch directory, never the checkout.
+        with contextlib.chdir(scratch):
+            return argv, runner.invoke(app, [*argv, "--path", str(data)], obj={"embeddings": embeddings})
 
     return one
 
