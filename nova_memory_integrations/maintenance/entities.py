@@ -6,7 +6,9 @@ The rewrite is bi-temporal: every currently believed fact version that names the
 entity (as subject, or as an entity object) is expired in belief time and replaced by a
 copy naming the kept entity, with the same lineage, validity interval and provenance. A copy
 identical to a fact the kept entity already has reinforces that fact instead. Each rewrite is
-recorded as an ``UPDATE`` decision, so ``nova-memory show`` explains it.
+recorded as an ``UPDATE`` decision, so ``nova-memory show`` explains it. The merged entity's
+aliases then point at the kept one and the merged entity is removed, so a later turn that
+names it resolves to the kept entity instead of bringing the merged one back.
 """
 
 from __future__ import annotations
@@ -101,6 +103,8 @@ def merge_entities(components: Components, user_id: str, keep: str, merge: str) 
                 reason=f"entity merge: {source.canonical!r} into {target.canonical!r}", fact_id=kept_id,
                 replaced_fact_id=old.id, episode_ids=old.provenance,
             ), at)
+        # later mentions of the merged name (and its aliases) resolve to the kept entity
+        c.db.reassign_entity(uid, source.entity_id, target.entity_id)
     c.entities.invalidate(uid)
     c.facts_changed(uid, list(dict.fromkeys(changed)))
     return result

@@ -159,6 +159,15 @@ class RecordQueries(Connection):
 
 
 
+    def reassign_entity(self, user_id: str, source_id: str, target_id: str) -> int:
+        """Point every alias of the user's entity ``source_id`` at ``target_id`` and remove the
+        source entity (an entity merge); returns how many aliases moved."""
+        with self.transaction() as conn:
+            moved = conn.execute("UPDATE entity_aliases SET entity_id = ? WHERE user_id = ? AND entity_id = ?",
+                                 (target_id, user_id, source_id)).rowcount
+            conn.execute("DELETE FROM entities WHERE user_id = ? AND id = ?", (user_id, source_id))
+        return int(moved)
+
     # -- statistics -----------------------------------------------------------------------
     def counts_by_user(self, user_id: str | None = None) -> dict[str, dict[str, int]]:
         """Per user (one, or all): episodes, unconsolidated, tombstones, summaries, current facts,

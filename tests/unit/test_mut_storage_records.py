@@ -240,6 +240,41 @@ def test_a_known_alias_is_kept(db: SQLiteStore) -> None:
     assert [tuple(r) for r in db.alias_rows("alice")] == [("lisboa", "en1")]
 
 
+
+@pytest.fixture()
+def two_entities(db: SQLiteStore) -> SQLiteStore:
+    for user in ("alice", "bob"):
+        db.insert_entity(f"{user}-porto", user, "Porto", "porto", "k", 1.0)
+        db.insert_entity(f"{user}-oporto", user, "Oporto", "oporto", "k", 1.0)
+        db.insert_alias(user, "oporto", f"{user}-oporto", "new", 1.0, 1.0)
+        db.insert_alias(user, "o porto", f"{user}-oporto", "manual", 1.0, 2.0)
+    return db
+
+
+def test_reassign_entity_counts_the_moved_aliases(two_entities: SQLiteStore) -> None:
+    assert two_entities.reassign_entity("alice", "alice-oporto", "alice-porto") == 2
+
+
+def test_reassign_entity_points_the_aliases_at_the_target(two_entities: SQLiteStore) -> None:
+    two_entities.reassign_entity("alice", "alice-oporto", "alice-porto")
+    assert {r["entity_id"] for r in two_entities.alias_rows("alice")} == {"alice-porto"}
+
+
+def test_reassign_entity_removes_the_source(two_entities: SQLiteStore) -> None:
+    two_entities.reassign_entity("alice", "alice-oporto", "alice-porto")
+    assert [r["id"] for r in two_entities.entity_rows("alice")] == ["alice-porto"]
+
+
+def test_reassign_entity_leaves_another_users_aliases(two_entities: SQLiteStore) -> None:
+    two_entities.reassign_entity("alice", "alice-oporto", "alice-porto")
+    assert {r["entity_id"] for r in two_entities.alias_rows("bob")} == {"bob-oporto"}
+
+
+def test_reassign_entity_leaves_another_users_entities(two_entities: SQLiteStore) -> None:
+    two_entities.reassign_entity("alice", "bob-oporto", "alice-porto")
+    assert len(two_entities.entity_rows("bob")) == 2
+
+
 # -- statistics --------------------------------------------------------------------------------------------
 
 
