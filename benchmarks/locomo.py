@@ -4,6 +4,7 @@ Usage:
     python benchmarks/locomo.py --data ../shared/benchmarks/locomo/locomo_dev.json [--k 10] [--budget 1000]
         [--mode nova|dense|both] [--conversations 1] [--preset balanced] [--backend auto|onnx|torch]
         [--quantize documents|true|false] [--cv] [--cv-grid balanced,deep]
+        [--effective-weight 0.05] [--cv-grid balanced,balanced+weights.effective_weight=0.05]
 
 For each conversation a fresh store is filled with every turn (the session's date as
 event time, ``dia_id`` in metadata, the speaker as role), consolidated, and asked every
@@ -26,6 +27,14 @@ candidate with the best mean context recall on the other conversations and score
 the held-out one. ``heldout_mean`` (mean over folds) stands next to ``all_in`` (the
 candidate chosen on all conversations, scored on all). The dense baseline has no knob,
 so its grid is itself.
+
+A candidate is a preset name with optional overrides of its search config,
+``PRESET+field=value+...`` (dotted for nested fields): ``balanced+weights.effective_weight=0.05``
+is the balanced preset with the effective-weight prior on. ``--effective-weight W`` applies
+``weights.effective_weight=W`` to every search candidate (0 = off, the preset's own value when
+absent). With ``--cv`` the result also holds ``cv.candidates``: every candidate's own
+held-out mean (the mean of its per-conversation figures, no choice made) and per-category
+table, so a switch is compared on and off next to the figure tuned inside the folds.
 
 The last line printed is one JSON object (with ``--mode both``, the nova result, carrying
 the dense figures under ``dense``). ``--backend`` and ``--quantize`` pick the MiniLM
@@ -55,6 +64,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.config import EmbeddingModelName
 from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embeddings
+from nova_memory_integrations.errors import ConfigError
+from nova_memory_integrations.retrieval.config import SearchConfig
 from nova_memory_integrations.retrieval.lexical import terms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -144,6 +155,42 @@ def pct(values: Sequence[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
+def search_config(candidate: str) -> SearchConfig:
+    """A candidate spec ``PRESET[+field=value...]`` as a search config (nested fields dotted).
+
+    ``"balanced+weights.effective_weight=0.05"`` -> the balanced preset with that weight.
+    Values are parsed as JSON when they can be (numbers, booleans, null), else kept as text.
+    """
+    name, *overrides = candidate.split("+")
+    data = SearchConfig.preset(name).model_dump()
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"a candidate override is field=value, not {item!r} (in {candidate!r})")
+        *path, leaf = key.strip().split(".")
+        node = data
+        for part in path:
+            if not isinstance(node.get(part), dict):
+                raise ValueError(f"unknown search config section {part!r} in {candidate!r}")
+            node = node[part]
+        if leaf not in node:
+            raise ValueError(f"unknown search config field {key.strip()!r} in {candidate!r}")
+        try:
+            node[leaf] = json.loads(value)
+        except ValueError:
+            node[leaf] = value
+    if overrides:
+        data["name"] = candidate
+    return SearchConfig.model_validate(data)
+
+
+def with_overrides(candidate: str, overrides: Sequence[str]) -> str:
+    """``candidate`` with ``overrides`` (``field=value``) appended, each replacing the same field's earlier value."""
+    name, *own = candidate.split("+")
+    keys = {o.partition("=")[0].strip() for o in overrides}
+    return "+".join([name, *(o for o in own if o.partition("=")[0].strip() not in keys), *overrides])
+
+
 def _pack_dense(store: NovaStore, query: str, uid: str, budget: int) -> list[tuple[str, str]]:
     """Baseline: dense top turns packed in score order until the budget is full."""
     out: list[tuple[str, str]] = []
@@ -163,19 +210,20 @@ def _ask(store: NovaStore, uid: str, qa: dict[str, Any], evidence: set[str], *, 
     q = qa["question"]
     fetch = max(k, 10)  # NDCG@10 needs ten turns even when k < 10; with k >= 10 this is the old call
     t0 = time.perf_counter()
-    if candidate == "dense":
+    config = None if candidate == "dense" else search_config(candidate)
+    if config is None:
         hits = store.search(q, uid, k=fetch, kinds=("episode",))
     else:
-        hits = store.retrieve(q, uid, k=fetch, preset=candidate)
+        hits = store.retrieve(q, uid, k=fetch, preset=config)
     lat["retrieve"].append((time.perf_counter() - t0) * 1000)
     ranked = item_turns(store, uid, [(h.kind, h.id, h.provenance) for h in hits])
-    if candidate == "dense":
+    if config is None:
         packed = _pack_dense(store, q, uid, budget)
         ctx_text = "\n".join(t for _, t in packed)
         ctx_turns = covered(store, uid, [("episode", i, ()) for i, _ in packed])
     else:
         t0 = time.perf_counter()
-        ctx = store.context(q, uid, budget_tokens=budget, preset=candidate)
+        ctx = store.context(q, uid, budget_tokens=budget, preset=config)
         lat["context"].append((time.perf_counter() - t0) * 1000)
         ctx_text = ctx.text
         ctx_turns = covered(store, uid, [(s.kind, s.id, s.provenance) for s in ctx.sources])
@@ -264,9 +312,24 @@ def summary(ev: dict[str, Any], candidates: Sequence[str], *, mode: str, k: int,
         per_conv = {conv: {c: per[c] for c in candidates} for conv, per in ev["results"].items()}
         folds = cross_validate(per_conv, select_by="context_recall", metrics=CV_METRICS)
         out |= {"cv": {"grid": list(candidates), "select_by": "context_recall", "folds": folds["folds"],
-                       "heldout_pooled": folds["heldout_pooled"]},
+                       "heldout_pooled": folds["heldout_pooled"],
+                       "candidates": {c: candidate_table(ev["results"], c) for c in candidates}},
                 "all_in": folds["all_in"], "heldout_mean": folds["heldout_mean"]}
     return out
+
+
+def candidate_table(results: dict[str, dict[str, list[dict[str, Any]]]], candidate: str) -> dict[str, Any]:
+    """One fixed candidate, no choice made: its held-out mean (the mean of its per-conversation
+    figures, as ``heldout_mean`` averages folds), overall and per category."""
+    per_conv = [per[candidate] for per in results.values()]
+    cats = [*CATEGORIES.values(), "overall"]
+    tables = [summarise(rows, list(CATEGORIES.values()), CV_METRICS) for rows in per_conv]
+    out: dict[str, Any] = {}
+    for cat in cats:
+        present = [t[cat] for t in tables if cat in t]
+        out[cat] = {m: round(sum(t[m] for t in present if m in t) / n, 4) for m in CV_METRICS
+                    if (n := sum(m in t for t in present))}
+    return {"heldout_mean": out.pop("overall"), "per_category_mean": out}
 
 
 def run(
@@ -296,6 +359,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cv", action="store_true", help="leave-one-conversation-out (needs two conversations or more)")
     ap.add_argument("--cv-grid", default="", metavar="PRESET,...",
                     help="candidate search presets chosen per fold (default: --preset alone)")
+    ap.add_argument("--effective-weight", type=float, default=None, metavar="W",
+                    help="weights.effective_weight for every search candidate (0 = off; default: the preset's)")
     ap.add_argument("--backend", choices=["auto", "onnx", "torch"], default=None,
                     help="embeddings.backend (default: the library default)")
     ap.add_argument("--embedding-model", choices=get_args(EmbeddingModelName), default=None,
@@ -312,6 +377,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error("--cv needs at least two conversations")
     grid = list(dict.fromkeys(p.strip() for p in args.cv_grid.split(",") if p.strip())) if args.cv else []
     presets = grid or [args.preset]
+    if args.effective_weight is not None:
+        if args.effective_weight < 0:
+            ap.error("--effective-weight must be 0 or more")
+        presets = list(dict.fromkeys(with_overrides(p, [f"weights.effective_weight={args.effective_weight:g}"])
+                                     for p in presets))
+    try:
+        for p in presets:
+            search_config(p)
+    except (ValueError, ConfigError) as exc:
+        ap.error(f"bad search candidate: {exc}")
     modes = ["dense", "nova"] if args.mode == "both" else [args.mode]
     candidates = (["dense"] if "dense" in modes else []) + (presets if "nova" in modes else [])
     cfg = NovaConfig().embeddings

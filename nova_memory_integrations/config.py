@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
 
@@ -239,29 +239,80 @@ class RetrievalConfig(_Section):
 
 
 class LifecycleConfig(_Section):
-    """Forgetting: effective weights, capacity eviction, compaction and retention.
+    """Forgetting: effective weights, capacity levels, tiers, compaction and retention.
 
     Effective weight (read time): ``importance * (1 + access_mult * ln(access_count + 1))
-    * exp(-decay_rate * age_days)``. Nothing is removed unless ``apply_lifecycle`` runs
-    (``NovaStore.apply_lifecycle`` / ``nova-memory lifecycle``); every value ``None``
-    or ``0`` below disables that step.
+    * exp(-decay_rate * age_days)``. Each step runs in the background every
+    ``schedule_interval_s`` seconds (per user, at most ``max_changes_per_pass`` episodes
+    per user and pass) once capacity, compaction or retention is configured, and on demand
+    (``NovaStore.apply_lifecycle`` / ``nova-memory lifecycle``); every value ``None`` below
+    disables its step. See ``maintenance/lifecycle.py``.
     """
 
     access_mult: float = Field(default=0.5, ge=0)
     decay_rate: float = Field(default=0.01, ge=0)
     """Per day: 0.01 halves an untouched episode's weight in about 69 days."""
     max_episodes_per_user: int | None = Field(default=None, ge=1)
-    """Capacity: above it the lowest-weight episodes are evicted (tombstones kept)."""
+    """The per-user capacity (episodes; tombstones not counted, hidden ones neither). At
+    ``warn_at`` of it one warning line, at ``evict_at`` the lowest-weight unprotected
+    episodes are evicted down to ``evict_to``, at ``aggressive_at`` down to ``aggressive_to``
+    (tombstones kept)."""
+    warn_at: float = Field(default=0.70, gt=0, le=1)
+    """Capacity fraction of the warning (``capacity_warnings``)."""
+    evict_at: float = Field(default=0.80, gt=0, le=1)
+    """Capacity fraction at which eviction starts."""
+    evict_to: float = Field(default=0.75, gt=0, le=1)
+    """Capacity fraction eviction brings a user down to."""
+    aggressive_at: float = Field(default=0.95, gt=0, le=1)
+    """Capacity fraction of aggressive eviction (down to ``aggressive_to``, reason "capacity pressure")."""
+    aggressive_to: float = Field(default=0.70, gt=0, le=1)
+    capacity_warnings: bool = True
+    """Log one warning line when a user passes ``warn_at`` (once per user and store while it stays there)."""
     protect_recent_days: float = Field(default=7.0, ge=0)
-    """Episodes created or accessed this recently are never evicted."""
+    """Episodes created or accessed this recently are never evicted or compacted."""
     protect_weight: float = Field(default=0.8, ge=0)
-    """Episodes whose effective weight reaches this are never evicted."""
+    """Episodes whose effective weight reaches this are never evicted or compacted."""
+    hot_days: float = Field(default=7.0, ge=0)
+    """Tier ``hot``: created or accessed within this many days (an access promotes to hot)."""
+    cold_after_days: float = Field(default=90.0, ge=0)
+    """Tier ``cold``: untouched this long and accessed fewer than ``promote_accesses`` times; in
+    between, ``warm``. Eviction takes cold episodes before warm ones."""
+    promote_accesses: int = Field(default=5, ge=1)
+    """Episodes retrieved this often never demote below ``warm``."""
     compact_after_days: float | None = Field(default=None, gt=0)
-    """Consolidated episodes older than this are merged into one summary per session."""
+    """Consolidated episodes older than this (not hot, not protected) are merged into one summary per session."""
     compact_max_sentences: int = Field(default=5, ge=1)
+    keywords_after_days: float | None = Field(default=None, gt=0)
+    """Summaries older than this (and not hot) are compacted further, to their keywords."""
+    keywords_max: int = Field(default=20, ge=1)
+    """Keywords kept by that second compaction."""
     retention_days: float | None = Field(default=None, gt=0)
     """Episodes older than this are deleted (a tombstone records what was known)."""
     tombstones: bool = True
+    schedule_interval_s: float | None = Field(default=3600.0, ge=0)
+    """Seconds between background passes; ``0`` or ``None``: only on demand. The scheduler runs
+    only while a step is configured (capacity, compaction or retention)."""
+    max_changes_per_pass: int = Field(default=200, ge=1)
+    """Most episodes one background pass evicts, compacts or deletes per user (aggressive
+    eviction: 4x); the rest waits for the next pass. Each change commits on its own in
+    batches of ``batch_size``, so the write path is never held for a pass."""
+    batch_size: int = Field(default=50, ge=1)
+    """Episodes per lifecycle transaction."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> LifecycleConfig:
+        if not self.warn_at <= self.evict_at <= self.aggressive_at:
+            raise ValueError("capacity fractions must be ordered: warn_at <= evict_at <= aggressive_at")
+        if not self.aggressive_to <= self.evict_to < self.evict_at:
+            raise ValueError("eviction targets must be ordered: aggressive_to <= evict_to < evict_at")
+        if self.hot_days > self.cold_after_days:
+            raise ValueError("hot_days must not exceed cold_after_days")
+        return self
+
+    def schedule_enabled(self) -> bool:
+        """Whether the background lifecycle has anything to do (and an interval)."""
+        steps = (self.max_episodes_per_user, self.compact_after_days, self.keywords_after_days, self.retention_days)
+        return bool(self.schedule_interval_s) and any(v is not None for v in steps)
 
 
 class NovaConfig(_Section):

@@ -38,8 +38,8 @@ from .engine.validation import (
     checked_arguments,
 )
 from .errors import InvalidInputError, NotFoundError, StoreClosedError
-from .maintenance import lifecycle, portability
-from .maintenance.erasure import delete_memories, forget_user
+from .maintenance.api import MaintenanceAPI
+from .maintenance.schedule import LifecycleScheduler
 from .memory.conflicts import ConfidenceExplanation, Conflict
 from .memory.facts import normalize_predicate
 from .retrieval.assemble import FORMATS, Format
@@ -63,7 +63,7 @@ __all__ = ["NovaStore"]
 
 
 @checked_arguments  # every argument named in engine.validation.ARGUMENT_CHECKS is checked first
-class NovaStore:
+class NovaStore(MaintenanceAPI):
     """Long-term memory for agents: episodes, bi-temporal facts and rules for many users.
 
     Setup:
@@ -125,9 +125,11 @@ class NovaStore:
         cfg = self.config
         self._worker = BackgroundWorker(self._background_job, interval=cfg.consolidation.interval_seconds,
                                         debounce=cfg.consolidation.debounce_seconds)
+        self._lifecycle = LifecycleScheduler(self.components)  # passes every lifecycle.schedule_interval_s
         self.components.recover()
         if cfg.consolidation.mode == "background":
             self._worker.start()
+        self._lifecycle.start()
 
     @property
     def llm(self) -> Any:
@@ -160,6 +162,7 @@ class NovaStore:
                 return
             self._closing = True
         try:
+            self._lifecycle.stop()  # a pass under way ends after its current batch
             self._worker.stop()  # its final pass consolidates what is pending
         finally:
             self._closed = True
@@ -537,59 +540,3 @@ class NovaStore:
         if isinstance(preset, SearchConfig):
             return preset
         return SearchConfig.preset(preset or self.config.retrieval.preset)
-
-    # -- maintenance ------------------------------------------------------------------------
-    def reindex(self) -> int:
-        """Rebuild the Chroma index from SQLite (e.g. after changing the embedding model)."""
-        self._check_open()
-        return self.components.reindex()
-
-    def stats(self, user_id: str | None = None) -> dict[str, Any]:
-        """Counts per kind (for one user or all), pending work and dead letters."""
-        self._check_open()
-        uid = None if user_id is None else check_user(user_id, self.config.limits)
-        db = self.components.db
-        return {
-            "episodes": db.count("episodes", uid),
-            "facts": db.count("facts", uid),
-            "rules": db.count("rules", uid),
-            "pending_index": self.components.indexer.pending(uid),
-            "dead_letters": db.count("dead_letters", uid),
-            "path": str(self.path),
-        }
-
-    def users(self, *, unconsolidated: bool = False) -> list[str]:
-        """Ids of the users with episodes (only those with episodes not yet consolidated), sorted."""
-        self._check_open()
-        return self.components.db.user_ids(unprocessed_only=unconsolidated)
-
-    def warm_up(self) -> None:
-        """Load the embedding model now instead of on the first call that needs it."""
-        self._check_open()
-        self.components.embedder.embed_query("warm up")
-
-    def forget(self, user_id: str) -> dict[str, int]:
-        """Erase every trace of a user: SQLite rows, vectors, graph cache."""
-        self._check_open()
-        return forget_user(self.components, check_user(user_id, self.config.limits))
-
-    def delete(self, user_id: str, ids: Sequence[str]) -> dict[str, list[str]]:
-        """Delete episodes, facts (all versions of their lineage) and rules by id."""
-        self._check_open()
-        return delete_memories(self.components, check_user(user_id, self.config.limits),
-                               check_ids(ids, self.config.limits))
-
-    def export(self, dest: Any, *, user_id: str | Sequence[str] | None = None) -> portability.ExportReport:
-        """Write memory (all users or some) as JSON Lines: :func:`.portability.export_store`."""
-        self._check_open()
-        return portability.export_store(self.components, dest, user_id=user_id)
-
-    def import_(self, source: Any, **kw: Any) -> portability.ImportReport:
-        """Load a JSON Lines export (merge, user_id, as_user, dry_run): :func:`.portability.import_store`."""
-        self._check_open()
-        return portability.import_store(self.components, source, **kw)
-
-    def apply_lifecycle(self, user_id: str | None = None, **kw: Any) -> lifecycle.LifecycleReport:
-        """Retention, compaction and capacity eviction: :func:`.lifecycle.apply_lifecycle`."""
-        self._check_open()
-        return lifecycle.apply_lifecycle(self.components, user_id, **kw)

@@ -25,6 +25,7 @@ from ..types import CONTEXT_FORMATS
 from ._common import JsonOpt, PathOpt, Session, UserOpt, choice, parse_when, session
 from .browse import list_cmd, show_cmd, traverse_cmd
 from .graph import GRAPH_FORMATS, render_graph
+from .lifecycle import hide_cmd, lifecycle_cmd, restore_cmd
 from .maintain import config_app, fact_app, merge_entities_cmd
 from .models import models_app
 from .serve import mcp_cmd, serve_cmd
@@ -52,6 +53,9 @@ app.command("show")(show_cmd)
 app.command("traverse")(traverse_cmd)
 app.add_typer(fact_app, name="fact")
 app.command("merge-entities")(merge_entities_cmd)
+app.command("lifecycle")(lifecycle_cmd)
+app.command("hide")(hide_cmd)
+app.command("restore")(restore_cmd)
 app.add_typer(config_app, name="config")
 
 _KINDS = ("episode", "fact", "rule")
@@ -473,21 +477,6 @@ def reindex(ctx: typer.Context, path: PathOpt = None, json_out: JsonOpt = False)
         if error:
             raise error[0]
         s.emit({"rows": result.get("rows", 0)}, lambda c: c.print(f"re-indexed {result.get('rows', 0)} rows"))
-
-
-@app.command()
-def lifecycle(
-    ctx: typer.Context,
-    user: Annotated[str | None, typer.Option("--user", "-u", help="One user (default: all).")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would change; change nothing.")] = False,
-    path: PathOpt = None,
-    json_out: JsonOpt = False,
-) -> None:
-    """Apply retention, compaction and capacity eviction (the lifecycle section of config.toml)."""
-    with session(ctx, path, json_out) as s:
-        report = s.store.apply_lifecycle(user, dry_run=dry_run)
-        s.emit(report, lambda c: c.print(("would change: " if dry_run else "") + ", ".join(
-            f"{v} {k.replace('_', ' ')}" for k, v in report.counts().items())))
 
 
 @app.command()

@@ -33,7 +33,10 @@ def collect_stats(store: NovaStore, user_id: str | None = None) -> dict[str, Any
     db = store.components.db
     users = db.counts_by_user(user_id)
     kinds = ("episodes", "unconsolidated", "tombstones", "summaries", "facts_current", "fact_versions",
-             "fact_events", "rules", "dead_letters")
+             "fact_events", "rules", "dead_letters", "hidden")
+    hidden = db.hidden_counts(user_id)  # hidden memories (NovaStore.hide), restorable
+    for uid in {*users, *hidden}:
+        users.setdefault(uid, dict.fromkeys(kinds, 0))["hidden"] = sum(hidden.get(uid, {}).values())
     totals = {kind: sum(u[kind] for u in users.values()) for kind in kinds}
 
     last_event = db.last_fact_event(user_id, excluding_reason="asserted through add_fact")

@@ -36,14 +36,16 @@ def forget_user(components: Components, user_id: str) -> dict[str, int]:
     user's LangGraph store items (rows and their vector collections).
 
     Returns:
-        Rows removed per table (``items``: the LangGraph store items).
+        Rows removed per table (``items``: the LangGraph store items; ``hidden``: hidden memories).
     """
     c = components
     local = c.vectors.local_path() is not None  # a Chroma server's files are out of reach
     with c.indexer.barrier(user_id):  # a barrier: writes racing it land before (erased) or after (kept)
         if local:
             c.db.set_meta(SCRUB_KEY, "1")
+        hidden = sum(len(v) for v in c.db.delete_hidden(user_id).values())  # before delete_user's scrub
         counts = c.db.delete_user(user_id)
+        counts["hidden"] = hidden
         counts["items"] = c.db.delete_user_items(user_id)  # NovaLangGraphStore writes under the same barrier
         try:
             drop_user_vectors(c.vectors, user_id)
@@ -66,7 +68,10 @@ def delete_memories(components: Components, user_id: str, ids: Sequence[str]) ->
     """
     c = components
     with c.indexer.barrier(user_id):
+        hidden = c.db.delete_hidden(user_id, list(ids))  # hidden ones are erased too (before the scrub)
         removed = c.db.delete_ids(user_id, list(ids))
+        for table, gone in hidden.items():
+            removed[table] += gone
         for kind, table in TABLES.items():
             try:
                 c.vectors.delete(kind, removed[table], user_id=user_id)

@@ -42,6 +42,15 @@ class SignalWeights(BaseModel):
     importance: float = 0.02
     confidence: float = 0.05
     access: float = 0.01
+    effective_weight: float = Field(default=0.0, ge=0)
+    """Weight of the episode's effective weight as the lifecycle defines it (the seed's
+    ``importance * (1 + access_mult * ln(access_count + 1)) * exp(-decay_rate * age_days)``
+    with ``lifecycle.access_mult`` / ``lifecycle.decay_rate``), added to the fused score like
+    the other priors (contribution ``"weight"``, ``w_weight`` in ``SearchHit.scores``).
+    ``0`` turns it off: the default, as on LoCoMo's held-out folds it did not help (see the
+    CHANGELOG). Ages count from the turn's event time to the user's present: the query's
+    ``as_of`` (default now), but no later than the user's latest turn
+    (:func:`~.fusion.weight_reference`)."""
 
 
 class SearchConfig(BaseModel):

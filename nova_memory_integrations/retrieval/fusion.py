@@ -6,7 +6,9 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from datetime import datetime
 
-__all__ = ["min_max", "recency", "rrf", "saturating"]
+from ..memory.lifecycle_rules import effective_weight
+
+__all__ = ["min_max", "recency", "rrf", "saturating", "weight_at", "weight_reference"]
 
 
 def rrf(rankings: Mapping[str, Sequence[Hashable]], weights: Mapping[str, float], k: float = 60.0
@@ -49,3 +51,28 @@ def min_max(values: Sequence[float]) -> list[float]:
     if hi - lo < 1e-12:
         return [1.0 for _ in values]
     return [(v - lo) / (hi - lo) for v in values]
+
+
+def weight_reference(moment: datetime, latest: datetime | None) -> datetime:
+    """The present that effective weights decay towards: ``moment`` (the query's ``as_of``, or
+    now), but no later than the user's latest turn ``latest`` (``None``: no turns, ``moment``).
+
+    Within one user's candidates, moving the reference only scales every decay factor by the
+    same amount (the decay is exponential), but the prior is added to relevance scores, so its
+    scale matters: time in which the user said nothing (an imported history, a user back after
+    a year, LoCoMo's conversations dated years ago) would otherwise shrink every weight towards
+    zero and switch the signal off unasked. Anchored at the latest turn, the newest memory has
+    its full weight and older ones decay with the time that passed in the user's own timeline.
+    """
+    return moment if latest is None or latest >= moment else latest
+
+
+def weight_at(
+    importance: float, access_count: int, event_time: datetime | None, reference: datetime, *,
+    access_mult: float, decay_rate: float,
+) -> float:
+    """The lifecycle's effective weight of a memory at ``reference``
+    (:func:`~nova_memory_integrations.memory.lifecycle_rules.effective_weight`, age in days from
+    ``event_time``; an event after the reference counts as age 0, no event time as no decay)."""
+    age_days = 0.0 if event_time is None else (reference - event_time).total_seconds() / 86400
+    return effective_weight(importance, access_count, age_days, access_mult=access_mult, decay_rate=decay_rate)

@@ -21,7 +21,7 @@ from .._time import utcnow
 from ..engine.hooks import Veto
 from ..types import MemoryKind
 from .config import SearchConfig
-from .fusion import min_max, recency, rrf, saturating
+from .fusion import min_max, recency, rrf, saturating, weight_at, weight_reference
 from .signals import (
     Candidate,
     Key,
@@ -148,8 +148,9 @@ class RecallPipeline:
         unit = 1.0 if config.fusion == "weighted" else 1.0 / (config.rrf_k + 1)
         confidence = self.components.facts.effective_confidences(
             user_id, [c.fact for c in cands.values() if c.fact is not None], now=moment)
+        reference = self._weight_reference(user_id, moment) if config.weights.effective_weight else None
         for cand in cands.values():
-            self._priors(cand, moment, config, unit, confidence)
+            self._priors(cand, moment, config, unit, confidence, reference)
             cand.score = sum(cand.contributions.values())
         ranked = hooks.run_list("after_retrieve", user_id, sorted(cands.values(), key=lambda c: c.score, reverse=True))
         timings["fuse_ms"] = _ms(clock)
@@ -277,8 +278,14 @@ class RecallPipeline:
                                                rule.created_at, rule=rule, raw={"rule": rule_scores[rule.id]})
         return out
 
+    def _weight_reference(self, user_id: str, moment: datetime) -> datetime:
+        """:func:`.fusion.weight_reference` of the user's latest turn (one indexed read per query)."""
+        latest = self.components.db.list_episodes(user_id, limit=1, newest_first=True)
+        return weight_reference(moment, latest[0].timestamp if latest else None)
+
     def _priors(
-        self, cand: Candidate, now: datetime, config: SearchConfig, unit: float, confidence: dict[str, float]
+        self, cand: Candidate, now: datetime, config: SearchConfig, unit: float, confidence: dict[str, float],
+        reference: datetime | None = None,
     ) -> None:
         w = config.weights
         c = cand.contributions
@@ -287,6 +294,11 @@ class RecallPipeline:
         if cand.episode is not None:
             c["importance"] = w.importance * unit * cand.episode.importance
             c["access"] = w.access * unit * saturating(cand.episode.access_count)
+            if w.effective_weight and reference is not None:  # access counts came with the batched row read
+                life = self.components.config.lifecycle
+                c["weight"] = w.effective_weight * unit * weight_at(
+                    cand.episode.importance, cand.episode.access_count, cand.episode.timestamp, reference,
+                    access_mult=life.access_mult, decay_rate=life.decay_rate)
         if cand.fact is not None:
             c["confidence"] = w.confidence * unit * confidence[cand.fact.id]
 

@@ -1,7 +1,7 @@
 """SQLite system of record: episodes, bi-temporal facts, rules, history, dead letters, store items.
 
 :class:`SQLiteStore` is the query mixins over one shared :class:`~.connection.Connection`
-(episodes, facts, rules, records, LangGraph store items, table rows) plus deletion of
+(episodes, facts, rules, records, LangGraph store items, hidden memories, table rows) plus deletion of
 memories, which spans the memory tables (items are erased by their own mixin).
 Every query that touches user data takes ``user_id``: tenancy is enforced here, where no
 caller can forget it.
@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 
+from .compaction import CompactionQueries
 from .episodes import EpisodeQueries
 from .facts import FactQueries
+from .hidden import HiddenQueries
 from .items import ItemQueries
 from .records import RecordQueries
 from .rows import DAMAGE, chunks, dumps, row_to_episode, row_to_fact, row_to_rule
@@ -24,8 +27,13 @@ from .tables import TableRows
 __all__ = ["SQLiteStore", "row_to_episode", "row_to_fact", "row_to_rule"]
 
 
-class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQueries, TableRows):
+class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQueries, HiddenQueries,
+                  CompactionQueries, TableRows):
     """The system of record. Thread-safe; every method is scoped by ``user_id``."""
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
+        super().__init__(path, busy_timeout_ms=busy_timeout_ms)
+        self.ensure_hidden_tables()  # the migration of stores made before hidden memories
 
     # -- deletion -----------------------------------------------------------------------
     def delete_user(self, user_id: str) -> dict[str, int]:
