@@ -1,4 +1,4 @@
-"""MCP tools over the store (official ``mcp`` SDK): remember, recall, search, facts, forget.
+"""MCP tools over the store (official ``mcp`` SDK): remember, recall, search, facts, hide, restore, forget.
 
 The same tools serve stdio (``nova-memory mcp``) and streamable HTTP (``/mcp`` on the
 ``nova-memory serve`` app). Over HTTP the caller's API key (``X-Nova-Key`` or
@@ -99,6 +99,16 @@ def build_mcp(store: NovaStore, *, keys: Mapping[str, str | None] | None = None,
         found = await call(store.facts, scope(ctx, user_id), subject, predicate, as_of=as_of, known_at=known_at)
         return [f.model_dump(mode="json", include={"id", "subject", "predicate", "object", "confidence",
                                                    "valid_from", "valid_to"}) for f in found]
+
+    @server.tool()
+    async def hide(user_id: str, ids: list[str], ctx: Context | None = None) -> dict[str, list[str]]:
+        """Hide memories (ids from `search`) from every read, restorably: "forget that" without erasing."""
+        return dict(await call(store.hide, scope(ctx, user_id), ids))
+
+    @server.tool()
+    async def restore(user_id: str, ids: list[str], ctx: Context | None = None) -> dict[str, list[str]]:
+        """Bring hidden memories back."""
+        return dict(await call(store.restore, scope(ctx, user_id), ids))
 
     @server.tool()
     async def forget(user_id: str, ctx: Context | None = None) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""The REST API under ``/v1/memory/``: capture, recall, facts, consolidation and erasure.
+"""The REST API under ``/v1/memory/``: capture, recall, facts, consolidation, hiding and erasure.
 
 Every route is scoped to the user in its path, ``/v1/memory/users/{user_id}/...``; a key
 pinned to a user reaches only that user (403 otherwise). The request models only give
@@ -60,6 +60,10 @@ class ContextIn(_In):
     as_of: str | None = Field(default=None, description="Memory as it was valid at this ISO-8601 time.")
     format: FormatName = "markdown"
     session_id: str | None = None
+
+
+class IdsIn(_In):
+    ids: list[str] = Field(description="Ids of the user's episodes, facts (whole lineages) or rules.")
 
 
 def _dump(items: Any) -> list[Any]:
@@ -126,3 +130,23 @@ def consolidate(request: Request, user: str = Depends(user_scope)) -> dict[str, 
 @router.delete("/users/{user_id}", summary="Erase every trace of a user")
 def forget(request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
     return {"forgotten": _store(request).forget(user)}
+
+
+@router.post("/users/{user_id}/hide", summary="Hide memories from every read, restorably (soft forget)")
+def hide(body: IdsIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"hidden": _store(request).hide(user, body.ids)}
+
+
+@router.post("/users/{user_id}/restore", summary="Bring hidden memories back")
+def restore(body: IdsIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"restored": _store(request).restore(user, body.ids)}
+
+
+@router.get("/users/{user_id}/hidden", summary="Ids of the user's hidden memories, per kind")
+def hidden(request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"hidden": _store(request).hidden(user)}
+
+
+@router.post("/users/{user_id}/delete", summary="Erase memories by id (facts with their whole lineage)")
+def delete(body: IdsIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"deleted": _store(request).delete(user, body.ids)}

@@ -23,7 +23,7 @@ from nova_memory_integrations.server import ServerConfig, create_app
 
 ALICE_KEY = "alice-mcp-key-0123456789"
 ADMIN_KEY = "admin-mcp-key-0123456789"
-TOOLS = {"remember", "recall", "search", "facts", "forget"}
+TOOLS = {"remember", "recall", "search", "facts", "hide", "restore", "forget"}
 
 
 @pytest.fixture
@@ -72,6 +72,25 @@ async def test_mcp_tools_over_streamable_http(mcp_server: ServerThread, store: N
     assert json.loads(text_of(erased))["episodes"] == 1 and store.episodes("alice") == []
     r = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert r.status_code == 401 and r.json()["error"]["code"] == "missing_api_key"
+
+
+async def test_mcp_hide_and_restore(mcp_server: ServerThread, store: NovaStore) -> None:
+    url = f"{mcp_server.url}/mcp"
+    kept = store.add_turn("alice", "user", "I drink green tea every morning.")
+    secret = store.add_turn("alice", "user", "My locker code is 4821.")
+    bobs = store.add_turn("bob", "user", "Bob's locker code is 9182.")
+    _, (hidden, recalled, other, restored) = await session_call(url, ALICE_KEY, [
+        ("hide", {"user_id": "alice", "ids": [secret.id]}),
+        ("recall", {"user_id": "alice", "query": "locker code"}),
+        ("hide", {"user_id": "bob", "ids": [bobs.id]}),
+        ("restore", {"user_id": "alice", "ids": [secret.id]}),
+    ])
+    assert json.loads(text_of(hidden))["episodes"] == [secret.id]
+    assert "4821" not in text_of(recalled)
+    assert other.is_error and "own user" in text_of(other)
+    assert json.loads(text_of(restored))["episodes"] == [secret.id]
+    assert {e.id for e in store.episodes("alice")} == {kept.id, secret.id}
+    assert [e.id for e in store.episodes("bob")] == [bobs.id]
 
 
 async def test_mcp_tools_over_stdio(tmp_path: Path, minilm_onnx: object) -> None:

@@ -70,6 +70,56 @@ def test_turns_search_context_facts_consolidate_forget_round_trip(api: httpx.Cli
     assert api.get("/users/alice/episodes").json()["episodes"] == [] and store.users() == []
 
 
+@pytest.fixture
+def two_turns(api: httpx.Client) -> list[str]:
+    r = api.post("/users/alice/turns", json={"turns": [{"content": "My locker code is 4821."},
+                                                        {"content": "I like green tea."}]})
+    return [e["id"] for e in r.json()["episodes"]]
+
+
+def _episode_texts(api: httpx.Client) -> set[str]:
+    return {e["content"] for e in api.get("/users/alice/episodes").json()["episodes"]}
+
+
+def test_hide_takes_a_memory_out_of_every_read(api: httpx.Client, two_turns: list[str]) -> None:
+    assert api.post("/users/alice/hide", json={"ids": two_turns[:1]}).json()["hidden"]["episodes"] == two_turns[:1]
+    assert _episode_texts(api) == {"I like green tea."}
+
+
+def test_a_hidden_memory_is_not_in_the_context(api: httpx.Client, two_turns: list[str]) -> None:
+    api.post("/users/alice/hide", json={"ids": two_turns[:1]})
+    assert "4821" not in api.post("/users/alice/context", json={"query": "locker code"}).json()["text"]
+
+
+def test_hidden_lists_the_hidden_ids(api: httpx.Client, two_turns: list[str]) -> None:
+    api.post("/users/alice/hide", json={"ids": two_turns[:1]})
+    assert api.get("/users/alice/hidden").json()["hidden"]["episodes"] == two_turns[:1]
+
+
+def test_restore_brings_it_back(api: httpx.Client, two_turns: list[str]) -> None:
+    api.post("/users/alice/hide", json={"ids": two_turns[:1]})
+    assert api.post("/users/alice/restore", json={"ids": two_turns[:1]}).json()["restored"]["episodes"] == two_turns[:1]
+    assert _episode_texts(api) == {"My locker code is 4821.", "I like green tea."}
+
+
+def test_delete_erases_by_id(api: httpx.Client, two_turns: list[str]) -> None:
+    assert api.post("/users/alice/delete", json={"ids": two_turns[:1]}).json()["deleted"]["episodes"] == two_turns[:1]
+    assert _episode_texts(api) == {"I like green tea."}
+
+
+def test_another_users_ids_are_not_found_through_this_users_path(
+    api: httpx.Client, two_turns: list[str], store: NovaStore
+) -> None:
+    api.post("/users/bob/hide", json={"ids": two_turns})
+    api.post("/users/bob/delete", json={"ids": two_turns})
+    assert len(store.episodes("alice")) == 2
+
+
+def test_hide_of_a_junk_id_is_a_typed_error(api: httpx.Client) -> None:
+    r = api.post("/users/alice/hide", json={"ids": ["x" * 100_000]})
+    assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
+
+
 def test_errors_are_json_with_the_typed_errors_name(api: httpx.Client) -> None:
     r = api.post("/users/alice/turns", json={"turns": [{"content": "   "}]})
     assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
@@ -106,7 +156,11 @@ def test_a_pinned_key_reaches_only_its_user(store: NovaStore) -> None:
                                        ("POST", "/users/bob/context", {"query": "vault"}),
                                        ("GET", "/users/bob/facts", None), ("GET", "/users/bob/episodes", None),
                                        ("POST", "/users/bob/turns", {"turns": [{"content": "hijack"}]}),
-                                       ("POST", "/users/bob/consolidate", None), ("DELETE", "/users/bob", None)):
+                                       ("POST", "/users/bob/consolidate", None), ("DELETE", "/users/bob", None),
+                                       ("POST", "/users/bob/hide", {"ids": ["x"]}),
+                                       ("POST", "/users/bob/restore", {"ids": ["x"]}),
+                                       ("GET", "/users/bob/hidden", None),
+                                       ("POST", "/users/bob/delete", {"ids": ["x"]})):
                 r = api.request(method, path, json=body)
                 assert r.status_code == 403, (method, path)
             r = api.post("/users/alice/search", json={"query": "vault"}, headers={"X-Nova-User": "bob"})
