@@ -1,4 +1,4 @@
-"""Sort mutmut's surviving mutants of case-only string changes into SQL / row-key equivalents.
+"""Sort mutmut's surviving mutants of case-only string changes (SQL, row keys) and False -> None flags.
 
 mutmut 3.x upper- and lower-cases every string literal, and no option turns only those two
 mutations off (boxed/mutmut#577; ``do_not_mutate_patterns`` and ``# pragma: no mutate`` skip
@@ -18,6 +18,11 @@ trampolined file mutmut writes) and reports one category:
     exactly one string literal differs, only in letter case, and it is a subscript key
     (``r["ts"]`` -> ``r["TS"]``): equivalent when the subscripted value is a ``sqlite3.Row``;
     the expression is printed so that this can be checked by reading the code.
+``false-none``
+    exactly one keyword argument ``False`` became ``None`` (``json.dumps(..., ensure_ascii=None)``,
+    ``check_id(..., required=None)``): equivalent when the callee only tests the flag's truth,
+    as ``json.dumps`` and every function of this package do; the call is printed so that this
+    can be checked by reading the callee.
 ``other``
     anything else: a real gap to kill with a test, or an equivalent mutant to explain by hand.
 
@@ -42,13 +47,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-STORAGE = [f"nova_memory_integrations/storage/{m}.py" for m in ("episodes", "facts", "records", "sqlite")]
+STORAGE = [f"nova_memory_integrations/storage/{m}.py" for m in ("episodes", "facts", "records", "sqlite", "rows")]
 SQL_WORD = re.compile(
     r"\b(SELECT|INSERT|UPDATE|DELETE|REPLACE|FROM|WHERE|AND|OR|NOT|IN|IS|NULL|SET|VALUES|INTO|ORDER|GROUP|BY|"
     r"LIMIT|JOIN|ON|AS|DESC|ASC|COUNT|MAX|MIN|DISTINCT|EXISTS|CONFLICT|DO|NOTHING|COALESCE)\b",
     re.IGNORECASE,
 )
 SQL_LITERAL = re.compile(r"'[^']*'")
+CATEGORIES = ("sql", "row-key", "false-none", "other")
 SURVIVED = 0  # mutmut's exit code of a surviving mutant (mutmut.stats.status_by_exit_code)
 
 
@@ -83,8 +89,34 @@ def in_sql_fstring(node: ast.AST, up: dict[ast.AST, ast.AST]) -> bool:
     return False
 
 
+def false_to_none(orig: ast.AST, mutant: ast.AST) -> str | None:
+    """``f(..., flag=None)`` when the only change is one keyword argument ``False`` -> ``None``."""
+    before = [n for n in ast.walk(orig) if isinstance(n, ast.keyword)]
+    after = [n for n in ast.walk(mutant) if isinstance(n, ast.keyword)]
+    if len(before) != len(after):
+        return None
+    changed = [(x, y) for x, y in zip(before, after)  # keywords whose own value changed (not a call around it)
+               if isinstance(x.value, ast.Constant) and ast.dump(x.value) != ast.dump(y.value)]
+    if len(changed) != 1:
+        return None
+    x, y = changed[0]
+    if not (isinstance(x.value, ast.Constant) and x.value.value is False
+            and isinstance(y.value, ast.Constant) and y.value.value is None):
+        return None
+    y.value.value = False  # put it back: nothing else may differ
+    same = [ast.dump(n) for n in orig.body] == [ast.dump(n) for n in mutant.body]  # type: ignore[attr-defined]
+    y.value.value = None
+    if not same:
+        return None
+    call = parents(mutant).get(y)
+    return f"{ast.unparse(call.func) if isinstance(call, ast.Call) else '?'}(..., {y.arg}=None)"
+
+
 def classify(orig: ast.AST, mutant: ast.AST) -> tuple[str, str]:
     """(category, detail) of one mutant function against its original."""
+    flag = false_to_none(orig, mutant)
+    if flag is not None:
+        return "false-none", flag
     before, after = strings(orig), strings(mutant)
     if len(before) != len(after):
         return "other", "not a string change"
@@ -148,10 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         per_function: dict[str, Counter[str]] = {}
         for name, category, _ in rows:
             per_function.setdefault(category, Counter())[name.rpartition("__mutmut_")[0]] += 1
-        summary[path] = {"survived": len(rows), **{c: counts[c] for c in ("sql", "row-key", "other")}}
+        summary[path] = {"survived": len(rows), **{c: counts[c] for c in CATEGORIES}}
         print(f"{path}: {len(rows)} survivors: {counts['sql']} sql, {counts['row-key']} row-key, "
-              f"{counts['other']} other")
-        for category in ("sql", "row-key"):
+              f"{counts['false-none']} false-none, {counts['other']} other")
+        for category in CATEGORIES[:-1]:
             if per_function.get(category):
                 print(f"  {category}: " + ", ".join(f"{f} ({n})" for f, n in sorted(per_function[category].items())))
         for name, category, detail in rows:

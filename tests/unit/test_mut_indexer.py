@@ -516,3 +516,59 @@ def test_a_failing_batch_stays_pending_in_order_throughout(rows: SQLiteStore, in
         seen.add(tuple(indexer.pending_ids("alice", "episodes")))
         time.sleep(0.002)
     assert seen == {("ae1", "ae2")}
+
+
+# -- a run of failures: one warning, the count reported on recovery ----------------------------------------------------
+
+RETRY = "will retry"
+LOG = "nova_memory_integrations.engine.indexer"
+
+
+def retries(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in list(caplog.records) if r.name == LOG and r.getMessage().endswith(RETRY)]
+
+
+def fail_twice(indexer: Indexer, hijack: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """Make alice's batch fail at least twice (the second attempt comes after a 0.2 s back-off)."""
+    hijack("episode", "alice")
+    indexer.submit("episodes", [("ae1", "alice")])
+    deadline = time.monotonic() + 10
+    while len(retries(caplog)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def test_a_run_of_failures_is_warned_about_once(rows: SQLiteStore, indexer: Indexer, hijack: Any,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger=LOG):
+        fail_twice(indexer, hijack, caplog)
+        levels = [r.levelname for r in retries(caplog)][:2]
+    assert levels == ["WARNING", "DEBUG"]
+
+
+def test_recovery_reports_the_number_of_failed_attempts(rows: SQLiteStore, indexer: Indexer, hijack: Any,
+                                                        vectors: VectorIndex,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger=LOG):
+        fail_twice(indexer, hijack, caplog)
+        release(vectors, "episode", "alice")
+        indexer.wait("alice", timeout=30)
+    recovered = [r.getMessage() for r in caplog.records if r.name == LOG and r.levelno == logging.INFO]
+    assert recovered == [f"nova-memory indexer: indexing again after {len(retries(caplog))} failed attempt(s)"]
+
+
+def first_back_off(indexer: Indexer, hijack: Any, caplog: pytest.LogCaptureFixture) -> float:
+    """Seconds between the first and the second failed attempt of a batch."""
+    with caplog.at_level(logging.DEBUG, logger=LOG):
+        fail_twice(indexer, hijack, caplog)
+    first, second = [r.created for r in retries(caplog)][:2]
+    return second - first
+
+
+def test_a_failed_batch_is_not_retried_before_its_back_off(rows: SQLiteStore, indexer: Indexer, hijack: Any,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    assert first_back_off(indexer, hijack, caplog) >= 0.18  # 0.2 s: a down Chroma is not hammered
+
+
+def test_the_first_back_off_is_short(rows: SQLiteStore, indexer: Indexer, hijack: Any,
+                                     caplog: pytest.LogCaptureFixture) -> None:
+    assert first_back_off(indexer, hijack, caplog) < 1.5  # 0.2 s, doubling from there
