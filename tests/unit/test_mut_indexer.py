@@ -572,3 +572,22 @@ def test_a_failed_batch_is_not_retried_before_its_back_off(rows: SQLiteStore, in
 def test_the_first_back_off_is_short(rows: SQLiteStore, indexer: Indexer, hijack: Any,
                                      caplog: pytest.LogCaptureFixture) -> None:
     assert first_back_off(indexer, hijack, caplog) < 1.5  # 0.2 s, doubling from there
+
+
+def test_indexing_without_failures_reports_no_recovery(rows: SQLiteStore, indexer: Indexer,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger=LOG):
+        for eid in ("ae1", "ae2"):  # two batches, one after the other
+            indexer.submit("episodes", [(eid, "alice")])
+            indexer.wait("alice", timeout=30)
+    assert [r.getMessage() for r in caplog.records if r.name == LOG] == []
+
+
+def test_pending_ids_of_rows_queued_after_a_batch(rows: SQLiteStore, db: SQLiteStore, vectors: VectorIndex,
+                                                  embedder: CachedEmbedder) -> None:
+    ix = Indexer(db, vectors, embedder, max_wait_ms=1)
+    ix.submit("episodes", [("ae1", "alice")])
+    ix.wait(timeout=30)
+    ix.stop()  # the worker ends after its batch: what is submitted now stays queued
+    ix.submit("episodes", [("ae2", "alice")])
+    assert ix.pending_ids("alice", "episodes") == ["ae2"]
