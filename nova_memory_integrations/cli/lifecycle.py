@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -44,16 +45,19 @@ def lifecycle_cmd(
 def hide_cmd(ctx: typer.Context, ids: IdsArg, user: UserOpt, path: PathOpt = None,
              json_out: JsonOpt = False) -> None:
     """Hide memories from every read (restorable with `restore`; `delete` erases)."""
-    with session(ctx, path, json_out) as s:
-        moved = s.store.hide(user, ids)
-        s.emit({"user_id": user, "hidden": moved},
-               lambda c: c.print(", ".join(f"{len(v)} {k}" for k, v in moved.items()) + " hidden", markup=False))
+    _move(ctx, path, json_out, user, "hidden", lambda store: store.hide(user, ids))
 
 
 def restore_cmd(ctx: typer.Context, ids: IdsArg, user: UserOpt, path: PathOpt = None,
                 json_out: JsonOpt = False) -> None:
     """Bring hidden memories back."""
+    _move(ctx, path, json_out, user, "restored", lambda store: store.restore(user, ids))
+
+
+def _move(ctx: typer.Context, path: Any, json_out: bool, user: str, done: str,
+          move: Callable[[Any], dict[str, list[str]]]) -> None:
+    """Run a hide or restore and report the ids moved per table."""
     with session(ctx, path, json_out) as s:
-        moved = s.store.restore(user, ids)
-        s.emit({"user_id": user, "restored": moved},
-               lambda c: c.print(", ".join(f"{len(v)} {k}" for k, v in moved.items()) + " restored", markup=False))
+        moved = move(s.store)
+        s.emit({"user_id": user, done: moved},
+               lambda c: c.print(", ".join(f"{len(v)} {k}" for k, v in moved.items()) + f" {done}", markup=False))

@@ -6,7 +6,6 @@ no row, and another user's memories are never touched."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import logging
 import re
@@ -19,8 +18,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+from integration.test_embedding_space import HashedBagOfWords
 
 from nova_memory_integrations import NovaConfig, NovaStore
 
@@ -210,25 +209,6 @@ def test_the_schedule_runs_by_itself_in_bounded_passes(year: Any) -> None:
     assert store._lifecycle.passes >= 4  # 19 evictions, at most 5 per pass
     assert store._lifecycle.running
     assert _bob(store) == bob
-
-
-class HashedBagOfWords:
-    """Hashed word counts, L2-normalised (a fast stand-in for MiniLM in the timing test)."""
-
-    model = "hashed-bow-64"
-
-    def _vector(self, text: str) -> list[float]:
-        v = np.zeros(64)
-        for word in re.findall(r"\w+", text.lower()):
-            v[int(hashlib.blake2b(word.encode(), digest_size=4).hexdigest(), 16) % 64] += 1.0
-        n = float(np.linalg.norm(v))
-        return [float(x) for x in (v / n if n else v)]
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [self._vector(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self._vector(text)
 
 
 def test_add_turn_stays_fast_while_a_pass_runs(tmp_path: Path) -> None:
