@@ -20,7 +20,7 @@ from ..types import CompressedText, CompressionResult, ContextItem, ContextResul
 from .assemble import Format, fit, line, render
 from .compress import extract_sentences, near_duplicates, strip_phatic
 from .config import SearchConfig
-from .signals import Candidate, dense_now, name_words, stored_vectors
+from .signals import Candidate, dense_now, index_down, keyword_dense, merge_hits, name_words, stored_vectors
 
 if TYPE_CHECKING:
     from ..engine.components import Components
@@ -308,13 +308,17 @@ def dense_search(
     session_id: str | None,
     as_of: datetime | None,
 ) -> list[SearchHit]:
-    """Plain dense search (see :meth:`NovaStore.search`)."""
+    """Plain dense search (see :meth:`NovaStore.search`). While the vector index is down, the
+    user's keyword (BM25) matches are scored by cosine too, so older memories stay findable."""
     moment = as_of or utcnow()
     vector = components.embedder.embed_query(query)
     hits: list[SearchHit] = []
 
     def nearest(kind: MemoryKind, n: int) -> dict[str, float]:
-        return dict(dense_now(components, kind, vector, user_id, n, session_id=session_id)[:n])
+        found = dense_now(components, kind, vector, user_id, n, session_id=session_id)
+        if index_down(components.vectors):  # keyword candidates, scored by cosine: never only the newest rows
+            found = merge_hits(found, keyword_dense(components, kind, query, vector, user_id, n, session_id=session_id))
+        return dict(found[:n])
 
     if "episode" in kinds:
         found = nearest("episode", k)

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "dense", "dense_now",
-    "graph_entities", "graph_facts", "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense",
-    "read_index", "stored_vectors",
+    "graph_entities", "graph_facts", "index_down", "keyword_dense", "lexical", "merge_hits", "name_words",
+    "named_speakers", "pending_dense", "read_index", "stored_vectors",
 ]
 
 Key = tuple[MemoryKind, str]
@@ -148,6 +148,12 @@ def pending_dense(
         rows = [(f.id, f.text) for f in db.select_facts(user_id, ids=newest)]
     else:  # rules are matched on their condition, as the indexer embeds them
         rows = [(r.id, r.condition) for r in db.list_rules(user_id, ids=newest)]
+    return _cosines(embedder, rows, vector)
+
+
+def _cosines(embedder: CachedEmbedder, rows: Sequence[tuple[str, str]], vector: Sequence[float]
+             ) -> list[tuple[str, float]]:
+    """``(id, cosine of the query to the row's text)``, best first (the texts embedded now)."""
     if not rows:
         return []
     q = np.asarray(vector, dtype=np.float32)
@@ -155,6 +161,31 @@ def pending_dense(
     docs = np.asarray(embedder.embed_cached([text for _, text in rows]), dtype=np.float32)
     docs /= np.maximum(np.linalg.norm(docs, axis=1, keepdims=True), 1e-12)
     return sorted(((i, float(s)) for (i, _), s in zip(rows, docs @ q)), key=lambda h: h[1], reverse=True)
+
+
+def index_down(vectors: VectorIndex) -> bool:
+    """Whether :func:`read_index` currently treats the vector index as unreachable."""
+    with _OUTAGES_LOCK:
+        return vectors in _OUTAGES
+
+
+def keyword_dense(
+    parts: Components, kind: MemoryKind, query: str, vector: Sequence[float], user_id: str, k: int, *,
+    session_id: str | None = None,
+) -> list[tuple[str, float]]:
+    """Dense scores without the vector index: the ``k`` best BM25 rows of ``kind`` (episodes or
+    facts), scored by the cosine of their texts embedded now. What a dense search can still
+    find while the index is down (:meth:`NovaStore.search` during an outage)."""
+    if kind == "rule":
+        return []
+    ids = [i for i, _ in lexical(parts.db, kind, query, user_id, k, session_id=session_id)]
+    if not ids:
+        return []
+    if kind == "episode":
+        rows = [(e.id, e.content) for e in parts.db.get_episodes(user_id, ids)]
+    else:
+        rows = [(f.id, f.text) for f in parts.db.select_facts(user_id, ids=ids)]
+    return _cosines(parts.embedder, rows, vector)
 
 
 def dense_now(
