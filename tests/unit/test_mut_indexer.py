@@ -591,3 +591,110 @@ def test_pending_ids_of_rows_queued_after_a_batch(rows: SQLiteStore, db: SQLiteS
     ix.stop()  # the worker ends after its batch: what is submitted now stays queued
     ix.submit("episodes", [("ae2", "alice")])
     assert ix.pending_ids("alice", "episodes") == ["ae2"]
+
+
+def test_pending_counts_down_one_per_row_indexed(rows: SQLiteStore, db: SQLiteStore, indexer: Indexer,
+                                                 embedder: CachedEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    db.insert_episodes([episode(f"x{n}") for n in range(3)])
+    real = embedder.embed_cached
+    seen: list[int] = []
+
+    def count_then_embed(texts: list[str], *, remember: bool = True) -> list[list[float]]:
+        seen.append(indexer.pending("alice"))  # rows of alice not indexed yet, at each batch
+        return real(texts, remember=remember)
+
+    monkeypatch.setattr(embedder, "embed_cached", count_then_embed)
+    indexer.submit("episodes", [("ae1", "alice"), ("ae2", "alice"), ("x0", "alice"), ("x1", "alice"),
+                                ("x2", "alice")])  # a backlog batch of 4, then 1
+    indexer.wait("alice", timeout=30)
+    assert seen == [5, 1]
+
+
+def test_an_expired_fact_is_never_embedded(rows: SQLiteStore, indexer: Indexer, embedder: CachedEmbedder,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    real = embedder.embed_cached
+    embedded: list[str] = []
+
+    def record(texts: list[str], *, remember: bool = True) -> list[list[float]]:
+        embedded.extend(texts)
+        return real(texts, remember=remember)
+
+    monkeypatch.setattr(embedder, "embed_cached", record)
+    indexer.submit("facts", [("af1", "alice"), ("af2", "alice")])
+    indexer.wait(timeout=30)
+    assert embedded == ["user likes obj af1"]
+
+
+# -- the worker's batches and its one thread ----------------------------------------------------------------------------
+
+
+def batches_of(embedder: CachedEmbedder, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The texts of each batch the indexer embeds, recorded as they come."""
+    real = embedder.embed_cached
+    batches: list[list[str]] = []
+
+    def record(texts: list[str], *, remember: bool = True) -> list[list[float]]:
+        batches.append(list(texts))
+        return real(texts, remember=remember)
+
+    monkeypatch.setattr(embedder, "embed_cached", record)
+    return batches
+
+
+def test_one_worker_thread_at_a_time(rows: SQLiteStore, indexer: Indexer) -> None:
+    before = indexer_threads()
+    indexer.submit("episodes", [("ae1", "alice")])
+    indexer.submit("episodes", [("ae2", "alice")])  # the worker is alive: no second one
+    indexer.wait(timeout=30)
+    assert indexer_threads() - before == 1
+
+
+def test_the_worker_waits_for_more_work(rows: SQLiteStore, indexer: Indexer) -> None:
+    indexer.submit("episodes", [("ae1", "alice")])
+    indexer.wait(timeout=30)
+    first = indexer._thread
+    time.sleep(0.05)  # idle
+    indexer.submit("episodes", [("ae2", "alice")])
+    indexer.wait(timeout=30)
+    assert indexer._thread is first
+
+
+def test_a_burst_is_indexed_in_one_batch(rows: SQLiteStore, db: SQLiteStore, vectors: VectorIndex,
+                                         embedder: CachedEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    batches = batches_of(embedder, monkeypatch)
+    ix = Indexer(db, vectors, embedder, max_wait_ms=900)  # the worker lets a burst accumulate for 0.9 s
+    ix.submit("episodes", [("ae1", "alice")])
+    time.sleep(0.05)
+    ix.submit("episodes", [("ae2", "alice")])
+    ix.stop()
+    assert batches == [["content of ae1", "content of ae2"]]
+
+
+def test_a_full_batch_is_taken_at_once(rows: SQLiteStore, db: SQLiteStore, vectors: VectorIndex,
+                                       embedder: CachedEmbedder) -> None:
+    ix = Indexer(db, vectors, embedder, batch_size=2, max_wait_ms=5000)
+    start = time.monotonic()
+    ix.submit("episodes", [("ae1", "alice"), ("ae2", "alice")])  # a whole batch: no burst wait
+    ix.wait(timeout=30)
+    elapsed = time.monotonic() - start
+    ix.stop()
+    assert elapsed < 2.5
+
+
+def test_stop_gives_up_on_a_worker_stuck_in_a_call(rows: SQLiteStore, db: SQLiteStore, vectors: VectorIndex,
+                                                   embedder: CachedEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = embedder.embed_cached
+    started = threading.Event()
+
+    def slow(texts: list[str], *, remember: bool = True) -> list[list[float]]:
+        started.set()
+        time.sleep(4)  # an embedding (or Chroma) call that takes far longer than the stop's timeout
+        return real(texts, remember=remember)
+
+    monkeypatch.setattr(embedder, "embed_cached", slow)
+    ix = Indexer(db, vectors, embedder, max_wait_ms=1)
+    ix.submit("episodes", [("ae1", "alice")])
+    started.wait(10)
+    start = time.monotonic()
+    ix.stop(timeout=0.2)  # waits 0.2 s for the queue, then 0.2 s for the thread
+    assert time.monotonic() - start < 2.5
