@@ -8,10 +8,10 @@ import logging
 from ..errors import StorageError
 from ..storage.items import item_index
 from ..storage.sqlite import SQLiteStore
-from ..storage.vectors import VectorIndex
-from .indexer import TABLES
+from ..storage.vectors import VectorIndex, unreachable
+from .indexer import TABLES, Indexer
 
-__all__ = ["PENDING_DROP_KEY", "drop_pending_users", "drop_user_vectors", "remember_drop"]
+__all__ = ["PENDING_DROP_KEY", "delete_vectors", "drop_pending_users", "drop_user_vectors", "remember_drop"]
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +27,32 @@ def drop_user_vectors(vectors: VectorIndex, user_id: str) -> None:
     """
     vectors.delete_user(user_id)
     item_index(vectors).delete_user(user_id)
+
+
+def delete_vectors(vectors: VectorIndex, indexer: Indexer, user_id: str, ids_by_table: dict[str, list[str]]
+                   ) -> dict[str, int]:
+    """Delete the vectors of rows just erased or hidden (ids per table). While the index is
+    unreachable the ids go to the indexer instead, which deletes their vectors once it is back.
+
+    Returns:
+        How many ids were left to the indexer, per kind (empty when the index answered).
+
+    Raises:
+        StorageError: Chroma fails for another reason than being unreachable.
+    """
+    deferred: dict[str, int] = {}
+    for kind, table in TABLES.items():
+        ids = ids_by_table.get(table) or []
+        if not ids:
+            continue
+        try:
+            vectors.delete(kind, ids, user_id=user_id)
+        except StorageError as exc:
+            if not unreachable(exc):
+                raise
+            indexer.submit(table, [(i, user_id) for i in ids])
+            deferred[kind] = len(ids)
+    return deferred
 
 
 def remember_drop(db: SQLiteStore, user_id: str) -> None:

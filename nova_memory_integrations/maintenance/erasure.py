@@ -21,8 +21,7 @@ import logging
 from collections.abc import Sequence
 
 from ..engine.components import Components
-from ..engine.indexer import TABLES
-from ..engine.vector_drops import drop_user_vectors, remember_drop
+from ..engine.vector_drops import delete_vectors, drop_user_vectors, remember_drop
 from ..errors import StorageError
 from ..storage.vectors import SCRUB_KEY, unreachable
 
@@ -72,16 +71,10 @@ def delete_memories(components: Components, user_id: str, ids: Sequence[str]) ->
         removed = c.db.delete_ids(user_id, list(ids))
         for table, gone in hidden.items():
             removed[table] += gone
-        for kind, table in TABLES.items():
-            try:
-                c.vectors.delete(kind, removed[table], user_id=user_id)
-            except StorageError as exc:
-                if not unreachable(exc):
-                    raise
-                # the rows are gone: the indexer deletes their vectors once the index is back
-                c.indexer.submit(table, [(i, user_id) for i in removed[table]])
-                logger.warning("nova-memory: the vector index is unreachable; %d deleted %s vectors are removed "
-                               "when it is back", len(removed[table]), kind)
+        # the rows are gone: while the index is down, the indexer deletes their vectors once it is back
+        for kind, n in delete_vectors(c.vectors, c.indexer, user_id, removed).items():
+            logger.warning("nova-memory: the vector index is unreachable; %d deleted %s vectors are removed "
+                           "when it is back", n, kind)
     c.graph.invalidate(user_id)
     c.entities.invalidate(user_id)
     return removed

@@ -20,9 +20,7 @@ from collections.abc import Sequence
 
 from .._time import to_epoch, utcnow
 from ..engine.components import Components
-from ..engine.indexer import TABLES
-from ..errors import StorageError
-from ..storage.vectors import unreachable
+from ..engine.vector_drops import delete_vectors
 
 __all__ = ["hidden_memories", "hide_memories", "restore_memories"]
 
@@ -37,15 +35,7 @@ def hide_memories(components: Components, user_id: str, ids: Sequence[str]) -> d
     c = components
     with c.indexer.barrier(user_id):  # the indexer re-checks its rows inside it: no vector outlives the move
         moved = c.db.hide_rows(user_id, list(ids), to_epoch(utcnow()) or 0.0)
-        for kind, table in TABLES.items():
-            if not moved[table]:
-                continue
-            try:
-                c.vectors.delete(kind, moved[table], user_id=user_id)
-            except StorageError as exc:
-                if not unreachable(exc):
-                    raise
-                c.indexer.submit(table, [(i, user_id) for i in moved[table]])  # removed once the index is back
+        delete_vectors(c.vectors, c.indexer, user_id, moved)  # or once the index is back
     if moved["facts"]:
         c.graph.invalidate(user_id)
     return moved

@@ -141,14 +141,19 @@ def pending_dense(
     if not pending:
         return []
     newest = list(pending)[-(PENDING_EMBED_ALL if len(pending) <= PENDING_EMBED_ALL else PENDING_EMBED_NEWEST):]
+    return _cosines(embedder, _texts(db, kind, user_id, newest, session_id), vector)
+
+
+def _texts(db: SQLiteStore, kind: MemoryKind, user_id: str, ids: Sequence[str], session_id: str | None = None
+           ) -> list[tuple[str, str]]:
+    """``(id, text as the indexer embeds it)`` of the user's rows ``ids`` (episodes of
+    ``session_id`` only, when given)."""
     if kind == "episode":
-        rows = [(e.id, e.content) for e in db.get_episodes(user_id, newest)
+        return [(e.id, e.content) for e in db.get_episodes(user_id, ids)
                 if session_id is None or e.session_id == session_id]
-    elif kind == "fact":
-        rows = [(f.id, f.text) for f in db.select_facts(user_id, ids=newest)]
-    else:  # rules are matched on their condition, as the indexer embeds them
-        rows = [(r.id, r.condition) for r in db.list_rules(user_id, ids=newest)]
-    return _cosines(embedder, rows, vector)
+    if kind == "fact":
+        return [(f.id, f.text) for f in db.select_facts(user_id, ids=ids)]
+    return [(r.id, r.condition) for r in db.list_rules(user_id, ids=ids)]  # rules are embedded by condition
 
 
 def _cosines(embedder: CachedEmbedder, rows: Sequence[tuple[str, str]], vector: Sequence[float]
@@ -179,13 +184,7 @@ def keyword_dense(
     if kind == "rule":
         return []
     ids = [i for i, _ in lexical(parts.db, kind, query, user_id, k, session_id=session_id)]
-    if not ids:
-        return []
-    if kind == "episode":
-        rows = [(e.id, e.content) for e in parts.db.get_episodes(user_id, ids)]
-    else:
-        rows = [(f.id, f.text) for f in parts.db.select_facts(user_id, ids=ids)]
-    return _cosines(parts.embedder, rows, vector)
+    return _cosines(parts.embedder, _texts(parts.db, kind, user_id, ids), vector) if ids else []
 
 
 def dense_now(

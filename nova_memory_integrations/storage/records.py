@@ -157,8 +157,6 @@ class RecordQueries(Connection):
                 (user_id, alias, entity_id, method, score, at),
             )
 
-
-
     def reassign_entity(self, user_id: str, source_id: str, target_id: str) -> int:
         """Point every alias of the user's entity ``source_id`` at ``target_id`` and remove the
         source entity (an entity merge); returns how many aliases moved."""
