@@ -21,15 +21,26 @@ __all__ = ["TokenCounter", "get_token_counter"]
 
 _WS = re.compile(r"\S+")
 _MEMO_SIZE = 100_000
+_SMALL_BATCH = 16
+"""Batches up to this size are encoded one text at a time (see ``_minilm``)."""
 
 
 class TokenCounter:
-    """Counts tokens of texts; ``name`` says which tokenizer."""
+    """Counts tokens of texts; ``name`` says which tokenizer.
 
-    def __init__(self, name: str, encode: Callable[[str], int], encode_batch: Callable[[Sequence[str]], list[int]]):
+    ``additive`` tokenizers split words at every space before anything else (WordPiece
+    after a BERT pre-tokenizer), so a text's count is the sum of its space-separated
+    pieces' counts: those are memoised, and a new text whose words were seen before is
+    counted without calling the tokenizer (a recall renders and counts hundreds of lines
+    made of the same few thousand words).
+    """
+
+    def __init__(self, name: str, encode: Callable[[str], int], encode_batch: Callable[[Sequence[str]], list[int]],
+                 *, additive: bool = False):
         self.name = name
         self._count = encode
         self._count_batch = encode_batch
+        self._additive = additive
         self._memo: OrderedDict[str, int] = OrderedDict()  # FIFO-bounded; dict reads are thread-safe
         self._lock = threading.Lock()
 
@@ -39,17 +50,32 @@ class TokenCounter:
             return 0
         hit = self._memo.get(text)
         if hit is None:
-            hit = self._count(text)
+            hit = sum(self.count_many(text.split(" "))) if self._additive else self._count(text)
             self._remember(text, hit)
         return hit
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Token counts of several texts (batched where the tokenizer supports it)."""
-        missing = [t for t in dict.fromkeys(texts) if t and t not in self._memo]
+        memo = self._memo
+        if self._additive:
+            counted = [memo.get(t) for t in texts]
+            if None not in counted:
+                return [0 if n is None else n for n in counted]
+            pieces = {p: None for t, n in zip(texts, counted) if n is None for p in t.split(" ")}
+            self._count_pieces(list(pieces))
+            return [n if n is not None else sum(memo.get(p, 0) for p in t.split(" ")) if t else 0
+                    for t, n in zip(texts, counted)]
+        missing = [t for t in dict.fromkeys(texts) if t and t not in memo]
         if missing:
             for text, n in zip(missing, self._count_batch(missing)):
                 self._remember(text, n)
-        return [self._memo.get(t, 0) if t else 0 for t in texts]
+        return [memo.get(t, 0) if t else 0 for t in texts]
+
+    def _count_pieces(self, pieces: Sequence[str]) -> None:
+        missing = [p for p in pieces if p and p not in self._memo]
+        if missing:
+            for piece, n in zip(missing, self._count_batch(missing)):
+                self._remember(piece, n)
 
     def _remember(self, text: str, n: int) -> None:
         with self._lock:
@@ -86,10 +112,12 @@ def _minilm() -> TokenCounter:
         return len(tok.encode(text, add_special_tokens=False).ids)
 
     def many(texts: Sequence[str]) -> list[int]:
+        if len(texts) <= _SMALL_BATCH:  # a few new words: the batch API's thread pool costs more than it saves
+            return [one(t) for t in texts]
         with lock:
             return [len(e.ids) for e in tok.encode_batch(list(texts), add_special_tokens=False)]
 
-    return TokenCounter("minilm-wordpiece", one, many)
+    return TokenCounter("minilm-wordpiece", one, many, additive=True)
 
 
 def _tiktoken(encoding: str) -> TokenCounter:

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
 
 from .._time import EARLIEST
 from ..engine.tokens import TokenCounter
@@ -67,6 +68,12 @@ def time_note(text: str, when: datetime | None) -> str:
     """Resolve relative time in a turn against its date: "yesterday" -> "(yesterday = 7 May 2023)"."""
     if when is None:
         return ""
+    return _time_note(text, when, when.tzinfo)  # equal times in other zones may fall on other days
+
+
+@lru_cache(maxsize=4096)
+def _time_note(text: str, when: datetime, _zone: object) -> str:
+    """:func:`time_note` of one turn (memoised: a recall renders each line several times)."""
     from ..extraction.timeparse import resolve_relative_time
 
     notes = []

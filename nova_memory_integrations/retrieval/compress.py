@@ -54,13 +54,16 @@ def near_duplicates(vectors: Sequence[Sequence[float]], threshold: float) -> dic
     dup: dict[int, int] = {}
     kept = np.zeros(len(m), dtype=bool)
     for start in range(0, len(m), _DEDUPE_BLOCK):  # block rows: memory O(block * n), never n * n
-        sims = m[start:start + _DEDUPE_BLOCK] @ m[: start + _DEDUPE_BLOCK].T
-        for row, i in enumerate(range(start, min(start + _DEDUPE_BLOCK, len(m)))):
-            hits = np.flatnonzero((sims[row, :i] >= threshold) & kept[:i])
+        close = (m[start:start + _DEDUPE_BLOCK] @ m[: start + _DEDUPE_BLOCK].T) >= threshold
+        # only rows with an earlier near neighbour need the greedy check; the others are kept
+        earlier = np.tril(close, k=start - 1)
+        kept[start:start + len(close)] = True
+        for row in np.flatnonzero(earlier.any(axis=1)).tolist():
+            i = start + row
+            hits = np.flatnonzero(earlier[row, :i] & kept[:i])
             if hits.size:
                 dup[i] = int(hits[0])  # the earliest kept item it duplicates
-            else:
-                kept[i] = True
+                kept[i] = False
     return dup
 
 
@@ -77,6 +80,8 @@ def is_phatic(sentence: str, names: Collection[str] = ()) -> bool:
         sentence: one sentence.
         names: words that are names of the people talking (casefolded), e.g. the speakers.
     """
+    if len(sentence.split()) > _PHATIC_MAX_WORDS:  # the cheap test first: most sentences are longer
+        return False
     return _phatic(sentence, terms(sentence, max_terms=64), names)
 
 

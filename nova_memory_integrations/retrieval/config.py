@@ -61,6 +61,11 @@ class SearchConfig(BaseModel):
     name: str = "balanced"
     dense_k: int = Field(default=50, ge=1)
     lexical_k: int = Field(default=50, ge=0)
+    lexical_window: int = Field(default=20_000, ge=0)
+    """Keyword (BM25) search scores the matches among the user's newest ``lexical_window``
+    turns (0: all). SQLite FTS5 scores every matching row, so a 100k-turn history whose
+    words recur everywhere costs tens of ms per query; older turns are still found by dense
+    search, the fact graph and facts."""
     fact_k: int = Field(default=20, ge=0)
     graph_hops: int = Field(default=2, ge=0)
     graph_k: int = Field(default=20, ge=0)
@@ -112,7 +117,7 @@ PRESETS: dict[str, SearchConfig] = {
     "balanced": SearchConfig(),
     "fast": SearchConfig(name="fast", dense_k=20, lexical_k=20, fact_k=10, graph_k=10, neighbour_pool=10,
                          context_candidates=40),
-    "deep": SearchConfig(name="deep", dense_k=100, lexical_k=100, fact_k=40, graph_k=40, rerank=True,
+    "deep": SearchConfig(name="deep", dense_k=100, lexical_k=100, lexical_window=0, fact_k=40, graph_k=40, rerank=True,
                          rerank_top_n=60, context_candidates=100),
     "rrf": SearchConfig(name="rrf", fusion="rrf", neighbour_weight=0.0, session_weight=0.0),
 }

@@ -11,6 +11,7 @@ import math
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
     from ..rerank.base import Reranker
 
 __all__ = ["RecallPipeline"]
+
+_BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="nova-memory-recall")
+"""Work of one recall that runs beside its query embedding (the keyword search), shared by
+every store of the process: its tasks never wait on each other, so a full pool only queues."""
 
 
 class RecallPipeline:
@@ -111,7 +116,16 @@ class RecallPipeline:
             query = hooks.run("before_retrieve", user_id, query)
         except Veto:
             return []
-        qvec = parts.embedder.embed_query(query)
+        # the keyword search runs beside the query embedding: SQLite and the model both
+        # release the GIL, so on two cores BM25 costs (almost) nothing on top of the floor
+        keywords = (_BESIDE.submit(lexical, parts.db, "episode", query, user_id, config.lexical_k, session_id,
+                                   window=config.lexical_window) if "episode" in kinds else None)
+        try:
+            qvec = parts.embedder.embed_query(query)
+        except BaseException:
+            if keywords is not None:
+                keywords.cancel()
+            raise
         timings["embed_ms"] = _ms(clock)
         clock = time.perf_counter()
         moment = as_of or utcnow()
@@ -124,8 +138,9 @@ class RecallPipeline:
                 raw.setdefault((kind, i), {})[signal] = s
 
         if "episode" in kinds:
-            add("dense", "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k, session_id=session_id))
-            add("lexical", "episode", lexical(parts.db, "episode", query, user_id, config.lexical_k, session_id))
+            add("dense", "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k, session_id=session_id,
+                                              keep_vectors=True))  # compression compares them next
+            add("lexical", "episode", keywords.result() if keywords is not None else [])
         graph_hits: list[Any] = []
         if "fact" in kinds and parts.db.has_rows("facts", user_id):  # no facts: skip every fact lookup
             add("fact_dense", "fact", dense_now(parts, "fact", qvec, user_id, config.fact_k))

@@ -71,12 +71,14 @@ class Candidate:
 
 def dense(
     vectors: VectorIndex, kind: MemoryKind, vector: Sequence[float], user_id: str, k: int,
-    where: dict[str, Any] | None = None,
+    where: dict[str, Any] | None = None, *, keep_vectors: bool = False,
 ) -> list[tuple[str, float]]:
-    """Nearest neighbours of the query vector among the user's items of ``kind``."""
+    """Nearest neighbours of the query vector among the user's items of ``kind`` (their vectors
+    kept in the index's cache with ``keep_vectors``)."""
     if k <= 0:
         return []
-    return read_index(vectors, lambda: vectors.query(kind, vector, user_id=user_id, k=k, where=where), [])
+    return read_index(vectors, lambda: vectors.query(kind, vector, user_id=user_id, k=k, where=where,
+                                                     keep_vectors=keep_vectors), [])
 
 
 def read_index(vectors: VectorIndex, read: Callable[[], _T], default: _T) -> _T:
@@ -189,13 +191,13 @@ def keyword_dense(
 
 def dense_now(
     parts: Components, kind: MemoryKind, vector: Sequence[float], user_id: str, k: int, *,
-    session_id: str | None = None,
+    session_id: str | None = None, keep_vectors: bool = False,
 ) -> list[tuple[str, float]]:
     """Nearest neighbours that never wait for the indexer: the vector index's ``k`` best (of one
     session for episodes when ``session_id`` is given) merged with :func:`pending_dense`."""
     where = {"session_id": session_id} if session_id and kind == "episode" else None
     queued = parts.indexer.pending_ids(user_id, TABLES[kind])
-    return merge_hits(dense(parts.vectors, kind, vector, user_id, k, where),
+    return merge_hits(dense(parts.vectors, kind, vector, user_id, k, where, keep_vectors=keep_vectors),
                       pending_dense(parts.db, parts.embedder, kind, queued, vector, user_id, session_id=session_id))
 
 
@@ -223,14 +225,16 @@ def stored_vectors(vectors: VectorIndex, user_id: str, cands: Sequence[Candidate
 
 
 def lexical(
-    db: SQLiteStore, kind: MemoryKind, query: str, user_id: str, k: int, session_id: str | None = None
+    db: SQLiteStore, kind: MemoryKind, query: str, user_id: str, k: int, session_id: str | None = None,
+    *, window: int = 0,
 ) -> list[tuple[str, float]]:
-    """BM25 (SQLite FTS5) over the user's episodes or current facts."""
+    """BM25 (SQLite FTS5) over the user's episodes (the newest ``window`` of them when > 0) or
+    current facts."""
     expr = match_expression(query)
     if expr is None or k <= 0:
         return []
     if kind == "episode":
-        return db.fts_episodes(user_id, expr, k, session_id=session_id)
+        return db.fts_episodes(user_id, expr, k, session_id=session_id, window=window)
     return db.fts_facts(user_id, expr, k)
 
 

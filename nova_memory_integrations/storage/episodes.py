@@ -121,9 +121,14 @@ class EpisodeQueries(Connection):
             )
 
     def fts_episodes(
-        self, user_id: str, match: str, limit: int, session_id: str | None = None
+        self, user_id: str, match: str, limit: int, session_id: str | None = None, *, window: int = 0
     ) -> list[tuple[str, float]]:
-        """BM25 over a user's episodes: ``(episode_id, score)``, higher is better."""
+        """BM25 over a user's episodes: ``(episode_id, score)``, higher is better.
+
+        ``window`` > 0 scores only the matches among the user's newest ``window`` turns (by
+        event time) and the turns stored after the first of those: FTS5 computes BM25 for
+        every matching row, so this bounds the cost for a user with a very long history.
+        """
         sql = (
             "SELECT e.id, -bm25(episodes_fts) AS s FROM episodes_fts JOIN episodes e"
             " ON e.seq = episodes_fts.rowid WHERE episodes_fts MATCH ? AND e.user_id = ?"
@@ -132,6 +137,14 @@ class EpisodeQueries(Connection):
         if session_id is not None:
             sql += " AND e.session_id = ?"
             params.append(session_id)
+        if window > 0:
+            first, n = self.query(
+                "SELECT min(seq), count(*) FROM (SELECT seq FROM episodes WHERE user_id = ?"
+                " ORDER BY ts DESC LIMIT ?)", [user_id, window]
+            )[0]
+            if n >= window:  # a longer history: FTS5 only visits the rows from there on
+                sql += " AND episodes_fts.rowid >= ?"
+                params.append(first)
         sql += " ORDER BY s DESC LIMIT ?"
         params.append(limit)
         return [(r[0], float(r[1])) for r in self.query(sql, params)]

@@ -40,8 +40,7 @@ _warned_lock = threading.Lock()
 
 def check_row(row: sqlite3.Row) -> None:
     """Raise ``ValueError`` when a column of ``row`` cannot hold what its name says."""
-    for col in row.keys():  # noqa: SIM118 - iterating a Row yields its values
-        value = row[col]
+    for col, value in zip(row.keys(), tuple(row)):  # iterating a Row yields its values
         if col in TIME_COLUMNS:
             from_epoch(value)
         elif col in NUMBER_COLUMNS and value is not None:

@@ -37,6 +37,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+import numpy as np
+
 from ..errors import StorageError
 from ._chroma_scrub import SCRUB_SCRIPT
 
@@ -305,6 +307,7 @@ class VectorIndex:
         user_id: str,
         k: int,
         where: Mapping[str, Any] | None = None,
+        keep_vectors: bool = False,
     ) -> list[tuple[str, float]]:
         """Nearest neighbours of one user: ``(id, cosine similarity)``, best first.
 
@@ -314,6 +317,8 @@ class VectorIndex:
             user_id: whose memories; a user without a collection gets ``[]`` (none is created).
             k: at most this many results.
             where: further metadata equality filters (e.g. ``session_id``), compared as digests.
+            keep_vectors: also fetch the neighbours' vectors into the cache of
+                :meth:`get_embeddings` (a recall compares its candidates with each other next).
 
         Raises:
             StorageError: Chroma fails.
@@ -323,7 +328,7 @@ class VectorIndex:
 
         def op(col: Any) -> Any:
             return col.query(query_embeddings=[list(embedding)], n_results=max(1, k), where=flt,
-                             include=["distances", "metadatas"])
+                             include=["distances", "metadatas", *(["embeddings"] if keep_vectors else [])])
 
         res = self._run(kind, user_id, op, None, what="query")
         if res is None:
@@ -332,7 +337,11 @@ class VectorIndex:
         dists = (res.get("distances") or [[]])[0]
         metas = (res.get("metadatas") or [[]])[0] or [None] * len(ids)
         # tenancy check: a vector filed under the wrong user is never returned
-        return [(i, 1.0 - float(d)) for i, d, m in zip(ids, dists, metas) if (m or {}).get("user_id") == user_id]
+        mine = [n for n, m in enumerate(metas) if (m or {}).get("user_id") == user_id]
+        embs = res.get("embeddings") if keep_vectors else None
+        if embs is not None and len(embs):
+            self._cache_vectors(kind, user_id, {ids[n]: embs[0][n] for n in mine})
+        return [(ids[n], 1.0 - float(dists[n])) for n in mine]
 
     def get_embeddings(self, kind: VectorKind, ids: Sequence[str], *, user_id: str) -> dict[str, list[float]]:
         """One user's stored vectors by id (ids not indexed are absent), through a bounded cache.
@@ -349,13 +358,17 @@ class VectorIndex:
         embs = None if res is None else res.get("embeddings")
         if embs is None:
             return out
-        fresh = {i: [float(x) for x in e] for i, e in zip(res.get("ids") or [], embs)}
+        return {**out, **self._cache_vectors(kind, user_id, dict(zip(res.get("ids") or [], embs)))}
+
+    def _cache_vectors(self, kind: VectorKind, user_id: str, found: Mapping[str, Any]) -> dict[str, list[float]]:
+        """``found`` (Chroma's arrays) as float lists, kept in the bounded vector cache."""
+        fresh = {i: np.asarray(e, dtype=np.float64).tolist() for i, e in found.items()}
         with self._lock:
             for i, v in fresh.items():
                 self._vec_cache[(kind, user_id, i)] = v
             while len(self._vec_cache) > _VEC_CACHE:
                 self._vec_cache.popitem(last=False)
-        return {**out, **fresh}
+        return fresh
 
     def _forget(self, kind: VectorKind, user_id: str, ids: Sequence[str]) -> None:
         with self._lock:

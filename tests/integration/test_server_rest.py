@@ -150,7 +150,8 @@ def test_a_pinned_key_reaches_only_its_user(store: NovaStore) -> None:
     store.add_turn("bob", "user", "Bob's secret: the vault code is 777.")
     srv = ServerThread(create_app(store, ServerConfig(mcp=False, api_keys={PINNED: "alice"}))).start()
     try:
-        with httpx.Client(base_url=f"{srv.url}/v1/memory", headers={"Authorization": f"Bearer {PINNED}"}) as api:
+        with httpx.Client(base_url=f"{srv.url}/v1/memory", headers={"Authorization": f"Bearer {PINNED}"},
+                          timeout=60) as api:
             assert api.post("/users/alice/turns", json={"turns": [{"content": "I like tea."}]}).status_code == 200
             for method, path, body in (("POST", "/users/bob/search", {"query": "vault"}),
                                        ("POST", "/users/bob/context", {"query": "vault"}),
@@ -166,7 +167,7 @@ def test_a_pinned_key_reaches_only_its_user(store: NovaStore) -> None:
             r = api.post("/users/alice/search", json={"query": "vault"}, headers={"X-Nova-User": "bob"})
             assert r.status_code == 400 and "777" not in r.text
             assert "777" not in api.post("/users/alice/context", json={"query": "vault code"}).text
-        assert httpx.get(f"{srv.url}/v1/memory/users/alice/episodes").status_code == 401
+        assert httpx.get(f"{srv.url}/v1/memory/users/alice/episodes", timeout=60).status_code == 401
         assert [e.content for e in store.episodes("bob")] == ["Bob's secret: the vault code is 777."]
     finally:
         srv.stop()

@@ -221,3 +221,34 @@ def test_fts_within_one_session(texts: SQLiteStore) -> None:
 
 def test_fts_never_returns_another_users_turn(texts: SQLiteStore) -> None:
     assert "b1" not in [i for i, _ in texts.fts_episodes("alice", "sailing", 10)]
+
+
+# -- keyword search window (fts_episodes(window=...)) ---------------------------------------------
+@pytest.fixture()
+def history(db: SQLiteStore) -> SQLiteStore:
+    """alice: h0..h5 at T0..T0+5h, all about sailing; bob's newer sailing turns stored between."""
+    for i in range(6):
+        db.insert_episodes([ep(f"h{i}", text=f"sailing trip {i}", at=T0 + i * H),
+                            ep(f"b{i}", "bob", text="sailing sailing", at=T0 + (10 + i) * H)])
+    return db
+
+
+def test_fts_window_keeps_the_newest_turns(history: SQLiteStore) -> None:
+    assert sorted(i for i, _ in history.fts_episodes("alice", "sailing", 10, window=2)) == ["h4", "h5"]
+
+
+def test_fts_window_longer_than_the_history_keeps_every_turn(history: SQLiteStore) -> None:
+    assert len(history.fts_episodes("alice", "sailing", 10, window=6)) == 6
+
+
+def test_fts_window_zero_keeps_every_turn(history: SQLiteStore) -> None:
+    assert len(history.fts_episodes("alice", "sailing", 10, window=0)) == 6
+
+
+def test_fts_window_counts_only_the_users_turns(history: SQLiteStore) -> None:
+    assert len(history.fts_episodes("alice", "sailing", 10, window=5)) == 5
+
+
+def test_fts_window_keeps_newest_turns_stored_before_older_ones(history: SQLiteStore) -> None:
+    history.insert_episodes([ep("old", text="sailing long ago", at=T0 - 100 * H)])  # an import: stored last
+    assert {"h4", "h5"} <= {i for i, _ in history.fts_episodes("alice", "sailing", 10, window=2)}
