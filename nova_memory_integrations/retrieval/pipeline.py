@@ -8,6 +8,7 @@ writes, except access counts of what it returns.
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,9 +40,24 @@ if TYPE_CHECKING:
 
 __all__ = ["RecallPipeline"]
 
-_BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="nova-memory-recall")
-"""Work of one recall that runs beside its query embedding (the keyword search), shared by
-every store of the process: its tasks never wait on each other, so a full pool only queues."""
+_BESIDE: list[ThreadPoolExecutor] = []
+"""The pool for work of one recall that runs beside its query embedding (the keyword
+search), shared by every store of the process: its tasks never wait on each other, so a
+full pool only queues. Made on first use, and again in a forked child (whose copy of the
+parent's pool has no threads)."""
+
+
+def _beside() -> ThreadPoolExecutor:
+    if not _BESIDE:
+        with _BESIDE_LOCK:
+            if not _BESIDE:
+                _BESIDE.append(ThreadPoolExecutor(max_workers=4, thread_name_prefix="nova-memory-recall"))
+    return _BESIDE[0]
+
+
+_BESIDE_LOCK = threading.Lock()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_BESIDE.clear)
 
 
 class RecallPipeline:
@@ -118,7 +134,7 @@ class RecallPipeline:
             return []
         # the keyword search runs beside the query embedding: SQLite and the model both
         # release the GIL, so on two cores BM25 costs (almost) nothing on top of the floor
-        keywords = (_BESIDE.submit(lexical, parts.db, "episode", query, user_id, config.lexical_k, session_id,
+        keywords = (_beside().submit(lexical, parts.db, "episode", query, user_id, config.lexical_k, session_id,
                                    window=config.lexical_window) if "episode" in kinds else None)
         try:
             qvec = parts.embedder.embed_query(query)
