@@ -61,11 +61,12 @@ class SearchConfig(BaseModel):
     name: str = "balanced"
     dense_k: int = Field(default=50, ge=1)
     lexical_k: int = Field(default=50, ge=0)
-    lexical_window: int = Field(default=20_000, ge=0)
-    """Keyword (BM25) search scores the matches among the user's newest ``lexical_window``
-    turns (0: all). SQLite FTS5 scores every matching row, so a 100k-turn history whose
-    words recur everywhere costs tens of ms per query; older turns are still found by dense
-    search, the fact graph and facts."""
+    lexical_window: int = Field(default=10_000, ge=0)
+    """A query whose words match more than ``lexical_window`` turns has keyword (BM25) search
+    score only the user's newest ``lexical_window`` turns (0: never). SQLite FTS5 scores every
+    matching row, so a 100k-turn history whose words recur everywhere cost tens of ms per
+    query; rarer words are still searched in the whole history, and older turns are found
+    by dense search, the fact graph and facts."""
     fact_k: int = Field(default=20, ge=0)
     graph_hops: int = Field(default=2, ge=0)
     graph_k: int = Field(default=20, ge=0)

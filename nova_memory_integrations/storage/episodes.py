@@ -125,9 +125,10 @@ class EpisodeQueries(Connection):
     ) -> list[tuple[str, float]]:
         """BM25 over a user's episodes: ``(episode_id, score)``, higher is better.
 
-        ``window`` > 0 scores only the matches among the user's newest ``window`` turns (by
-        event time) and the turns stored after the first of those: FTS5 computes BM25 for
-        every matching row, so this bounds the cost for a user with a very long history.
+        ``window`` > 0 bounds the cost of a query whose words are everywhere: FTS5 computes
+        BM25 for every matching row, so when more than ``window`` turns (of any user) match,
+        only the user's newest ``window`` turns (by event time) and the turns stored after
+        the first of those are scored. Rarer words are searched in the whole history.
         """
         sql = (
             "SELECT e.id, -bm25(episodes_fts) AS s FROM episodes_fts JOIN episodes e"
@@ -137,7 +138,8 @@ class EpisodeQueries(Connection):
         if session_id is not None:
             sql += " AND e.session_id = ?"
             params.append(session_id)
-        if window > 0:
+        if window > 0 and self.query("SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?",
+                                     [match])[0][0] > window:
             first, n = self.query(
                 "SELECT min(seq), count(*) FROM (SELECT seq FROM episodes WHERE user_id = ?"
                 " ORDER BY ts DESC LIMIT ?)", [user_id, window]

@@ -252,3 +252,15 @@ def test_fts_window_counts_only_the_users_turns(history: SQLiteStore) -> None:
 def test_fts_window_keeps_newest_turns_stored_before_older_ones(history: SQLiteStore) -> None:
     history.insert_episodes([ep("old", text="sailing long ago", at=T0 - 100 * H)])  # an import: stored last
     assert {"h4", "h5"} <= {i for i, _ in history.fts_episodes("alice", "sailing", 10, window=2)}
+
+
+def test_fts_window_leaves_a_rare_word_searched_in_the_whole_history(history: SQLiteStore) -> None:
+    history.insert_episodes([ep("rare", text="the harbour at dawn", at=T0 - 100 * H)])
+    assert [i for i, _ in history.fts_episodes("alice", "harbour", 10, window=2)] == ["rare"]
+
+
+def test_fts_window_counts_matches_of_every_user(history: SQLiteStore) -> None:
+    # alice: 6 sailing turns and 4 newer others; 12 turns of both users match, more than 8,
+    # so alice's newest 8 turns are scored (4 of them about sailing), though only 6 of hers match
+    history.insert_episodes([ep(f"o{i}", text="rowing", at=T0 + (6 + i) * H) for i in range(4)])
+    assert len(history.fts_episodes("alice", "sailing", 10, window=8)) == 4
