@@ -195,6 +195,11 @@ class Indexer:
                 if not self._retry_later(batch, exc):
                     return
                 continue
+            except BaseException:  # the worker dies (SystemExit ...): its batch goes back first, for the
+                with self._cond:   # worker `wait` or `submit` start next, or `recover` at the next open
+                    self._in_flight = []
+                    self._queue.extendleft(reversed(batch))
+                raise
             if self._failures:
                 logger.info("nova-memory indexer: indexing again after %d failed attempt(s)", self._failures)
             self._failures = 0

@@ -5,6 +5,7 @@ is loaded. Each derived store is checked: vectors, the fact-graph cache, the ent
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -14,12 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from integration.test_chroma_outage import ChromaServer, _chroma_binary
 from integration.test_embedding_space import HashedBagOfWords
 
 from nova_memory_integrations.config import NovaConfig
 from nova_memory_integrations.engine.components import Components, build_components
 from nova_memory_integrations.engine.indexer import Indexer
+from nova_memory_integrations.engine.vector_drops import PENDING_DROP_KEY
 from nova_memory_integrations.maintenance.erasure import delete_memories, forget_user
+from nova_memory_integrations.storage.vectors import SCRUB_KEY
 from nova_memory_integrations.types import Episode, Fact, Rule
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -186,3 +190,122 @@ def test_forget_waits_for_the_users_write_in_flight(comps: Components) -> None:
 
 def test_delete_waits_for_the_users_write_in_flight(comps: Components) -> None:
     assert erase_while_the_indexer_writes(comps, lambda: delete_memories(comps, "alice", ["ae1"])) >= 0.25
+
+
+# -- hidden memories, store items, the scrub ------------------------------------------------------------------------
+
+
+def hidden_episodes(c: Components, user: str) -> list[str]:
+    return [i for i, _ in c.db.hidden_ids(user)["episodes"]]
+
+
+def test_forget_reports_the_hidden_memories(comps: Components) -> None:
+    comps.db.hide_rows("alice", ["ae1", "ar1"], 1.0)
+    assert forget_user(comps, "alice")["hidden"] == 2
+
+
+def test_forget_erases_the_hidden_memories(comps: Components) -> None:
+    comps.db.hide_rows("alice", ["ae1", "ar1"], 1.0)
+    forget_user(comps, "alice")
+    assert comps.db.hidden_counts("alice") == {}
+
+
+def test_forget_reports_the_store_items(comps: Components) -> None:
+    for key in ("k1", "k2"):
+        comps.db.put_item("alice", "notes", key, "{}", "[]", "", 1.0, f"item-{key}")
+    assert forget_user(comps, "alice")["items"] == 2
+
+
+def test_forget_leaves_no_scrub_pending(comps: Components) -> None:
+    forget_user(comps, "alice")
+    assert comps.db.get_meta(SCRUB_KEY) == "0"
+
+
+def test_forget_marks_a_scrub_pending_while_it_scrubs(comps: Components, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = comps.vectors.scrub
+    seen: list[str | None] = []
+
+    def scrub() -> bool:
+        seen.append(comps.db.get_meta(SCRUB_KEY))  # what the next open finds if this process dies now
+        return real()
+
+    monkeypatch.setattr(comps.vectors, "scrub", scrub)
+    forget_user(comps, "alice")
+    assert seen == ["1"]
+
+
+def test_delete_reports_a_hidden_memory_with_the_rest(comps: Components) -> None:
+    comps.db.hide_rows("alice", ["ae1"], 1.0)
+    assert delete_memories(comps, "alice", ["ae1", "ae2"]) == {"episodes": ["ae2", "ae1"], "facts": [], "rules": []}
+
+
+def test_delete_erases_a_hidden_memory(comps: Components) -> None:
+    comps.db.hide_rows("alice", ["ae1"], 1.0)
+    delete_memories(comps, "alice", ["ae1"])
+    assert hidden_episodes(comps, "alice") == []
+
+
+def test_delete_keeps_the_hidden_memories_not_named(comps: Components) -> None:
+    comps.db.hide_rows("alice", ["ae1", "ae2"], 1.0)
+    delete_memories(comps, "alice", ["ae1"])
+    assert hidden_episodes(comps, "alice") == ["ae2"]
+
+
+# -- during an outage of the vector index ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def unreachable_client(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A chromadb ``HttpClient`` whose server (a real ``chroma run``) was killed after the client connected:
+    every call fails as in an outage (connection refused)."""
+    binary = _chroma_binary()
+    if binary is None:
+        pytest.skip("the `chroma` server binary (chromadb's CLI) is not installed next to this Python or on PATH")
+    import chromadb
+
+    server = ChromaServer(binary, tmp_path_factory.mktemp("chroma-server"))
+    server.start()
+    try:
+        return chromadb.HttpClient(host="127.0.0.1", port=server.port)
+    finally:
+        server.kill()
+
+
+@pytest.fixture()
+def outage(tmp_path: Path, unreachable_client: Any) -> Iterator[Components]:
+    """Alice's and Bob's rows in SQLite, the index unreachable, and a stopped indexer (what it is handed stays
+    queued)."""
+    c = build_components(tmp_path, NovaConfig(), embeddings=HashedBagOfWords(), chroma_client=unreachable_client)
+    for user in ("alice", "bob"):
+        p = user[0]
+        c.db.insert_episodes([Episode(id=f"{p}e{n}", user_id=user, role="user", content=f"{user} said {n}",
+                                      timestamp=T0, ingested_at=T0) for n in (1, 2)])
+        c.db.insert_rule(Rule(id=f"{p}r1", user_id=user, condition="when", action="act", confidence=0.5,
+                              created_at=T0))
+    indexer = Indexer(c.db, c.vectors, c.embedder)
+    indexer.stop(timeout=0)
+    yield replace(c, indexer=indexer)
+    c.close()
+
+
+def test_forget_during_an_outage_erases_the_rows(outage: Components) -> None:
+    assert forget_user(outage, "alice")["episodes"] == 2
+
+
+def test_forget_during_an_outage_leaves_the_drop_to_the_next_open(outage: Components) -> None:
+    forget_user(outage, "alice")
+    assert outage.db.get_meta(PENDING_DROP_KEY) == '["alice"]'
+
+
+def test_delete_during_an_outage_leaves_the_vectors_to_the_indexer(outage: Components) -> None:
+    delete_memories(outage, "alice", ["ae1", "ar1"])
+    assert [outage.indexer.pending_ids("alice", "episodes"), outage.indexer.pending_ids("alice", "rules")] == [
+        ["ae1"], ["ar1"]]
+
+
+def test_delete_during_an_outage_warns_once_per_kind(outage: Components, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="nova_memory_integrations.maintenance.erasure"):
+        delete_memories(outage, "alice", ["ae1", "ae2", "ar1"])
+    assert [r.getMessage() for r in caplog.records if r.name == "nova_memory_integrations.maintenance.erasure"] == [
+        "nova-memory: the vector index is unreachable; 2 deleted episode vectors are removed when it is back",
+        "nova-memory: the vector index is unreachable; 1 deleted rule vectors are removed when it is back"]

@@ -698,3 +698,80 @@ def test_stop_gives_up_on_a_worker_stuck_in_a_call(rows: SQLiteStore, db: SQLite
     start = time.monotonic()
     ix.stop(timeout=0.2)  # waits 0.2 s for the queue, then 0.2 s for the thread
     assert time.monotonic() - start < 2.5
+
+
+# -- a worker that dies: ``wait`` starts another --------------------------------------------------------------------
+
+
+class WorkerDeath(BaseException):
+    """Not an ``Exception``: ``_run``'s ``except Exception`` lets it through, so the worker thread dies (as it
+    would of any fault outside the batch's ``try``)."""
+
+
+def die_once(embedder: CachedEmbedder, monkeypatch: pytest.MonkeyPatch, after: float = 0.0) -> None:
+    """The first embedding call kills the worker thread (``after`` seconds into it); later calls embed."""
+    real = embedder.embed_cached
+    calls: list[int] = []
+
+    def embed(texts: list[str], *, remember: bool = True) -> list[list[float]]:
+        calls.append(len(texts))
+        if len(calls) == 1:
+            time.sleep(after)
+            raise WorkerDeath
+        return real(texts, remember=remember)
+
+    monkeypatch.setattr(embedder, "embed_cached", embed)
+
+
+@pytest.fixture()
+def one_row_batches(rows: SQLiteStore, db: SQLiteStore, vectors: VectorIndex,
+                    embedder: CachedEmbedder) -> Iterator[Indexer]:
+    """An indexer taking one row per batch: of alice's ae1 and bob's be1, only ae1 is in the first batch."""
+    ix = Indexer(db, vectors, embedder, batch_size=1, max_batch_size=1, max_wait_ms=1)
+    yield ix
+    ix.stop(timeout=10)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_wait_restarts_a_worker_that_died(one_row_batches: Indexer, embedder: CachedEmbedder,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    die_once(embedder, monkeypatch)
+    one_row_batches.submit("episodes", [("ae1", "alice"), ("be1", "bob")])
+    first = one_row_batches._thread
+    if first is not None:
+        first.join(10)  # died on ae1's batch; be1 is still queued
+    assert one_row_batches.wait("bob", timeout=10) is True
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_wait_without_a_timeout_notices_the_worker_dying(one_row_batches: Indexer, embedder: CachedEmbedder,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    die_once(embedder, monkeypatch, after=0.2)  # the worker dies while the wait below is blocked
+    one_row_batches.submit("episodes", [("ae1", "alice"), ("be1", "bob")])
+    done: list[bool] = []
+    waiter = threading.Thread(target=lambda: done.append(one_row_batches.wait("bob")), daemon=True)
+    waiter.start()
+    waiter.join(10)  # nothing notifies a death: the wait's 1 s poll finds the dead worker and starts another
+    assert done == [True]
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_the_batch_a_worker_died_in_is_indexed_by_the_next(one_row_batches: Indexer, embedder: CachedEmbedder,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    die_once(embedder, monkeypatch)
+    one_row_batches.submit("episodes", [("ae1", "alice"), ("be1", "bob")])
+    first = one_row_batches._thread
+    if first is not None:
+        first.join(10)  # died on ae1's batch, which went back to the queue
+    assert one_row_batches.wait("alice", timeout=10) is True
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_the_rows_a_worker_died_on_are_served_as_pending(one_row_batches: Indexer, embedder: CachedEmbedder,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    die_once(embedder, monkeypatch)
+    one_row_batches.submit("episodes", [("ae1", "alice")])
+    first = one_row_batches._thread
+    if first is not None:
+        first.join(10)
+    assert one_row_batches.pending_ids("alice", "episodes") == ["ae1"]

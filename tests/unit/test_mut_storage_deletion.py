@@ -247,3 +247,31 @@ def test_delete_ids_reports_rows_from_every_chunk(db: SQLiteStore) -> None:
     ids = ["af1", "ar1", *[f"nope{i}" for i in range(498)], "af3", "ar2"]  # chunks of 500: af3, ar2 in the second
     removed = db.delete_ids("alice", ids)
     assert [removed["facts"], removed["rules"]] == [["af1", "af2", "af3"], ["ar1", "ar2"]]
+
+
+# -- opening a store ------------------------------------------------------------------------------------------
+
+
+def busy_timeout(store: SQLiteStore) -> int:
+    return int(store.query("PRAGMA busy_timeout", [])[0][0])
+
+
+def test_a_store_waits_10_s_for_a_lock_by_default(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "m.sqlite3")
+    waits = busy_timeout(store)
+    store.close()
+    assert waits == 10_000
+
+
+def test_a_store_waits_as_long_as_it_is_told_for_a_lock(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "m.sqlite3", busy_timeout_ms=250)
+    waits = busy_timeout(store)
+    store.close()
+    assert waits == 250
+
+
+def test_a_damaged_dead_letter_does_not_stop_the_next_one_shrinking(db: SQLiteStore) -> None:
+    with db.transaction() as conn:  # ad1 damaged on disk: left as stored, and reads skip it
+        conn.execute("UPDATE dead_letters SET episode_ids = ? WHERE id = ?", ("[not json", "ad1"))
+    db.delete_ids("alice", ["ae1"])
+    assert [d["episode_ids"] for d in db.dead_letters("alice")] == [["ae2"], ["ae3"]]
