@@ -134,8 +134,11 @@ class RecallPipeline:
             return []
         # the keyword search runs beside the query embedding: SQLite and the model both
         # release the GIL, so on two cores BM25 costs (almost) nothing on top of the floor
+        # (inline when this thread is inside a transaction: a hook may recall there, and the
+        # other thread would wait for the connection this one holds)
         keywords = (_beside().submit(lexical, parts.db, "episode", query, user_id, config.lexical_k, session_id,
-                                   window=config.lexical_window) if "episode" in kinds else None)
+                                     window=config.lexical_window)
+                    if "episode" in kinds and not parts.db.in_transaction_here() else None)
         try:
             qvec = parts.embedder.embed_query(query)
         except BaseException:
@@ -156,7 +159,8 @@ class RecallPipeline:
         if "episode" in kinds:
             add("dense", "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k, session_id=session_id,
                                               keep_vectors=True))  # compression compares them next
-            add("lexical", "episode", keywords.result() if keywords is not None else [])
+            add("lexical", "episode", keywords.result() if keywords is not None else lexical(
+                parts.db, "episode", query, user_id, config.lexical_k, session_id, window=config.lexical_window))
         graph_hits: list[Any] = []
         if "fact" in kinds and parts.db.has_rows("facts", user_id):  # no facts: skip every fact lookup
             add("fact_dense", "fact", dense_now(parts, "fact", qvec, user_id, config.fact_k))

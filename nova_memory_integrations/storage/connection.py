@@ -83,6 +83,7 @@ class Connection:
             raise StorageError(f"cannot open SQLite database {path}: {exc}") from exc
         self._lock = threading.RLock()
         self._depth = 0
+        self._writer: int | None = None  # the thread inside transaction(), if any
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -92,21 +93,29 @@ class Connection:
             outer = self._depth == 0
             if outer:
                 self._conn.execute("BEGIN IMMEDIATE")
+                self._writer = threading.get_ident()
             self._depth += 1
             try:
                 yield self._conn
             except BaseException:
                 self._depth -= 1
                 if outer:
+                    self._writer = None
                     self._conn.execute("ROLLBACK")
                 raise
             self._depth -= 1
             if outer:
+                self._writer = None
                 try:
                     self._conn.execute("COMMIT")
                 except sqlite3.Error as exc:
                     self._conn.execute("ROLLBACK")
                     raise StorageError(f"commit failed: {exc}") from exc
+
+    def in_transaction_here(self) -> bool:
+        """Whether the calling thread is inside :meth:`transaction` (code a hook runs there, say):
+        a read handed to another thread would then wait for this one to commit."""
+        return self._writer == threading.get_ident()
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """Run a read query under the lock."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +128,27 @@ def test_rerank_hooks_wrap_the_reranker(store: NovaStore) -> None:
         store.hooks.register(stage, lambda e: stages.append(e.stage))
     store.retrieve("where do I live", "ann", k=5, rerank=True)
     assert stages == ["before_rerank", "after_rerank"]
+
+
+def test_a_decision_hook_can_recall(store: NovaStore) -> None:
+    # the hook runs inside consolidation's transaction: its recall must not wait for the
+    # connection this thread holds (the keyword search then runs inline, not beside)
+    recalled: list[str] = []
+
+    def look_up(event: HookEvent) -> None:
+        recalled.append(store.context("jazz", "ann", budget_tokens=200).text)
+
+    store.hooks.register("before_decision", look_up)
+    store.add_turn("ann", "user", "I love jazz.")
+    worker = threading.Thread(target=store.consolidate, args=("ann",), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive()
+
+
+def test_a_decision_hooks_recall_finds_the_memory(store: NovaStore) -> None:
+    recalled: list[str] = []
+    store.hooks.register("before_decision", lambda e: recalled.append(store.context("jazz", "ann").text))
+    store.add_turn("ann", "user", "I love jazz.")
+    store.consolidate("ann")
+    assert "jazz" in recalled[0]
