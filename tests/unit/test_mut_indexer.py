@@ -723,6 +723,16 @@ def die_once(embedder: CachedEmbedder, monkeypatch: pytest.MonkeyPatch, after: f
     monkeypatch.setattr(embedder, "embed_cached", embed)
 
 
+def kill_the_first_worker(ix: Indexer, embedder: CachedEmbedder, monkeypatch: pytest.MonkeyPatch,
+                          rows: list[tuple[str, str]]) -> None:
+    """Submit ``rows`` and wait until the worker has died on the first batch (see :func:`die_once`)."""
+    die_once(embedder, monkeypatch)
+    ix.submit("episodes", rows)
+    first = ix._thread
+    if first is not None:
+        first.join(10)
+
+
 @pytest.fixture()
 def one_row_batches(rows: SQLiteStore, db: SQLiteStore, vectors: VectorIndex,
                     embedder: CachedEmbedder) -> Iterator[Indexer]:
@@ -735,12 +745,8 @@ def one_row_batches(rows: SQLiteStore, db: SQLiteStore, vectors: VectorIndex,
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_wait_restarts_a_worker_that_died(one_row_batches: Indexer, embedder: CachedEmbedder,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    die_once(embedder, monkeypatch)
-    one_row_batches.submit("episodes", [("ae1", "alice"), ("be1", "bob")])
-    first = one_row_batches._thread
-    if first is not None:
-        first.join(10)  # died on ae1's batch; be1 is still queued
-    assert one_row_batches.wait("bob", timeout=10) is True
+    kill_the_first_worker(one_row_batches, embedder, monkeypatch, [("ae1", "alice"), ("be1", "bob")])
+    assert one_row_batches.wait("bob", timeout=10) is True  # be1 was still queued
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
@@ -758,20 +764,12 @@ def test_a_wait_without_a_timeout_notices_the_worker_dying(one_row_batches: Inde
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_the_batch_a_worker_died_in_is_indexed_by_the_next(one_row_batches: Indexer, embedder: CachedEmbedder,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    die_once(embedder, monkeypatch)
-    one_row_batches.submit("episodes", [("ae1", "alice"), ("be1", "bob")])
-    first = one_row_batches._thread
-    if first is not None:
-        first.join(10)  # died on ae1's batch, which went back to the queue
-    assert one_row_batches.wait("alice", timeout=10) is True
+    kill_the_first_worker(one_row_batches, embedder, monkeypatch, [("ae1", "alice"), ("be1", "bob")])
+    assert one_row_batches.wait("alice", timeout=10) is True  # ae1's batch went back to the queue
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_the_rows_a_worker_died_on_are_served_as_pending(one_row_batches: Indexer, embedder: CachedEmbedder,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    die_once(embedder, monkeypatch)
-    one_row_batches.submit("episodes", [("ae1", "alice")])
-    first = one_row_batches._thread
-    if first is not None:
-        first.join(10)
+    kill_the_first_worker(one_row_batches, embedder, monkeypatch, [("ae1", "alice")])
     assert one_row_batches.pending_ids("alice", "episodes") == ["ae1"]
