@@ -264,3 +264,14 @@ def test_fts_window_counts_matches_of_every_user(history: SQLiteStore) -> None:
     # so alice's newest 8 turns are scored (4 of them about sailing), though only 6 of hers match
     history.insert_episodes([ep(f"o{i}", text="rowing", at=T0 + (6 + i) * H) for i in range(4)])
     assert len(history.fts_episodes("alice", "sailing", 10, window=8)) == 4
+
+
+def test_fts_window_of_one_keeps_the_newest_turn(history: SQLiteStore) -> None:
+    assert [i for i, _ in history.fts_episodes("alice", "sailing", 10, window=1)] == ["h5"]
+
+
+def test_fts_window_is_not_applied_at_exactly_its_number_of_matches(history: SQLiteStore) -> None:
+    # 12 turns match (alice's 6 and bob's 6): a window of 12 is not exceeded, though alice's
+    # 10 newer turns about rowing would leave only 2 of her sailing turns inside it
+    history.insert_episodes([ep(f"r{i}", text="rowing", at=T0 + (6 + i) * H) for i in range(10)])
+    assert len(history.fts_episodes("alice", "sailing", 10, window=12)) == 6
