@@ -86,8 +86,10 @@ def test_a_stream_whose_first_chunk_is_slow_is_not_held_back(store: NovaStore, s
     srv = serve()
     stream = client(srv).chat.completions.create(model="slow-first-chunk", user="ida", stream=True,
                                                  messages=[{"role": "user", "content": "take your time"}])
-    # the headers reached the client while the upstream still holds every event
-    assert upstream.paused.is_set() and not upstream.finished.is_set()
+    # the headers reached the client while the upstream still holds every event (it sets
+    # `paused` just after flushing its headers, so the client may get them a moment before)
+    assert upstream.paused.wait(10)
+    assert not upstream.finished.is_set()
     upstream.gate.set()
     assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == "echo: take your time"
     wait_for(lambda: len(store.episodes("ida")) == 2)
