@@ -57,25 +57,20 @@ class TokenCounter:
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Token counts of several texts (batched where the tokenizer supports it)."""
         memo = self._memo
-        if self._additive:
-            counted = [memo.get(t) for t in texts]
-            if None not in counted:
-                return [0 if n is None else n for n in counted]
-            pieces = {p: None for t, n in zip(texts, counted) if n is None for p in t.split(" ")}
-            self._count_pieces(list(pieces))
-            return [n if n is not None else sum(memo.get(p, 0) for p in t.split(" ")) if t else 0
-                    for t, n in zip(texts, counted)]
-        missing = [t for t in dict.fromkeys(texts) if t and t not in memo]
+        if not self._additive:
+            self._fill(texts)
+            return [memo.get(t, 0) for t in texts]
+        counted = [memo.get(t) for t in texts]
+        if None in counted:
+            self._fill([p for t, n in zip(texts, counted) if n is None for p in t.split(" ")])
+        return [n if n is not None else sum(memo.get(p, 0) for p in t.split(" ")) for t, n in zip(texts, counted)]
+
+    def _fill(self, texts: Sequence[str]) -> None:
+        """Count and memoise those of ``texts`` not counted yet, in one batch."""
+        missing = [t for t in dict.fromkeys(texts) if t and t not in self._memo]
         if missing:
             for text, n in zip(missing, self._count_batch(missing)):
                 self._remember(text, n)
-        return [memo.get(t, 0) if t else 0 for t in texts]
-
-    def _count_pieces(self, pieces: Sequence[str]) -> None:
-        missing = [p for p in pieces if p and p not in self._memo]
-        if missing:
-            for piece, n in zip(missing, self._count_batch(missing)):
-                self._remember(piece, n)
 
     def _remember(self, text: str, n: int) -> None:
         with self._lock:

@@ -80,16 +80,16 @@ def is_phatic(sentence: str, names: Collection[str] = ()) -> bool:
         sentence: one sentence.
         names: words that are names of the people talking (casefolded), e.g. the speakers.
     """
-    if len(sentence.split()) > _PHATIC_MAX_WORDS:  # the cheap test first: most sentences are longer
-        return False
-    return _phatic(sentence, terms(sentence, max_terms=64), names)
+    return _phatic(sentence, names)
 
 
-def _phatic(sentence: str, words: Sequence[str], names: Collection[str]) -> bool:
-    """:func:`is_phatic` given the sentence's content words."""
-    if not words or len(sentence.split()) > _PHATIC_MAX_WORDS:
+def _phatic(sentence: str, names: Collection[str], words: Sequence[str] | None = None) -> bool:
+    """:func:`is_phatic`, given the sentence's content words if they are at hand (else they are
+    only found for a sentence short enough: most are longer)."""
+    if len(sentence.split()) > _PHATIC_MAX_WORDS:
         return False
-    return all(w in _PHATIC or w in names for w in words)
+    words = terms(sentence, max_terms=64) if words is None else words
+    return bool(words) and all(w in _PHATIC or w in names for w in words)
 
 
 def strip_phatic(text: str, names: Collection[str] = ()) -> str:
@@ -139,7 +139,7 @@ def extract_sentences(
     sentences = split_sentences(body)
     qstems = _stems([w for w in terms(query) if w not in names])
     words = [terms(sent, max_terms=64) for sent in sentences]
-    phatic = [_phatic(sent, w, names) for sent, w in zip(sentences, words)]
+    phatic = [_phatic(sent, names, w) for sent, w in zip(sentences, words)]
     scored = sorted(
         range(len(sentences)),
         key=lambda i: (

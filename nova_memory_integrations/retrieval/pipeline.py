@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RecallPipeline"]
 
+_BESIDE_LOCK = threading.Lock()
 _BESIDE: list[ThreadPoolExecutor] = []
 """The pool for work of one recall that runs beside its query embedding (the keyword
 search), shared by every store of the process: its tasks never wait on each other, so a
@@ -55,7 +57,6 @@ def _beside() -> ThreadPoolExecutor:
     return _BESIDE[0]
 
 
-_BESIDE_LOCK = threading.Lock()
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_BESIDE.clear)
 
@@ -136,8 +137,9 @@ class RecallPipeline:
         # release the GIL, so on two cores BM25 costs (almost) nothing on top of the floor
         # (inline when this thread is inside a transaction: a hook may recall there, and the
         # other thread would wait for the connection this one holds)
-        keywords = (_beside().submit(lexical, parts.db, "episode", query, user_id, config.lexical_k, session_id,
-                                     window=config.lexical_window)
+        keyword_search = partial(lexical, parts.db, "episode", query, user_id, config.lexical_k, session_id,
+                                 window=config.lexical_window)
+        keywords = (_beside().submit(keyword_search)
                     if "episode" in kinds and not parts.db.in_transaction_here() else None)
         try:
             qvec = parts.embedder.embed_query(query)
@@ -159,8 +161,7 @@ class RecallPipeline:
         if "episode" in kinds:
             add("dense", "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k, session_id=session_id,
                                               keep_vectors=True))  # compression compares them next
-            add("lexical", "episode", keywords.result() if keywords is not None else lexical(
-                parts.db, "episode", query, user_id, config.lexical_k, session_id, window=config.lexical_window))
+            add("lexical", "episode", keywords.result() if keywords is not None else keyword_search())
         graph_hits: list[Any] = []
         if "fact" in kinds and parts.db.has_rows("facts", user_id):  # no facts: skip every fact lookup
             add("fact_dense", "fact", dense_now(parts, "fact", qvec, user_id, config.fact_k))
