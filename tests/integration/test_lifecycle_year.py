@@ -245,7 +245,10 @@ def test_add_turn_stays_fast_while_a_pass_runs(tmp_path: Path) -> None:
           f" {len(during)} turns")
     assert len(_live_of(store_path=tmp_path / "m")) == 350
     assert len(during) >= 10  # turns kept being added all through the pass
-    assert max(during) < span[0] / 4  # no turn waited for the pass
+    # A turn that waited for the pass would take about the whole pass. Half of it, not less: in a
+    # loaded CI run one turn in ~300 stalled for a third of the pass (627 ms of 1.84 s, 934 ms of
+    # 2.97 s) while its median stayed at 0.3 ms; alone the worst turn is 40-80 ms.
+    assert max(during) < span[0] / 2
     assert ratio < 8
 
 

@@ -156,7 +156,7 @@ def test_a_client_that_leaves_before_the_upstream_answers_leaves_an_incomplete_u
             client(srv, timeout=1.0).chat.completions.create(
                 model="slow-first-byte", user="max", stream=stream, extra_headers={"X-Nova-Session": f"s{stream}"},
                 messages=[{"role": "user", "content": f"are you there? stream={stream}"}])
-        assert upstream.paused.is_set()
+        assert upstream.paused.wait(10)
         # captured at once (not when the upstream finally answers): the upstream call is dropped
         turns = wait_for(lambda: store.episodes("max", session_id=f"s{stream}"), timeout=10)  # noqa: B023
         assert [(t.role, t.content) for t in turns] == [("user", f"are you there? stream={stream}")]
@@ -173,7 +173,7 @@ def test_a_client_that_leaves_after_the_headers_before_the_first_chunk(store: No
     srv = serve()
     stream = client(srv).chat.completions.create(model="slow-first-chunk", user="ned", stream=True,
                                                  messages=[{"role": "user", "content": "begin slowly"}])
-    assert upstream.paused.is_set()
+    assert upstream.paused.wait(10)  # set just after the upstream flushes its headers
     stream.close()  # gone before any event (the body generator never started)
     turns = wait_for(lambda: store.episodes("ned"), timeout=10)
     assert [(t.role, t.content) for t in turns] == [("user", "begin slowly")]

@@ -147,7 +147,7 @@ def test_openapi_docs_are_served(api: httpx.Client) -> None:
 
 
 def test_a_pinned_key_reaches_only_its_user(store: NovaStore) -> None:
-    store.add_turn("bob", "user", "Bob's secret: the vault code is 777.")
+    store.add_turn("bob", "user", "Bob's secret: the vault code is quartz.")
     srv = ServerThread(create_app(store, ServerConfig(mcp=False, api_keys={PINNED: "alice"}))).start()
     try:
         with httpx.Client(base_url=f"{srv.url}/v1/memory", headers={"Authorization": f"Bearer {PINNED}"},
@@ -165,9 +165,9 @@ def test_a_pinned_key_reaches_only_its_user(store: NovaStore) -> None:
                 r = api.request(method, path, json=body)
                 assert r.status_code == 403, (method, path)
             r = api.post("/users/alice/search", json={"query": "vault"}, headers={"X-Nova-User": "bob"})
-            assert r.status_code == 400 and "777" not in r.text
-            assert "777" not in api.post("/users/alice/context", json={"query": "vault code"}).text
+            assert r.status_code == 400 and "quartz" not in r.text
+            assert "quartz" not in api.post("/users/alice/context", json={"query": "vault code"}).text
         assert httpx.get(f"{srv.url}/v1/memory/users/alice/episodes", timeout=60).status_code == 401
-        assert [e.content for e in store.episodes("bob")] == ["Bob's secret: the vault code is 777."]
+        assert [e.content for e in store.episodes("bob")] == ["Bob's secret: the vault code is quartz."]
     finally:
         srv.stop()
