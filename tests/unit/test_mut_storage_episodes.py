@@ -5,6 +5,7 @@ always with a second user whose rows must stay invisible and untouched."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
@@ -221,6 +222,33 @@ def test_fts_within_one_session(texts: SQLiteStore) -> None:
 
 def test_fts_never_returns_another_users_turn(texts: SQLiteStore) -> None:
     assert "b1" not in [i for i, _ in texts.fts_episodes("alice", "sailing", 10)]
+
+
+def test_fts_maps_each_hit_to_its_own_id(texts: SQLiteStore) -> None:
+    texts.insert_episodes([ep("a4", text="a word about kayaks")])
+    assert [i for i, _ in texts.fts_episodes("alice", "kayaks", 10)] == ["a4"]
+
+
+def _plans(db: SQLiteStore, call: Any) -> list[str]:
+    """The query plans of the statements ``call`` runs (SQLite's trace inlines their parameters)."""
+    seen: list[str] = []
+    db._conn.set_trace_callback(seen.append)
+    try:
+        call()
+    finally:
+        db._conn.set_trace_callback(None)
+    return [" / ".join(r[3] for r in db._conn.execute(f"EXPLAIN QUERY PLAN {sql}")) for sql in seen
+            if "bm25" in sql]
+
+
+def test_fts_checks_the_user_in_the_covering_index(texts: SQLiteStore) -> None:
+    (plan,) = _plans(texts, lambda: texts.fts_episodes("alice", "sailing", 10))
+    assert "COVERING INDEX episodes_seq_user" in plan
+
+
+def test_fts_of_one_session_reads_the_rows(texts: SQLiteStore) -> None:
+    (plan,) = _plans(texts, lambda: texts.fts_episodes("alice", "sailing", 10, session_id="s2"))
+    assert "episodes_seq_user" not in plan
 
 
 # -- keyword search window (fts_episodes(window=...)) ---------------------------------------------
