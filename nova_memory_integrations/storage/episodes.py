@@ -154,6 +154,7 @@ class EpisodeQueries(Connection):
         params.append(limit)
         with self._lock:  # one snapshot: no row can go between the two statements
             hits = self.query(sql, params)
-            ids = dict(self.query(f"SELECT seq, id FROM episodes WHERE seq IN ({','.join('?' * len(hits))})",
-                                  [r[0] for r in hits])) if hits else {}
+            ids: dict[int, str] = {r[0]: r[1] for r in self.query(
+                f"SELECT seq, id FROM episodes WHERE seq IN ({','.join('?' * len(hits))})", [r[0] for r in hits])
+            } if hits else {}
         return [(ids[r[0]], float(r[1])) for r in hits]
