@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -92,14 +93,26 @@ def _phatic(sentence: str, names: Collection[str], words: Sequence[str] | None =
     return bool(words) and all(w in _PHATIC or w in names for w in words)
 
 
+@lru_cache(maxsize=8_192)
+def _parsed(text: str, names: frozenset[str]
+            ) -> tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...], tuple[bool, ...], tuple[frozenset[str], ...]]:
+    """What compression needs of a text whatever the query, memoised (the same turns come
+    back query after query): its speaker prefix, sentences, their content words, whether
+    each is phatic, and their stems."""
+    prefix, body = _split_speaker(text)
+    sentences = tuple(split_sentences(body))
+    words = tuple(tuple(terms(sent, max_terms=64)) for sent in sentences)
+    phatic = tuple(_phatic(sent, names, w) for sent, w in zip(sentences, words))
+    return prefix, sentences, words, phatic, tuple(frozenset(_stems(w)) for w in words)
+
+
 def strip_phatic(text: str, names: Collection[str] = ()) -> str:
     """``text`` without its phatic sentences; ``""`` when nothing else is left.
 
     A speaker prefix ("Melanie: ") is kept in front of what remains.
     """
-    prefix, body = _split_speaker(text)
-    sentences = split_sentences(body)
-    keep = [i for i, sent in enumerate(sentences) if not is_phatic(sent, names)]
+    prefix, sentences, _, phatic, _ = _parsed(text, frozenset(names))
+    keep = [i for i, p in enumerate(phatic) if not p]
     if not keep:
         return ""
     if len(keep) == len(sentences):
@@ -135,16 +148,13 @@ def extract_sentences(
         return ""
     if counter.count(text) <= max_tokens:
         return text
-    prefix, body = _split_speaker(text)
-    sentences = split_sentences(body)
+    prefix, sentences, words, phatic, stems = _parsed(text, frozenset(names))
     qstems = _stems([w for w in terms(query) if w not in names])
-    words = [terms(sent, max_terms=64) for sent in sentences]
-    phatic = [_phatic(sent, names, w) for sent, w in zip(sentences, words)]
     scored = sorted(
         range(len(sentences)),
         key=lambda i: (
             phatic[i],
-            -len(qstems & _stems(words[i])),
+            -len(qstems & stems[i]),
             -min(len(words[i]), 8),
             i,
         ),

@@ -44,6 +44,11 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
                           "conflicts"):
                 cur = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
                 counts[table] = cur.rowcount
+            # episodes_seq_user orders every user's turns by seq, so theirs sit on shared pages,
+            # and a delete there can leave the bytes of the user id behind (found by
+            # test_forget_bytes); rebuilt, its old pages are freed, which secure_delete zeroes
+            # (~0.1 s per 100k turns)
+            conn.execute("REINDEX episodes_seq_user")
         self.scrub()
         return counts
 
