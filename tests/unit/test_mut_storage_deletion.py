@@ -5,7 +5,7 @@ the history derived from them, never another user's, and leave nothing readable 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -110,9 +110,7 @@ def test_a_deleted_user_id_is_not_left_in_the_files(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "m.sqlite3")
     gone = "zebra-user-7731"
     for user in (gone, "okapi-user-4410"):  # enough turns for an index of several pages
-        store.insert_episodes([Episode(id=f"ep_{user[:5]}{i}", user_id=user, session_id="s", role="user",
-                                       content=f"text {i}", timestamp=T0 + timedelta(seconds=i), ingested_at=T0)
-                               for i in range(1103)])
+        store.insert_episodes([ep(f"ep_{user[:5]}{i}", user, f"text {i}") for i in range(1103)])
     store.delete_user(gone)
     leftovers = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
     store.close()
