@@ -242,24 +242,22 @@ class RecallPipeline:
 
     def _fill_cosine(self, user_id: str, cands: dict[Key, Candidate], qvec: list[float]) -> None:
         """Cosine to the query for every candidate (fetching vectors BM25-only hits lack)."""
-        q = np.asarray(qvec, dtype=np.float32)
-        q /= float(np.linalg.norm(q)) or 1.0
         for kind, sig in (("episode", "dense"), ("fact", "fact_dense")):
-            missing = [c for c in cands.values() if c.kind == kind and sig not in c.raw]
-            if not missing:
-                for c in cands.values():
-                    if c.kind == kind:
-                        c.raw["cosine"] = c.raw[sig]
-                continue
-            vectors = stored_vectors(self.components.vectors, user_id, missing)
-            for c in cands.values():
-                if c.kind != kind:
-                    continue
+            group = [c for c in cands.values() if c.kind == kind]
+            for c in group:
                 if sig in c.raw:
                     c.raw["cosine"] = c.raw[sig]
-                elif c.key in vectors:
-                    v = np.asarray(vectors[c.key], dtype=np.float32)
-                    c.raw["cosine"] = float(v @ q) / (float(np.linalg.norm(v)) or 1.0)
+            missing = [c for c in group if sig not in c.raw]
+            if not missing:
+                continue
+            vectors = stored_vectors(self.components.vectors, user_id, missing)
+            found = [c for c in missing if c.key in vectors]
+            if found:  # one matrix product for the lot
+                q = np.asarray(qvec, dtype=np.float32)
+                m = np.asarray([vectors[c.key] for c in found], dtype=np.float32)
+                norms = np.linalg.norm(m, axis=1) * (float(np.linalg.norm(q)) or 1.0)
+                for c, cos in zip(found, (m @ q) / np.where(norms == 0, 1.0, norms)):
+                    c.raw["cosine"] = float(cos)
 
     def _conversation_structure(
         self, user_id: str, cands: dict[Key, Candidate], config: SearchConfig, moment: datetime

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StorageError, StoreClosedError
+from .checkpoint import WAL_FALLBACK_PAGES, WalCheckpointer
 from .rows import readable
 from .schema import SCHEMA, SCHEMA_VERSION
 
@@ -73,6 +74,7 @@ class Connection:
             self._conn.row_factory = sqlite3.Row
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_FALLBACK_PAGES}")  # see .checkpoint
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA secure_delete=ON")  # deleted user data is zeroed in the file
             self._conn.executescript(SCHEMA)
@@ -82,6 +84,7 @@ class Connection:
         except sqlite3.Error as exc:
             raise StorageError(f"cannot open SQLite database {path}: {exc}") from exc
         self._lock = threading.RLock()
+        self.checkpointer = WalCheckpointer(path, busy_timeout_s=busy_timeout_ms / 1000)
         self._depth = 0
         self._writer: int | None = None  # the thread inside transaction(), if any
 
@@ -111,6 +114,7 @@ class Connection:
                 except sqlite3.Error as exc:
                     self._conn.execute("ROLLBACK")
                     raise StorageError(f"commit failed: {exc}") from exc
+                self.checkpointer.poke()
 
     def in_transaction_here(self) -> bool:
         """Whether the calling thread is inside :meth:`transaction` (code a hook runs there, say):
@@ -137,6 +141,7 @@ class Connection:
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
+        self.checkpointer.stop()
         with self._lock:
             self._closed = True
             try:
@@ -156,6 +161,7 @@ class Connection:
             try:
                 self._conn.execute("INSERT INTO episodes_fts (episodes_fts) VALUES ('optimize')")
                 self._conn.execute("INSERT INTO facts_fts (facts_fts) VALUES ('optimize')")
-                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                with self.checkpointer.paused():  # a background checkpoint would keep the log from truncating
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.Error as exc:
                 raise StorageError(f"scrub failed: {exc}") from exc

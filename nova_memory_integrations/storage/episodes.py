@@ -78,19 +78,21 @@ class EpisodeQueries(Connection):
         return self.readable(self.query(sql, params), "episodes", row_to_episode)
 
     def neighbours(self, user_id: str, ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
-        """The previous and next turn of each episode in its session (event-time order)."""
+        """The previous and next turn of each episode in its session (event-time order).
+
+        One statement: each side is a correlated lookup in ``episodes_user_session``.
+        """
+        if not ids:
+            return {}
+        side = ("(SELECT n.id FROM episodes n WHERE n.user_id = e.user_id AND n.session_id = e.session_id"
+                " AND n.ts {op}= e.ts AND (n.ts {op} e.ts OR n.seq {op} e.seq)"
+                " ORDER BY n.ts {order}, n.seq {order} LIMIT 1)")
         out: dict[str, tuple[str | None, str | None]] = {}
-        side = ("SELECT id FROM episodes WHERE user_id = ? AND session_id = ?"
-                " AND (ts {op} ? OR (ts = ? AND seq {op} ?))"
-                " ORDER BY ts {order}, seq {order} LIMIT 1")
-        prev_sql, next_sql = side.format(op="<", order="DESC"), side.format(op=">", order="ASC")
-        with self._lock:
-            for row in self.query(f"SELECT id, session_id, ts, seq FROM episodes WHERE +user_id = ? AND id IN"
-                                  f" ({','.join('?' * len(ids))}) AND session_id IS NOT NULL", [user_id, *ids]):
-                args = (user_id, row["session_id"], row["ts"], row["ts"], row["seq"])
-                prev = self._conn.execute(prev_sql, args).fetchone()
-                nxt = self._conn.execute(next_sql, args).fetchone()
-                out[row["id"]] = (prev[0] if prev else None, nxt[0] if nxt else None)
+        for chunk in chunks(list(ids), 500):
+            sql = (f"SELECT e.id, {side.format(op='<', order='DESC')}, {side.format(op='>', order='ASC')}"
+                   f" FROM episodes e WHERE +e.user_id = ? AND e.id IN ({','.join('?' * len(chunk))})"
+                   " AND e.session_id IS NOT NULL")
+            out.update({row[0]: (row[1], row[2]) for row in self.query(sql, [user_id, *chunk])})
         return out
 
     def users_with_unprocessed(self) -> list[str]:

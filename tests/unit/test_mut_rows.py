@@ -276,6 +276,57 @@ def test_row_to_episode_never_accessed_nor_processed(conn: sqlite3.Connection) -
     assert (row_to_episode(r).last_access, row_to_episode(r).processed) == (None, False)
 
 
+EPISODE = {"seq": 1, "id": "e1", "user_id": "u", "session_id": "s", "role": "user", "content": "hi", "ts": T,
+           "ingested_at": T, "metadata": "{}", "importance": 0.5, "access_count": 0, "last_access": None,
+           "processed": 0, "indexed": 1}
+"""A sound ``episodes`` row, every column in the table's order."""
+
+EPISODE_DAMAGE = [
+    {"id": 7}, {"user_id": None}, {"content": b"hi"}, {"ts": "soon"}, {"ts": 1e20}, {"ingested_at": float("inf")},
+    {"last_access": "never"}, {"metadata": "[1]"}, {"metadata": "{not json"}, {"importance": "0.5"},
+    {"importance": float("-inf")}, {"access_count": float("inf")}, {"access_count": "3"}, {"processed": "no"},
+    {"processed": float("inf")},
+]
+"""Damage :func:`check_row` finds in an ``episodes`` row, one column at a time (SQLite stores a
+NaN as NULL and a bool as an integer, so neither can come back from a table)."""
+
+
+def test_row_to_episode_checks_its_rows_itself() -> None:
+    assert row_to_episode in rows.SELF_CHECKING
+
+
+@pytest.mark.parametrize("columns", EPISODE_DAMAGE)
+def test_check_row_refuses_the_episode_damage(conn: sqlite3.Connection, columns: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        check_row(row(conn, **{**EPISODE, **columns}))
+
+
+@pytest.mark.parametrize("columns", EPISODE_DAMAGE)
+def test_row_to_episode_refuses_what_check_row_refuses(conn: sqlite3.Connection, columns: dict[str, Any]) -> None:
+    damaged = row(conn, **{**EPISODE, **columns})
+    with pytest.raises(ValueError) as info:
+        row_to_episode(damaged)
+    assert str(info.value) == damage(conn, **{**EPISODE, **columns})
+
+
+@pytest.mark.parametrize("columns", [{"role": 7}, {"session_id": 2.5}, {"access_count": 2.5}, {"importance": None}])
+def test_row_to_episode_refuses_what_the_model_refuses(conn: sqlite3.Connection, columns: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        row_to_episode(row(conn, **{**EPISODE, **columns}))
+
+
+def test_readable_skips_a_damaged_episode_without_check_row(conn: sqlite3.Connection,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rows, "check_row", lambda r: pytest.fail("checked twice"))
+    found = readable([row(conn, **EPISODE), row(conn, **{**EPISODE, "id": "e2", "ts": "soon"})], "episodes", "db",
+                     row_to_episode)
+    assert [e.id for e in found] == ["e1"]
+
+
+def test_readable_checks_the_rows_of_other_converters(conn: sqlite3.Connection) -> None:
+    assert readable([row(conn, id="r1", content=5)], "rules", "db", lambda r: "converted") == []
+
+
 def test_row_to_fact(conn: sqlite3.Connection) -> None:
     r = row(conn, id="f2", lineage_id="f1", user_id="u", subject="user", predicate="likes", object="tea",
             confidence=0.8, valid_from=T, valid_to=T + 1, ingested_at=T + 2, expired_at=T + 3,

@@ -142,6 +142,20 @@ def test_neighbours_never_reach_another_users_turn(timeline: SQLiteStore) -> Non
     assert timeline.neighbours("alice", ["a2", "b1"]) == {"a2": ("a1", "a4")}
 
 
+def test_neighbours_of_no_ids(timeline: SQLiteStore) -> None:
+    assert timeline.neighbours("alice", []) == {}
+
+
+def test_neighbours_are_one_statement(timeline: SQLiteStore) -> None:
+    assert len(_plans(timeline, lambda: timeline.neighbours("alice", ["a1", "a2", "a4"]), "FROM episodes")) == 1
+
+
+def test_neighbours_seek_from_the_turn_s_time(timeline: SQLiteStore) -> None:
+    """Each side starts at the turn's time in the session index, not at an end of its session."""
+    (plan,) = _plans(timeline, lambda: timeline.neighbours("alice", ["a2"]), "FROM episodes")
+    assert ("AND ts<?)" in plan, "AND ts>?)" in plan) == (True, True)
+
+
 # -- users, flags ----------------------------------------------------------------------------------
 
 
@@ -229,8 +243,9 @@ def test_fts_maps_each_hit_to_its_own_id(texts: SQLiteStore) -> None:
     assert [i for i, _ in texts.fts_episodes("alice", "kayaks", 10)] == ["a4"]
 
 
-def _plans(db: SQLiteStore, call: Any) -> list[str]:
-    """The query plans of the statements ``call`` runs (SQLite's trace inlines their parameters)."""
+def _plans(db: SQLiteStore, call: Any, marker: str = "bm25") -> list[str]:
+    """The query plans of the statements ``call`` runs that hold ``marker`` (SQLite's trace
+    inlines their parameters)."""
     seen: list[str] = []
     db._conn.set_trace_callback(seen.append)
     try:
@@ -238,7 +253,7 @@ def _plans(db: SQLiteStore, call: Any) -> list[str]:
     finally:
         db._conn.set_trace_callback(None)
     return [" / ".join(r[3] for r in db._conn.execute(f"EXPLAIN QUERY PLAN {sql}")) for sql in seen
-            if "bm25" in sql]
+            if marker in sql]
 
 
 def test_fts_checks_the_user_in_the_covering_index(texts: SQLiteStore) -> None:
