@@ -13,7 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
 
-__all__ = ["PRESETS", "SearchConfig", "SignalWeights"]
+__all__ = ["CANDIDATES_BUDGET", "PRESETS", "SearchConfig", "SignalWeights"]
+
+CANDIDATES_BUDGET = 1_000
+"""The budget (tokens) that ``SearchConfig.context_candidates`` is given for."""
 
 
 class SignalWeights(BaseModel):
@@ -91,7 +94,10 @@ class SearchConfig(BaseModel):
     """Boost by the mean of the best three turn scores of the turn's session."""
     snippet_max_turns: int = Field(default=4, ge=1)
     """``retrieve`` merges adjacent turns of a session into one snippet of up to this many turns."""
-    context_candidates: int = Field(default=60, ge=1)
+    context_candidates: int = Field(default=40, ge=1)
+    """How many of the best candidates ``context()`` compresses and packs for a budget of
+    :data:`CANDIDATES_BUDGET` tokens; a larger budget takes proportionally more
+    (:meth:`candidates_for`). At 1,000 tokens about 30 items fit."""
     dedupe_threshold: float = Field(default=0.95, gt=0, le=1)
     max_item_tokens: int = Field(default=22, ge=8)
     """Longer items are cut to their sentences most related to the query."""
@@ -102,6 +108,10 @@ class SearchConfig(BaseModel):
     min_item_tokens: int = Field(default=12, ge=1)
     fact_share: float = Field(default=0.3, ge=0, le=1)
     """At most this share of the budget goes to the facts section."""
+
+    def candidates_for(self, budget_tokens: int) -> int:
+        """``context_candidates``, scaled up for budgets above :data:`CANDIDATES_BUDGET`."""
+        return max(self.context_candidates, -(-self.context_candidates * budget_tokens // CANDIDATES_BUDGET))
 
     @classmethod
     def preset(cls, name: str) -> SearchConfig:

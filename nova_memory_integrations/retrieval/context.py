@@ -187,7 +187,7 @@ def build_context(
     """The full pipeline for one query (see :meth:`NovaStore.context`)."""
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    cands = pipeline.retrieve(query, user_id, k=config.context_candidates, config=config, kinds=kinds,
+    cands = pipeline.retrieve(query, user_id, k=config.candidates_for(budget_tokens), config=config, kinds=kinds,
                             as_of=as_of, session_id=session_id, timings=timings)
     clock = time.perf_counter()
     components = pipeline.components

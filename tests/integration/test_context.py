@@ -301,3 +301,29 @@ def test_leftover_budget_gives_back_cut_sentences(store: NovaStore) -> None:
     assert small.tokens <= 60
     cut = next(s for s in small.sources if "Abisko" in s.text)
     assert len(cut.text) < len(long_turn)
+
+
+PLACES = ["Alps", "Dolomites", "Pyrenees", "Andes", "Rockies", "Tatra", "Atlas", "Carpathians", "Caucasus", "Apennines"]
+THINGS = ["a fox", "wild goats", "an old chapel", "a glacier lake", "blueberries", "a broken bridge", "eagles",
+          "a waterfall", "snow fields", "a shepherd's hut", "marmots", "a thunderstorm", "fog", "a ski lift", "orchids"]
+
+
+@pytest.fixture(scope="module")
+def many_short(tmp_path_factory: pytest.TempPathFactory, minilm: object) -> Iterator[NovaStore]:
+    """150 short, different hiking turns, five to a session."""
+    store = NovaStore(tmp_path_factory.mktemp("many") / "mem", embeddings=minilm)  # type: ignore[arg-type]
+    store.add_turns([{"user_id": USER, "role": "user", "session_id": f"s{i // 5}", "timestamp": T0 + timedelta(hours=i),
+                      "content": f"On the hike in the {PLACES[i % 10]} on day {i} we saw {THINGS[i % 15]}."}
+                     for i in range(150)])
+    store.flush()
+    yield store
+    store.close()
+
+
+def test_a_small_budget_packs_what_fits(many_short: NovaStore) -> None:
+    assert len(many_short.context("what did we see hiking", USER, budget_tokens=1000).sources) < 60
+
+
+def test_a_large_budget_packs_more_candidates(many_short: NovaStore) -> None:
+    """4,000 tokens hold all of these turns: more than the 60 candidates every budget packed before."""
+    assert len(many_short.context("what did we see hiking", USER, budget_tokens=4000).sources) > 60
