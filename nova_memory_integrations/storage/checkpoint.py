@@ -13,11 +13,14 @@ should this thread fall behind or be gone (a forked child).
 from __future__ import annotations
 
 import logging
+import math
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from ..engine.scheduler import BackgroundWorker  # a stdlib-only leaf: no import circle
 
 __all__ = ["CHECKPOINT_DELAY_S", "WAL_FALLBACK_PAGES", "WalCheckpointer"]
 
@@ -31,7 +34,8 @@ many pages (32 MB at 4 KB pages) checkpoints by itself, as SQLite does at 1,000 
 
 
 class WalCheckpointer:
-    """Runs ``PRAGMA wal_checkpoint(PASSIVE)`` on its own thread and connection after commits.
+    """Runs ``PRAGMA wal_checkpoint(PASSIVE)`` on its own thread (a :class:`BackgroundWorker`
+    poked by commits) and its own connection.
 
     ``poke()`` after each commit (it starts the thread on first use, and again in a forked
     child); ``paused()`` keeps checkpoints out of a block (the scrub's ``TRUNCATE``);
@@ -42,24 +46,18 @@ class WalCheckpointer:
     def __init__(self, path: Path, *, busy_timeout_s: float, delay_s: float = CHECKPOINT_DELAY_S) -> None:
         self.path = path
         self.busy_timeout_s = busy_timeout_s
-        self.delay_s = delay_s
         self.runs = 0
-        self._cond = threading.Condition()
-        self._dirty = False
-        self._stopping = False
-        self._thread: threading.Thread | None = None
+        self._worker = BackgroundWorker(self._checkpoint, interval=math.inf, debounce=delay_s, name="checkpoint",
+                                        final_pass=False)
+        self._stopped = False
+        self._conn: sqlite3.Connection | None = None
         self._busy = threading.Lock()  # held during a checkpoint
 
     def poke(self) -> None:
-        """Note a commit: a checkpoint follows within :attr:`delay_s` (cheap; never blocks)."""
-        with self._cond:
-            if self._stopping:
-                return
-            self._dirty = True
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._loop, name="nova-memory-checkpoint", daemon=True)
-                self._thread.start()
-            self._cond.notify_all()
+        """Note a commit: a checkpoint follows within the delay (cheap; never blocks)."""
+        if not self._stopped:
+            self._worker.start()  # idempotent; restarts a thread a fork left behind
+            self._worker.poke()
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -68,38 +66,23 @@ class WalCheckpointer:
             yield
 
     def stop(self, timeout: float = 10.0) -> None:
-        """End the thread (idempotent); later pokes are ignored."""
-        with self._cond:
-            self._stopping = True
-            self._cond.notify_all()
-            thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=timeout)
+        """End the thread and close its connection (idempotent); later pokes are ignored."""
+        self._stopped = True
+        self._worker.stop(timeout)
+        with self._busy:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
-    def _wait_for_work(self) -> bool:
-        """Block until a commit was noted and :attr:`delay_s` has passed; False when stopping."""
-        with self._cond:
-            while not self._dirty and not self._stopping:
-                self._cond.wait()
-            if not self._stopping:
-                self._cond.wait_for(lambda: self._stopping, timeout=self.delay_s)
-            self._dirty = False
-            return not self._stopping
-
-    def _loop(self) -> None:
-        conn: sqlite3.Connection | None = None
+    def _checkpoint(self) -> None:
         try:
-            while self._wait_for_work():
-                try:
-                    with self._busy:
-                        if conn is None:
-                            # read-write, never create: a store whose file is gone gets no new one
-                            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True,
-                                                   timeout=self.busy_timeout_s, isolation_level=None)
-                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                    self.runs += 1
-                except sqlite3.Error as exc:  # the commit-time fallback still bounds the log
-                    logger.debug("nova-memory: background WAL checkpoint of %s failed: %s", self.path, exc)
-        finally:
-            if conn is not None:
-                conn.close()
+            with self._busy:
+                if self._conn is None:
+                    # read-write, never create: a store whose file is gone gets no new one
+                    self._conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True,
+                                                 timeout=self.busy_timeout_s, isolation_level=None,
+                                                 check_same_thread=False)  # closed by stop()
+                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self.runs += 1
+        except sqlite3.Error as exc:  # the commit-time fallback still bounds the log
+            logger.debug("nova-memory: background WAL checkpoint of %s failed: %s", self.path, exc)

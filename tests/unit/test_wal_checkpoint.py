@@ -122,7 +122,7 @@ def test_the_scrub_truncates_the_log_after_a_checkpoint(db: SQLiteStore, checkpo
 def test_close_ends_the_thread(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "m.sqlite3")
     store.insert_episodes([ep("e1", "hello")])
-    thread = store.checkpointer._thread
+    thread = store.checkpointer._worker._thread
     store.close()
     assert (thread is not None, thread is not None and thread.is_alive()) == (True, False)
 
@@ -131,7 +131,7 @@ def test_a_poke_after_stop_starts_nothing(tmp_path: Path) -> None:
     checkpointer = WalCheckpointer(tmp_path / "none.sqlite3", busy_timeout_s=1)
     checkpointer.stop()
     checkpointer.poke()
-    assert checkpointer._thread is None
+    assert not checkpointer._worker.running
 
 
 def test_a_store_whose_file_is_gone_gets_no_new_one(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
