@@ -66,9 +66,9 @@ class BackgroundWorker:
     def poke(self) -> None:
         """Signal that new work arrived."""
         with self._cond:
-            if self._dirty_since is None:
+            if self._dirty_since is None:  # later pokes change nothing the thread waits on: no wake-up
                 self._dirty_since = time.monotonic()
-            self._cond.notify_all()
+                self._cond.notify_all()
 
     def stop(self, timeout: float = 30.0) -> None:
         """Run a final pass over pending work (when ``final_pass``) and stop."""
