@@ -188,7 +188,10 @@ class RecallPipeline:
         for cand in cands.values():
             self._priors(cand, moment, config, unit, confidence, reference)
             cand.score = sum(cand.contributions.values())
-        ranked = hooks.run_list("after_retrieve", user_id, sorted(cands.values(), key=lambda c: c.score, reverse=True))
+        ranked = sorted(cands.values(), key=lambda c: c.score, reverse=True)
+        if any(hooks.active(stage) for stage in ("after_retrieve", "before_rerank", "after_rerank")):
+            ranked = self._read_turns(user_id, ranked, len(ranked))  # hooks see every turn's episode
+        ranked = hooks.run_list("after_retrieve", user_id, ranked)
         timings["fuse_ms"] = _ms(clock)
 
         clock = time.perf_counter()
@@ -196,7 +199,25 @@ class RecallPipeline:
             ranked = hooks.run_list("before_rerank", user_id, ranked)
             ranked = hooks.run_list("after_rerank", user_id, self._rerank(user_id, query, qvec, ranked, config))
         timings["rerank_ms"] = _ms(clock)
-        return ranked[: max(k, 0)]
+        return self._read_turns(user_id, ranked, k)
+
+    def _read_turns(self, user_id: str, ranked: list[Candidate], k: int) -> list[Candidate]:
+        """The first ``k`` of ``ranked`` whose turns read as episodes (a row damaged in a column
+        ranking does not read is skipped here, with one warning, and the next one moves up)."""
+        out: list[Candidate] = []
+        pos = 0
+        while len(out) < k and pos < len(ranked):
+            batch = ranked[pos : pos + k - len(out)]
+            pos += len(batch)
+            rows = [c.row for c in batch if c.episode is None and c.row is not None]
+            episodes = {e.id: e for e in self.components.db.episodes_of(rows)} if rows else {}
+            for c in batch:
+                if c.episode is None and c.row is not None:
+                    c.episode = episodes.get(c.id)
+                    if c.episode is None:
+                        continue
+                out.append(c)
+        return out
 
     def _fuse_rrf(self, cands: dict[Key, Candidate], rankings: dict[str, list[Key]], config: SearchConfig) -> None:
         fused = rrf({s: [key for key in r if key in cands] for s, r in rankings.items()},
@@ -234,10 +255,10 @@ class RecallPipeline:
                 cand.contributions = {"rule": cand.raw.get("rule", 0.0)}
         self._conversation_structure(user_id, cands, config, moment)
         if w.speaker:
-            turns = [c for c in cands.values() if c.episode is not None]
-            named = named_speakers(query, {c.episode.role for c in turns if c.episode is not None})
-            for c in turns:
-                if c.episode is not None and c.episode.role in named:
+            turns = [(c, turn) for c in cands.values() if (turn := c.turn) is not None]
+            named = named_speakers(query, {turn.role for _, turn in turns})
+            for c, turn in turns:
+                if turn.role in named:
                     c.contributions["speaker"] = w.speaker * sum(c.contributions.values())
 
     def _fill_cosine(self, user_id: str, cands: dict[Key, Candidate], qvec: list[float]) -> None:
@@ -274,10 +295,10 @@ class RecallPipeline:
                     if n is not None:
                         passed[n] = passed.get(n, 0.0) + config.neighbour_weight * base[c.id]
             new_ids = [i for i in passed if ("episode", i) not in cands]
-            for ep in self.components.db.get_episodes(user_id, new_ids):
-                cands[("episode", ep.id)] = Candidate("episode", ep.id, ep.content, ep.timestamp, episode=ep,
-                                                      raw={"neighbour": passed[ep.id]})
-                base[ep.id] = 0.0
+            for row in self.components.db.episode_rows(user_id, new_ids):
+                cands[("episode", row.id)] = Candidate("episode", row.id, row.content, row.timestamp, row=row,
+                                                       raw={"neighbour": passed[row.id]})
+                base[row.id] = 0.0
             for i, value in passed.items():
                 cand = cands.get(("episode", i))
                 if cand is not None:
@@ -285,12 +306,12 @@ class RecallPipeline:
         if config.session_weight > 0:
             by_session: dict[str, list[float]] = {}
             for c in cands.values():
-                if c.kind == "episode" and c.episode is not None and c.episode.session_id:
-                    by_session.setdefault(c.episode.session_id, []).append(base.get(c.id, 0.0))
+                if c.kind == "episode" and (turn := c.turn) is not None and turn.session_id:
+                    by_session.setdefault(turn.session_id, []).append(base.get(c.id, 0.0))
             boost = {s: sum(sorted(v)[-3:]) / 3 for s, v in by_session.items()}
             for c in cands.values():
-                if c.kind == "episode" and c.episode is not None and c.episode.session_id in boost:
-                    c.contributions["session"] = config.session_weight * boost[c.episode.session_id]
+                if c.kind == "episode" and (turn := c.turn) is not None and turn.session_id in boost:
+                    c.contributions["session"] = config.session_weight * boost[turn.session_id]
 
     def _materialize(
         self, user_id: str, raw: dict[Key, dict[str, float]], rule_hits: list[tuple[str, float]], moment: datetime
@@ -298,9 +319,9 @@ class RecallPipeline:
         db = self.components.db
         out: dict[Key, Candidate] = {}
         ep_ids = [i for kind, i in raw if kind == "episode"]
-        for ep in db.get_episodes(user_id, ep_ids):
-            out[("episode", ep.id)] = Candidate("episode", ep.id, ep.content, ep.timestamp, episode=ep,
-                                                raw=raw[("episode", ep.id)])
+        for row in db.episode_rows(user_id, ep_ids):
+            out[("episode", row.id)] = Candidate("episode", row.id, row.content, row.timestamp, row=row,
+                                                 raw=raw[("episode", row.id)])
         fact_ids = [i for kind, i in raw if kind == "fact"]
         for fact in db.select_facts(user_id, ids=fact_ids):
             if fact.is_valid_at(moment):
@@ -325,13 +346,13 @@ class RecallPipeline:
         c = cand.contributions
         if w.recency:
             c["recency"] = w.recency * unit * recency(cand.timestamp, now, config.recency_half_life_days)
-        if cand.episode is not None:
-            c["importance"] = w.importance * unit * cand.episode.importance
-            c["access"] = w.access * unit * saturating(cand.episode.access_count)
+        if (turn := cand.turn) is not None:
+            c["importance"] = w.importance * unit * turn.importance
+            c["access"] = w.access * unit * saturating(turn.access_count)
             if w.effective_weight and reference is not None:  # access counts came with the batched row read
                 life = self.components.config.lifecycle
                 c["weight"] = w.effective_weight * unit * weight_at(
-                    cand.episode.importance, cand.episode.access_count, cand.episode.timestamp, reference,
+                    turn.importance, turn.access_count, turn.timestamp, reference,
                     access_mult=life.access_mult, decay_rate=life.decay_rate)
         if cand.fact is not None:
             c["confidence"] = w.confidence * unit * confidence[cand.fact.id]

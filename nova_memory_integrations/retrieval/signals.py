@@ -20,6 +20,7 @@ from ..engine.roles import GENERIC_ROLES
 from ..errors import StorageError
 from ..memory.graph import FactGraph
 from ..memory.temporal import normalize_value
+from ..storage.rows import EpisodeRow
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import VectorIndex, unreachable
 from ..types import Episode, Fact, MemoryKind, Rule
@@ -55,6 +56,9 @@ class Candidate:
     text: str
     timestamp: datetime | None = None
     episode: Episode | None = None
+    row: EpisodeRow | None = None
+    """A turn found by a ranking signal: what ranking reads of its row; ``episode`` is filled
+    once the turn is among those a read returns (:meth:`.pipeline.RecallPipeline.retrieve`)."""
     fact: Fact | None = None
     rule: Rule | None = None
     raw: dict[str, float] = field(default_factory=dict)
@@ -67,6 +71,11 @@ class Candidate:
     @property
     def key(self) -> Key:
         return (self.kind, self.id)
+
+    @property
+    def turn(self) -> Episode | EpisodeRow | None:
+        """The turn's episode, or its row before that is read (both carry what ranking uses)."""
+        return self.episode if self.episode is not None else self.row
 
 
 def dense(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from .._time import to_epoch
 from ..types import Episode
 from .connection import Connection
-from .rows import chunks, dumps, row_to_episode
+from .rows import EpisodeRow, chunks, dumps, row_to_episode, row_to_episode_row
 
 __all__ = ["EpisodeQueries"]
 
@@ -35,16 +36,24 @@ class EpisodeQueries(Connection):
 
     def get_episodes(self, user_id: str, ids: Sequence[str]) -> list[Episode]:
         """Episodes of ``user_id`` among ``ids`` (others' ids are silently absent)."""
-        if not ids:
-            return []
-        out: list[Episode] = []
+        return self.readable(self._rows_by_id(user_id, ids), "episodes", row_to_episode)
+
+    def episode_rows(self, user_id: str, ids: Sequence[str]) -> list[EpisodeRow]:
+        """Rows of ``user_id``'s episodes among ``ids`` as ranking reads them (others' ids are
+        silently absent; :meth:`episodes_of` converts those a read returns)."""
+        return self.readable(self._rows_by_id(user_id, ids), "episodes", row_to_episode_row)
+
+    def _rows_by_id(self, user_id: str, ids: Sequence[str]) -> list[sqlite3.Row]:
+        out: list[sqlite3.Row] = []
         for chunk in chunks(list(ids), 500):
             marks = ",".join("?" * len(chunk))
-            rows = self.query(
-                f"SELECT * FROM episodes WHERE +user_id = ? AND id IN ({marks})", [user_id, *chunk]
-            )
-            out.extend(self.readable(rows, "episodes", row_to_episode))
+            out += self.query(f"SELECT * FROM episodes WHERE +user_id = ? AND id IN ({marks})", [user_id, *chunk])
         return out
+
+    def episodes_of(self, rows: Sequence[EpisodeRow]) -> list[Episode]:
+        """The :class:`Episode` of each of ``rows`` (from :meth:`episode_rows`), damaged ones skipped
+        with one warning as every read does."""
+        return self.readable([r.row for r in rows], "episodes", row_to_episode)
 
     def list_episodes(
         self,

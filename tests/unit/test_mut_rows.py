@@ -22,6 +22,7 @@ from nova_memory_integrations.storage.rows import (
     readable,
     row_to_decision,
     row_to_episode,
+    row_to_episode_row,
     row_to_fact,
     row_to_rule,
 )
@@ -313,6 +314,46 @@ def test_row_to_episode_refuses_what_check_row_refuses(conn: sqlite3.Connection,
 def test_row_to_episode_refuses_what_the_model_refuses(conn: sqlite3.Connection, columns: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         row_to_episode(row(conn, **{**EPISODE, **columns}))
+
+
+EPISODE_ROW_DAMAGE = [d for d in EPISODE_DAMAGE if set(d) <= {"id", "content", "ts", "importance", "access_count"}]
+"""The damage of :data:`EPISODE_DAMAGE` in the columns :func:`row_to_episode_row` reads."""
+
+
+def test_row_to_episode_row_checks_its_rows_itself() -> None:
+    assert row_to_episode_row in rows.SELF_CHECKING
+
+
+def test_row_to_episode_row_reads_what_ranking_uses(conn: sqlite3.Connection) -> None:
+    r = row(conn, **{**EPISODE, "importance": 0.75, "access_count": 3})
+    got = row_to_episode_row(r)
+    assert (got.id, got.session_id, got.role, got.content, got.timestamp, got.importance, got.access_count,
+            got.row) == ("e1", "s", "user", "hi", at(T), 0.75, 3, r)
+
+
+@pytest.mark.parametrize("columns", EPISODE_ROW_DAMAGE)
+def test_row_to_episode_row_refuses_what_check_row_refuses_in_its_columns(
+    conn: sqlite3.Connection, columns: dict[str, Any]
+) -> None:
+    with pytest.raises(ValueError) as info:
+        row_to_episode_row(row(conn, **{**EPISODE, **columns}))
+    assert str(info.value) == damage(conn, **{**EPISODE, **columns})
+
+
+@pytest.mark.parametrize("columns", [{"role": 7}, {"role": None}, {"importance": None}, {"access_count": None},
+                                     {"ts": None}])
+def test_row_to_episode_row_refuses_what_ranking_cannot_use(conn: sqlite3.Connection, columns: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        row_to_episode_row(row(conn, **{**EPISODE, **columns}))
+
+
+@pytest.mark.parametrize("columns", [{"metadata": "{not json"}, {"last_access": "never"}, {"processed": "no"}])
+def test_row_to_episode_row_leaves_the_other_columns_to_row_to_episode(
+    conn: sqlite3.Connection, columns: dict[str, Any]
+) -> None:
+    damaged = row(conn, **{**EPISODE, **columns})
+    with pytest.raises(ValueError):
+        row_to_episode(row_to_episode_row(damaged).row)
 
 
 def test_readable_skips_a_damaged_episode_without_check_row(conn: sqlite3.Connection,
