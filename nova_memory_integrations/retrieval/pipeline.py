@@ -190,7 +190,7 @@ class RecallPipeline:
             cand.score = sum(cand.contributions.values())
         ranked = sorted(cands.values(), key=lambda c: c.score, reverse=True)
         if any(hooks.active(stage) for stage in ("after_retrieve", "before_rerank", "after_rerank")):
-            ranked = self._read_turns(user_id, ranked, len(ranked))  # hooks see every turn's episode
+            ranked = self._read_turns(ranked, len(ranked))  # hooks see every turn's episode
         ranked = hooks.run_list("after_retrieve", user_id, ranked)
         timings["fuse_ms"] = _ms(clock)
 
@@ -199,9 +199,9 @@ class RecallPipeline:
             ranked = hooks.run_list("before_rerank", user_id, ranked)
             ranked = hooks.run_list("after_rerank", user_id, self._rerank(user_id, query, qvec, ranked, config))
         timings["rerank_ms"] = _ms(clock)
-        return self._read_turns(user_id, ranked, k)
+        return self._read_turns(ranked, k)
 
-    def _read_turns(self, user_id: str, ranked: list[Candidate], k: int) -> list[Candidate]:
+    def _read_turns(self, ranked: list[Candidate], k: int) -> list[Candidate]:
         """The first ``k`` of ``ranked`` whose turns read as episodes (a row damaged in a column
         ranking does not read is skipped here, with one warning, and the next one moves up)."""
         out: list[Candidate] = []
