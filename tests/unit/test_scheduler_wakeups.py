@@ -48,13 +48,17 @@ def test_pokes_within_the_debounce_do_not_wake_the_thread() -> None:
     assert waits <= 3  # the first wait, the wait until the debounce ends (+1 spurious)
 
 
+def _wait_for(runs: list[float], count: int) -> None:
+    deadline = time.monotonic() + 10
+    while len(runs) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_a_burst_of_pokes_still_runs_the_job_once_after_the_debounce() -> None:
     worker, _, runs = _poked(50, debounce=0.3)
     try:
-        deadline = time.monotonic() + 10
-        while not runs and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(0.4)
+        _wait_for(runs, 1)
+        time.sleep(0.4)  # room for a second run, which must not come
     finally:
         worker.stop()
     assert len(runs) == 1
@@ -63,12 +67,9 @@ def test_a_burst_of_pokes_still_runs_the_job_once_after_the_debounce() -> None:
 def test_a_poke_after_a_run_wakes_the_thread_again() -> None:
     worker, _, runs = _poked(1, debounce=0.05)
     try:
-        deadline = time.monotonic() + 10
-        while not runs and time.monotonic() < deadline:
-            time.sleep(0.01)
+        _wait_for(runs, 1)
         worker.poke()
-        while len(runs) < 2 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        _wait_for(runs, 2)
     finally:
         worker.stop()
     assert len(runs) == 2
