@@ -340,11 +340,16 @@ def test_row_to_episode_row_refuses_what_check_row_refuses_in_its_columns(
     assert str(info.value) == damage(conn, **{**EPISODE, **columns})
 
 
-@pytest.mark.parametrize("columns", [{"role": 7}, {"role": None}, {"importance": None}, {"access_count": None},
-                                     {"ts": None}])
-def test_row_to_episode_row_refuses_what_ranking_cannot_use(conn: sqlite3.Connection, columns: dict[str, Any]) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("columns", "expected"), [
+    ({"role": 7}, "role is not text: int"), ({"role": None}, "role is not text: NoneType"),
+    ({"importance": None}, "importance is not a number: None"),
+    ({"access_count": None}, "access_count is not a number: None"), ({"ts": None}, "ts is not a time: None"),
+])
+def test_row_to_episode_row_refuses_what_ranking_cannot_use(conn: sqlite3.Connection, columns: dict[str, Any],
+                                                            expected: str) -> None:
+    with pytest.raises(ValueError) as info:
         row_to_episode_row(row(conn, **{**EPISODE, **columns}))
+    assert str(info.value) == expected
 
 
 @pytest.mark.parametrize("columns", [{"metadata": "{not json"}, {"last_access": "never"}, {"processed": "no"}])

@@ -4,11 +4,13 @@ always with a second user whose rows must stay invisible and untouched."""
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 
+from nova_memory_integrations.storage import rows
 from nova_memory_integrations.storage.sqlite import SQLiteStore
 from nova_memory_integrations.types import Episode
 
@@ -56,6 +58,60 @@ def test_get_episodes_hides_other_users_ids(timeline: SQLiteStore) -> None:
 def test_get_episodes_of_many_ids(db: SQLiteStore) -> None:
     db.insert_episodes([ep(f"e{i}") for i in range(1201)])
     assert len(db.get_episodes("alice", [f"e{i}" for i in range(1201)])) == 1201
+
+
+def test_episode_rows_read_what_ranking_uses(db: SQLiteStore) -> None:
+    db.insert_episodes([ep("e1", "alice", "hi there", at=T0 + H, importance=0.9, access_count=3)])
+    (got,) = db.episode_rows("alice", ["e1"])
+    assert (got.id, got.session_id, got.role, got.content, got.timestamp, got.importance, got.access_count) == (
+        "e1", "s1", "user", "hi there", T0 + H, 0.9, 3)
+
+
+def test_episode_rows_hide_other_users_ids(timeline: SQLiteStore) -> None:
+    assert [r.id for r in timeline.episode_rows("alice", ["a1", "b1", "a2"])] == ["a1", "a2"]
+
+
+def test_episode_rows_of_many_ids(db: SQLiteStore) -> None:
+    db.insert_episodes([ep(f"e{i}") for i in range(1201)])
+    assert len(db.episode_rows("alice", [f"e{i}" for i in range(1201)])) == 1201
+
+
+def test_episodes_of_rows_are_the_stored_episodes(db: SQLiteStore) -> None:
+    original = ep("e1", metadata={"k": "v"}, importance=0.9, access_count=3, last_access=T0 + H, processed=True)
+    db.insert_episodes([original])
+    assert db.episodes_of(db.episode_rows("alice", ["e1"])) == [original]
+
+
+def _damage(db: SQLiteStore, eid: str, assignment: str) -> None:
+    with db.transaction() as conn:
+        conn.execute(f"UPDATE episodes SET {assignment} WHERE id = ?", (eid,))
+
+
+def _warned(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage().split(" in ")[0] for r in caplog.records if "skipped damaged" in r.getMessage()]
+
+
+def test_episode_rows_skip_a_row_damaged_where_ranking_reads(db: SQLiteStore, caplog: pytest.LogCaptureFixture,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rows, "_warned", set())
+    db.insert_episodes([ep("e1"), ep("e2")])
+    _damage(db, "e2", "ts = 'soon'")
+    with caplog.at_level(logging.WARNING):
+        found = [r.id for r in db.episode_rows("alice", ["e1", "e2"])]
+    assert (found, _warned(caplog)) == (["e1"], ["nova-memory: skipped damaged episodes row 'e2'"])
+
+
+def test_episodes_of_skip_a_row_damaged_where_ranking_does_not_read(
+    db: SQLiteStore, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rows, "_warned", set())
+    db.insert_episodes([ep("e1"), ep("e2")])
+    _damage(db, "e2", "metadata = '{broken'")
+    ranked = db.episode_rows("alice", ["e1", "e2"])
+    with caplog.at_level(logging.WARNING):
+        read = ids(db.episodes_of(ranked))
+    assert ([r.id for r in ranked], read, _warned(caplog)) == (
+        ["e1", "e2"], ["e1"], ["nova-memory: skipped damaged episodes row 'e2'"])
 
 
 # -- list_episodes -----------------------------------------------------------------------------
