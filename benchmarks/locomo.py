@@ -18,7 +18,9 @@ Figures (scorers in ``locomo_scoring.py``, pure functions):
   (``mean_turns_in_k_items`` says how many turns that was);
 - ``context_recall``: evidence among the turns behind a ``--budget``-token context;
 - ``answer_words``: gold-answer words present as whole words in that context after the
-  SQuAD/LoCoMo normalisation (``answer_in_context``: all of them);
+  SQuAD/LoCoMo normalisation (``answer_in_context``: all of them); ``answer_words_ceiling``:
+  the same with every evidence turn added in full under its session date, the top a
+  retriever that missed nothing could reach (words no evidence turn spells stay missing);
 - ``ndcg_at_10``: binary-relevance NDCG of the first 10 distinct turns.
 
 ``--cv`` adds leave-one-conversation-out: the candidate search presets of ``--cv-grid``
@@ -65,6 +67,7 @@ from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.config import EmbeddingModelName
 from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embeddings
 from nova_memory_integrations.errors import ConfigError
+from nova_memory_integrations.retrieval.assemble import time_note
 from nova_memory_integrations.retrieval.config import SearchConfig
 from nova_memory_integrations.retrieval.lexical import terms
 
@@ -74,7 +77,8 @@ from locomo_scoring import CV_METRICS, cross_validate, distinct_turns, means, sc
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "locomo" / "locomo_dev.json"
-HEADLINE = ("recall_at_k", "item_recall_at_k", "context_recall", "answer_words", "answer_in_context", "ndcg_at_10")
+HEADLINE = ("recall_at_k", "item_recall_at_k", "context_recall", "answer_words", "answer_in_context",
+            "answer_words_ceiling", "ndcg_at_10")
 _DIA = re.compile(r"^D(\d+):(\d+)$")
 
 
@@ -124,6 +128,13 @@ def normalise_evidence(ids: Iterable[str], known: set[str]) -> set[str]:
                 if dia in known:
                     out.add(dia)
     return out
+
+
+def shown_turns(turns: Iterable[dict[str, Any]]) -> dict[str, str]:
+    """Each turn (by ``dia_id``) as a context shows it: under its session date, with its relative
+    times resolved (the text :func:`locomo_scoring.answer_word_ceiling` adds for evidence)."""
+    return {t["metadata"]["dia_id"]: f"### {t['timestamp'].day} {t['timestamp']:%B %Y}\n- "
+            f"{t['content']}{time_note(t['content'], t['timestamp'])}" for t in turns}
 
 
 def item_turns(store: NovaStore, user_id: str, items: Sequence[tuple[str, str, Sequence[str]]]) -> list[list[str]]:
@@ -205,7 +216,7 @@ def _pack_dense(store: NovaStore, query: str, uid: str, budget: int) -> list[tup
 
 
 def _ask(store: NovaStore, uid: str, qa: dict[str, Any], evidence: set[str], *, candidate: str, k: int, budget: int,
-         lat: dict[str, list[float]]) -> dict[str, Any]:
+         lat: dict[str, list[float]], shown: dict[str, str]) -> dict[str, Any]:
     """One question under one candidate (``dense`` or a search preset): its per-question record."""
     q = qa["question"]
     fetch = max(k, 10)  # NDCG@10 needs ten turns even when k < 10; with k >= 10 this is the old call
@@ -228,7 +239,8 @@ def _ask(store: NovaStore, uid: str, qa: dict[str, Any], evidence: set[str], *, 
         ctx_text = ctx.text
         ctx_turns = covered(store, uid, [(s.kind, s.id, s.provenance) for s in ctx.sources])
     rec = score_question(category=CATEGORIES[qa["category"]], evidence=evidence, ranked=ranked,
-                         context_turns=ctx_turns, context_text=ctx_text, answer=qa.get("answer", ""), k=k)
+                         context_turns=ctx_turns, context_text=ctx_text, answer=qa.get("answer", ""), k=k,
+                         evidence_texts=[shown[e] for e in sorted(evidence)])
     rec["answer_words_substring"] = substring_answer_words(qa.get("answer", ""), ctx_text)
     return rec
 
@@ -245,7 +257,8 @@ def run_conversation(
     """
     uid = sample["sample_id"]
     turns = turns_of(sample)
-    known = {t["metadata"]["dia_id"] for t in turns}
+    shown = shown_turns(turns)
+    known = set(shown)
     questions = [(qa, ev) for qa in sample["qa"] if qa.get("category") in CATEGORIES
                  if (ev := normalise_evidence(qa.get("evidence", []), known))]
     presets = [c for c in candidates if c != "dense"]
@@ -262,7 +275,7 @@ def run_conversation(
                 timing["ingest_s"] += t1 - t0
                 timing["consolidation_s"] += time.perf_counter() - t1
             for cand in (["dense"] if i == 0 and "dense" in candidates else []) + ([preset] if preset else []):
-                out[cand] = [_ask(store, uid, qa, ev, candidate=cand, k=k, budget=budget, lat=lat[cand])
+                out[cand] = [_ask(store, uid, qa, ev, candidate=cand, k=k, budget=budget, lat=lat[cand], shown=shown)
                              for qa, ev in questions]
     return {c: out[c] for c in candidates}
 

@@ -8,6 +8,10 @@
 - :func:`normalise_answer` / :func:`answer_word_recall` match gold-answer words as whole
   words after the SQuAD/LoCoMo normalisation (lower case, punctuation and the articles
   a/an/the removed, whitespace split): "art" does not match inside "party";
+- :func:`answer_word_ceiling`: the answer words of a context that held every evidence turn in
+  full (the context plus each evidence turn under its session date): what a retriever that
+  missed nothing could score with this rendering and this scorer, so ``answer_words`` is
+  read against its reachable top, not against 1.0;
 - :func:`ndcg_at_k`: binary relevance of the first ``k`` distinct turns, ideal ranking
   ``min(|evidence|, k)`` relevant turns first;
 - :func:`summarise` / :func:`cross_validate` turn per-question records into per-category
@@ -23,9 +27,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 METRICS = ("recall_at_k", "item_recall_at_k", "context_recall", "answer_words", "answer_in_context",
-           "ndcg_at_10")
+           "answer_words_ceiling", "ndcg_at_10")
 """Per-question figures averaged by :func:`summarise` (a record may lack answer words: None)."""
-CV_METRICS = ("recall_at_k", "context_recall", "answer_words", "ndcg_at_10")
+CV_METRICS = ("recall_at_k", "context_recall", "answer_words", "answer_words_ceiling", "ndcg_at_10")
 """Figures reported per fold and as held-out / all-in means."""
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -89,11 +93,20 @@ def answer_word_recall(answer: object, context: str) -> float | None:
     return sum(w in have for w in words) / len(words)
 
 
+def answer_word_ceiling(answer: object, context: str, evidence_texts: Iterable[str]) -> float | None:
+    """:func:`answer_word_recall` of ``context`` with every evidence turn's text added in full
+    (each as the reader would see it, under its session date): the top a retriever that
+    missed no evidence could reach. Words the evidence does not spell (a pronoun, "before"
+    in "the Friday before 15 July 2023") stay missing here too."""
+    return answer_word_recall(answer, "\n".join([context, *evidence_texts]))
+
+
 def score_question(
     *, category: str, evidence: Iterable[str], ranked: Sequence[Sequence[str]], context_turns: Iterable[str],
-    context_text: str, answer: object, k: int,
+    context_text: str, answer: object, k: int, evidence_texts: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """Every per-question figure: ``ranked`` holds each retrieved item's turns, best item first."""
+    """Every per-question figure: ``ranked`` holds each retrieved item's turns, best item first;
+    ``evidence_texts`` the evidence turns as a context shows them (for ``answer_words_ceiling``)."""
     gold = set(evidence)
     words = answer_word_recall(answer, context_text)
     return {
@@ -104,6 +117,7 @@ def score_question(
         "context_recall": len(gold & set(context_turns)) / len(gold),
         "answer_words": words,
         "answer_in_context": None if words is None else float(words == 1.0),
+        "answer_words_ceiling": answer_word_ceiling(answer, context_text, evidence_texts),
         "ndcg_at_10": ndcg_at_k(ranked, gold, 10),
     }
 

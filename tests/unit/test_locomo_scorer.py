@@ -10,6 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from locomo_scoring import (
+    answer_word_ceiling,
     answer_word_recall,
     answer_words,
     cross_validate,
@@ -181,6 +182,37 @@ def test_question_answer_words() -> None:
 
 def test_question_ndcg() -> None:
     assert QUESTION["ndcg_at_10"] == 0.5  # D1:3 is the third distinct turn
+
+
+def test_question_answer_word_ceiling_without_evidence_texts_is_the_context() -> None:
+    assert QUESTION["answer_words_ceiling"] == 0.0
+
+
+def test_question_answer_word_ceiling_reads_the_evidence_texts() -> None:
+    rec = score_question(category="single_hop", evidence={"D1:3"}, ranked=FACT_FIRST, context_turns=[],
+                         context_text="Caroline went to a party", answer="art", k=2,
+                         evidence_texts=["### 8 May 2023\n- Caroline: I love art"])
+    assert rec["answer_words_ceiling"] == 1.0
+
+
+def test_ceiling_counts_words_of_the_context() -> None:
+    assert answer_word_ceiling("pottery class", "Melanie took a pottery class", []) == 1.0
+
+
+def test_ceiling_adds_words_only_an_evidence_turn_holds() -> None:
+    assert answer_word_ceiling("7 May 2023", "Caroline: I went yesterday", ["### 8 May 2023\n- (yesterday = 7 May 2023)"]) == 1.0
+
+
+def test_ceiling_keeps_words_no_text_spells_missing() -> None:
+    assert answer_word_ceiling("Friday before 15 July 2023", "", ["### 15 July 2023\n- last Fri"]) == 0.6
+
+
+def test_ceiling_matches_whole_words_like_answer_words() -> None:
+    assert answer_word_ceiling("art", "", ["a party"]) == 0.0
+
+
+def test_ceiling_of_an_answer_without_words_is_none() -> None:
+    assert answer_word_ceiling("the", "anything", ["the"]) is None
 
 
 def _rec(category: str, value: float) -> dict[str, object]:
