@@ -253,7 +253,7 @@ class RecallPipeline:
         for cand in cands.values():
             if cand.kind == "rule":
                 cand.contributions = {"rule": cand.raw.get("rule", 0.0)}
-        self._conversation_structure(user_id, cands, config, moment)
+        self._conversation_structure(user_id, cands, config, qvec)
         if w.speaker:
             turns = [(c, turn) for c in cands.values() if (turn := c.turn) is not None]
             named = named_speakers(query, {turn.role for _, turn in turns})
@@ -281,7 +281,7 @@ class RecallPipeline:
                     c.raw["cosine"] = float(cos)
 
     def _conversation_structure(
-        self, user_id: str, cands: dict[Key, Candidate], config: SearchConfig, moment: datetime
+        self, user_id: str, cands: dict[Key, Candidate], config: SearchConfig, qvec: list[float]
     ) -> None:
         turns = sorted((c for c in cands.values() if c.kind == "episode"),
                        key=lambda c: sum(c.contributions.values()), reverse=True)
@@ -295,10 +295,16 @@ class RecallPipeline:
                     if n is not None:
                         passed[n] = passed.get(n, 0.0) + config.neighbour_weight * base[c.id]
             new_ids = [i for i in passed if ("episode", i) not in cands]
+            added: dict[Key, Candidate] = {}
             for row in self.components.db.episode_rows(user_id, new_ids):
-                cands[("episode", row.id)] = Candidate("episode", row.id, row.content, row.timestamp, row=row,
-                                                       raw={"neighbour": passed[row.id]})
+                cands[("episode", row.id)] = added[("episode", row.id)] = Candidate(
+                    "episode", row.id, row.content, row.timestamp, row=row, raw={"neighbour": passed[row.id]})
                 base[row.id] = 0.0
+            # a neighbour from beyond the dense and keyword lists still has its own similarity to
+            # the query: without it, it ranked on what its neighbour passed it alone
+            self._fill_cosine(user_id, added, qvec)
+            for c in added.values():
+                c.contributions["dense"] = config.weights.dense * c.raw.get("cosine", 0.0)
             for i, value in passed.items():
                 cand = cands.get(("episode", i))
                 if cand is not None:
