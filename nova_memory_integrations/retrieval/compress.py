@@ -42,7 +42,7 @@ _DEDUPE_BLOCK = 256
 """Rows of the similarity matrix computed at a time by :func:`near_duplicates`."""
 
 
-def near_duplicates(vectors: Sequence[Sequence[float]], threshold: float) -> dict[int, int]:
+def near_duplicates(vectors: Sequence[Sequence[float] | np.ndarray], threshold: float) -> dict[int, int]:
     """Map of index -> the earlier index it nearly duplicates (cosine >= ``threshold``).
 
     Inputs are taken in priority order: the first of a group of duplicates is kept.

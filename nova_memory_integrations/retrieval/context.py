@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 from .._time import to_epoch, utcnow
 from ..engine.hooks import Veto
 from ..engine.tokens import TokenCounter
+from ..storage.vectors import Vector
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 from .assemble import Format, fit, line, render
 from .compress import extract_sentences, near_duplicates, strip_phatic
 from .config import SearchConfig
-from .signals import Candidate, dense_now, index_down, keyword_dense, merge_hits, name_words, stored_vectors
+from .signals import Candidate, Key, dense_now, index_down, keyword_dense, merge_hits, name_words, stored_vectors
 
 if TYPE_CHECKING:
     from ..engine.components import Components
@@ -35,16 +36,18 @@ _SIGNAL_NAMES = {
 }
 
 
-def _vectors(components: Components, user_id: str, cands: Sequence[Candidate]) -> list[list[float]]:
+def _vectors(components: Components, user_id: str, cands: Sequence[Candidate]) -> list[Sequence[float] | Vector]:
     """Vectors of candidates: stored ones (fetched once; reused when the reranker had them),
     else, for rows the indexer has not reached yet, those the read embedded itself (cached)."""
-    found = stored_vectors(components.vectors, user_id, [c for c in cands if c.vector is None])
+    found: dict[Key, Sequence[float] | Vector] = dict(
+        stored_vectors(components.vectors, user_id, [c for c in cands if c.vector is None]))
     missing = [c for c in cands if c.vector is None and c.key not in found]
     if missing:
         cached = components.embedder.cached(c.text for c in missing)
         found.update({c.key: cached[c.text] for c in missing if c.text in cached})
-    dim = next((len(v) for v in found.values()), 0) or next((len(c.vector) for c in cands if c.vector), 1)
-    return [c.vector or found.get((c.kind, c.id)) or [0.0] * dim for c in cands]
+    dim = next((len(v) for v in found.values()), 0) or next((len(c.vector) for c in cands if c.vector is not None), 1)
+    zero = [0.0] * dim
+    return [c.vector if c.vector is not None else found.get(c.key, zero) for c in cands]
 
 
 def _reason(c: Candidate) -> str:

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._time import utcnow
 from ..engine.hooks import Veto
+from ..storage.vectors import Vector
 from ..types import MemoryKind
 from .config import SearchConfig
 from .fusion import min_max, recency, rrf, saturating, weight_at, weight_reference
@@ -94,7 +95,7 @@ class RecallPipeline:
         return not isinstance(self.reranker, LexicalSemanticReranker)
 
     @contextmanager
-    def known_vectors(self, vectors: Mapping[str, list[float]]) -> Iterator[None]:
+    def known_vectors(self, vectors: Mapping[str, Sequence[float] | Vector]) -> Iterator[None]:
         """Let the fallback reranker reuse these text vectors (this thread, inside the block)."""
         self._local.vectors = dict(vectors)
         try:
@@ -102,13 +103,13 @@ class RecallPipeline:
         finally:
             self._local.vectors = {}
 
-    def _embed_for_rerank(self, texts: list[str]) -> list[list[float]]:
+    def _embed_for_rerank(self, texts: list[str]) -> list[Sequence[float]]:
         """Embeddings for the fallback reranker, reusing vectors already fetched this call."""
-        known: dict[str, list[float]] = getattr(self._local, "vectors", {})
+        known: dict[str, Sequence[float] | Vector] = getattr(self._local, "vectors", {})
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
             known = {**known, **dict(zip(missing, self.components.embedder.embed_documents(missing)))}
-        return [known[t] for t in texts]
+        return [v.tolist() if isinstance(v := known[t], np.ndarray) else v for t in texts]  # the reranker's shape
 
     # -- stage 1 + 2 ----------------------------------------------------------------------
     def retrieve(
@@ -275,7 +276,7 @@ class RecallPipeline:
             found = [c for c in missing if c.key in vectors]
             if found:  # one matrix product for the lot
                 q = np.asarray(qvec, dtype=np.float32)
-                m = np.asarray([vectors[c.key] for c in found], dtype=np.float32)
+                m = np.stack([vectors[c.key] for c in found])
                 norms = np.linalg.norm(m, axis=1) * (float(np.linalg.norm(q)) or 1.0)
                 for c, cos in zip(found, (m @ q) / np.where(norms == 0, 1.0, norms)):
                     c.raw["cosine"] = float(cos)
@@ -385,9 +386,9 @@ class RecallPipeline:
             cand.score = floor - (i + 1) * 1e-6
         return sorted(head, key=lambda c: c.score, reverse=True) + tail
 
-    def _vectors_for(self, user_id: str, cands: Sequence[Candidate]) -> dict[str, list[float]]:
+    def _vectors_for(self, user_id: str, cands: Sequence[Candidate]) -> dict[str, Sequence[float] | Vector]:
         vectors = stored_vectors(self.components.vectors, user_id, cands)
-        out: dict[str, list[float]] = {}
+        out: dict[str, Sequence[float] | Vector] = {}
         for c in cands:
             if c.key in vectors:
                 c.vector = vectors[c.key]

@@ -22,7 +22,7 @@ from ..memory.graph import FactGraph
 from ..memory.temporal import normalize_value
 from ..storage.rows import EpisodeRow
 from ..storage.sqlite import SQLiteStore
-from ..storage.vectors import VectorIndex, unreachable
+from ..storage.vectors import Vector, VectorIndex, unreachable
 from ..types import Episode, Fact, MemoryKind, Rule
 from .lexical import match_expression, terms
 
@@ -65,7 +65,7 @@ class Candidate:
     contributions: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
     rerank: float | None = None
-    vector: list[float] | None = None
+    vector: Sequence[float] | Vector | None = None
     reason: str = ""
 
     @property
@@ -220,14 +220,14 @@ def merge_hits(*rankings: Sequence[tuple[str, float]]) -> list[tuple[str, float]
     return sorted(best.items(), key=lambda h: h[1], reverse=True)
 
 
-def stored_vectors(vectors: VectorIndex, user_id: str, cands: Sequence[Candidate]) -> dict[Key, list[float]]:
+def stored_vectors(vectors: VectorIndex, user_id: str, cands: Sequence[Candidate]) -> dict[Key, Vector]:
     """The indexed vectors of one user's candidates, one lookup per kind (unindexed ones are absent)."""
     by_kind: dict[MemoryKind, list[str]] = {}
     for c in cands:
         by_kind.setdefault(c.kind, []).append(c.id)
-    out: dict[Key, list[float]] = {}
+    out: dict[Key, Vector] = {}
     for kind, ids in by_kind.items():
-        none: dict[str, list[float]] = {}
+        none: dict[str, Vector] = {}
         found = read_index(vectors, lambda: vectors.get_embeddings(kind, ids, user_id=user_id), none)  # noqa: B023
         out.update({(kind, i): v for i, v in found.items()})
     return out

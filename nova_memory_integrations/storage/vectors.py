@@ -42,7 +42,10 @@ import numpy as np
 from ..errors import StorageError
 from ._chroma_scrub import SCRUB_SCRIPT
 
-__all__ = ["SCRUB_KEY", "TEXT_FREE_KEY", "VectorIndex", "VectorKind", "unreachable"]
+Vector = np.ndarray
+"""A stored vector as :meth:`VectorIndex.get_embeddings` returns it: 1-D float32, read-only."""
+
+__all__ = ["SCRUB_KEY", "TEXT_FREE_KEY", "Vector", "VectorIndex", "VectorKind", "unreachable"]
 
 logger = logging.getLogger(__name__)
 
@@ -153,7 +156,7 @@ class VectorIndex:
         self._lock = threading.Lock()  # guards both caches
         self._create_lock = threading.Lock()  # one get_or_create at a time
         self._collections: OrderedDict[str, Any] = OrderedDict()
-        self._vec_cache: OrderedDict[tuple[str, str, str], list[float]] = OrderedDict()
+        self._vec_cache: OrderedDict[tuple[str, str, str], Vector] = OrderedDict()
 
     def ping(self) -> None:
         """Raise unless Chroma answers (a heartbeat: no embedding is wasted on a server that is down).
@@ -327,7 +330,8 @@ class VectorIndex:
         flt: dict[str, Any] | None = None if not clauses else clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
         def op(col: Any) -> Any:
-            return col.query(query_embeddings=[list(embedding)], n_results=max(1, k), where=flt,
+            # one float32 array: Chroma takes it as it is, list or cached read-only vector alike
+            return col.query(query_embeddings=[np.asarray(embedding, dtype=np.float32)], n_results=max(1, k), where=flt,
                              include=["distances", "metadatas", *(["embeddings"] if keep_vectors else [])])
 
         res = self._run(kind, user_id, op, None, what="query")
@@ -343,8 +347,10 @@ class VectorIndex:
             self._cache_vectors(kind, user_id, {ids[n]: embs[0][n] for n in mine})
         return [(ids[n], 1.0 - float(dists[n])) for n in mine]
 
-    def get_embeddings(self, kind: VectorKind, ids: Sequence[str], *, user_id: str) -> dict[str, list[float]]:
-        """One user's stored vectors by id (ids not indexed are absent), through a bounded cache.
+    def get_embeddings(self, kind: VectorKind, ids: Sequence[str], *, user_id: str) -> dict[str, Vector]:
+        """One user's stored vectors by id (ids not indexed are absent), through a bounded cache:
+        read-only float32 arrays, shared with later reads (a recall stacks them for one matrix
+        product; lists of Python floats cost ~16 us a vector each way).
 
         Raises:
             StorageError: Chroma fails.
@@ -360,9 +366,11 @@ class VectorIndex:
             return out
         return {**out, **self._cache_vectors(kind, user_id, dict(zip(res.get("ids") or [], embs)))}
 
-    def _cache_vectors(self, kind: VectorKind, user_id: str, found: Mapping[str, Any]) -> dict[str, list[float]]:
-        """``found`` (Chroma's arrays) as float lists, kept in the bounded vector cache."""
-        fresh = {i: np.asarray(e, dtype=np.float64).tolist() for i, e in found.items()}
+    def _cache_vectors(self, kind: VectorKind, user_id: str, found: Mapping[str, Any]) -> dict[str, Vector]:
+        """``found`` (Chroma's arrays) as read-only float32 arrays, kept in the bounded vector cache."""
+        fresh = {i: np.array(e, dtype=np.float32) for i, e in found.items()}
+        for v in fresh.values():
+            v.flags.writeable = False  # shared by every read that finds it here
         with self._lock:
             for i, v in fresh.items():
                 self._vec_cache[(kind, user_id, i)] = v
