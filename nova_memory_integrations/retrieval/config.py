@@ -87,7 +87,8 @@ class SearchConfig(BaseModel):
     rerank_top_n: int = Field(default=40, ge=1)
     rerank_weight: float = Field(default=0.5, ge=0, le=1)
     neighbour_weight: float = Field(default=0.2, ge=0, le=1)
-    """Share of a turn's score passed to its adjacent turns in the same session."""
+    """Share of a turn's score passed to its adjacent turns in the same session (a neighbour
+    outside the dense and keyword lists is also scored on its own cosine to the query)."""
     neighbour_pool: int = Field(default=40, ge=0)
     """How many of the best turns pass score to their neighbours."""
     session_weight: float = Field(default=0.3, ge=0, le=1)

@@ -236,7 +236,8 @@ class RecallPipeline:
         """Weighted score: cosine and max-normalised BM25 per kind, then conversation structure.
 
         A turn passes ``neighbour_weight`` of its score to the turns just before and after
-        it in its session (answers live next to their questions), and every turn gets
+        it in its session (answers live next to their questions; a neighbour from beyond the
+        dense and keyword lists also gets its own cosine), and every turn gets
         ``session_weight`` times the mean of its session's best three scores.
         """
         w = config.weights
