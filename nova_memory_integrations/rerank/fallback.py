@@ -20,7 +20,8 @@ import numpy as np
 
 __all__ = ["LexicalSemanticReranker", "stem", "tokenize"]
 
-EmbedFn = Callable[[list[str]], Sequence[Sequence[float]]]
+EmbedFn = Callable[[list[str]], Sequence[Sequence[float] | np.ndarray]]
+"""Texts -> one vector each (lists of floats or 1-D arrays: they are stacked into one matrix)."""
 
 _K1 = 1.2
 _B = 0.75

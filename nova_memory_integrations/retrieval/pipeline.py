@@ -103,13 +103,13 @@ class RecallPipeline:
         finally:
             self._local.vectors = {}
 
-    def _embed_for_rerank(self, texts: list[str]) -> list[Sequence[float]]:
+    def _embed_for_rerank(self, texts: list[str]) -> list[Sequence[float] | Vector]:
         """Embeddings for the fallback reranker, reusing vectors already fetched this call."""
         known: dict[str, Sequence[float] | Vector] = getattr(self._local, "vectors", {})
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
             known = {**known, **dict(zip(missing, self.components.embedder.embed_documents(missing)))}
-        return [v.tolist() if isinstance(v := known[t], np.ndarray) else v for t in texts]  # the reranker's shape
+        return [known[t] for t in texts]
 
     # -- stage 1 + 2 ----------------------------------------------------------------------
     def retrieve(
