@@ -17,9 +17,9 @@ How the store is filled (so that 100k episodes take minutes, not an hour):
   source, below the near-duplicate threshold), so texts and vectors stay distinct;
 - rows are written through the engine's own objects, bypassing the background indexer:
   ``store.components.db.insert_episodes`` (SQLite + its FTS5 triggers), ``store.components.vectors.upsert``
-  (Chroma, same metadata as the indexer writes) and ``store.components.db.mark_indexed``. The result
-  is the same on-disk state ``add_turns`` + ``flush()`` would produce, without
-  re-embedding 100k texts.
+  (Chroma, same metadata as the indexer writes) and ``store.components.db.mark_episodes_indexed``
+  (the flag, and the copy of each vector recall reads). The result is the same on-disk state
+  ``add_turns`` + ``flush()`` would produce, without re-embedding 100k texts.
 
 Whether the reranker runs follows ``--rerank``: ``auto`` (default) keeps the preset's own
 setting (``SearchConfig.rerank``; ``None`` lets the engine decide, e.g. rerank only with a
@@ -122,7 +122,7 @@ def fill(store: NovaStore, n: int, pool_texts: list[str], pool_vectors: np.ndarr
             {"user_id": e.user_id, "session_id": e.session_id or ""} for e in episodes
         ]
         store.components.vectors.upsert("episode", [e.id for e in episodes], vectors.tolist(), metas)
-        store.components.db.mark_indexed("episodes", [e.id for e in episodes])
+        store.components.db.mark_episodes_indexed([e.id for e in episodes], vectors)
         log(f"  filled {idx[-1] + 1}/{n}")
     return time.perf_counter() - start
 

@@ -260,9 +260,12 @@ class Indexer:
                         kept = self._still_live(table, [live[n]["id"] for n in rows_of_user])
                         keep = [n for n in rows_of_user if live[n]["id"] in kept]
                         if keep:
-                            self.vectors.upsert(kind, [live[n]["id"] for n in keep], [vectors[n] for n in keep],
-                                                [_meta(table, live[n]) for n in keep])
-                            self.db.mark_indexed(table, [live[n]["id"] for n in keep])
+                            ids, vecs = [live[n]["id"] for n in keep], [vectors[n] for n in keep]
+                            self.vectors.upsert(kind, ids, vecs, [_meta(table, live[n]) for n in keep])
+                            if table == "episodes":  # with a copy of each vector beside the row, for recall
+                                self.db.mark_episodes_indexed(ids, vecs)
+                            else:
+                                self.db.mark_indexed(table, ids)
 
     def _still_live(self, table: Table, ids: list[str]) -> set[str]:
         """Which of these rows still exist (and, for facts, are not expired) in SQLite."""

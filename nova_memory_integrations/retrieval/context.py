@@ -40,7 +40,7 @@ def _vectors(components: Components, user_id: str, cands: Sequence[Candidate]) -
     """Vectors of candidates: stored ones (fetched once; reused when the reranker had them),
     else, for rows the indexer has not reached yet, those the read embedded itself (cached)."""
     found: dict[Key, Sequence[float] | Vector] = dict(
-        stored_vectors(components.vectors, user_id, [c for c in cands if c.vector is None]))
+        stored_vectors(components.db, components.vectors, user_id, [c for c in cands if c.vector is None]))
     missing = [c for c in cands if c.vector is None and c.key not in found]
     if missing:
         cached = components.embedder.cached(c.text for c in missing)

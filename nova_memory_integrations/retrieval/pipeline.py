@@ -273,7 +273,7 @@ class RecallPipeline:
             missing = [c for c in group if sig not in c.raw]
             if not missing:
                 continue
-            vectors = stored_vectors(self.components.vectors, user_id, missing)
+            vectors = stored_vectors(self.components.db, self.components.vectors, user_id, missing)
             found = [c for c in missing if c.key in vectors]
             if found:  # one matrix product for the lot
                 q = np.asarray(qvec, dtype=np.float32)
@@ -388,7 +388,7 @@ class RecallPipeline:
         return sorted(head, key=lambda c: c.score, reverse=True) + tail
 
     def _vectors_for(self, user_id: str, cands: Sequence[Candidate]) -> dict[str, Sequence[float] | Vector]:
-        vectors = stored_vectors(self.components.vectors, user_id, cands)
+        vectors = stored_vectors(self.components.db, self.components.vectors, user_id, cands)
         out: dict[str, Sequence[float] | Vector] = {}
         for c in cands:
             if c.key in vectors:

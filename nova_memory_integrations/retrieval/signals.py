@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 import threading
 import time
 import weakref
@@ -220,16 +221,33 @@ def merge_hits(*rankings: Sequence[tuple[str, float]]) -> list[tuple[str, float]
     return sorted(best.items(), key=lambda h: h[1], reverse=True)
 
 
-def stored_vectors(vectors: VectorIndex, user_id: str, cands: Sequence[Candidate]) -> dict[Key, Vector]:
-    """The indexed vectors of one user's candidates, one lookup per kind (unindexed ones are absent)."""
+def stored_vectors(
+    db: SQLiteStore, vectors: VectorIndex, user_id: str, cands: Sequence[Candidate],
+) -> dict[Key, Vector]:
+    """The indexed vectors of one user's candidates (unindexed ones are absent): episodes' from
+    the copies SQLite keeps beside their rows, the rest with one index lookup per kind.
+
+    An episode indexed before copies were kept is read from the index, and its copy kept then
+    (that write fails open: the read has its vectors either way).
+    """
     by_kind: dict[MemoryKind, list[str]] = {}
     for c in cands:
         by_kind.setdefault(c.kind, []).append(c.id)
     out: dict[Key, Vector] = {}
     for kind, ids in by_kind.items():
+        kept = db.episode_vectors(user_id, ids) if kind == "episode" else {}
+        out.update({(kind, i): v for i, v in kept.items()})
+        rest = [i for i in ids if i not in kept]
+        if not rest:
+            continue
         none: dict[str, Vector] = {}
-        found = read_index(vectors, lambda: vectors.get_embeddings(kind, ids, user_id=user_id), none)  # noqa: B023
+        found = read_index(vectors, lambda: vectors.get_embeddings(kind, rest, user_id=user_id), none)  # noqa: B023
         out.update({(kind, i): v for i, v in found.items()})
+        if kind == "episode" and found:
+            try:
+                db.keep_episode_vectors(user_id, found)
+            except (StorageError, sqlite3.Error) as exc:
+                logger.debug("nova-memory: vectors read from the index not kept in SQLite (%s)", exc)
     return out
 
 

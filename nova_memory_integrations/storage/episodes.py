@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from .._time import to_epoch
 from ..types import Episode
 from .connection import Connection
 from .rows import EpisodeRow, chunks, dumps, row_to_episode, row_to_episode_row
+from .vectors import Vector
 
 __all__ = ["EpisodeQueries"]
+
+_VECTOR_DTYPE = np.dtype("<f4")
+"""How a kept episode vector is stored: little-endian float32, as Chroma holds it."""
+_FLOAT32 = _VECTOR_DTYPE.itemsize
+
+
+def _blob(vector: Sequence[float] | Vector) -> bytes:
+    return np.asarray(vector, dtype=_VECTOR_DTYPE).tobytes()
 
 
 class EpisodeQueries(Connection):
@@ -103,6 +114,40 @@ class EpisodeQueries(Connection):
                    " AND e.session_id IS NOT NULL")
             out.update({row[0]: (row[1], row[2]) for row in self.query(sql, [user_id, *chunk])})
         return out
+
+    def mark_episodes_indexed(self, ids: Sequence[str], vectors: Sequence[Sequence[float] | Vector]) -> None:
+        """Flag episodes as indexed and keep a copy of each one's vector (``vectors[n]`` is that of
+        ``ids[n]``, as the index now holds it), in one transaction."""
+        if len(ids) != len(vectors):
+            raise ValueError(f"{len(ids)} ids but {len(vectors)} vectors")
+        with self.transaction() as conn:
+            conn.executemany("UPDATE episodes SET indexed = 1 WHERE id = ?", [(i,) for i in ids])
+            conn.executemany("INSERT OR REPLACE INTO episode_vectors (seq, vec)"
+                             " SELECT seq, ? FROM episodes WHERE id = ?", [(_blob(v), i) for i, v in zip(ids, vectors)])
+
+    def episode_vectors(self, user_id: str, ids: Sequence[str]) -> dict[str, Vector]:
+        """The kept vectors of ``user_id``'s indexed episodes among ``ids``, as read-only float32
+        arrays (others' ids, rows not indexed and rows indexed without a copy are absent)."""
+        out: dict[str, Vector] = {}
+        for chunk in chunks(list(dict.fromkeys(ids)), 500):
+            marks = ",".join("?" * len(chunk))
+            for row in self.query("SELECT e.id, v.vec FROM episodes e JOIN episode_vectors v ON v.seq = e.seq"
+                                  f" WHERE +e.user_id = ? AND e.indexed = 1 AND e.id IN ({marks})", [user_id, *chunk]):
+                blob = row[1]
+                if isinstance(blob, bytes) and blob and len(blob) % _FLOAT32 == 0:  # else damaged: Chroma has it
+                    out[row[0]] = np.frombuffer(blob, dtype=_VECTOR_DTYPE)  # read-only: it views the bytes
+        return out
+
+    def keep_episode_vectors(self, user_id: str, found: Mapping[str, Sequence[float] | Vector]) -> None:
+        """Keep copies of vectors read from the index for ``user_id``'s episodes indexed before
+        copies were kept (a row not indexed now, or with a copy already, is left alone: the
+        indexer writes a newer one)."""
+        if not found:
+            return
+        with self.transaction() as conn:
+            conn.executemany("INSERT OR IGNORE INTO episode_vectors (seq, vec) SELECT seq, ? FROM episodes"
+                             " WHERE id = ? AND user_id = ? AND indexed = 1",
+                             [(_blob(v), i, user_id) for i, v in found.items()])
 
     def users_with_unprocessed(self) -> list[str]:
         """User ids that have episodes not yet consolidated."""

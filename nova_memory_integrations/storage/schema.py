@@ -43,6 +43,24 @@ CREATE TRIGGER IF NOT EXISTS episodes_au AFTER UPDATE OF content ON episodes BEG
     INSERT INTO episodes_fts (rowid, content) VALUES (new.seq, new.content);
 END;
 
+-- A copy of each indexed episode's vector (float32, little-endian), written with ``indexed = 1``
+-- in the same transaction as the flag: recall reads the few dozen vectors a context() compares
+-- (keyword-only hits, neighbours of matches) here, beside the row, instead of from Chroma (~30 us
+-- a vector there). It lives and dies with the row's index entry: gone when the row is deleted
+-- or its flag falls back to 0 (content rewritten, store re-embedded). Rows indexed by earlier
+-- versions have none until a read finds their vector in Chroma and keeps it.
+CREATE TABLE IF NOT EXISTS episode_vectors (
+    seq INTEGER PRIMARY KEY,
+    vec BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS episodes_ad_vector AFTER DELETE ON episodes BEGIN
+    DELETE FROM episode_vectors WHERE seq = old.seq;
+END;
+CREATE TRIGGER IF NOT EXISTS episodes_unindexed_vector AFTER UPDATE OF indexed ON episodes
+WHEN new.indexed = 0 BEGIN
+    DELETE FROM episode_vectors WHERE seq = new.seq;
+END;
+
 CREATE TABLE IF NOT EXISTS facts (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,
