@@ -160,8 +160,7 @@ class RecallPipeline:
                 raw.setdefault((kind, i), {})[signal] = s
 
         if "episode" in kinds:
-            add("dense", "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k, session_id=session_id,
-                                              keep_vectors=True))  # compression compares them next
+            add("dense", "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k, session_id=session_id))
             add("lexical", "episode", keywords.result() if keywords is not None else keyword_search())
         graph_hits: list[Any] = []
         if "fact" in kinds and parts.db.has_rows("facts", user_id):  # no facts: skip every fact lookup

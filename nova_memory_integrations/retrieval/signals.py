@@ -81,14 +81,12 @@ class Candidate:
 
 def dense(
     vectors: VectorIndex, kind: MemoryKind, vector: Sequence[float], user_id: str, k: int,
-    where: dict[str, Any] | None = None, *, keep_vectors: bool = False,
+    where: dict[str, Any] | None = None,
 ) -> list[tuple[str, float]]:
-    """Nearest neighbours of the query vector among the user's items of ``kind`` (their vectors
-    kept in the index's cache with ``keep_vectors``)."""
+    """Nearest neighbours of the query vector among the user's items of ``kind``."""
     if k <= 0:
         return []
-    return read_index(vectors, lambda: vectors.query(kind, vector, user_id=user_id, k=k, where=where,
-                                                     keep_vectors=keep_vectors), [])
+    return read_index(vectors, lambda: vectors.query(kind, vector, user_id=user_id, k=k, where=where), [])
 
 
 def read_index(vectors: VectorIndex, read: Callable[[], _T], default: _T) -> _T:
@@ -201,13 +199,13 @@ def keyword_dense(
 
 def dense_now(
     parts: Components, kind: MemoryKind, vector: Sequence[float], user_id: str, k: int, *,
-    session_id: str | None = None, keep_vectors: bool = False,
+    session_id: str | None = None,
 ) -> list[tuple[str, float]]:
     """Nearest neighbours that never wait for the indexer: the vector index's ``k`` best (of one
     session for episodes when ``session_id`` is given) merged with :func:`pending_dense`."""
     where = {"session_id": session_id} if session_id and kind == "episode" else None
     queued = parts.indexer.pending_ids(user_id, TABLES[kind])
-    return merge_hits(dense(parts.vectors, kind, vector, user_id, k, where, keep_vectors=keep_vectors),
+    return merge_hits(dense(parts.vectors, kind, vector, user_id, k, where),
                       pending_dense(parts.db, parts.embedder, kind, queued, vector, user_id, session_id=session_id))
 
 

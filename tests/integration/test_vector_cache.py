@@ -43,12 +43,6 @@ def test_a_second_read_is_served_from_the_cache(index: VectorIndex) -> None:
     assert index.get_embeddings("episode", ["a"], user_id="alice")["a"] is first
 
 
-def test_neighbours_fetched_by_a_query_fill_the_cache(index: VectorIndex) -> None:
-    index.query("episode", [0.0, 1.0, 0.5], user_id="alice", k=2, keep_vectors=True)
-    cached = index.get_embeddings("episode", ["b"], user_id="alice")["b"]
-    assert cached.flags.writeable is False
-
-
 def test_a_cached_vector_can_be_queried_with(index: VectorIndex) -> None:
     """Consolidation looks up facts near an episode with the episode's own stored vector."""
     vec = index.get_embeddings("episode", ["b"], user_id="alice")["b"]

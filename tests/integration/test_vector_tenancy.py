@@ -62,24 +62,6 @@ def test_query_drops_a_vector_filed_under_another_user(index: VectorIndex) -> No
     assert [i for i, _ in index.query("episode", [1.0, 0.0, 0.0], user_id="alice", k=5)] == ["a1"]
 
 
-def test_query_keeping_vectors_serves_them_without_another_read(index: VectorIndex) -> None:
-    _put(index, "alice", ["a1", "a2"])
-    index.query("episode", [1.0, 0.0, 0.0], user_id="alice", k=5, keep_vectors=True)
-    index.client.delete_collection(index.collection_name("episode", "alice"))  # a read now would find nothing
-    # the index returns what it holds (float32, one unit in the last place off)
-    assert index.get_embeddings("episode", ["a2"], user_id="alice")["a2"] == pytest.approx([1.0, 0.0, 1.0])
-
-
-def test_query_keeping_vectors_keeps_none_of_a_stray_vector(index: VectorIndex) -> None:
-    _put(index, "alice", ["a1"])
-    col = index.collection("episode", "alice")
-    assert col is not None
-    col.upsert(ids=["stray"], embeddings=[[1.0, 0.0, 0.0]], metadatas=[{"user_id": "bob"}])
-    index.query("episode", [1.0, 0.0, 0.0], user_id="alice", k=5, keep_vectors=True)
-    col.delete(ids=["stray"])
-    assert index.get_embeddings("episode", ["stray"], user_id="alice") == {}
-
-
 def test_query_keeps_other_where_clauses(index: VectorIndex) -> None:
     index.upsert("episode", ["s1", "s2"], [[1.0, 0.0, 0.0], [1.0, 0.1, 0.0]],
                  [{"user_id": "u", "session_id": "one", "role": "user"},
