@@ -89,6 +89,12 @@ class SearchConfig(BaseModel):
     neighbour_weight: float = Field(default=0.2, ge=0, le=1)
     """Share of a turn's score passed to its adjacent turns in the same session (a neighbour
     outside the dense and keyword lists is also scored on its own cosine to the query)."""
+    neighbour_reach: int = Field(default=2, ge=1, le=4)
+    """How far along its session a turn passes score: to the turns up to this many places before
+    and after it, each getting the share divided by its distance (a reply to a reply often
+    holds the answer). LoCoMo held-out, reach 1 / 2 / 3: context recall 0.881 / 0.886 / 0.887,
+    recall@10 0.759 / 0.768 / 0.771, for ~1.7 / ~3.6 ms more fusion at 10k; 2 keeps most of
+    the gain at half the cost."""
     neighbour_pool: int = Field(default=40, ge=0)
     """How many of the best turns pass score to their neighbours."""
     session_weight: float = Field(default=0.3, ge=0, le=1)
@@ -128,7 +134,7 @@ class SearchConfig(BaseModel):
 PRESETS: dict[str, SearchConfig] = {
     "balanced": SearchConfig(),
     "fast": SearchConfig(name="fast", dense_k=20, lexical_k=20, fact_k=10, graph_k=10, neighbour_pool=10,
-                         context_candidates=40),
+                         neighbour_reach=1, context_candidates=40),
     "deep": SearchConfig(name="deep", dense_k=100, lexical_k=100, lexical_window=0, fact_k=40, graph_k=40, rerank=True,
                          rerank_top_n=60, context_candidates=100),
     "rrf": SearchConfig(name="rrf", fusion="rrf", neighbour_weight=0.0, session_weight=0.0),

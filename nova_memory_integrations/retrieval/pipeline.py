@@ -289,12 +289,11 @@ class RecallPipeline:
         base = {c.id: sum(c.contributions.values()) for c in turns}
         if config.neighbour_weight > 0 and config.neighbour_pool > 0 and turns:
             pool = turns[: config.neighbour_pool]
-            links = self.components.db.neighbours(user_id, [c.id for c in pool])
+            links = self.components.db.nearby(user_id, [c.id for c in pool], config.neighbour_reach)
             passed: dict[str, float] = {}
             for c in pool:
-                for n in links.get(c.id, (None, None)):
-                    if n is not None:
-                        passed[n] = passed.get(n, 0.0) + config.neighbour_weight * base[c.id]
+                for n, distance in links.get(c.id, ()):
+                    passed[n] = passed.get(n, 0.0) + config.neighbour_weight * base[c.id] / distance
             new_ids = [i for i in passed if ("episode", i) not in cands]
             added: dict[Key, Candidate] = {}
             for row in self.components.db.episode_rows(user_id, new_ids):

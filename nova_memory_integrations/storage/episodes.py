@@ -149,6 +149,24 @@ class EpisodeQueries(Connection):
                              " WHERE id = ? AND user_id = ? AND indexed = 1",
                              [(_blob(v), i, user_id) for i, v in found.items()])
 
+    def nearby(self, user_id: str, ids: Sequence[str], reach: int) -> dict[str, list[tuple[str, int]]]:
+        """The turns up to ``reach`` places before and after each episode in its session (event-time
+        order), each with its distance (1: adjacent)."""
+        if not ids or reach < 1:
+            return {}
+        side = ("(SELECT n.id FROM episodes n WHERE n.user_id = e.user_id AND n.session_id = e.session_id"
+                " AND n.ts {op}= e.ts AND (n.ts {op} e.ts OR n.seq {op} e.seq)"
+                " ORDER BY n.ts {order}, n.seq {order} LIMIT 1 OFFSET {skip})")
+        cols = [side.format(op=op, order=order, skip=d - 1)
+                for d in range(1, reach + 1) for op, order in (("<", "DESC"), (">", "ASC"))]
+        out: dict[str, list[tuple[str, int]]] = {}
+        for chunk in chunks(list(ids), 500):
+            sql = (f"SELECT e.id, {', '.join(cols)} FROM episodes e WHERE +e.user_id = ?"
+                   f" AND e.id IN ({','.join('?' * len(chunk))}) AND e.session_id IS NOT NULL")
+            for row in self.query(sql, [user_id, *chunk]):
+                out[row[0]] = [(row[1 + n], 1 + n // 2) for n in range(2 * reach) if row[1 + n] is not None]
+        return out
+
     def users_with_unprocessed(self) -> list[str]:
         """User ids that have episodes not yet consolidated."""
         return self.user_ids(unprocessed_only=True)
