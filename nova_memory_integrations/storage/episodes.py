@@ -98,21 +98,31 @@ class EpisodeQueries(Connection):
         return self.readable(self.query(sql, params), "episodes", row_to_episode)
 
     def neighbours(self, user_id: str, ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
-        """The previous and next turn of each episode in its session (event-time order).
+        """The previous and next turn of each episode in its session (event-time order)."""
+        return {i: (row[0], row[1]) for i, row in self._around(user_id, ids, 1).items()}
 
-        One statement: each side is a correlated lookup in ``episodes_user_session``.
-        """
-        if not ids:
+    def nearby(self, user_id: str, ids: Sequence[str], reach: int) -> dict[str, list[tuple[str, int]]]:
+        """The turns up to ``reach`` places before and after each episode in its session (event-time
+        order), each with its distance (1: adjacent)."""
+        return {i: [(n, 1 + k // 2) for k, n in enumerate(row) if n is not None]
+                for i, row in self._around(user_id, ids, reach).items()}
+
+    def _around(self, user_id: str, ids: Sequence[str], reach: int) -> dict[str, tuple[str | None, ...]]:
+        """Per episode with a session: the ids one before, one after, two before, two after ...
+        (``None`` past the session's edge). One statement: each place is a correlated lookup in
+        ``episodes_user_session``."""
+        if not ids or reach < 1:
             return {}
         side = ("(SELECT n.id FROM episodes n WHERE n.user_id = e.user_id AND n.session_id = e.session_id"
                 " AND n.ts {op}= e.ts AND (n.ts {op} e.ts OR n.seq {op} e.seq)"
-                " ORDER BY n.ts {order}, n.seq {order} LIMIT 1)")
-        out: dict[str, tuple[str | None, str | None]] = {}
+                " ORDER BY n.ts {order}, n.seq {order} LIMIT 1 OFFSET {skip})")
+        cols = ", ".join(side.format(op=op, order=order, skip=d - 1)
+                         for d in range(1, reach + 1) for op, order in (("<", "DESC"), (">", "ASC")))
+        out: dict[str, tuple[str | None, ...]] = {}
         for chunk in chunks(list(ids), 500):
-            sql = (f"SELECT e.id, {side.format(op='<', order='DESC')}, {side.format(op='>', order='ASC')}"
-                   f" FROM episodes e WHERE +e.user_id = ? AND e.id IN ({','.join('?' * len(chunk))})"
-                   " AND e.session_id IS NOT NULL")
-            out.update({row[0]: (row[1], row[2]) for row in self.query(sql, [user_id, *chunk])})
+            sql = (f"SELECT e.id, {cols} FROM episodes e WHERE +e.user_id = ?"
+                   f" AND e.id IN ({','.join('?' * len(chunk))}) AND e.session_id IS NOT NULL")
+            out.update({row[0]: tuple(row[1:]) for row in self.query(sql, [user_id, *chunk])})
         return out
 
     def mark_episodes_indexed(self, ids: Sequence[str], vectors: Sequence[Sequence[float] | Vector]) -> None:
@@ -148,24 +158,6 @@ class EpisodeQueries(Connection):
             conn.executemany("INSERT OR IGNORE INTO episode_vectors (seq, vec) SELECT seq, ? FROM episodes"
                              " WHERE id = ? AND user_id = ? AND indexed = 1",
                              [(_blob(v), i, user_id) for i, v in found.items()])
-
-    def nearby(self, user_id: str, ids: Sequence[str], reach: int) -> dict[str, list[tuple[str, int]]]:
-        """The turns up to ``reach`` places before and after each episode in its session (event-time
-        order), each with its distance (1: adjacent)."""
-        if not ids or reach < 1:
-            return {}
-        side = ("(SELECT n.id FROM episodes n WHERE n.user_id = e.user_id AND n.session_id = e.session_id"
-                " AND n.ts {op}= e.ts AND (n.ts {op} e.ts OR n.seq {op} e.seq)"
-                " ORDER BY n.ts {order}, n.seq {order} LIMIT 1 OFFSET {skip})")
-        cols = [side.format(op=op, order=order, skip=d - 1)
-                for d in range(1, reach + 1) for op, order in (("<", "DESC"), (">", "ASC"))]
-        out: dict[str, list[tuple[str, int]]] = {}
-        for chunk in chunks(list(ids), 500):
-            sql = (f"SELECT e.id, {', '.join(cols)} FROM episodes e WHERE +e.user_id = ?"
-                   f" AND e.id IN ({','.join('?' * len(chunk))}) AND e.session_id IS NOT NULL")
-            for row in self.query(sql, [user_id, *chunk]):
-                out[row[0]] = [(row[1 + n], 1 + n // 2) for n in range(2 * reach) if row[1 + n] is not None]
-        return out
 
     def users_with_unprocessed(self) -> list[str]:
         """User ids that have episodes not yet consolidated."""
