@@ -280,6 +280,7 @@ class RecallPipeline:
                 norms = np.linalg.norm(m, axis=1) * (float(np.linalg.norm(q)) or 1.0)
                 for c, cos in zip(found, (m @ q) / np.where(norms == 0, 1.0, norms)):
                     c.raw["cosine"] = float(cos)
+                    c.vector = vectors[c.key]  # compression's dedupe compares it next: not read again
 
     def _conversation_structure(
         self, user_id: str, cands: dict[Key, Candidate], config: SearchConfig, qvec: list[float]
@@ -386,13 +387,12 @@ class RecallPipeline:
         return sorted(head, key=lambda c: c.score, reverse=True) + tail
 
     def _vectors_for(self, user_id: str, cands: Sequence[Candidate]) -> dict[str, Sequence[float] | Vector]:
-        vectors = stored_vectors(self.components.db, self.components.vectors, user_id, cands)
-        out: dict[str, Sequence[float] | Vector] = {}
+        vectors = stored_vectors(self.components.db, self.components.vectors, user_id,
+                                 [c for c in cands if c.vector is None])  # fusion read some already
         for c in cands:
             if c.key in vectors:
                 c.vector = vectors[c.key]
-                out[c.text] = vectors[c.key]
-        return out
+        return {c.text: c.vector for c in cands if c.vector is not None}
 
 
 def _ms(start: float) -> float:

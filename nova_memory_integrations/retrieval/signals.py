@@ -67,6 +67,7 @@ class Candidate:
     score: float = 0.0
     rerank: float | None = None
     vector: Sequence[float] | Vector | None = None
+    """Its stored vector, once a step of this recall has read it (later steps reuse it)."""
     reason: str = ""
 
     @property

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from nova_memory_integrations import NovaStore
+from nova_memory_integrations.retrieval.config import SearchConfig
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 TURNS = [
@@ -152,6 +153,8 @@ def _count_index_reads(store: NovaStore, monkeypatch: pytest.MonkeyPatch) -> lis
 
 
 QUESTION = "Who is getting married, and where?"
+ONE_DENSE_HIT = SearchConfig.preset("balanced").model_copy(update={"dense_k": 1})
+"""The other turns come in as keyword hits and neighbours, whose vectors fusion reads."""
 
 
 def test_a_recall_reads_episode_vectors_from_sqlite_not_the_index(
@@ -202,3 +205,21 @@ def test_a_vector_is_not_kept_for_another_users_row(filled: tuple[NovaStore, lis
     store.components.db.mark_indexed("episodes", ids[:1], 1)  # indexed, copy gone
     store.components.db.keep_episode_vectors("mallory", vec)
     assert _copies(store) == len(ids) - 1
+
+
+def test_a_recall_reads_each_episode_vector_once(
+    filled: tuple[NovaStore, list[str]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fusion reads the vectors of keyword-only hits and neighbours; compression's dedupe reuses them."""
+    store, _ = filled
+    db = store.components.db
+    read: list[str] = []
+    real = db.episode_vectors
+
+    def counted(user_id: str, ids: Any) -> Any:
+        read.extend(ids)
+        return real(user_id, ids)
+
+    monkeypatch.setattr(db, "episode_vectors", counted)
+    store.context(QUESTION, "alice", budget_tokens=400, preset=ONE_DENSE_HIT)
+    assert (len(read) > 0, sorted(read)) == (True, sorted(set(read)))
