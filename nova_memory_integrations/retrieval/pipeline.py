@@ -34,6 +34,7 @@ from .signals import (
     lexical,
     named_speakers,
     stored_vectors,
+    without_speaker_name,
 )
 
 if TYPE_CHECKING:
@@ -134,6 +135,10 @@ class RecallPipeline:
             query = hooks.run("before_retrieve", user_id, query)
         except Veto:
             return []
+        # the dense query leaves out the name of the speaker it names (read before the keyword
+        # search starts: that holds the connection while it runs)
+        dense_query = (without_speaker_name(query, parts.db.speakers(user_id)) if config.dense_without_speaker
+                       else query)
         # the keyword search runs beside the query embedding: SQLite and the model both
         # release the GIL, so on two cores BM25 costs (almost) nothing on top of the floor
         # (inline when this thread is inside a transaction: a hook may recall there, and the
@@ -143,7 +148,7 @@ class RecallPipeline:
         keywords = (_beside().submit(keyword_search)
                     if "episode" in kinds and not parts.db.in_transaction_here() else None)
         try:
-            qvec = parts.embedder.embed_query(query)
+            qvec = parts.embedder.embed_query(dense_query)
         except BaseException:
             if keywords is not None:
                 keywords.cancel()

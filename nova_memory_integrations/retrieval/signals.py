@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "dense", "dense_now",
     "graph_entities", "graph_facts", "index_down", "keyword_dense", "lexical", "merge_hits", "name_words",
-    "named_speakers", "pending_dense", "read_index", "stored_vectors",
+    "named_speakers", "pending_dense", "read_index", "stored_vectors", "without_speaker_name",
 ]
 
 Key = tuple[MemoryKind, str]
@@ -278,6 +278,23 @@ def named_speakers(query: str, roles: Iterable[str]) -> set[str]:
     """
     words = set(terms(query, max_terms=64))
     return {role for role in roles if (parts := name_words(role)) and all(p in words for p in parts)}
+
+
+def without_speaker_name(query: str, roles: Iterable[str]) -> str:
+    """``query`` as the dense search embeds it: without the name of the one speaker it names.
+
+    In a transcript every line of a speaker's starts with their name, and the others'
+    lines address them by it ("Hey Tim!"), so in a query the name matches both alike and
+    carries no topic; which speaker said it is weighed apart (``SignalWeights.speaker``).
+    A query naming no speaker or several, or nothing but the name, is returned as it is.
+    """
+    named = named_speakers(query, roles)
+    if len(named) != 1:
+        return query
+    words = name_words(next(iter(named)))
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")(?:['’]s)?\b", re.IGNORECASE)
+    stripped = " ".join(pattern.sub(" ", query).split())
+    return stripped if terms(stripped) else query
 
 
 def graph_entities(graph: FactGraph, user_id: str, query: str) -> list[str]:
