@@ -277,7 +277,9 @@ class RecallPipeline:
             missing = [c for c in group if sig not in c.raw]
             if not missing:
                 continue
-            vectors = stored_vectors(self.components.db, self.components.vectors, user_id, missing)
+            vectors = {c.key: c.vector for c in missing if c.vector is not None}  # read with their rows
+            vectors.update(stored_vectors(self.components.db, self.components.vectors, user_id,
+                                          [c for c in missing if c.vector is None]))
             found = [c for c in missing if c.key in vectors]
             if found:  # one matrix product for the lot
                 q = np.asarray(qvec, dtype=np.float32)
@@ -302,9 +304,11 @@ class RecallPipeline:
                     passed[n] = passed.get(n, 0.0) + config.neighbour_weight * base[c.id] / distance
             new_ids = [i for i in passed if ("episode", i) not in cands]
             added: dict[Key, Candidate] = {}
-            for row in self.components.db.episode_rows(user_id, new_ids):
+            rows, kept = self.components.db.episode_rows_and_vectors(user_id, new_ids)
+            for row in rows:
                 cands[("episode", row.id)] = added[("episode", row.id)] = Candidate(
-                    "episode", row.id, row.content, row.timestamp, row=row, raw={"neighbour": passed[row.id]})
+                    "episode", row.id, row.content, row.timestamp, row=row, raw={"neighbour": passed[row.id]},
+                    vector=kept.get(row.id))
                 base[row.id] = 0.0
             # a neighbour from beyond the dense and keyword lists still has its own similarity to
             # the query: without it, it ranked on what its neighbour passed it alone
@@ -331,9 +335,10 @@ class RecallPipeline:
         db = self.components.db
         out: dict[Key, Candidate] = {}
         ep_ids = [i for kind, i in raw if kind == "episode"]
-        for row in db.episode_rows(user_id, ep_ids):
+        rows, kept = db.episode_rows_and_vectors(user_id, ep_ids)  # fusion and compression compare the vectors
+        for row in rows:
             out[("episode", row.id)] = Candidate("episode", row.id, row.content, row.timestamp, row=row,
-                                                 raw=raw[("episode", row.id)])
+                                                 raw=raw[("episode", row.id)], vector=kept.get(row.id))
         fact_ids = [i for kind, i in raw if kind == "fact"]
         for fact in db.select_facts(user_id, ids=fact_ids):
             if fact.is_valid_at(moment):

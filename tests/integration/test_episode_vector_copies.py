@@ -135,6 +135,44 @@ def test_a_damaged_copy_is_skipped(filled: tuple[NovaStore, list[str]]) -> None:
     assert ids[0] not in store.components.db.episode_vectors("alice", ids)
 
 
+def test_rows_read_with_their_vectors_are_the_rows_read_alone(filled: tuple[NovaStore, list[str]]) -> None:
+    store, ids = filled
+    rows, _ = store.components.db.episode_rows_and_vectors("alice", ids)
+    assert [r.id for r in rows] == [r.id for r in store.components.db.episode_rows("alice", ids)]
+
+
+def test_vectors_read_with_their_rows_are_the_copies(filled: tuple[NovaStore, list[str]]) -> None:
+    store, ids = filled
+    _, got = store.components.db.episode_rows_and_vectors("alice", ids)
+    alone = store.components.db.episode_vectors("alice", ids)
+    assert {i: v.tobytes() for i, v in got.items()} == {i: v.tobytes() for i, v in alone.items()}
+
+
+def test_another_users_rows_and_vectors_are_not_read(filled: tuple[NovaStore, list[str]]) -> None:
+    store, ids = filled
+    assert store.components.db.episode_rows_and_vectors("mallory", ids) == ([], {})
+
+
+def test_a_row_not_indexed_comes_without_a_vector(filled: tuple[NovaStore, list[str]]) -> None:
+    store, ids = filled
+    db = store.components.db
+    blob = db.episode_vectors("alice", ids[:1])[ids[0]].tobytes()
+    db.mark_indexed("episodes", ids[:1], 0)
+    with db.transaction() as conn:  # a stray copy: the flag, not the copy, says whether it stands
+        conn.execute("INSERT INTO episode_vectors (seq, vec) SELECT seq, ? FROM episodes WHERE id = ?", (blob, ids[0]))
+    rows, got = db.episode_rows_and_vectors("alice", ids[:1])
+    assert ([r.id for r in rows], got) == ([ids[0]], {})
+
+
+def test_a_damaged_copy_read_with_its_row_leaves_the_row(filled: tuple[NovaStore, list[str]]) -> None:
+    store, ids = filled
+    with store.components.db.transaction() as conn:
+        conn.execute("UPDATE episode_vectors SET vec = x'0102' WHERE seq = (SELECT seq FROM episodes WHERE id = ?)",
+                     (ids[0],))
+    rows, got = store.components.db.episode_rows_and_vectors("alice", ids[:1])
+    assert ([r.id for r in rows], got) == ([ids[0]], {})
+
+
 def test_ids_and_vectors_must_pair_up(store: NovaStore) -> None:
     with pytest.raises(ValueError, match="2 ids but 1 vectors"):
         store.components.db.mark_episodes_indexed(["a", "b"], [[0.0, 1.0]])
@@ -210,16 +248,24 @@ def test_a_vector_is_not_kept_for_another_users_row(filled: tuple[NovaStore, lis
 def test_a_recall_reads_each_episode_vector_once(
     filled: tuple[NovaStore, list[str]], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Fusion reads the vectors of keyword-only hits and neighbours; compression's dedupe reuses them."""
+    """Vectors come with the rows fusion reads (or for the rest on their own); compression's
+    dedupe and the reranker reuse them."""
     store, _ = filled
     db = store.components.db
     read: list[str] = []
-    real = db.episode_vectors
+    alone, with_rows = db.episode_vectors, db.episode_rows_and_vectors
 
     def counted(user_id: str, ids: Any) -> Any:
-        read.extend(ids)
-        return real(user_id, ids)
+        got = alone(user_id, ids)
+        read.extend(got)
+        return got
+
+    def counted_with_rows(user_id: str, ids: Any) -> Any:
+        rows, got = with_rows(user_id, ids)
+        read.extend(got)
+        return rows, got
 
     monkeypatch.setattr(db, "episode_vectors", counted)
+    monkeypatch.setattr(db, "episode_rows_and_vectors", counted_with_rows)
     store.context(QUESTION, "alice", budget_tokens=400, preset=ONE_DENSE_HIT)
     assert (len(read) > 0, sorted(read)) == (True, sorted(set(read)))
