@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,12 @@ def _blob(vector: Sequence[float] | Vector) -> bytes:
 
 class EpisodeQueries(Connection):
     """Insert, read, flag and keyword-search the episodes of a user."""
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
+        super().__init__(path, busy_timeout_ms=busy_timeout_ms)
+        self._speakers: dict[str, tuple[int, frozenset[str]]] = {}
+        """Per user: the newest ``seq`` read and the roles found up to it (:meth:`speakers`)."""
+        self._speakers_lock = threading.Lock()
 
     def insert_episodes(self, episodes: Sequence[Episode]) -> None:
         """Insert episodes in one transaction (all or nothing; joins the caller's transaction)."""
@@ -183,10 +190,10 @@ class EpisodeQueries(Connection):
         reads the user's history once (7 ms for 10k turns, 140 ms for 100k, measured here),
         later calls only the turns added since (two small statements, ~10 us). A role whose
         turns were all deleted since may stay listed until the user is forgotten
-        (:meth:`~.sqlite.SQLiteStore.delete_user` drops the entry)."""
-        cache: dict[str, tuple[int, frozenset[str]]] = self.__dict__.setdefault("_speakers", {})
-        with self.__dict__.setdefault("_speakers_lock", threading.Lock()):
-            last, known = cache.get(user_id, (0, frozenset()))
+        (:meth:`~.sqlite.SQLiteStore.delete_user` drops the entry; so does restoring hidden
+        turns, :meth:`forget_speakers`)."""
+        with self._speakers_lock:
+            last, known = self._speakers.get(user_id, (0, frozenset()))
             newest = self.query("SELECT MAX(seq) FROM episodes")[0][0] or 0
             if newest <= last:
                 return known
@@ -197,13 +204,15 @@ class EpisodeQueries(Connection):
                 rows = self.query("SELECT DISTINCT role FROM episodes WHERE seq > ? AND seq <= ? AND +user_id = ?",
                                   (last, newest, user_id))
             found = known | {r[0] for r in rows if isinstance(r[0], str)}
-            cache[user_id] = (newest, found)
+            self._speakers[user_id] = (newest, found)
             return found
 
     def forget_speakers(self, user_id: str) -> None:
-        """Drop what :meth:`speakers` keeps of ``user_id`` (their names leave memory with them)."""
-        with self.__dict__.setdefault("_speakers_lock", threading.Lock()):
-            self.__dict__.get("_speakers", {}).pop(user_id, None)
+        """Drop what :meth:`speakers` keeps of ``user_id``: a forgotten user's names leave memory
+        with them, and the next call reads the history again (hidden turns restored come back
+        with their old ``seq``, behind where the last call stopped)."""
+        with self._speakers_lock:
+            self._speakers.pop(user_id, None)
 
     def users_with_unprocessed(self) -> list[str]:
         """User ids that have episodes not yet consolidated."""

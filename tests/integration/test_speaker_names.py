@@ -77,6 +77,15 @@ def test_a_forgotten_users_speakers_are_forgotten(store: NovaStore) -> None:
     assert store.components.db.speakers(USER) == {"kai"}
 
 
+def test_a_speaker_whose_turns_come_back_from_hiding_is_read_again(store: NovaStore) -> None:
+    kai = store.add_turn(USER, "Kai", "Kai: I just moved in next door.", session_id="s9")
+    store.add_turn(USER, "Nate", "Nate: Welcome to the street!", session_id="s9")  # read on past Kai's turn
+    store.hide(USER, [kai.id])
+    store.components.db.speakers(USER)
+    store.restore(USER, [kai.id])
+    assert "kai" in store.components.db.speakers(USER)
+
+
 def test_recall_embeds_the_query_without_the_speakers_name(store: NovaStore, monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _embedded(store, monkeypatch)
     store.retrieve(QUERY, USER, k=5)
