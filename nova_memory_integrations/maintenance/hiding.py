@@ -49,8 +49,6 @@ def restore_memories(components: Components, user_id: str, ids: Sequence[str]) -
     """
     c = components
     moved = c.db.restore_rows(user_id, list(ids))
-    if moved["episodes"]:  # back with their old seq, behind where the speakers read stopped
-        c.db.forget_speakers(user_id)
     for table, restored in moved.items():
         if restored:
             c.indexer.submit(table, [(i, user_id) for i in restored])  # type: ignore[arg-type]

@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS episodes (
 CREATE INDEX IF NOT EXISTS episodes_user_ts ON episodes (user_id, ts);
 CREATE INDEX IF NOT EXISTS episodes_seq_user ON episodes (seq, user_id);
 CREATE INDEX IF NOT EXISTS episodes_user_session ON episodes (user_id, session_id, ts);
+CREATE INDEX IF NOT EXISTS episodes_user_role ON episodes (user_id, role);
 CREATE INDEX IF NOT EXISTS episodes_unprocessed ON episodes (user_id, ts) WHERE processed = 0;
 CREATE INDEX IF NOT EXISTS episodes_unindexed ON episodes (seq) WHERE indexed = 0;
 

@@ -49,7 +49,6 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
             # test_forget_bytes); rebuilt, its old pages are freed, which secure_delete zeroes
             # (~0.1 s per 100k turns)
             conn.execute("REINDEX episodes_seq_user")
-        self.forget_speakers(user_id)
         self.scrub()
         return counts
 

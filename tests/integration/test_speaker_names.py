@@ -1,6 +1,6 @@
 """Recall embeds the query without the name of the speaker it names (real SQLite, Chroma,
-MiniLM): the speakers come from the user's own turns, are read on as turns arrive, never
-from another user's, and leave with a forgotten user.
+MiniLM): the speakers come from the user's own turns as they stand at each recall (added,
+deleted, hidden and restored), never from another user's.
 """
 
 from __future__ import annotations
@@ -84,6 +84,30 @@ def test_a_speaker_whose_turns_come_back_from_hiding_is_read_again(store: NovaSt
     store.components.db.speakers(USER)
     store.restore(USER, [kai.id])
     assert "kai" in store.components.db.speakers(USER)
+
+
+def test_a_role_whose_turns_are_all_deleted_is_no_speaker_any_more(store: NovaStore) -> None:
+    kai = store.add_turn(USER, "Kai", "Kai: I just moved in next door.", session_id="s9")
+    store.components.db.speakers(USER)
+    store.delete(USER, [kai.id])
+    assert "kai" not in store.components.db.speakers(USER)
+
+
+def test_speakers_step_through_the_role_index(store: NovaStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seek per role, not a read of the user's whole history (the plan of the statement run)."""
+    db = store.components.db
+    ran: list[tuple[str, Any]] = []
+    real = db.query
+
+    def record(sql: str, params: Any = ()) -> Any:
+        ran.append((sql, params))
+        return real(sql, params)
+
+    monkeypatch.setattr(db, "query", record)
+    db.speakers(USER)
+    monkeypatch.setattr(db, "query", real)
+    plans = [" ".join(str(r[3]) for r in real(f"EXPLAIN QUERY PLAN {sql}", params)) for sql, params in ran]
+    assert (len(plans), "COVERING INDEX episodes_user_role (user_id=? AND role>?)" in plans[0]) == (1, True)
 
 
 def test_recall_embeds_the_query_without_the_speakers_name(store: NovaStore, monkeypatch: pytest.MonkeyPatch) -> None:
