@@ -25,6 +25,14 @@ def _blob(vector: Sequence[float] | Vector) -> bytes:
     return np.asarray(vector, dtype=_VECTOR_DTYPE).tobytes()
 
 
+def _kept(blob: object) -> Vector | None:
+    """A kept vector as a read-only float32 array (it views the bytes); ``None`` when the blob
+    is missing or damaged (the index has the vector then)."""
+    if isinstance(blob, bytes) and blob and len(blob) % _FLOAT32 == 0:
+        return np.frombuffer(blob, dtype=_VECTOR_DTYPE)
+    return None
+
+
 class EpisodeQueries(Connection):
     """Insert, read, flag and keyword-search the episodes of a user."""
 
@@ -57,24 +65,21 @@ class EpisodeQueries(Connection):
     def episode_rows_and_vectors(self, user_id: str, ids: Sequence[str]) -> tuple[list[EpisodeRow], dict[str, Vector]]:
         """:meth:`episode_rows` and, read in the same statement, the kept vectors of those rows
         :meth:`episode_vectors` would return (indexed, with an undamaged copy)."""
-        rows: list[sqlite3.Row] = []
-        for chunk in chunks(list(ids), 500):
-            marks = ",".join("?" * len(chunk))
-            rows += self.query("SELECT e.*, CASE WHEN e.indexed = 1 THEN v.vec END AS kept_vector FROM episodes e"
-                               " LEFT JOIN episode_vectors v ON v.seq = e.seq"
-                               f" WHERE +e.user_id = ? AND e.id IN ({marks})", [user_id, *chunk])
-        vectors: dict[str, Vector] = {}
-        for row in rows:
-            blob = row["kept_vector"]
-            if isinstance(blob, bytes) and blob and len(blob) % _FLOAT32 == 0 and isinstance(row["id"], str):
-                vectors[row["id"]] = np.frombuffer(blob, dtype=_VECTOR_DTYPE)
+        rows = self._rows_by_id(user_id, ids, with_vectors=True)
+        vectors = {row["id"]: vec for row in rows if isinstance(row["id"], str)
+                   if (vec := _kept(row["kept_vector"])) is not None}
         return self.readable(rows, "episodes", row_to_episode_row), vectors
 
-    def _rows_by_id(self, user_id: str, ids: Sequence[str]) -> list[sqlite3.Row]:
+    def _rows_by_id(self, user_id: str, ids: Sequence[str], *, with_vectors: bool = False) -> list[sqlite3.Row]:
+        """The user's episode rows among ``ids`` (with ``with_vectors``, each with its kept vector
+        as ``kept_vector``: NULL unless the row is indexed and has a copy)."""
+        columns, join = ("e.*, CASE WHEN e.indexed = 1 THEN v.vec END AS kept_vector",
+                         " LEFT JOIN episode_vectors v ON v.seq = e.seq") if with_vectors else ("e.*", "")
         out: list[sqlite3.Row] = []
         for chunk in chunks(list(ids), 500):
             marks = ",".join("?" * len(chunk))
-            out += self.query(f"SELECT * FROM episodes WHERE +user_id = ? AND id IN ({marks})", [user_id, *chunk])
+            out += self.query(f"SELECT {columns} FROM episodes e{join} WHERE +e.user_id = ? AND e.id IN ({marks})",
+                              [user_id, *chunk])
         return out
 
     def episodes_of(self, rows: Sequence[EpisodeRow]) -> list[Episode]:
@@ -159,9 +164,8 @@ class EpisodeQueries(Connection):
             marks = ",".join("?" * len(chunk))
             for row in self.query("SELECT e.id, v.vec FROM episodes e JOIN episode_vectors v ON v.seq = e.seq"
                                   f" WHERE +e.user_id = ? AND e.indexed = 1 AND e.id IN ({marks})", [user_id, *chunk]):
-                blob = row[1]
-                if isinstance(blob, bytes) and blob and len(blob) % _FLOAT32 == 0:  # else damaged: Chroma has it
-                    out[row[0]] = np.frombuffer(blob, dtype=_VECTOR_DTYPE)  # read-only: it views the bytes
+                if (vec := _kept(row[1])) is not None:  # else damaged: Chroma has it
+                    out[row[0]] = vec
         return out
 
     def keep_episode_vectors(self, user_id: str, found: Mapping[str, Sequence[float] | Vector]) -> None:
