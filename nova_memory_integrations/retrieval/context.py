@@ -21,7 +21,7 @@ from ..types import CompressedText, CompressionResult, ContextItem, ContextResul
 from .assemble import Format, fit, line, render
 from .compress import extract_sentences, near_duplicates, strip_phatic
 from .config import SearchConfig
-from .signals import Candidate, Key, dense_now, index_down, keyword_dense, merge_hits, name_words, stored_vectors
+from .signals import Candidate, Key, dense_now, fill_vectors, index_down, keyword_dense, merge_hits, name_words
 
 if TYPE_CHECKING:
     from ..engine.components import Components
@@ -39,13 +39,11 @@ _SIGNAL_NAMES = {
 def _vectors(components: Components, user_id: str, cands: Sequence[Candidate]) -> list[Sequence[float] | Vector]:
     """Vectors of candidates: stored ones (fetched once; reused when the reranker had them),
     else, for rows the indexer has not reached yet, those the read embedded itself (cached)."""
-    found: dict[Key, Sequence[float] | Vector] = dict(
-        stored_vectors(components.db, components.vectors, user_id, [c for c in cands if c.vector is None]))
-    missing = [c for c in cands if c.vector is None and c.key not in found]
-    if missing:
-        cached = components.embedder.cached(c.text for c in missing)
-        found.update({c.key: cached[c.text] for c in missing if c.text in cached})
-    dim = next((len(v) for v in found.values()), 0) or next((len(c.vector) for c in cands if c.vector is not None), 1)
+    fill_vectors(components.db, components.vectors, user_id, cands)
+    missing = [c for c in cands if c.vector is None]
+    cached = components.embedder.cached(c.text for c in missing) if missing else {}
+    found: dict[Key, Sequence[float] | Vector] = {c.key: cached[c.text] for c in missing if c.text in cached}
+    dim = next((len(c.vector) for c in cands if c.vector is not None), 0) or next((len(v) for v in found.values()), 1)
     zero = [0.0] * dim
     return [c.vector if c.vector is not None else found.get(c.key, zero) for c in cands]
 

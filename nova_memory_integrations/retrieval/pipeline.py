@@ -30,10 +30,10 @@ from .signals import (
     Candidate,
     Key,
     dense_now,
+    fill_vectors,
     graph_facts,
     lexical,
     named_speakers,
-    stored_vectors,
     without_speaker_name,
 )
 
@@ -277,17 +277,15 @@ class RecallPipeline:
             missing = [c for c in group if sig not in c.raw]
             if not missing:
                 continue
-            vectors = {c.key: c.vector for c in missing if c.vector is not None}  # read with their rows
-            vectors.update(stored_vectors(self.components.db, self.components.vectors, user_id,
-                                          [c for c in missing if c.vector is None]))
-            found = [c for c in missing if c.key in vectors]
+            # most came with their rows; compression's dedupe compares them next, not read again
+            fill_vectors(self.components.db, self.components.vectors, user_id, missing)
+            found = [(c, c.vector) for c in missing if c.vector is not None]
             if found:  # one matrix product for the lot
                 q = np.asarray(qvec, dtype=np.float32)
-                m = np.stack([vectors[c.key] for c in found])
+                m = np.stack([v for _, v in found])
                 norms = np.linalg.norm(m, axis=1) * (float(np.linalg.norm(q)) or 1.0)
-                for c, cos in zip(found, (m @ q) / np.where(norms == 0, 1.0, norms)):
+                for (c, _), cos in zip(found, (m @ q) / np.where(norms == 0, 1.0, norms)):
                     c.raw["cosine"] = float(cos)
-                    c.vector = vectors[c.key]  # compression's dedupe compares it next: not read again
 
     def _conversation_structure(
         self, user_id: str, cands: dict[Key, Candidate], config: SearchConfig, qvec: list[float]
@@ -397,11 +395,7 @@ class RecallPipeline:
         return sorted(head, key=lambda c: c.score, reverse=True) + tail
 
     def _vectors_for(self, user_id: str, cands: Sequence[Candidate]) -> dict[str, Sequence[float] | Vector]:
-        vectors = stored_vectors(self.components.db, self.components.vectors, user_id,
-                                 [c for c in cands if c.vector is None])  # fusion read some already
-        for c in cands:
-            if c.key in vectors:
-                c.vector = vectors[c.key]
+        fill_vectors(self.components.db, self.components.vectors, user_id, cands)  # fusion read most already
         return {c.text: c.vector for c in cands if c.vector is not None}
 
 

@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "dense", "dense_now",
-    "graph_entities", "graph_facts", "index_down", "keyword_dense", "lexical", "merge_hits", "name_words",
-    "named_speakers", "pending_dense", "read_index", "stored_vectors", "without_speaker_name",
+    "fill_vectors", "graph_entities", "graph_facts", "index_down", "keyword_dense", "lexical", "merge_hits",
+    "name_words", "named_speakers", "pending_dense", "read_index", "stored_vectors", "without_speaker_name",
 ]
 
 Key = tuple[MemoryKind, str]
@@ -248,6 +248,15 @@ def stored_vectors(
             except (StorageError, sqlite3.Error) as exc:
                 logger.debug("nova-memory: vectors read from the index not kept in SQLite (%s)", exc)
     return out
+
+
+def fill_vectors(db: SQLiteStore, vectors: VectorIndex, user_id: str, cands: Sequence[Candidate]) -> None:
+    """Give each candidate its stored vector (:func:`stored_vectors`) unless a step of this recall
+    has read it already; unindexed ones keep ``None``."""
+    found = stored_vectors(db, vectors, user_id, [c for c in cands if c.vector is None])
+    for c in cands:
+        if c.vector is None and c.key in found:
+            c.vector = found[c.key]
 
 
 def lexical(
