@@ -183,7 +183,7 @@ class EpisodeQueries(Connection):
         """The roles ``user_id``'s turns were said in ("user", "assistant", or speakers' names).
 
         One statement that steps from role to role through ``episodes_user_role`` (a seek per
-        role, whatever the length of the history: ~20 us for a few roles at 100k turns), so
+        role, whatever the length of the history: ~15 us for a few roles at 100k turns), so
         it is read fresh on every recall and nothing is kept between calls.
         """
         rows = self.query(
