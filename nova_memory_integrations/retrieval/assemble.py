@@ -102,11 +102,16 @@ def _fact_line(item: ContextItem) -> str:
 
 def _speaker_text(item: ContextItem) -> str:
     """``role: text`` unless the text already starts with its speaker (transcripts)."""
-    role = str(item.metadata.get("role", ""))
-    text = item.text
-    if role and not text.lower().startswith(role.lower() + ":"):
-        text = f"{role}: {text}"
-    return escape(text + time_note(item.text, item.timestamp))
+    when = item.timestamp
+    return _speaker_line(str(item.metadata.get("role", "")), item.text, when, when.tzinfo if when else None)
+
+
+@lru_cache(maxsize=4096)
+def _speaker_line(role: str, text: str, when: datetime | None, _zone: object) -> str:
+    """:func:`_speaker_text` of one turn (memoised: packing costs each line, then renders it,
+    then costs and renders the lines it gives room again)."""
+    shown = f"{role}: {text}" if role and not text.lower().startswith(role.lower() + ":") else text
+    return escape(shown + time_note(text, when))
 
 
 def _turn_groups(turns: Sequence[ContextItem]) -> list[tuple[str, list[ContextItem]]]:

@@ -160,3 +160,21 @@ def test_words_that_only_look_like_weekday_abbreviations_are_left_alone() -> Non
     when = datetime(2023, 7, 15, tzinfo=timezone.utc)
     assert time_note("We sat on the sun deck and had a wedding.", when) == ""
     assert time_note("The last sunset was great.", when) == ""
+
+
+# -- the memoised turn line (``_speaker_line``): one entry per role, text and time --------------
+
+def _said(text: str, when: datetime, role: str = "Jon") -> ContextItem:
+    return ContextItem(kind="episode", id="ep_x", text=text, score=1.0, timestamp=when, session_id="s1",
+                       provenance=("ep_x",), metadata={"role": role})
+
+
+def test_a_turn_line_is_not_reused_for_another_speaker_with_the_same_words() -> None:
+    render([_said("Lovely day at the lake.", T0, role="Jon")], "markdown")
+    assert "- Gina: Lovely day at the lake." in render([_said("Lovely day at the lake.", T0, role="Gina")], "markdown")
+
+
+def test_a_turn_line_is_not_reused_for_the_same_words_said_on_another_day() -> None:
+    render([_said("I moved house last week.", datetime(2023, 7, 15, 12, tzinfo=timezone.utc))], "markdown")
+    later = render([_said("I moved house last week.", datetime(2023, 9, 1, 12, tzinfo=timezone.utc))], "markdown")
+    assert "last week = the week of 25 August 2023" in later
