@@ -33,13 +33,15 @@ def terms(text: str, *, max_terms: int = 24) -> list[str]:
 def _terms(text: str, max_terms: int) -> tuple[str, ...]:
     """:func:`terms`, memoised: the same stored turns are scored for query after query."""
     seen: dict[str, None] = {}
-    for m in _WORD.finditer(text.casefold()):
-        w = m.group(0).replace("’", "'")
+    low = text.casefold()
+    if "’" in low:  # one replace of the text, not one per word (a third of the cost on a miss)
+        low = low.replace("’", "'")
+    for w in _WORD.findall(low):
         if "'" in w:
             w = w.split("'", 1)[0]
-        if len(w) < 2 or w in STOPWORDS:
+        if len(w) < 2 or w in STOPWORDS or w in seen:
             continue
-        seen.setdefault(w, None)
+        seen[w] = None
         if len(seen) >= max_terms:
             break
     return tuple(seen)
