@@ -22,7 +22,7 @@ from ..engine.tokens import TokenCounter
 from ..engine.validation import printable
 from ..types import CONTEXT_FORMATS, ContextFormat, ContextItem
 
-__all__ = ["FORMATS", "Format", "escape", "fit", "line", "render", "time_note"]
+__all__ = ["FORMATS", "Format", "escape", "fit", "line", "render", "time_note", "with_speaker"]
 
 Format = ContextFormat
 FORMATS = CONTEXT_FORMATS
@@ -100,8 +100,14 @@ def _fact_line(item: ContextItem) -> str:
     return f"{escape(item.text)} (valid from {_human(item.valid_from)}{until}{conf})"
 
 
+def with_speaker(role: str, text: str) -> str:
+    """``role: text`` unless there is no role or the text already starts with its speaker
+    (transcripts: "Melanie: ...")."""
+    return f"{role}: {text}" if role and not text.lower().startswith(role.lower() + ":") else text
+
+
 def _speaker_text(item: ContextItem) -> str:
-    """``role: text`` unless the text already starts with its speaker (transcripts)."""
+    """:func:`with_speaker` of the turn, escaped, with its relative times resolved."""
     when = item.timestamp
     return _speaker_line(str(item.metadata.get("role", "")), item.text, when, when.tzinfo if when else None)
 
@@ -110,8 +116,7 @@ def _speaker_text(item: ContextItem) -> str:
 def _speaker_line(role: str, text: str, when: datetime | None, _zone: object) -> str:
     """:func:`_speaker_text` of one turn (memoised: packing costs each line, then renders it,
     then costs and renders the lines it gives room again)."""
-    shown = f"{role}: {text}" if role and not text.lower().startswith(role.lower() + ":") else text
-    return escape(shown + time_note(text, when))
+    return escape(with_speaker(role, text) + time_note(text, when))
 
 
 def _turn_groups(turns: Sequence[ContextItem]) -> list[tuple[str, list[ContextItem]]]:

@@ -18,7 +18,7 @@ from ..engine.hooks import Veto
 from ..engine.tokens import TokenCounter
 from ..storage.vectors import Vector
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
-from .assemble import Format, fit, line, render
+from .assemble import Format, fit, line, render, with_speaker
 from .compress import extract_sentences, near_duplicates, strip_phatic
 from .config import SearchConfig
 from .signals import Candidate, Key, dense_now, fill_vectors, index_down, keyword_dense, merge_hits, name_words
@@ -94,8 +94,7 @@ def to_hit(c: Candidate, snippet: Sequence[Candidate] = ()) -> SearchHit:
 
 
 def _turn_text(c: Candidate) -> str:
-    role = c.episode.role if c.episode is not None else ""
-    return c.text if not role or c.text.lower().startswith(role.lower() + ":") else f"{role}: {c.text}"
+    return with_speaker(c.episode.role if c.episode is not None else "", c.text)
 
 
 def snippets(
