@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal, get_args
 
+from ..engine.validation import printable
 from ..memory.graph import FactGraph
 from ..memory.temporal import normalize_value
 from ..types import Fact
@@ -60,12 +61,16 @@ def render_graph(facts: Sequence[Fact], fmt: GraphFormat) -> str:
     if fmt == "graphml":
         import networkx as nx
 
+        # stored values keep what was given; XML forbids control characters and non-characters,
+        # so the export drops them (networkx's lxml writer refuses such a graph, its plain
+        # writer emits XML no parser reads)
         g = FactGraph.build(facts)
         out: nx.MultiDiGraph[Any] = nx.MultiDiGraph()
         for node, data in g.nodes(data=True):
-            out.add_node(node, label=str(data.get("label", node)))
+            out.add_node(printable(node), label=printable(str(data.get("label", node))))
         for u, v, key, data in g.edges(keys=True, data=True):
-            out.add_edge(u, v, key=key, **_edge_attrs(data["fact"]))
+            attrs = {k: printable(a) if isinstance(a, str) else a for k, a in _edge_attrs(data["fact"]).items()}
+            out.add_edge(printable(u), printable(v), key=printable(key), **attrs)
         buf = io.BytesIO()
         nx.write_graphml(out, buf)
         return buf.getvalue().decode("utf-8")

@@ -31,6 +31,7 @@ from nova_memory_integrations import (
     StoreClosedError,
 )
 from nova_memory_integrations.cli import app
+from nova_memory_integrations.cli.graph import render_graph
 
 USER = "alice"
 GOOD = "I live in Lisbon and I adore sardines."
@@ -227,6 +228,18 @@ def test_the_cli_prints_no_escape_sequence(tmp_path: Path, minilm_onnx: Any) -> 
         out = result.stdout
         assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out, (argv, out)
         assert "Porto" in out, (argv, out)
+
+
+
+def test_the_graphml_export_of_hostile_facts_is_xml_that_parses(tmp_path: Path, minilm_onnx: Any) -> None:
+    """Stored values keep what was given (BEL included); the export drops what XML forbids
+    (with lxml installed, networkx refused the graph instead; without it, wrote XML no parser reads)."""
+    with NovaStore(tmp_path / "data", embeddings=minilm_onnx) as s:
+        s.add_fact(USER, "user\x1b[5m", "lives_in\x85", "Porto\x07 \uffff")
+        facts = s.components.db.select_facts(USER)
+    root = ET.fromstring(render_graph(facts, "graphml"))
+    texts = [v for e in root.iter() for v in [e.text or "", *e.attrib.values()]]
+    assert any("Porto" in t for t in texts)
 
 
 # -- 5. and 6. settings and files --------------------------------------------------------------------------------------
