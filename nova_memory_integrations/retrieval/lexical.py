@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
-__all__ = ["STOPWORDS", "match_expression", "terms"]
+__all__ = ["STOPWORDS", "any_of", "match_expression", "phrase", "searched_words", "terms"]
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 
@@ -53,6 +54,33 @@ def match_expression(text: str) -> str | None:
     Quoting makes every user word a literal (no FTS5 operators can be injected).
     """
     words = terms(text)
-    if not words:
-        return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    return any_of(words) if words else None
+
+
+def phrase(word: str) -> str:
+    """``word`` as a quoted FTS5 phrase: a literal, whatever operators it spells."""
+    return '"' + word.replace('"', '""') + '"'
+
+
+def any_of(words: Sequence[str]) -> str:
+    """An FTS5 query matching rows that hold any of ``words`` (quoted)."""
+    return " OR ".join(phrase(w) for w in words)
+
+
+def searched_words(words: Sequence[str], counts: Sequence[int], total: int, *, share: float,
+                   at_least: int) -> list[str]:
+    """The ``words`` a keyword search keeps: the common ones left out, unless all are common.
+
+    A word is common when it is found in more than ``share`` of the ``total`` turns and in
+    more than ``at_least`` of them (``counts[i]`` turns hold ``words[i]``). BM25 scores every
+    row a word finds, so a common word costs the most and weighs the least (its IDF is the
+    lowest); below ``at_least`` rows a word costs little and keeps its say. When every word
+    is common the rarest one is kept (the first of equals).
+    """
+    if len(words) != len(counts):
+        raise ValueError(f"{len(words)} words but {len(counts)} counts")
+    limit = max(share * total, at_least)
+    kept = [w for w, n in zip(words, counts) if n <= limit]
+    if kept or not words:
+        return kept
+    return [min(zip(words, counts), key=lambda pair: pair[1])[0]]

@@ -144,7 +144,8 @@ class RecallPipeline:
         # (inline when this thread is inside a transaction: a hook may recall there, and the
         # other thread would wait for the connection this one holds)
         keyword_search = partial(lexical, parts.db, "episode", query, user_id, config.lexical_k, session_id,
-                                 window=config.lexical_window)
+                                 window=config.lexical_window, common=config.lexical_common,
+                                 common_min=config.lexical_common_min)
         keywords = (_beside().submit(keyword_search)
                     if "episode" in kinds and not parts.db.in_transaction_here() else None)
         try:

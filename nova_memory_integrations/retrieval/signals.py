@@ -25,7 +25,7 @@ from ..storage.rows import EpisodeRow
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import Vector, VectorIndex, unreachable
 from ..types import Episode, Fact, MemoryKind, Rule
-from .lexical import match_expression, terms
+from .lexical import any_of, phrase, searched_words, terms
 
 if TYPE_CHECKING:
     from ..engine.components import Components
@@ -261,16 +261,27 @@ def fill_vectors(db: SQLiteStore, vectors: VectorIndex, user_id: str, cands: Seq
 
 def lexical(
     db: SQLiteStore, kind: MemoryKind, query: str, user_id: str, k: int, session_id: str | None = None,
-    *, window: int = 0,
+    *, window: int = 0, common: float = 1.0, common_min: int = 0,
 ) -> list[tuple[str, float]]:
     """BM25 (SQLite FTS5) over the user's episodes (the newest ``window`` of them when > 0) or
-    current facts."""
-    expr = match_expression(query)
-    if expr is None or k <= 0:
+    current facts.
+
+    For episodes, a query word found in more than ``common`` of the stored turns and in more
+    than ``common_min`` of them is left out, unless every word is (:func:`.lexical.searched_words`;
+    ``common`` = 1 keeps them all).
+    """
+    words = terms(query)
+    if not words or k <= 0:
         return []
-    if kind == "episode":
-        return db.fts_episodes(user_id, expr, k, session_id=session_id, window=window)
-    return db.fts_facts(user_id, expr, k)
+    if kind != "episode":
+        return db.fts_facts(user_id, any_of(words), k)
+    most = None
+    if common < 1.0:
+        total, counts = db.fts_match_counts([phrase(w) for w in words])
+        found = dict(zip(words, counts))
+        words = searched_words(words, counts, total, share=common, at_least=common_min)
+        most = sum(found[w] for w in words)
+    return db.fts_episodes(user_id, any_of(words), k, session_id=session_id, window=window, most=most)
 
 
 

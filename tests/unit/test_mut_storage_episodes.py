@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from nova_memory_integrations.storage import rows
+from nova_memory_integrations.storage import episodes, rows
 from nova_memory_integrations.storage.sqlite import SQLiteStore
 from nova_memory_integrations.types import Episode
 
@@ -374,3 +374,127 @@ def test_fts_window_is_not_applied_at_exactly_its_number_of_matches(history: SQL
     # 10 newer turns about rowing would leave only 2 of her sailing turns inside it
     history.insert_episodes([ep(f"r{i}", text="rowing", at=T0 + (6 + i) * H) for i in range(10)])
     assert len(history.fts_episodes("alice", "sailing", 10, window=12)) == 6
+
+
+def _statements(db: SQLiteStore, call: Any) -> list[str]:
+    """The statements ``call`` runs (SQLite's trace, parameters inlined)."""
+    seen: list[str] = []
+    db._conn.set_trace_callback(seen.append)
+    try:
+        call()
+    finally:
+        db._conn.set_trace_callback(None)
+    return seen
+
+
+def test_fts_with_a_bound_within_the_window_does_not_count_matches(history: SQLiteStore) -> None:
+    seen = _statements(history, lambda: history.fts_episodes("alice", "sailing", 10, window=12, most=12))
+    assert not [s for s in seen if "count(*) FROM episodes_fts" in s]
+
+
+def test_fts_with_a_bound_within_the_window_scores_every_match(history: SQLiteStore) -> None:
+    assert len(history.fts_episodes("alice", "sailing", 10, window=12, most=12)) == 6
+
+
+def test_fts_with_a_bound_above_the_window_still_applies_it(history: SQLiteStore) -> None:
+    assert sorted(i for i, _ in history.fts_episodes("alice", "sailing", 10, window=2, most=12)) == ["h4", "h5"]
+
+
+def test_fts_without_a_bound_counts_matches(history: SQLiteStore) -> None:
+    seen = _statements(history, lambda: history.fts_episodes("alice", "sailing", 10, window=12))
+    assert len([s for s in seen if "count(*) FROM episodes_fts" in s]) == 1
+
+
+# -- word counts (fts_match_counts) ---------------------------------------------------------------
+
+
+def test_match_counts_count_every_users_turns(history: SQLiteStore) -> None:
+    # alice's 6 "sailing trip" turns and bob's 6 "sailing sailing" turns
+    assert history.fts_match_counts(['"sailing"', '"trip"']) == (12, [12, 6])
+
+
+def test_match_counts_count_a_word_found_nowhere_as_zero(history: SQLiteStore) -> None:
+    assert history.fts_match_counts(['"harbour"']) == (12, [0])
+
+
+def test_match_counts_stem_a_word_as_the_index_does(history: SQLiteStore) -> None:
+    assert history.fts_match_counts(['"sails"']) == (12, [12])
+
+
+def test_match_counts_of_no_words_give_the_number_of_turns(history: SQLiteStore) -> None:
+    assert history.fts_match_counts([]) == (12, [])
+
+
+def test_match_counts_of_an_empty_store_are_zero(db: SQLiteStore) -> None:
+    assert db.fts_match_counts(['"sailing"']) == (0, [0])
+
+
+def test_match_counts_follow_a_deleted_turn(history: SQLiteStore) -> None:
+    history.delete_ids("alice", ["h0"])
+    assert history.fts_match_counts(['"trip"']) == (11, [5])
+
+
+@pytest.fixture()
+def crowd(db: SQLiteStore) -> SQLiteStore:
+    """alice: 64 turns, 8 of them about a kayak."""
+    db.insert_episodes([ep(f"c{i}", text="kayak" if i % 8 == 0 else f"note {i}", at=T0 + i * H) for i in range(64)])
+    return db
+
+
+def test_match_counts_are_reused_while_the_store_barely_changes(crowd: SQLiteStore) -> None:
+    crowd.fts_match_counts(['"kayak"'])
+    crowd.insert_episodes([ep("k1", text="kayak", at=T0 + 100 * H)])  # 65 turns: within 1/32 of 64
+    assert crowd.fts_match_counts(['"kayak"']) == (65, [8])
+
+
+def test_match_counts_are_counted_again_once_the_store_has_changed(crowd: SQLiteStore) -> None:
+    crowd.fts_match_counts(['"kayak"'])
+    crowd.insert_episodes([ep(f"k{i}", text="kayak", at=T0 + (100 + i) * H) for i in range(3)])  # 67 turns
+    assert crowd.fts_match_counts(['"kayak"']) == (67, [11])
+
+
+def test_match_counts_are_counted_again_once_turns_are_deleted(crowd: SQLiteStore) -> None:
+    crowd.fts_match_counts(['"kayak"'])
+    crowd.delete_ids("alice", ["c0", "c8", "c16"])  # 61 turns
+    assert crowd.fts_match_counts(['"kayak"']) == (61, [5])
+
+
+def test_a_reused_count_runs_no_count_of_its_rows(crowd: SQLiteStore) -> None:
+    crowd.fts_match_counts(['"kayak"'])
+    seen = _statements(crowd, lambda: crowd.fts_match_counts(['"kayak"']))
+    assert not [s for s in seen if "MATCH" in s]
+
+
+def test_match_counts_of_a_repeated_word_count_it_once(crowd: SQLiteStore) -> None:
+    seen = _statements(crowd, lambda: crowd.fts_match_counts(['"kayak"', '"kayak"']))
+    assert [s.count("MATCH") for s in seen if "MATCH" in s] == [1]
+
+
+def test_match_counts_keep_a_bounded_memo(crowd: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(episodes, "COUNT_MEMO", 2)
+    for word in ("kayak", "note", "harbour"):
+        crowd.fts_match_counts([f'"{word}"'])
+    assert len(crowd._match_counts) <= 2
+
+
+def test_match_counts_stay_right_past_the_memo_bound(crowd: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(episodes, "COUNT_MEMO", 1)
+    assert crowd.fts_match_counts(['"kayak"', '"harbour"']) == (64, [8, 0])
+
+
+def test_match_counts_read_the_number_of_turns_without_counting_them(crowd: SQLiteStore) -> None:
+    seen = _statements(crowd, lambda: crowd.fts_match_counts(['"kayak"']))
+    assert not [s for s in seen if "count(*) FROM episodes " in s + " "]
+
+
+def test_match_counts_count_the_turns_when_the_index_has_no_total(crowd: SQLiteStore) -> None:
+    crowd._conn.execute("UPDATE episodes_fts_data SET block = x'' WHERE id = 1")  # as in an empty index
+    assert crowd.fts_match_counts([]) == (64, [])
+
+
+@pytest.mark.parametrize(("data", "value"), [
+    (b"\x00", 0), (b"\x7f", 127), (b"\x81\x00", 128), (b"\xce\x10", 10_000), (b"\x86\x8d\x20", 100_000),
+    (b"\xff" * 8 + b"\x01", ((1 << 56) - 1) << 8 | 1), (b"\x81", None), (b"", None), (b"\x05\xff", 5),
+])
+def test_a_varint_is_read_as_sqlite_writes_it(data: bytes, value: int | None) -> None:
+    assert episodes._varint(data) == value
