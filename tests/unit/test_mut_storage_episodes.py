@@ -470,6 +470,20 @@ def test_match_counts_of_a_repeated_word_count_it_once(crowd: SQLiteStore) -> No
     assert [s.count("MATCH") for s in seen if "MATCH" in s] == [1]
 
 
+def test_match_counts_are_reused_at_exactly_a_32nd_more_turns(db: SQLiteStore) -> None:
+    db.insert_episodes([ep(f"c{i}", text="kayak" if i % 8 == 0 else f"note {i}", at=T0 + i * H) for i in range(62)])
+    db.fts_match_counts(['"kayak"'])
+    db.insert_episodes([ep(f"k{i}", text="kayak", at=T0 + (100 + i) * H) for i in range(2)])  # 64: 2 is 1/32
+    assert db.fts_match_counts(['"kayak"']) == (64, [8])
+
+
+def test_match_counts_fill_the_memo_up_to_its_bound(crowd: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(episodes, "COUNT_MEMO", 2)
+    for word in ("kayak", "note"):
+        crowd.fts_match_counts([f'"{word}"'])
+    assert sorted(crowd._match_counts) == ['"kayak"', '"note"']
+
+
 def test_match_counts_keep_a_bounded_memo(crowd: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(episodes, "COUNT_MEMO", 2)
     for word in ("kayak", "note", "harbour"):
@@ -487,6 +501,16 @@ def test_match_counts_read_the_number_of_turns_without_counting_them(crowd: SQLi
     assert not [s for s in seen if "count(*) FROM episodes " in s + " "]
 
 
+def test_match_counts_count_the_turns_when_the_total_is_null(crowd: SQLiteStore) -> None:
+    crowd._conn.execute("UPDATE episodes_fts_data SET block = NULL WHERE id = 1")
+    assert crowd.fts_match_counts([]) == (64, [])
+
+
+def test_match_counts_count_the_turns_when_the_total_is_missing(crowd: SQLiteStore) -> None:
+    crowd._conn.execute("DELETE FROM episodes_fts_data WHERE id = 1")
+    assert crowd.fts_match_counts([]) == (64, [])
+
+
 def test_match_counts_count_the_turns_when_the_index_has_no_total(crowd: SQLiteStore) -> None:
     crowd._conn.execute("UPDATE episodes_fts_data SET block = x'' WHERE id = 1")  # as in an empty index
     assert crowd.fts_match_counts([]) == (64, [])
@@ -495,6 +519,7 @@ def test_match_counts_count_the_turns_when_the_index_has_no_total(crowd: SQLiteS
 @pytest.mark.parametrize(("data", "value"), [
     (b"\x00", 0), (b"\x7f", 127), (b"\x81\x00", 128), (b"\xce\x10", 10_000), (b"\x86\x8d\x20", 100_000),
     (b"\xff" * 8 + b"\x01", ((1 << 56) - 1) << 8 | 1), (b"\x81", None), (b"", None), (b"\x05\xff", 5),
+    (b"\x80\x01", 1),
 ])
 def test_a_varint_is_read_as_sqlite_writes_it(data: bytes, value: int | None) -> None:
     assert episodes._varint(data) == value
