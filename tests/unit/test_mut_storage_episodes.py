@@ -299,17 +299,21 @@ def test_fts_maps_each_hit_to_its_own_id(texts: SQLiteStore) -> None:
     assert [i for i, _ in texts.fts_episodes("alice", "kayaks", 10)] == ["a4"]
 
 
-def _plans(db: SQLiteStore, call: Any, marker: str = "bm25") -> list[str]:
-    """The query plans of the statements ``call`` runs that hold ``marker`` (SQLite's trace
-    inlines their parameters)."""
+def _statements(db: SQLiteStore, call: Any) -> list[str]:
+    """The statements ``call`` runs (SQLite's trace, parameters inlined)."""
     seen: list[str] = []
     db._conn.set_trace_callback(seen.append)
     try:
         call()
     finally:
         db._conn.set_trace_callback(None)
-    return [" / ".join(r[3] for r in db._conn.execute(f"EXPLAIN QUERY PLAN {sql}")) for sql in seen
-            if marker in sql]
+    return seen
+
+
+def _plans(db: SQLiteStore, call: Any, marker: str = "bm25") -> list[str]:
+    """The query plans of the statements ``call`` runs that hold ``marker``."""
+    return [" / ".join(r[3] for r in db._conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
+            for sql in _statements(db, call) if marker in sql]
 
 
 def test_fts_checks_the_user_in_the_covering_index(texts: SQLiteStore) -> None:
@@ -374,17 +378,6 @@ def test_fts_window_is_not_applied_at_exactly_its_number_of_matches(history: SQL
     # 10 newer turns about rowing would leave only 2 of her sailing turns inside it
     history.insert_episodes([ep(f"r{i}", text="rowing", at=T0 + (6 + i) * H) for i in range(10)])
     assert len(history.fts_episodes("alice", "sailing", 10, window=12)) == 6
-
-
-def _statements(db: SQLiteStore, call: Any) -> list[str]:
-    """The statements ``call`` runs (SQLite's trace, parameters inlined)."""
-    seen: list[str] = []
-    db._conn.set_trace_callback(seen.append)
-    try:
-        call()
-    finally:
-        db._conn.set_trace_callback(None)
-    return seen
 
 
 def test_fts_with_a_bound_within_the_window_does_not_count_matches(history: SQLiteStore) -> None:
