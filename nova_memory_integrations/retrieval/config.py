@@ -76,13 +76,12 @@ class SearchConfig(BaseModel):
     by dense search, the fact graph and facts."""
     lexical_common: float = Field(default=0.15, gt=0, le=1)
     """Keyword (BM25) search leaves out a query word found in more than this share of the
-    stored turns (and in more than ``lexical_common_min`` of them), unless every word of the
-    query is that common: then it searches the rarest (:func:`~.lexical.searched_words`).
-    BM25 scores each row a word finds, so such a word is what a keyword search spends most
-    on and weighs least in its scores (the lowest IDF): in a history where the same few words
-    recur all day it matched most rows. Chosen inside LoCoMo's cross-validation folds (0.15
-    in all five, over keeping every word, 0.05 and 0.1; see the CHANGELOG). ``1`` keeps every
-    word."""
+    stored turns (and in more than ``lexical_common_min`` of them); a query of nothing but
+    such words is left to the dense search (:func:`~.lexical.searched_words`). BM25 scores
+    each row a word finds, so such a word is what a keyword search spends most on and weighs
+    least in its scores (the lowest IDF): in a history where the same few words recur all
+    day it matched most rows. Chosen inside LoCoMo's cross-validation folds (0.15 in all
+    five, over keeping every word, 0.1 and 0.2; see the CHANGELOG). ``1`` keeps every word."""
     lexical_common_min: int = Field(default=50, ge=0)
     """A word found in at most this many turns is never left out as common: in a short
     history a few turns make a large share, and BM25 over them costs next to nothing."""

@@ -69,18 +69,17 @@ def any_of(words: Sequence[str]) -> str:
 
 def searched_words(words: Sequence[str], counts: Sequence[int], total: int, *, share: float,
                    at_least: int) -> list[str]:
-    """The ``words`` a keyword search keeps: the common ones left out, unless all are common.
+    """The ``words`` worth a keyword search: those some turn holds, less the common ones.
 
-    A word is common when it is found in more than ``share`` of the ``total`` turns and in
-    more than ``at_least`` of them (``counts[i]`` turns hold ``words[i]``). BM25 scores every
-    row a word finds, so a common word costs the most and weighs the least (its IDF is the
-    lowest); below ``at_least`` rows a word costs little and keeps its say. When every word
-    is common the rarest one is kept (the first of equals).
+    ``counts[i]`` turns of the ``total`` hold ``words[i]``. A word is common when it is found
+    in more than ``share`` of the turns and in more than ``at_least`` of them. BM25 scores
+    every row a word finds, so a common word costs the most and weighs the least (its IDF is
+    the lowest); below ``at_least`` rows a word costs little and keeps its say. A word no
+    turn holds finds nothing. When every word some turn holds is common, none is left: a
+    query made only of such words is the dense search's (on LoCoMo's folds that did better
+    than searching the rarest of them: see the CHANGELOG).
     """
     if len(words) != len(counts):
         raise ValueError(f"{len(words)} words but {len(counts)} counts")
     limit = max(share * total, at_least)
-    kept = [w for w, n in zip(words, counts) if n <= limit]
-    if kept or not words:
-        return kept
-    return [min(zip(words, counts), key=lambda pair: pair[1])[0]]
+    return [w for w, n in zip(words, counts) if 0 < n <= limit]

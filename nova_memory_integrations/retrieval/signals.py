@@ -267,8 +267,8 @@ def lexical(
     current facts.
 
     For episodes, a query word found in more than ``common`` of the stored turns and in more
-    than ``common_min`` of them is left out, unless every word is (:func:`.lexical.searched_words`;
-    ``common`` = 1 keeps them all).
+    than ``common_min`` of them is left out (:func:`.lexical.searched_words`; ``common`` = 1
+    keeps them all): a query of nothing but such words finds nothing here.
     """
     words = terms(query)
     if not words or k <= 0:
@@ -280,6 +280,8 @@ def lexical(
         total, counts = db.fts_match_counts([phrase(w) for w in words])
         found = dict(zip(words, counts))
         words = searched_words(words, counts, total, share=common, at_least=common_min)
+        if not words:  # no turn holds them, or every one is common
+            return []
         most = sum(found[w] for w in words)
     return db.fts_episodes(user_id, any_of(words), k, session_id=session_id, window=window, most=most)
 

@@ -27,6 +27,9 @@ of stored turns has moved by more than 1/32 (3 %) of itself since: it only decid
 word is common, which a few per cent of turns more or less rarely changes."""
 COUNT_MEMO = 4096
 """At most this many word counts are kept per connection (then all are dropped)."""
+COUNT_MEMO_FROM = 1000
+"""Only counts of at least this many turns are kept: a rarer word is counted afresh each
+time (cheap: its row list is short), so a word just stored is never taken for absent."""
 
 
 def _blob(vector: Sequence[float] | Vector) -> bytes:
@@ -251,23 +254,28 @@ class EpisodeQueries(Connection):
         Store-wide, like the statistics FTS5's BM25 weighs words by (its IDF counts every
         user's rows): they choose which words a keyword search leaves out, never which rows it
         returns. Counting a word's rows reads its row list, not the rows (a word in 2,000 of 10k
-        turns: ~0.1 ms against ~2 ms of BM25), and a count is reused while the number of stored
-        turns stays within ``1 / COUNT_REUSE`` of what it was when counted (at 100k turns, a
-        common word's count costs about a millisecond).
+        turns: ~0.1 ms against ~2 ms of BM25), and a count of ``COUNT_MEMO_FROM`` turns or more
+        is reused while the number of stored turns stays within ``1 / COUNT_REUSE`` of what it
+        was when counted (at 100k turns, a common word's count costs about a millisecond).
         """
         with self._lock:  # one snapshot, and the memo is the connection's
             total = self._fts_rows()
             memo = self._match_counts
             stale = [m for m in dict.fromkeys(matches)
                      if (hit := memo.get(m)) is None or abs(hit[1] - total) * COUNT_REUSE > total]
+            fresh: dict[str, int] = {}
             if stale:
                 row = self.query(
                     "SELECT " + ", ".join("(SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?)"
                                           for _ in stale), stale)[0]
-                if len(memo) + len(stale) > COUNT_MEMO:
+                fresh = {m: int(n) for m, n in zip(stale, row)}
+                for m in fresh:
+                    memo.pop(m, None)
+                kept = {m: (n, total) for m, n in fresh.items() if n >= COUNT_MEMO_FROM}
+                if len(memo) + len(kept) > COUNT_MEMO:
                     memo.clear()
-                memo.update((m, (int(n), total)) for m, n in zip(stale, row))
-            return total, [memo[m][0] for m in matches]
+                memo.update(kept)
+            return total, [fresh[m] if m in fresh else memo[m][0] for m in matches]
 
     def _fts_rows(self) -> int:
         """The number of rows FTS5 has indexed, the ``N`` of its BM25: read from its averages

@@ -1,7 +1,7 @@
 """Keyword search leaves out a query word most turns hold (``SearchConfig.lexical_common``), on a
-real store (SQLite, Chroma, MiniLM): the rarer words are searched, the rarest when all are
-common, every word while the store is small (``lexical_common_min``), and another user's turns
-count towards how common a word is without ever being found.
+real store (SQLite, Chroma, MiniLM): the rarer words are searched, none when all are common
+(dense search answers those), a word in few turns whatever its share (``lexical_common_min``),
+and another user's turns count towards how common a word is without ever being found.
 
 ann: 24 turns about staying late at work, 4 work e-mails, 3 about a guitar; bob: 20 about work.
 """
@@ -67,9 +67,21 @@ def test_a_word_in_few_turns_is_kept_by_default(turns: tuple[NovaStore, dict[str
     assert _keyword_hits(store, "guitar after work", _config()) == ids["late"] | ids["email"] | ids["guitar"]
 
 
-def test_when_every_word_is_common_the_rarest_is_searched(turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
-    store, ids = turns  # "stayed" (24 turns) and "work" (48) are both above a share of 0.2
-    assert _keyword_hits(store, "stayed at work", RULE) == ids["late"]
+def test_a_query_of_common_words_finds_nothing_by_keyword(turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
+    store, _ = turns  # "stayed" (24 turns) and "work" (48) are both above a share of 0.2
+    assert _keyword_hits(store, "stayed at work", RULE) == set()
+
+
+def test_a_query_of_common_words_is_still_answered_by_dense_search(
+        turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
+    store, ids = turns
+    cands = store._recall.retrieve("stayed at work", USER, k=10, config=RULE)
+    assert {c.id for c in cands} & ids["late"]
+
+
+def test_the_same_query_with_every_word_kept_finds_them(turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
+    store, ids = turns
+    assert _keyword_hits(store, "stayed at work", _config(lexical_common=1.0)) == ids["late"] | ids["email"]
 
 
 def test_another_users_turns_are_never_found(turns: tuple[NovaStore, dict[str, set[str]]]) -> None:

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations import InvalidInputError, NovaStore
+from nova_memory_integrations.retrieval.config import SearchConfig
 from nova_memory_integrations.types import ContextResult
 
 USER = "alice"
@@ -287,8 +288,6 @@ def test_small_talk_turns_are_dropped_and_small_talk_sentences_removed(store: No
 
 
 def test_leftover_budget_gives_back_cut_sentences(store: NovaStore) -> None:
-    from nova_memory_integrations.retrieval.config import SearchConfig
-
     long_turn = " ".join(f"On day {i} of the Abisko trip we hiked to lake number {i} and camped by the shore."
                          for i in range(1, 9))
     store.add_turns([{"user_id": USER, "role": "user", "content": long_turn},
@@ -325,5 +324,9 @@ def test_a_small_budget_packs_what_fits(many_short: NovaStore) -> None:
 
 
 def test_a_large_budget_packs_more_candidates(many_short: NovaStore) -> None:
-    """4,000 tokens hold all of these turns: more than the 60 candidates every budget packed before."""
-    assert len(many_short.context("what did we see hiking", USER, budget_tokens=4000).sources) > 60
+    """4,000 tokens hold all of these turns: more than the 60 candidates every budget packed before.
+
+    Every turn says "hike", so keyword search would leave that word out and find nothing
+    (``lexical_common``); kept here, it adds its 50 turns to the dense search's 50."""
+    every_word = SearchConfig.preset("balanced").model_copy(update={"lexical_common": 1.0})
+    assert len(many_short.context("what did we see hiking", USER, budget_tokens=4000, preset=every_word).sources) > 60

@@ -105,8 +105,9 @@ def test_streaming_passes_chunks_through_as_they_arrive(store: NovaStore, serve:
     for chunk in stream:
         if chunk.choices and chunk.choices[0].delta.content:
             if not parts:
-                # the upstream is still holding the rest of the reply: nothing was buffered
-                assert upstream.paused.is_set() and not upstream.finished.is_set()
+                # the upstream is still holding the rest of the reply: nothing was buffered (it
+                # flags the pause just after flushing this chunk, so the flag may trail the chunk)
+                assert upstream.paused.wait(10) and not upstream.finished.is_set()
                 upstream.gate.set()
             parts.append(chunk.choices[0].delta.content)
     assert "".join(parts) == "echo: tell me a long story"

@@ -1,5 +1,5 @@
 """``retrieval.lexical.searched_words``: which query words a keyword search keeps when some are
-common (found in most turns), and the FTS5 phrases it searches them with."""
+common (found in most turns) or found nowhere, and the FTS5 phrases it searches them with."""
 
 from __future__ import annotations
 
@@ -34,13 +34,9 @@ def test_the_larger_limit_decides() -> None:
     assert searched_words(["budget", "work"], [2_000, 6_000], 50_000, share=0.1, at_least=1_000) == ["budget"]
 
 
-def test_when_every_word_is_common_the_rarest_is_kept() -> None:
+def test_when_every_word_is_common_none_is_left() -> None:
     assert searched_words(["project", "garden", "work"], [4_676, 4_671, 4_406], 10_000, share=0.1,
-                          at_least=0) == ["work"]
-
-
-def test_of_equally_common_words_the_first_is_kept() -> None:
-    assert searched_words(["garden", "project"], [4_000, 4_000], 10_000, share=0.1, at_least=0) == ["garden"]
+                          at_least=0) == []
 
 
 def test_order_of_the_kept_words_is_the_querys() -> None:
@@ -49,6 +45,19 @@ def test_order_of_the_kept_words_is_the_querys() -> None:
 
 def test_a_share_of_one_keeps_every_word() -> None:
     assert searched_words(["work", "garden"], [9_000, 10_000], 10_000, share=1.0, at_least=0) == ["work", "garden"]
+
+
+def test_a_word_found_nowhere_is_left_out() -> None:
+    assert searched_words(["zebra", "guitar"], [0, 3], 10_000, share=0.1, at_least=0) == ["guitar"]
+
+
+def test_a_word_found_nowhere_leaves_the_common_ones_out_too() -> None:
+    # "see" is in no turn, "hiking" in all 150: nothing is worth a keyword search
+    assert searched_words(["see", "hiking"], [0, 150], 150, share=0.15, at_least=50) == []
+
+
+def test_words_found_nowhere_leave_nothing_to_search() -> None:
+    assert searched_words(["zebra", "yeti"], [0, 0], 10_000, share=0.1, at_least=0) == []
 
 
 def test_no_words_give_no_words() -> None:

@@ -428,8 +428,9 @@ def test_match_counts_follow_a_deleted_turn(history: SQLiteStore) -> None:
 
 
 @pytest.fixture()
-def crowd(db: SQLiteStore) -> SQLiteStore:
-    """alice: 64 turns, 8 of them about a kayak."""
+def crowd(db: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> SQLiteStore:
+    """alice: 64 turns, 8 of them about a kayak; counts of any size are kept in the memo."""
+    monkeypatch.setattr(episodes, "COUNT_MEMO_FROM", 1)
     db.insert_episodes([ep(f"c{i}", text="kayak" if i % 8 == 0 else f"note {i}", at=T0 + i * H) for i in range(64)])
     return db
 
@@ -463,7 +464,9 @@ def test_match_counts_of_a_repeated_word_count_it_once(crowd: SQLiteStore) -> No
     assert [s.count("MATCH") for s in seen if "MATCH" in s] == [1]
 
 
-def test_match_counts_are_reused_at_exactly_a_32nd_more_turns(db: SQLiteStore) -> None:
+def test_match_counts_are_reused_at_exactly_a_32nd_more_turns(db: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    monkeypatch.setattr(episodes, "COUNT_MEMO_FROM", 1)
     db.insert_episodes([ep(f"c{i}", text="kayak" if i % 8 == 0 else f"note {i}", at=T0 + i * H) for i in range(62)])
     db.fts_match_counts(['"kayak"'])
     db.insert_episodes([ep(f"k{i}", text="kayak", at=T0 + (100 + i) * H) for i in range(2)])  # 64: 2 is 1/32
@@ -516,3 +519,18 @@ def test_match_counts_count_the_turns_when_the_index_has_no_total(crowd: SQLiteS
 ])
 def test_a_varint_is_read_as_sqlite_writes_it(data: bytes, value: int | None) -> None:
     assert episodes._varint(data) == value
+
+
+def test_a_rare_words_count_is_counted_afresh(db: SQLiteStore) -> None:
+    db.insert_episodes([ep(f"c{i}", text=f"note {i}", at=T0 + i * H) for i in range(64)])
+    db.fts_match_counts(['"whiskers"'])
+    db.insert_episodes([ep("w", text="our cat whiskers", at=T0 + 100 * H)])  # within 1/32: a memo would hold 0
+    assert db.fts_match_counts(['"whiskers"']) == (65, [1])
+
+
+def test_a_count_below_the_memo_floor_leaves_the_memo(crowd: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    crowd.fts_match_counts(['"kayak"'])  # 8, kept (floor 1)
+    monkeypatch.setattr(episodes, "COUNT_MEMO_FROM", 9)
+    crowd.insert_episodes([ep(f"n{i}", text="rowing", at=T0 + (100 + i) * H) for i in range(3)])  # 67: stale
+    crowd.fts_match_counts(['"kayak"'])
+    assert '"kayak"' not in crowd._match_counts
