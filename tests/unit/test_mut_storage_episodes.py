@@ -482,7 +482,7 @@ def test_match_counts_fill_the_memo_up_to_its_bound(crowd: SQLiteStore, monkeypa
 
 def test_match_counts_keep_a_bounded_memo(crowd: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(episodes, "COUNT_MEMO", 2)
-    for word in ("kayak", "note", "harbour"):
+    for word in ("kayak", "note", "5"):  # found in 8, 56 and 1 turns: each count is kept
         crowd.fts_match_counts([f'"{word}"'])
     assert len(crowd._match_counts) <= 2
 
@@ -534,3 +534,9 @@ def test_a_count_below_the_memo_floor_leaves_the_memo(crowd: SQLiteStore, monkey
     crowd.insert_episodes([ep(f"n{i}", text="rowing", at=T0 + (100 + i) * H) for i in range(3)])  # 67: stale
     crowd.fts_match_counts(['"kayak"'])
     assert '"kayak"' not in crowd._match_counts
+
+
+def test_a_count_at_exactly_the_memo_floor_is_kept(crowd: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(episodes, "COUNT_MEMO_FROM", 8)
+    crowd.fts_match_counts(['"kayak"'])  # 8 turns
+    assert '"kayak"' in crowd._match_counts
