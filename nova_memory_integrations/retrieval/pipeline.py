@@ -29,13 +29,16 @@ from .fusion import min_max, recency, rrf, saturating, weight_at, weight_referen
 from .signals import (
     Candidate,
     Key,
+    dated,
     dense_now,
     fill_vectors,
     graph_facts,
+    in_windows,
     lexical,
     named_speakers,
     without_speaker_name,
 )
+from .when import Window, named_windows
 
 if TYPE_CHECKING:
     from ..engine.components import Components
@@ -165,9 +168,13 @@ class RecallPipeline:
             for i, s in hits:
                 raw.setdefault((kind, i), {})[signal] = s
 
+        windows = named_windows(query, moment) if config.date_k or config.weights.date else ()
         if "episode" in kinds:
             add("dense", "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k, session_id=session_id))
             add("lexical", "episode", keywords.result() if keywords is not None else keyword_search())
+            if windows and config.date_k:
+                add("date", "episode", dated(parts.db, user_id, qvec, windows, config.date_k, config.date_pool,
+                                             session_id))
         graph_hits: list[Any] = []
         if "fact" in kinds and parts.db.has_rows("facts", user_id):  # no facts: skip every fact lookup
             add("fact_dense", "fact", dense_now(parts, "fact", qvec, user_id, config.fact_k))
@@ -186,7 +193,7 @@ class RecallPipeline:
         if config.fusion == "rrf":
             self._fuse_rrf(cands, rankings, config)
         else:
-            self._fuse_weighted(user_id, query, cands, qvec, graph_hits, config, moment)
+            self._fuse_weighted(user_id, query, cands, qvec, graph_hits, config, windows)
         unit = 1.0 if config.fusion == "weighted" else 1.0 / (config.rrf_k + 1)
         confidence = self.components.facts.effective_confidences(
             user_id, [c.fact for c in cands.values() if c.fact is not None], now=moment)
@@ -236,14 +243,16 @@ class RecallPipeline:
 
     def _fuse_weighted(
         self, user_id: str, query: str, cands: dict[Key, Candidate], qvec: list[float], graph_hits: list[Any],
-        config: SearchConfig, moment: datetime,
+        config: SearchConfig, windows: Sequence[Window],
     ) -> None:
         """Weighted score: cosine and max-normalised BM25 per kind, then conversation structure.
 
         A turn passes ``neighbour_weight`` of its score to the turns just before and after
         it in its session (answers live next to their questions; a neighbour from beyond the
         dense and keyword lists also gets its own cosine), and every turn gets
-        ``session_weight`` times the mean of its session's best three scores.
+        ``session_weight`` times the mean of its session's best three scores. Then the
+        boosts, each a share of that score: ``weights.speaker`` for a turn of a speaker the
+        query names, ``weights.date`` for a turn in a stretch of time it names (``windows``).
         """
         w = config.weights
         self._fill_cosine(user_id, cands, qvec)
@@ -261,12 +270,14 @@ class RecallPipeline:
             if cand.kind == "rule":
                 cand.contributions = {"rule": cand.raw.get("rule", 0.0)}
         self._conversation_structure(user_id, cands, config, qvec)
-        if w.speaker:
-            turns = [(c, turn) for c in cands.values() if (turn := c.turn) is not None]
-            named = named_speakers(query, {turn.role for _, turn in turns})
-            for c, turn in turns:
-                if turn.role in named:
-                    c.contributions["speaker"] = w.speaker * sum(c.contributions.values())
+        turns = [(c, turn) for c in cands.values() if (turn := c.turn) is not None]
+        named = named_speakers(query, {turn.role for _, turn in turns}) if w.speaker else set()
+        for c, turn in turns:
+            base = sum(c.contributions.values())
+            if turn.role in named:
+                c.contributions["speaker"] = w.speaker * base
+            if w.date and in_windows(turn.timestamp, windows):
+                c.contributions["date"] = w.date * base
 
     def _fill_cosine(self, user_id: str, cands: dict[Key, Candidate], qvec: list[float]) -> None:
         """Cosine to the query for every candidate (fetching vectors BM25-only hits lack)."""

@@ -26,14 +26,16 @@ from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import Vector, VectorIndex, unreachable
 from ..types import Episode, Fact, MemoryKind, Rule
 from .lexical import any_of, phrase, searched_words, terms
+from .when import Window
 
 if TYPE_CHECKING:
     from ..engine.components import Components
 
 __all__ = [
-    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "dense", "dense_now",
-    "fill_vectors", "graph_entities", "graph_facts", "index_down", "keyword_dense", "lexical", "merge_hits",
-    "name_words", "named_speakers", "pending_dense", "read_index", "stored_vectors", "without_speaker_name",
+    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "dated", "dense",
+    "dense_now", "fill_vectors", "graph_entities", "graph_facts", "in_windows", "index_down", "keyword_dense",
+    "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense", "read_index", "stored_vectors",
+    "without_speaker_name",
 ]
 
 Key = tuple[MemoryKind, str]
@@ -284,6 +286,34 @@ def lexical(
             return []
         most = sum(found[w] for w in words)
     return db.fts_episodes(user_id, any_of(words), k, session_id=session_id, window=window, most=most)
+
+
+def dated(
+    db: SQLiteStore, user_id: str, vector: Sequence[float], windows: Sequence[Window], k: int, pool: int,
+    session_id: str | None = None,
+) -> list[tuple[str, float]]:
+    """The ``k`` turns closest to the query (cosine of their kept vectors) among the user's turns
+    whose event time falls in one of ``windows`` (:func:`.when.named_windows`); none when the
+    windows hold more than ``pool`` turns (a stretch that long singles out nothing) or no window
+    is named."""
+    if not windows or k <= 0:
+        return []
+    rows, kept = db.dated_rows_and_vectors(user_id, windows, pool, session_id=session_id)
+    if len(rows) > pool:
+        return []
+    found = [(row.id, vec) for row in rows if (vec := kept.get(row.id)) is not None]
+    if not found:
+        return []
+    q = np.asarray(vector, dtype=np.float32)
+    m = np.stack([v for _, v in found])
+    norms = np.linalg.norm(m, axis=1) * (float(np.linalg.norm(q)) or 1.0)
+    scores = (m @ q) / np.where(norms == 0, 1.0, norms)
+    return sorted(((i, float(s)) for (i, _), s in zip(found, scores)), key=lambda h: h[1], reverse=True)[:k]
+
+
+def in_windows(moment: datetime | None, windows: Sequence[Window]) -> bool:
+    """Whether ``moment`` falls in one of the half-open ``windows``."""
+    return moment is not None and any(start <= moment < end for start, end in windows)
 
 
 

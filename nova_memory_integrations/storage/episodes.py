@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,30 @@ class EpisodeQueries(Connection):
         """:meth:`episode_rows` and, read in the same statement, the kept vectors of those rows
         :meth:`episode_vectors` would return (indexed, with an undamaged copy)."""
         rows = self._rows_by_id(user_id, ids, with_vectors=True)
+        vectors = {row["id"]: vec for row in rows if isinstance(row["id"], str)
+                   if (vec := _kept(row["kept_vector"])) is not None}
+        return self.readable(rows, "episodes", row_to_episode_row), vectors
+
+    def dated_rows_and_vectors(
+        self, user_id: str, windows: Sequence[tuple[datetime, datetime]], limit: int, *,
+        session_id: str | None = None,
+    ) -> tuple[list[EpisodeRow], dict[str, Vector]]:
+        """Rows and kept vectors (as :meth:`episode_rows_and_vectors`) of ``user_id``'s episodes
+        (of one session with ``session_id``) whose event time falls in one of the half-open
+        ``windows``, in event-time order, at most ``limit`` + 1 of them (one more than asked
+        says the windows hold more)."""
+        if not windows or limit < 0:
+            return [], {}
+        spans = " OR ".join("(e.ts >= ? AND e.ts < ?)" for _ in windows)
+        params: list[Any] = [user_id, *(t for start, end in windows for t in (to_epoch(start), to_epoch(end)))]
+        session = ""
+        if session_id is not None:
+            session = " AND e.session_id = ?"
+            params.append(session_id)
+        rows = self.query("SELECT e.*, CASE WHEN e.indexed = 1 THEN v.vec END AS kept_vector FROM episodes e"
+                          " LEFT JOIN episode_vectors v ON v.seq = e.seq"
+                          f" WHERE e.user_id = ? AND ({spans}){session} ORDER BY e.ts, e.seq LIMIT ?",
+                          [*params, limit + 1])
         vectors = {row["id"]: vec for row in rows if isinstance(row["id"], str)
                    if (vec := _kept(row["kept_vector"])) is not None}
         return self.readable(rows, "episodes", row_to_episode_row), vectors

@@ -1,0 +1,132 @@
+"""``retrieval.when.named_windows``: the stretches of time a query names, as UTC windows."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from nova_memory_integrations.retrieval.signals import in_windows
+from nova_memory_integrations.retrieval.when import named_windows
+
+NOW = datetime(2026, 11, 27, 15, 30, tzinfo=timezone.utc)  # a Friday
+
+
+def day(y: int, m: int, d: int, days: int = 1) -> tuple[datetime, datetime]:
+    start = datetime(y, m, d, tzinfo=timezone.utc)
+    return start, start + timedelta(days=days)
+
+
+def month(y: int, m: int) -> tuple[datetime, datetime]:
+    start = datetime(y, m, 1, tzinfo=timezone.utc)
+    return start, datetime(y + m // 12, m % 12 + 1, 1, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("text", [
+    "What did Nate do for Joanna on 25 May, 2022?",
+    "on 25 May 2022",
+    "on the 25th of May, 2022",
+    "on May 25, 2022",
+    "on May 25th 2022",
+    "on 2022-05-25",
+    "ON 25 MAY 2022",
+])
+def test_a_day_in_any_common_spelling(text: str) -> None:
+    assert named_windows(text, NOW) == (day(2022, 5, 25),)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("What did Joanna accomplish in January 2022?", month(2022, 1)),
+    ("Was the first half of September 2022 a good month?", month(2022, 9)),
+    ("in Sept. 2023", month(2023, 9)),
+    ("in December 2023", month(2023, 12)),
+])
+def test_a_month_with_its_year(text: str, expected: tuple[datetime, datetime]) -> None:
+    assert named_windows(text, NOW) == (expected,)
+
+
+def test_a_span_between_two_days_takes_the_second_days_year() -> None:
+    assert named_windows("Where was John between August 11 and August 15 2023?", NOW) == (day(2023, 8, 11, 5),)
+
+
+def test_a_span_from_one_day_to_another() -> None:
+    assert named_windows("from 3 June to 9 June 2023", NOW) == (day(2023, 6, 3, 7),)
+
+
+def test_two_days_without_between_are_two_windows() -> None:
+    assert named_windows("on 3 June 2023 and 9 June 2023", NOW) == (day(2023, 6, 3), day(2023, 6, 9))
+
+
+def test_a_span_running_backwards_is_two_days() -> None:
+    assert named_windows("between 9 June 2023 and 3 June 2023", NOW) == (day(2023, 6, 9), day(2023, 6, 3))
+
+
+def test_a_day_without_a_year_is_the_latest_not_after_now() -> None:
+    assert named_windows("what did I say on May 3?", NOW) == (day(2026, 5, 3),)
+
+
+def test_a_day_later_in_the_year_than_now_is_last_years() -> None:
+    assert named_windows("on December 24", NOW) == (day(2025, 12, 24),)
+
+
+@pytest.mark.parametrize("text", [
+    "May I ask you something?",
+    "What did we plan for 2022?",
+    "in 2022",
+    "on 31 February 2023",
+    "the 2023-13-01 build",
+    "I ran 25 miles",
+    "",
+])
+def test_no_window_where_no_date_is_named(text: str) -> None:
+    assert named_windows(text, NOW) == ()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("what did I say today?", day(2026, 11, 27)),
+    ("what did I say yesterday?", day(2026, 11, 26)),
+    ("three days ago", day(2026, 11, 24)),
+    ("3 days ago", day(2026, 11, 24)),
+    ("a day ago", day(2026, 11, 26)),
+    ("two weeks ago", day(2026, 11, 10, 7)),
+    ("this week", day(2026, 11, 23, 7)),
+    ("last week", day(2026, 11, 16, 7)),
+    ("this month", month(2026, 11)),
+    ("last month", month(2026, 10)),
+])
+def test_relative_to_now(text: str, expected: tuple[datetime, datetime]) -> None:
+    assert named_windows(text, NOW) == (expected,)
+
+
+def test_last_month_in_january_is_last_years_december() -> None:
+    assert named_windows("last month", datetime(2027, 1, 10, tzinfo=timezone.utc)) == (month(2026, 12),)
+
+
+def test_a_naive_now_counts_as_utc() -> None:
+    assert named_windows("yesterday", NOW.replace(tzinfo=None)) == (day(2026, 11, 26),)
+
+
+def test_now_in_another_zone_counts_in_utc() -> None:
+    # 00:30 on the 28th in UTC+2 is still the 27th in UTC
+    plus2 = timezone(timedelta(hours=2))
+    assert named_windows("today", datetime(2026, 11, 28, 0, 30, tzinfo=plus2)) == (day(2026, 11, 27),)
+
+
+def test_the_same_day_named_twice_is_one_window() -> None:
+    assert named_windows("on 25 May 2022, yes, May 25, 2022", NOW) == (day(2022, 5, 25),)
+
+
+def test_windows_keep_the_order_they_are_named_in() -> None:
+    assert named_windows("in June 2023 or on 2 May 2023", NOW) == (month(2023, 6), day(2023, 5, 2))
+
+
+def test_a_moment_at_the_start_of_a_window_is_inside() -> None:
+    assert in_windows(datetime(2022, 5, 25, tzinfo=timezone.utc), [day(2022, 5, 25)])
+
+
+def test_a_moment_at_the_end_of_a_window_is_outside() -> None:
+    assert not in_windows(datetime(2022, 5, 26, tzinfo=timezone.utc), [day(2022, 5, 25)])
+
+
+def test_no_moment_is_in_no_window() -> None:
+    assert not in_windows(None, [day(2022, 5, 25)])
