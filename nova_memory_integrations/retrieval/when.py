@@ -12,7 +12,8 @@ Recognised, case-insensitive:
 - a month: ``May 2022``, ``Sept. 2023`` (a month name alone is not a date: "May I ...");
 - a span between two of those: ``between August 11 and August 15 2023``, ``from 3 to 9 June
   2023`` is not (a bare day number is no date), ``from 3 June to 9 June 2023`` is; the first
-  takes the second's year;
+  takes the second's year, or the year before when that would put it after the second
+  (``between December 30 and January 2``);
 - relative to ``now``: ``today``, ``yesterday``, ``N days ago``, ``N weeks ago``, ``this
   week`` / ``last week`` (weeks start on Monday), ``this month`` / ``last month``.
 
@@ -66,9 +67,9 @@ class _Mention:
     day: int | None
 
     def window(self, year: int) -> Window | None:
-        """The day or month this mention names in ``year`` (None: no such day)."""
+        """The day or month this mention names in ``year`` (None: no such day or month)."""
         try:
-            first = datetime(year, self.month, self.day or 1, tzinfo=timezone.utc)
+            first = datetime(year, self.month, 1 if self.day is None else self.day, tzinfo=timezone.utc)
         except ValueError:
             return None
         if self.day is not None:
@@ -89,13 +90,15 @@ def named_windows(text: str, now: datetime) -> tuple[Window, ...]:
         after = mentions[n + 1] if n + 1 < len(mentions) else None
         if (after is not None and _JOIN.match(text[m.end:after.start])
                 and _OPEN.search(text[:m.start])):  # "between A and B": one span
-            last = _resolve(after, now, None)
-            first = _resolve(m, now, after.year if after.year is not None else (last[0].year if last else None))
+            last = _resolve(after, now)
+            wraps = m.year is None and m.month > after.month  # "between December 30 and January 2"
+            first = (m.window(m.year if m.year is not None else last[0].year - wraps)
+                     if last is not None else None)
             if first is not None and last is not None and first[0] < last[1]:
                 out.append((first[0], last[1]))
                 skip.add(n + 1)
                 continue
-        if (w := _resolve(m, now, None)) is not None:
+        if (w := _resolve(m, now)) is not None:
             out.append(w)
     out += _relative(text, now)
     return tuple(dict.fromkeys(out))
@@ -105,23 +108,20 @@ def _mentions(text: str) -> list[_Mention]:
     out: list[_Mention] = []
     for m in _DATE.finditer(text):
         g = m.groupdict()
-        if g["iso"]:
-            if 1 <= int(g["im"]) <= 12:
-                out.append(_Mention(m.start(), m.end(), int(g["iy"]), int(g["im"]), int(g["id"])))
+        if g["iso"]:  # a day that does not exist (month 13, 31 June) names no window (_Mention.window)
+            out.append(_Mention(m.start(), m.end(), int(g["iy"]), int(g["im"]), int(g["id"])))
             continue
         prefix = "a" if g["dmy"] else "b" if g["mdy"] else "c"
         day, name, year = g.get(f"{prefix}_d"), g[f"{prefix}_m"], g[f"{prefix}_y"]
-        if day is not None and not 1 <= int(day) <= 31:
-            continue
         out.append(_Mention(m.start(), m.end(), int(year) if year else None, MONTHS[name.casefold()],
                             int(day) if day is not None else None))
     return out
 
 
-def _resolve(m: _Mention, now: datetime, year: int | None) -> Window | None:
-    """``m``'s window: in its own year, else ``year``, else the latest one not after ``now``."""
-    if m.year is not None or year is not None:
-        return m.window(m.year if m.year is not None else year)  # type: ignore[arg-type]
+def _resolve(m: _Mention, now: datetime) -> Window | None:
+    """``m``'s window: in its own year, else the latest one not after ``now``."""
+    if m.year is not None:
+        return m.window(m.year)
     for y in (now.year, now.year - 1):
         w = m.window(y)
         if w is not None and w[0] <= now:
@@ -152,12 +152,10 @@ def _relative(text: str, now: datetime) -> list[Window]:
         else:
             first = today.replace(day=1)
             out.append((first, _next_month(first)) if m["which"].casefold() == "this"
-                       else (_next_month(first - timedelta(days=1), back=True), first))
+                       else ((first - timedelta(days=1)).replace(day=1), first))
     return out
 
 
-def _next_month(first: datetime, *, back: bool = False) -> datetime:
-    """The first day of the month after ``first``'s (with ``back``: the first day of ``first``'s month)."""
-    if back:
-        return first.replace(day=1)
-    return first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1, day=1)
+def _next_month(first: datetime) -> datetime:
+    """The first day of the month after that of ``first`` (itself the first day of a month)."""
+    return first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1)

@@ -5,11 +5,13 @@ the same day, which are never read."""
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
 
+from nova_memory_integrations.storage import rows
 from nova_memory_integrations.storage.sqlite import SQLiteStore
 from nova_memory_integrations.types import Episode
 
@@ -99,3 +101,14 @@ def test_a_turn_no_longer_indexed_has_no_vector(days: SQLiteStore) -> None:
 def test_vectors_are_float32(days: SQLiteStore) -> None:
     _, vectors = days.dated_rows_and_vectors("alice", [(DAY, DAY + D)], 100)
     assert vectors["d1"].dtype == np.float32
+
+
+def test_a_damaged_row_is_skipped_with_a_warning_naming_its_table(
+        days: SQLiteStore, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rows, "_warned", set())
+    with days.transaction() as conn:
+        conn.execute("UPDATE episodes SET importance = 'high' WHERE id = 'd2'")
+    with caplog.at_level(logging.WARNING):
+        read = found(days, [(DAY, DAY + D)])
+    warned = [r.getMessage().split(" in ")[0] for r in caplog.records if "skipped damaged" in r.getMessage()]
+    assert (read, warned) == (["d1", "d3"], ["nova-memory: skipped damaged episodes row 'd2'"])

@@ -106,10 +106,17 @@ def test_a_naive_now_counts_as_utc() -> None:
     assert named_windows("yesterday", NOW.replace(tzinfo=None)) == (day(2026, 11, 26),)
 
 
-def test_now_in_another_zone_counts_in_utc() -> None:
-    # 00:30 on the 28th in UTC+2 is still the 27th in UTC
-    plus2 = timezone(timedelta(hours=2))
-    assert named_windows("today", datetime(2026, 11, 28, 0, 30, tzinfo=plus2)) == (day(2026, 11, 27),)
+def test_now_in_another_zone_counts_in_utc(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 00:30 on the 28th in UTC+2 is still the 27th in UTC (and the 28th in the local zone)
+    import time
+    monkeypatch.setenv("TZ", "XXX-14")  # POSIX rule, no tz database needed: UTC+14
+    time.tzset()
+    try:
+        plus2 = timezone(timedelta(hours=2))
+        assert named_windows("today", datetime(2026, 11, 28, 0, 30, tzinfo=plus2)) == (day(2026, 11, 27),)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_the_same_day_named_twice_is_one_window() -> None:
@@ -130,3 +137,109 @@ def test_a_moment_at_the_end_of_a_window_is_outside() -> None:
 
 def test_no_moment_is_in_no_window() -> None:
     assert not in_windows(None, [day(2022, 5, 25)])
+
+
+def test_a_span_then_another_day() -> None:
+    assert named_windows("between 1 May and 3 May 2023, and on 9 May 2023", NOW) == (
+        day(2023, 5, 1, 3), day(2023, 5, 9))
+
+
+def test_a_day_then_a_span() -> None:
+    assert named_windows("on 9 May 2023, and between 1 May and 3 May 2023", NOW) == (
+        day(2023, 5, 9), day(2023, 5, 1, 3))
+
+
+def test_a_span_without_years_counts_from_now() -> None:
+    assert named_windows("between May 1 and May 3", NOW) == (day(2026, 5, 1, 3),)
+
+
+def test_a_span_without_years_takes_the_years_of_its_end() -> None:
+    # the latest 3 May not after 2 May 2026 is 3 May 2025, and the span starts that year too
+    assert named_windows("between May 1 and May 3", datetime(2026, 5, 2, tzinfo=timezone.utc)) == (
+        day(2025, 5, 1, 3),)
+
+
+def test_a_span_across_new_year() -> None:
+    assert named_windows("between December 30 and January 2", NOW) == (
+        (datetime(2025, 12, 30, tzinfo=timezone.utc), datetime(2026, 1, 3, tzinfo=timezone.utc)),)
+
+
+def test_a_span_from_a_month_to_a_day_in_it() -> None:
+    assert named_windows("between June 2023 and 10 June 2023", NOW) == (day(2023, 6, 1, 10),)
+
+
+def test_a_span_one_day_backwards_is_two_days() -> None:
+    assert named_windows("between 3 June 2023 and 2 June 2023", NOW) == (day(2023, 6, 3), day(2023, 6, 2))
+
+
+def test_a_span_of_iso_dates() -> None:
+    assert named_windows("between 2023-05-01 and 2023-05-03", NOW) == (day(2023, 5, 1, 3),)
+
+
+def test_an_iso_date_then_another_date() -> None:
+    assert named_windows("on 2023-05-01 and on 3 May 2023", NOW) == (day(2023, 5, 1), day(2023, 5, 3))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2023-01-15", day(2023, 1, 15)),
+    ("2023-12-15", day(2023, 12, 15)),
+    ("on 1 May 2023", day(2023, 5, 1)),
+    ("on 31 May 2023", day(2023, 5, 31)),
+])
+def test_the_first_and_last_month_and_day(text: str, expected: tuple[datetime, datetime]) -> None:
+    assert named_windows(text, NOW) == (expected,)
+
+
+def test_a_day_zero_is_skipped_and_the_next_date_still_read() -> None:
+    assert named_windows("on 0 May 2023 or on 3 May 2023", NOW) == (day(2023, 5, 3),)
+
+
+def test_a_month_zero_is_skipped_and_the_next_date_still_read() -> None:
+    assert named_windows("on 2023-00-10 or on 3 May 2023", NOW) == (day(2023, 5, 3),)
+
+
+def test_a_day_without_a_year_that_is_today_is_this_years() -> None:
+    assert named_windows("on November 27", NOW) == (day(2026, 11, 27),)
+
+
+def test_a_day_without_a_year_that_starts_now_is_this_years() -> None:
+    assert named_windows("on November 27", datetime(2026, 11, 27, tzinfo=timezone.utc)) == (day(2026, 11, 27),)
+
+
+def test_today_starts_at_midnight_whatever_the_seconds() -> None:
+    assert named_windows("today", datetime(2026, 11, 27, 15, 30, 45, 123456, tzinfo=timezone.utc)) == (
+        day(2026, 11, 27),)
+
+
+def test_a_naive_now_is_utc_whatever_the_local_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+    monkeypatch.setenv("TZ", "XXX-14")  # POSIX rule, no tz database needed: UTC+14, the local day is the 28th
+    time.tzset()
+    try:
+        assert named_windows("today", datetime(2026, 11, 27, 5, 0)) == (day(2026, 11, 27),)  # 15:00 on the 26th, read as local
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_a_span_whose_end_is_no_day_leaves_its_start() -> None:
+    assert named_windows("between May 1 and February 30", NOW) == (day(2026, 5, 1),)
+
+
+def test_a_backwards_span_without_years_is_two_days_not_a_year() -> None:
+    assert named_windows("between May 3 and May 1", NOW) == (day(2026, 5, 3), day(2026, 5, 1))
+
+
+@pytest.mark.parametrize("text", ["on 2023-13-01", "on 2023-06-31", "on 32 May 2023", "on May 0, 2023"])
+def test_a_day_that_does_not_exist_names_no_window(text: str) -> None:
+    assert named_windows(text, NOW) == ()
+
+
+def test_a_span_ending_on_new_years_eve_keeps_its_year() -> None:
+    # the latest 31 December not after 27 Nov 2026 is in 2025; the span ends at midnight, 2026
+    assert named_windows("between December 30 and December 31", NOW) == (day(2025, 12, 30, 2),)
+
+
+def test_a_span_across_new_year_with_both_years() -> None:
+    assert named_windows("between 30 December 2022 and 2 January 2023", NOW) == (
+        (datetime(2022, 12, 30, tzinfo=timezone.utc), datetime(2023, 1, 3, tzinfo=timezone.utc)),)
