@@ -147,9 +147,19 @@ def test_a_session_scoped_recall_keeps_to_its_session(turns: tuple[NovaStore, di
     assert {c.id for c in cands if "date" in c.raw} <= {i for i in ids["other_days"] if _on(store, i, 24)}
 
 
+BUDGET = 80
+"""Room for a few lines: the day's answer makes it with the date signal, not without."""
+
+
 def test_the_context_holds_the_days_answer(turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
     store, _ = turns
-    assert "Tilly" in store.context(QUESTION, USER, budget_tokens=120).text
+    assert "Tilly" in store.context(QUESTION, USER, budget_tokens=BUDGET).text
+
+
+def test_without_the_date_signal_the_context_misses_it(turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
+    store, _ = turns  # the test above is not won by the words alone
+    off = _config(date_k=0, weights=_weights(date=0.0))
+    assert "Tilly" not in store.context(QUESTION, USER, budget_tokens=BUDGET, preset=off).text
 
 
 def _text(store: NovaStore, episode_id: str) -> str:
@@ -167,3 +177,17 @@ def test_with_rrf_fusion_the_days_turns_are_a_ranking_of_their_own(
     store, ids = turns
     cands = _retrieve(store, QUESTION, _config(fusion="rrf"))
     assert {c.id for c in cands if "date" in c.contributions} == ids["day"]  # type: ignore[attr-defined]
+
+
+def test_yesterday_counts_from_the_querys_as_of(turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
+    store, ids = turns
+    cands = store._recall.retrieve("What did I give you yesterday?", USER, k=50, config=_config(),
+                                   as_of=DAY + timedelta(days=1, hours=3))
+    assert {c.id for c in cands if "date" in c.raw} == ids["day"]  # type: ignore[attr-defined]
+
+
+def test_the_context_reads_yesterday_from_its_as_of(turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
+    store, _ = turns
+    text = store.context("What did I give you yesterday?", USER, budget_tokens=BUDGET,
+                         as_of=DAY + timedelta(days=1, hours=3)).text
+    assert "Tilly" in text
