@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 
 from ..errors import InvalidInputError
 
-__all__ = ["NUMBER_WORDS", "TIME_EXPRESSION", "resolve_relative_time"]
+__all__ = ["MONTHS", "NUMBER_WORDS", "TIME_EXPRESSION", "resolve_relative_time"]
 
 NUMBER_WORDS: dict[str, int] = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -37,12 +37,13 @@ NUMBER_WORDS: dict[str, int] = {
     "a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3,
 }
 
-_MONTHS: dict[str, int] = {
+MONTHS: dict[str, int] = {
     "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6,
     "july": 7, "august": 8, "september": 9, "october": 10, "november": 11,
     "december": 12, "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7,
     "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
 }
+"""Month names and their usual abbreviations (lower case) -> month number."""
 _WEEKDAYS: dict[str, int] = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4,
     "saturday": 5, "sunday": 6,
@@ -66,7 +67,7 @@ TIME_EXPRESSION = (
     r"a long time|(?:about |almost |over |nearly )?\w+ (?:years|months|weeks|days)))"
 )
 
-_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MON = r"(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _NUM = r"(?P<num>\d{1,3}|" + "|".join(
@@ -124,7 +125,7 @@ def _date(year: int, month: int, day: int) -> datetime | None:
 
 
 def _month_day(mon: str, day: str, year: str | None, today: datetime) -> datetime | None:
-    month = _MONTHS[mon.lower().rstrip(".")]
+    month = MONTHS[mon.lower().rstrip(".")]
     if year:
         return _date(int(year), month, int(day))
     found = _date(today.year, month, int(day))
@@ -193,7 +194,7 @@ def _month_or_year(text: str, today: datetime) -> datetime | None:
         mon = match["mon"]
         if mon.lower() == "may" and not mon[0].isupper() and not match["year"]:
             continue  # "in may" is usually the modal verb in lowercase text
-        month = _MONTHS[mon.lower().rstrip(".")]
+        month = MONTHS[mon.lower().rstrip(".")]
         if match["year"]:
             return _date(int(match["year"]), month, 1)
         year = today.year if month <= today.month else today.year - 1

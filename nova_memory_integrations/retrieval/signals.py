@@ -298,9 +298,10 @@ def dated(
     is named."""
     if not windows or k <= 0:
         return []
-    rows, kept = db.dated_rows_and_vectors(user_id, windows, pool, session_id=session_id)
-    if len(rows) > pool:
+    read = db.dated_rows_and_vectors(user_id, windows, pool, session_id=session_id)
+    if read is None:
         return []
+    rows, kept = read
     found = [(row.id, vec) for row in rows if (vec := kept.get(row.id)) is not None]
     if not found:
         return []

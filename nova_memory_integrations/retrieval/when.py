@@ -14,7 +14,8 @@ Recognised, case-insensitive:
   2023`` is not (a bare day number is no date), ``from 3 June to 9 June 2023`` is; the first
   takes the second's year, or the year before when that would put it after the second
   (``between December 30 and January 2``);
-- relative to ``now``: ``today``, ``yesterday``, ``N days ago``, ``N weeks ago``, ``this
+- relative to ``now``: ``today``, ``yesterday``, ``N days ago``, ``N weeks ago`` (N in digits
+  or words, ``a couple of``, ``a few``: :data:`~..extraction.timeparse.NUMBER_WORDS`), ``this
   week`` / ``last week`` (weeks start on Monday), ``this month`` / ``last month``.
 
 A year alone ("in 2022") names no window: over a year of history it would single out
@@ -27,14 +28,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-__all__ = ["MONTHS", "Window", "named_windows"]
+from ..extraction.timeparse import MONTHS, NUMBER_WORDS
 
-MONTHS = {name: n for n, names in enumerate((
-    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-    ("november", "nov"), ("december", "dec"),
-), start=1) for name in names}
-"""Month names and their usual abbreviations -> month number."""
+__all__ = ["Window", "named_windows"]
 
 Window = tuple[datetime, datetime]
 """A half-open ``[start, end)`` stretch of time, UTC."""
@@ -51,11 +47,11 @@ _FORMS = (
 _DATE = re.compile(r"\b(?:" + "|".join(_FORMS) + r")\b", re.IGNORECASE)
 _JOIN = re.compile(r"^\s*(?:and|to|until|till|through|-|–)\s*$", re.IGNORECASE)
 _OPEN = re.compile(r"\b(?:between|from)\s*$", re.IGNORECASE)
+_NUMBER = r"(?P<n>\d{1,3}|" + "|".join(re.escape(w) for w in sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 _RELATIVE = re.compile(
-    r"\b(?:(?P<today>today)|(?P<yesterday>yesterday)|(?P<n>\d{1,3}|a|one|two|three|four|five|six|seven)\s+"
-    r"(?P<unit>days?|weeks?)\s+ago|(?P<which>this|last)\s+(?P<span>week|month))\b",
+    rf"\b(?:(?P<today>today)|(?P<yesterday>yesterday)|{_NUMBER}\s+(?P<unit>days?|weeks?)\s+ago"
+    r"|(?P<which>this|last)\s+(?P<span>week|month))\b",
     re.IGNORECASE)
-_NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 
 
 @dataclass(frozen=True)
@@ -138,7 +134,7 @@ def _relative(text: str, now: datetime) -> list[Window]:
         elif m["yesterday"]:
             out.append((today - timedelta(days=1), today))
         elif m["unit"]:
-            n = int(m["n"]) if m["n"].isdigit() else _NUMBERS[m["n"].casefold()]
+            n = int(m["n"]) if m["n"].isdigit() else NUMBER_WORDS[" ".join(m["n"].casefold().split())]
             if m["unit"].casefold().startswith("day"):
                 day = today - timedelta(days=n)
                 out.append((day, day + timedelta(days=1)))

@@ -103,23 +103,25 @@ class EpisodeQueries(Connection):
     def dated_rows_and_vectors(
         self, user_id: str, windows: Sequence[tuple[datetime, datetime]], limit: int, *,
         session_id: str | None = None,
-    ) -> tuple[list[EpisodeRow], dict[str, Vector]]:
+    ) -> tuple[list[EpisodeRow], dict[str, Vector]] | None:
         """Rows and kept vectors (as :meth:`episode_rows_and_vectors`) of ``user_id``'s episodes
         (of one session with ``session_id``) whose event time falls in one of the half-open
-        ``windows``, in event-time order, at most ``limit`` + 1 of them (one more than asked
-        says the windows hold more)."""
+        ``windows``, in event-time order; ``None`` when they are more than ``limit`` (counted
+        first, in the ``(user_id, ts)`` index, so a long stretch costs no row reads)."""
         if not windows or limit < 0:
             return [], {}
         spans = " OR ".join("(e.ts >= ? AND e.ts < ?)" for _ in windows)
         params: list[Any] = [user_id, *(t for start, end in windows for t in (to_epoch(start), to_epoch(end)))]
-        session = ""
+        where = f"e.user_id = ? AND ({spans})"
         if session_id is not None:
-            session = " AND e.session_id = ?"
+            where += " AND e.session_id = ?"
             params.append(session_id)
+        (count,) = self.query(f"SELECT count(*) FROM (SELECT 1 FROM episodes e WHERE {where} LIMIT ?)",
+                              [*params, limit + 1])[0]
+        if count > limit:
+            return None
         rows = self.query("SELECT e.*, CASE WHEN e.indexed = 1 THEN v.vec END AS kept_vector FROM episodes e"
-                          " LEFT JOIN episode_vectors v ON v.seq = e.seq"
-                          f" WHERE e.user_id = ? AND ({spans}){session} ORDER BY e.ts, e.seq LIMIT ?",
-                          [*params, limit + 1])
+                          f" LEFT JOIN episode_vectors v ON v.seq = e.seq WHERE {where} ORDER BY e.ts, e.seq", params)
         vectors = {row["id"]: vec for row in rows if isinstance(row["id"], str)
                    if (vec := _kept(row["kept_vector"])) is not None}
         return self.readable(rows, "episodes", row_to_episode_row), vectors

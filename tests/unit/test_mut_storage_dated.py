@@ -1,6 +1,6 @@
 """``SQLiteStore.dated_rows_and_vectors`` against a real SQLite file (kills its mutants): which of a
 user's turns fall in the named windows (half-open, several at once, one session), their order,
-the one extra row that says a window holds more, the kept vectors, and another user's turns on
+the count that says a window holds more than asked, the kept vectors, and another user's turns on
 the same day, which are never read."""
 
 from __future__ import annotations
@@ -37,9 +37,16 @@ def days(db: SQLiteStore) -> SQLiteStore:
     return db
 
 
-def found(db: SQLiteStore, windows: list[tuple[datetime, datetime]], limit: int = 100, **kw: object) -> list[str]:
-    rows, _ = db.dated_rows_and_vectors("alice", windows, limit, **kw)  # type: ignore[arg-type]
-    return [r.id for r in rows]
+def found(db: SQLiteStore, windows: list[tuple[datetime, datetime]], limit: int = 100,
+          **kw: object) -> list[str] | None:
+    read = db.dated_rows_and_vectors("alice", windows, limit, **kw)  # type: ignore[arg-type]
+    return None if read is None else [r.id for r in read[0]]
+
+
+def vectors(db: SQLiteStore) -> dict[str, list[float]]:
+    read = db.dated_rows_and_vectors("alice", [(DAY, DAY + D)], 100)
+    assert read is not None
+    return {i: v.tolist() for i, v in read[1].items()}
 
 
 def test_a_days_turns_in_event_time_order(days: SQLiteStore) -> None:
@@ -70,12 +77,28 @@ def test_one_session(days: SQLiteStore) -> None:
     assert found(days, [(DAY, DAY + D)], session_id="s2") == ["d2"]
 
 
-def test_at_most_one_more_than_the_limit(days: SQLiteStore) -> None:
-    assert found(days, [(DAY, DAY + D)], limit=1) == ["d1", "d2"]
+def test_as_many_as_the_limit_are_read(days: SQLiteStore) -> None:
+    assert found(days, [(DAY, DAY + D)], limit=3) == ["d1", "d2", "d3"]
 
 
-def test_a_limit_of_zero_reads_one_row(days: SQLiteStore) -> None:
-    assert found(days, [(DAY, DAY + D)], limit=0) == ["d1"]
+def test_more_than_the_limit_reads_none(days: SQLiteStore) -> None:
+    assert found(days, [(DAY, DAY + D)], limit=2) is None
+
+
+def test_the_limit_counts_the_users_turns_only(days: SQLiteStore) -> None:
+    assert found(days, [(DAY + 12 * H, DAY + 13 * H)], limit=1) == ["d2"]  # bob's b1 is there too
+
+
+def test_the_limit_counts_the_sessions_turns_only(days: SQLiteStore) -> None:
+    assert found(days, [(DAY, DAY + D)], limit=1, session_id="s2") == ["d2"]
+
+
+def test_a_limit_of_zero_reads_none_of_a_day_with_turns(days: SQLiteStore) -> None:
+    assert found(days, [(DAY, DAY + D)], limit=0) is None
+
+
+def test_a_limit_of_zero_reads_a_day_without_turns(days: SQLiteStore) -> None:
+    assert found(days, [(DAY + 5 * D, DAY + 6 * D)], limit=0) == []
 
 
 def test_no_window_reads_nothing(days: SQLiteStore) -> None:
@@ -87,20 +110,18 @@ def test_a_negative_limit_reads_nothing(days: SQLiteStore) -> None:
 
 
 def test_the_kept_vectors_of_indexed_turns(days: SQLiteStore) -> None:
-    _, vectors = days.dated_rows_and_vectors("alice", [(DAY, DAY + D)], 100)
-    assert {i: v.tolist() for i, v in vectors.items()} == {"d1": [1.0, 0.0], "d2": [0.0, 1.0]}
+    assert vectors(days) == {"d1": [1.0, 0.0], "d2": [0.0, 1.0]}
 
 
 def test_a_turn_no_longer_indexed_has_no_vector(days: SQLiteStore) -> None:
     with days.transaction() as conn:  # as a compaction does: the turn is embedded again
         conn.execute("UPDATE episodes SET indexed = 0 WHERE id = 'd2'")
-    _, vectors = days.dated_rows_and_vectors("alice", [(DAY, DAY + D)], 100)
-    assert set(vectors) == {"d1"}
+    assert set(vectors(days)) == {"d1"}
 
 
 def test_vectors_are_float32(days: SQLiteStore) -> None:
-    _, vectors = days.dated_rows_and_vectors("alice", [(DAY, DAY + D)], 100)
-    assert vectors["d1"].dtype == np.float32
+    read = days.dated_rows_and_vectors("alice", [(DAY, DAY + D)], 100)
+    assert read is not None and read[1]["d1"].dtype == np.float32
 
 
 def test_a_damaged_row_is_skipped_with_a_warning_naming_its_table(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -10,6 +12,16 @@ from nova_memory_integrations.retrieval.signals import in_windows
 from nova_memory_integrations.retrieval.when import named_windows
 
 NOW = datetime(2026, 11, 27, 15, 30, tzinfo=timezone.utc)  # a Friday
+
+
+@pytest.fixture()
+def local_plus_14(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process's local zone set to UTC+14 (a POSIX rule: no tz database needed)."""
+    monkeypatch.setenv("TZ", "XXX-14")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 def day(y: int, m: int, d: int, days: int = 1) -> tuple[datetime, datetime]:
@@ -88,6 +100,9 @@ def test_no_window_where_no_date_is_named(text: str) -> None:
     ("three days ago", day(2026, 11, 24)),
     ("3 days ago", day(2026, 11, 24)),
     ("a day ago", day(2026, 11, 26)),
+    ("a couple of days ago", day(2026, 11, 25)),
+    ("ten days ago", day(2026, 11, 17)),
+    ("a few weeks ago", day(2026, 11, 3, 7)),
     ("two weeks ago", day(2026, 11, 10, 7)),
     ("this week", day(2026, 11, 23, 7)),
     ("last week", day(2026, 11, 16, 7)),
@@ -106,17 +121,10 @@ def test_a_naive_now_counts_as_utc() -> None:
     assert named_windows("yesterday", NOW.replace(tzinfo=None)) == (day(2026, 11, 26),)
 
 
-def test_now_in_another_zone_counts_in_utc(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_now_in_another_zone_counts_in_utc(local_plus_14: None) -> None:
     # 00:30 on the 28th in UTC+2 is still the 27th in UTC (and the 28th in the local zone)
-    import time
-    monkeypatch.setenv("TZ", "XXX-14")  # POSIX rule, no tz database needed: UTC+14
-    time.tzset()
-    try:
-        plus2 = timezone(timedelta(hours=2))
-        assert named_windows("today", datetime(2026, 11, 28, 0, 30, tzinfo=plus2)) == (day(2026, 11, 27),)
-    finally:
-        monkeypatch.undo()
-        time.tzset()
+    plus2 = timezone(timedelta(hours=2))
+    assert named_windows("today", datetime(2026, 11, 28, 0, 30, tzinfo=plus2)) == (day(2026, 11, 27),)
 
 
 def test_the_same_day_named_twice_is_one_window() -> None:
@@ -211,15 +219,9 @@ def test_today_starts_at_midnight_whatever_the_seconds() -> None:
         day(2026, 11, 27),)
 
 
-def test_a_naive_now_is_utc_whatever_the_local_zone(monkeypatch: pytest.MonkeyPatch) -> None:
-    import time
-    monkeypatch.setenv("TZ", "XXX-14")  # POSIX rule, no tz database needed: UTC+14, the local day is the 28th
-    time.tzset()
-    try:
-        assert named_windows("today", datetime(2026, 11, 27, 5, 0)) == (day(2026, 11, 27),)  # 15:00 on the 26th, read as local
-    finally:
-        monkeypatch.undo()
-        time.tzset()
+def test_a_naive_now_is_utc_whatever_the_local_zone(local_plus_14: None) -> None:
+    # 05:00 read as local (UTC+14) would be 15:00 on the 26th
+    assert named_windows("today", datetime(2026, 11, 27, 5, 0)) == (day(2026, 11, 27),)
 
 
 def test_a_span_whose_end_is_no_day_leaves_its_start() -> None:
