@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 
 from ..errors import InvalidInputError
 
-__all__ = ["MONTHS", "NUMBER_WORDS", "TIME_EXPRESSION", "resolve_relative_time"]
+__all__ = ["MONTHS", "NUMBER_WORDS", "TIME_EXPRESSION", "WORD_MONTHS", "resolve_relative_time"]
 
 NUMBER_WORDS: dict[str, int] = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -97,7 +97,9 @@ _MONTH_RE = re.compile(
     _FLAGS,
 )
 _YEAR_RE = re.compile(rf"\b(?:in|since|during|from|back in|around|circa)\s+{_YEAR}\b", _FLAGS)
-_SHORT_MONTHS = frozenset({"may", "mar", "jan", "jun", "jul", "aug", "sep", "oct", "nov", "dec"})
+WORD_MONTHS = frozenset({"may", "mar", "jan", "jun", "jul", "aug", "sep", "oct", "nov", "dec"})
+"""Month names that are also (or start) ordinary words: in lower case and without a year ("I may
+5x it"), they are not taken for a month."""
 
 
 def _midnight(value: datetime) -> datetime:
@@ -142,7 +144,7 @@ def _explicit_date(text: str, today: datetime) -> datetime | None:
         for match in pattern.finditer(text):
             mon = match["mon"]
             # "may 5" without a year is too often the modal verb ("I may 5x ...").
-            if mon.lower() in _SHORT_MONTHS and not mon[0].isupper() and not match["year"]:
+            if mon.lower() in WORD_MONTHS and not mon[0].isupper() and not match["year"]:
                 continue
             if not 1 <= int(match["day"]) <= 31:
                 continue

@@ -317,8 +317,6 @@ def in_windows(moment: datetime | None, windows: Sequence[Window]) -> bool:
     return moment is not None and any(start <= moment < end for start, end in windows)
 
 
-
-
 def name_words(role: str) -> list[str]:
     """The words of a speaker's name (casefolded); none for generic roles (user, assistant, ...)."""
     return [] if role.casefold() in GENERIC_ROLES else terms(role)

@@ -8,7 +8,9 @@ Pure functions over UTC datetimes. :func:`named_windows` turns a query into half
 Recognised, case-insensitive:
 
 - a day: ``25 May 2022``, ``25th of May, 2022``, ``May 25, 2022``, ``May 25th 2022``,
-  ``2022-05-25``; without a year (``on May 25``) the latest such day not after ``now``;
+  ``2022-05-25``; without a year (``on May 25``) the latest such day not after ``now``, but
+  not a lower-case month name that is also a word (``may 5``:
+  :data:`~..extraction.timeparse.WORD_MONTHS`);
 - a month: ``May 2022``, ``Sept. 2023`` (a month name alone is not a date: "May I ...");
 - a span between two of those: ``between August 11 and August 15 2023``, ``from 3 to 9 June
   2023`` is not (a bare day number is no date), ``from 3 June to 9 June 2023`` is; the first
@@ -28,7 +30,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from ..extraction.timeparse import MONTHS, NUMBER_WORDS
+from ..extraction.timeparse import MONTHS, NUMBER_WORDS, WORD_MONTHS
 
 __all__ = ["Window", "named_windows"]
 
@@ -109,6 +111,8 @@ def _mentions(text: str) -> list[_Mention]:
             continue
         prefix = "a" if g["dmy"] else "b" if g["mdy"] else "c"
         day, name, year = g.get(f"{prefix}_d"), g[f"{prefix}_m"], g[f"{prefix}_y"]
+        if not year and name.islower() and name in WORD_MONTHS:
+            continue  # "I may 5x it", as the extractor reads it
         out.append(_Mention(m.start(), m.end(), int(year) if year else None, MONTHS[name.casefold()],
                             int(day) if day is not None else None))
     return out

@@ -88,6 +88,8 @@ def test_a_day_later_in_the_year_than_now_is_last_years() -> None:
     "on 31 February 2023",
     "the 2023-13-01 build",
     "I ran 25 miles",
+    "I may 5x the dose",
+    "we jun 3 times",
     "",
 ])
 def test_no_window_where_no_date_is_named(text: str) -> None:
@@ -245,3 +247,17 @@ def test_a_span_ending_on_new_years_eve_keeps_its_year() -> None:
 def test_a_span_across_new_year_with_both_years() -> None:
     assert named_windows("between 30 December 2022 and 2 January 2023", NOW) == (
         (datetime(2022, 12, 30, tzinfo=timezone.utc), datetime(2023, 1, 3, tzinfo=timezone.utc)),)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("what did i say on may 3 2026", day(2026, 5, 3)),
+    ("what did I say on May 3", day(2026, 5, 3)),
+    ("what did i say on june 3", day(2026, 6, 3)),
+])
+def test_a_lower_case_month_counts_with_a_year_or_when_it_is_no_word(
+        text: str, expected: tuple[datetime, datetime]) -> None:
+    assert named_windows(text, NOW) == (expected,)
+
+
+def test_a_month_word_taken_for_a_word_leaves_the_dates_after_it() -> None:
+    assert named_windows("I may 2 of them return on June 3", NOW) == (day(2026, 6, 3),)
