@@ -18,8 +18,6 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .._time import utcnow
 from ..engine.hooks import Veto
 from ..storage.vectors import Vector
@@ -29,6 +27,7 @@ from .fusion import min_max, recency, rrf, saturating, weight_at, weight_referen
 from .signals import (
     Candidate,
     Key,
+    cosines,
     dated,
     dense_now,
     fill_vectors,
@@ -293,10 +292,7 @@ class RecallPipeline:
             fill_vectors(self.components.db, self.components.vectors, user_id, missing)
             found = [(c, c.vector) for c in missing if c.vector is not None]
             if found:  # one matrix product for the lot
-                q = np.asarray(qvec, dtype=np.float32)
-                m = np.stack([v for _, v in found])
-                norms = np.linalg.norm(m, axis=1) * (float(np.linalg.norm(q)) or 1.0)
-                for (c, _), cos in zip(found, (m @ q) / np.where(norms == 0, 1.0, norms)):
+                for (c, _), cos in zip(found, cosines([v for _, v in found], qvec)):
                     c.raw["cosine"] = float(cos)
 
     def _conversation_structure(

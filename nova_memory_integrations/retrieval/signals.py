@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..engine.components import Components
 
 __all__ = [
-    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "dated", "dense",
+    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "cosines", "dated", "dense",
     "dense_now", "fill_vectors", "graph_entities", "graph_facts", "in_windows", "index_down", "keyword_dense",
     "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense", "read_index", "stored_vectors",
     "without_speaker_name",
@@ -305,11 +305,17 @@ def dated(
     found = [(row.id, vec) for row in rows if (vec := kept.get(row.id)) is not None]
     if not found:
         return []
-    q = np.asarray(vector, dtype=np.float32)
-    m = np.stack([v for _, v in found])
-    norms = np.linalg.norm(m, axis=1) * (float(np.linalg.norm(q)) or 1.0)
-    scores = (m @ q) / np.where(norms == 0, 1.0, norms)
+    scores = cosines([v for _, v in found], vector)
     return sorted(((i, float(s)) for (i, _), s in zip(found, scores)), key=lambda h: h[1], reverse=True)[:k]
+
+
+def cosines(vectors: Sequence[Sequence[float] | Vector], query: Sequence[float]) -> np.ndarray:
+    """The cosine of each of ``vectors`` (at least one) to ``query``, in one matrix product (0 for a
+    zero vector)."""
+    q = np.asarray(query, dtype=np.float32)
+    m = np.stack(vectors)
+    norms = np.linalg.norm(m, axis=1) * (float(np.linalg.norm(q)) or 1.0)
+    return (m @ q) / np.where(norms == 0, 1.0, norms)
 
 
 def in_windows(moment: datetime | None, windows: Sequence[Window]) -> bool:

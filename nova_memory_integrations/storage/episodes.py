@@ -32,6 +32,10 @@ COUNT_MEMO_FROM = 1000
 """Only counts of at least this many turns are kept: a rarer word is counted afresh each
 time (cheap: its row list is short), so a word just stored is never taken for absent."""
 
+_WITH_KEPT_VECTOR = "e.*, CASE WHEN e.indexed = 1 THEN v.vec END AS kept_vector"
+"""An episode row (``e``) with its kept vector as ``kept_vector``: NULL unless indexed with a copy."""
+_KEPT_VECTOR_JOIN = " LEFT JOIN episode_vectors v ON v.seq = e.seq"
+
 
 def _blob(vector: Sequence[float] | Vector) -> bytes:
     return np.asarray(vector, dtype=_VECTOR_DTYPE).tobytes()
@@ -95,10 +99,7 @@ class EpisodeQueries(Connection):
     def episode_rows_and_vectors(self, user_id: str, ids: Sequence[str]) -> tuple[list[EpisodeRow], dict[str, Vector]]:
         """:meth:`episode_rows` and, read in the same statement, the kept vectors of those rows
         :meth:`episode_vectors` would return (indexed, with an undamaged copy)."""
-        rows = self._rows_by_id(user_id, ids, with_vectors=True)
-        vectors = {row["id"]: vec for row in rows if isinstance(row["id"], str)
-                   if (vec := _kept(row["kept_vector"])) is not None}
-        return self.readable(rows, "episodes", row_to_episode_row), vectors
+        return self._with_vectors(self._rows_by_id(user_id, ids, with_vectors=True))
 
     def dated_rows_and_vectors(
         self, user_id: str, windows: Sequence[tuple[datetime, datetime]], limit: int, *,
@@ -120,8 +121,12 @@ class EpisodeQueries(Connection):
                               [*params, limit + 1])[0]
         if count > limit:
             return None
-        rows = self.query("SELECT e.*, CASE WHEN e.indexed = 1 THEN v.vec END AS kept_vector FROM episodes e"
-                          f" LEFT JOIN episode_vectors v ON v.seq = e.seq WHERE {where} ORDER BY e.ts, e.seq", params)
+        sql = f"SELECT {_WITH_KEPT_VECTOR} FROM episodes e{_KEPT_VECTOR_JOIN} WHERE {where} ORDER BY e.ts, e.seq"
+        return self._with_vectors(self.query(sql, params))
+
+    def _with_vectors(self, rows: Sequence[sqlite3.Row]) -> tuple[list[EpisodeRow], dict[str, Vector]]:
+        """``rows`` (read with ``_WITH_KEPT_VECTOR``) as ranking reads them, damaged ones skipped,
+        and the kept vectors among them (indexed, with an undamaged copy)."""
         vectors = {row["id"]: vec for row in rows if isinstance(row["id"], str)
                    if (vec := _kept(row["kept_vector"])) is not None}
         return self.readable(rows, "episodes", row_to_episode_row), vectors
@@ -129,8 +134,7 @@ class EpisodeQueries(Connection):
     def _rows_by_id(self, user_id: str, ids: Sequence[str], *, with_vectors: bool = False) -> list[sqlite3.Row]:
         """The user's episode rows among ``ids`` (with ``with_vectors``, each with its kept vector
         as ``kept_vector``: NULL unless the row is indexed and has a copy)."""
-        columns, join = ("e.*, CASE WHEN e.indexed = 1 THEN v.vec END AS kept_vector",
-                         " LEFT JOIN episode_vectors v ON v.seq = e.seq") if with_vectors else ("e.*", "")
+        columns, join = (_WITH_KEPT_VECTOR, _KEPT_VECTOR_JOIN) if with_vectors else ("e.*", "")
         out: list[sqlite3.Row] = []
         for chunk in chunks(list(ids), 500):
             marks = ",".join("?" * len(chunk))
