@@ -271,6 +271,8 @@ class RecallPipeline:
         self._conversation_structure(user_id, cands, config, qvec)
         turns = [(c, turn) for c in cands.values() if (turn := c.turn) is not None]
         named = named_speakers(query, {turn.role for _, turn in turns}) if w.speaker else set()
+        if not named and not (w.date and windows):
+            return  # no boost applies: no turn's score is summed for one
         for c, turn in turns:
             base = sum(c.contributions.values())
             if turn.role in named:
