@@ -5,6 +5,7 @@ Usage:
         [--mode nova|dense|both] [--conversations 1] [--preset balanced] [--backend auto|onnx|torch]
         [--quantize documents|true|false] [--cv] [--cv-grid balanced,deep]
         [--effective-weight 0.05] [--cv-grid balanced,balanced+weights.effective_weight=0.05]
+        [--cv-select context_recall|answer_words|recall_at_k|ndcg_at_10]
 
 For each conversation a fresh store is filled with every turn (the session's date as
 event time, ``dia_id`` in metadata, the speaker as role), consolidated, and asked every
@@ -25,8 +26,8 @@ Figures (scorers in ``locomo_scoring.py``, pure functions):
 
 ``--cv`` adds leave-one-conversation-out: the candidate search presets of ``--cv-grid``
 (default: just ``--preset``) each run every conversation once; each fold picks the
-candidate with the best mean context recall on the other conversations and scores it on
-the held-out one. ``heldout_mean`` (mean over folds) stands next to ``all_in`` (the
+candidate with the best mean context recall (``--cv-select``: another figure, such as
+``answer_words``) on the other conversations and scores it on the held-out one. ``heldout_mean`` (mean over folds) stands next to ``all_in`` (the
 candidate chosen on all conversations, scored on all). The dense baseline has no knob,
 so its grid is itself.
 
@@ -77,6 +78,8 @@ from locomo_scoring import CV_METRICS, cross_validate, distinct_turns, means, sc
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "locomo" / "locomo_dev.json"
+CV_SELECT = tuple(m for m in CV_METRICS if m != "answer_words_ceiling")
+"""Figures a fold may choose its candidate by (``--cv-select``); the ceiling is no system's own."""
 HEADLINE = ("recall_at_k", "item_recall_at_k", "context_recall", "answer_words", "answer_in_context",
             "answer_words_ceiling", "ndcg_at_10")
 _DIA = re.compile(r"^D(\d+):(\d+)$")
@@ -303,8 +306,9 @@ def evaluate(
 
 
 def summary(ev: dict[str, Any], candidates: Sequence[str], *, mode: str, k: int, budget: int,
-            cv: bool = False) -> dict[str, Any]:
-    """The result object of one mode: the first candidate on every question, plus the folds with ``cv``."""
+            cv: bool = False, select_by: str = "context_recall") -> dict[str, Any]:
+    """The result object of one mode: the first candidate on every question, plus the folds with ``cv``
+    (each fold choosing its candidate by ``select_by`` on the other conversations)."""
     cand = candidates[0]
     records = [r for per in ev["results"].values() for r in per[cand]]
     metrics = (*HEADLINE, "answer_words_substring")
@@ -323,8 +327,8 @@ def summary(ev: dict[str, Any], candidates: Sequence[str], *, mode: str, k: int,
     }
     if cv:
         per_conv = {conv: {c: per[c] for c in candidates} for conv, per in ev["results"].items()}
-        folds = cross_validate(per_conv, select_by="context_recall", metrics=CV_METRICS)
-        out |= {"cv": {"grid": list(candidates), "select_by": "context_recall", "folds": folds["folds"],
+        folds = cross_validate(per_conv, select_by=select_by, metrics=CV_METRICS)
+        out |= {"cv": {"grid": list(candidates), "select_by": select_by, "folds": folds["folds"],
                        "heldout_pooled": folds["heldout_pooled"],
                        "candidates": {c: candidate_table(ev["results"], c) for c in candidates}},
                 "all_in": folds["all_in"], "heldout_mean": folds["heldout_mean"]}
@@ -372,6 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cv", action="store_true", help="leave-one-conversation-out (needs two conversations or more)")
     ap.add_argument("--cv-grid", default="", metavar="PRESET,...",
                     help="candidate search presets chosen per fold (default: --preset alone)")
+    ap.add_argument("--cv-select", choices=CV_SELECT, default="context_recall",
+                    help="the figure each fold chooses its candidate by, on the other conversations")
     ap.add_argument("--effective-weight", type=float, default=None, metavar="W",
                     help="weights.effective_weight for every search candidate (0 = off; default: the preset's)")
     ap.add_argument("--backend", choices=["auto", "onnx", "torch"], default=None,
@@ -412,8 +418,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         emb.embed_query("warm up")  # export (ONNX) or load now, outside the timings
         ev = evaluate(samples, candidates, k=args.k, budget=args.budget, embeddings=emb)
     backend = {"embedding_backend": getattr(emb, "backend", "torch")}
-    results = [summary(ev, ["dense"] if m == "dense" else presets, mode=m, k=args.k, budget=args.budget, cv=args.cv)
-               | backend for m in modes]
+    results = [summary(ev, ["dense"] if m == "dense" else presets, mode=m, k=args.k, budget=args.budget, cv=args.cv,
+                       select_by=args.cv_select) | backend for m in modes]
     if len(results) == 2:
         dense = results[0]
         results[1]["dense"] = {m: dense[m] for m in HEADLINE} | {

@@ -15,9 +15,11 @@ import numpy as np
 from ..engine.tokens import TokenCounter
 from .lexical import terms
 
-__all__ = ["extract_sentences", "is_phatic", "near_duplicates", "split_sentences", "strip_phatic"]
+__all__ = ["extract_sentences", "is_phatic", "near_duplicates", "split_sentences", "stem", "strip_phatic"]
 
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[\"'(\[]?[A-Z0-9]|\[)|\n+")
+"""A sentence ends at terminal punctuation before a capital, a digit or a bracket (an
+annotation such as "[shares a photo: ...]" is a sentence of its own), or at a line break."""
 _SPEAKER = re.compile(r"^([^\W\d_][\w.' -]{0,38}):\s+(?=\S)")
 _PHATIC = frozenset(
     """
@@ -121,17 +123,47 @@ def strip_phatic(text: str, names: Collection[str] = ()) -> str:
 
 
 def _stems(words: Sequence[str]) -> set[str]:
-    """Crude stems (first five letters) so "painted" meets "painting"."""
-    return {w[:5] for w in words}
+    """Crude stems (:func:`stem`) so "painted" meets "painting" and "play" meets "playing"."""
+    return {stem(w) for w in words}
+
+
+_STEM_LENGTH = 5
+"""Stems are cut to this many letters (after their suffix is stripped): "paint" of "painter"."""
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """A crude stem of a lower-case word: one common inflection stripped, then the first five letters.
+
+    "playing" / "played" / "plays" -> "play", "cities" -> "city", "running" -> "run",
+    "making" / "make" -> "mak". Only compression compares them: for choosing the sentences of a
+    turn that share the most words with a query, a few wrong merges cost less than missing
+    "playing" for "play" (the first five letters alone keep words under five letters apart).
+    """
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("ing") and len(word) >= 6:
+        word = word[:-3]
+    elif word.endswith("ed") and len(word) >= 5:
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss") and len(word) >= 4:
+        word = word[:-1]
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+        word = word[:-1]  # running -> runn -> run, stopped -> stopp -> stop
+    elif word.endswith("e") and len(word) > 3:
+        word = word[:-1]  # make / making -> mak
+    return word[:_STEM_LENGTH]
 
 
 def extract_sentences(
-    text: str, query: str, max_tokens: int, counter: TokenCounter, *, names: Collection[str] = ()
+    text: str, query: str, max_tokens: int, counter: TokenCounter, *, names: Collection[str] = (),
+    stretch_to: int = 0,
 ) -> str:
-    """The sentences of ``text`` most related to ``query`` that fit ``max_tokens``.
+    """The sentences of ``text`` most related to ``query`` that fit ``max_tokens`` (or, with
+    ``stretch_to``, its best sentence whole).
 
     A speaker prefix ("Melanie: ") is kept and does not count as a match. Sentences are
-    scored by the query words they contain (compared by crude stems); phatic ones
+    scored by the query words they contain (compared by crude stems, :func:`stem`); phatic ones
     (greetings, thanks, applause) are only taken when nothing else fits, and ties favour
     sentences with more content words, then earlier ones. They are returned in their
     original order, joined by " … " where text was skipped. A single sentence that is
@@ -143,6 +175,9 @@ def extract_sentences(
         max_tokens: the most tokens the result may have, counted by ``counter``.
         counter: the token counter.
         names: names of the people talking (casefolded), ignored as matches.
+        stretch_to: when the sentence sharing the most query words (at least one) does not fit
+            ``max_tokens`` on its own, it is returned alone, whole, if it fits this many tokens
+            (``0``: never): better one sentence that answers than the ones that fit.
     """
     if max_tokens <= 0:
         return ""
@@ -159,6 +194,11 @@ def extract_sentences(
             i,
         ),
     )
+    best = scored[0] if sentences else -1
+    if stretch_to > max_tokens and best >= 0 and not phatic[best] and qstems & stems[best]:
+        whole = prefix + sentences[best]
+        if max_tokens < counter.count(whole) <= stretch_to:
+            return whole
     chosen: list[int] = []
     for i in scored:
         if phatic[i] and chosen:

@@ -153,6 +153,12 @@ class SearchConfig(BaseModel):
     lead_item_tokens: int = Field(default=100, ge=8)
     """The ``lead_items`` best items may keep up to ``lead_item_tokens``: the answer most
     often sits in them, while the breadth of the rest needs them short."""
+    item_stretch: float = Field(default=2.0, ge=1)
+    """A cut item whose sentence sharing the most words with the query is longer than its cap
+    (``max_item_tokens`` or ``lead_item_tokens``) keeps that sentence whole, alone, when it fits
+    the cap times ``item_stretch`` (``1``: never): rather than the shorter sentences that fit and
+    do not answer ("Hey Gina! Good to see you too." for "Lost my job as a banker yesterday, so I'm
+    gonna take a shot at starting my own business.")."""
     min_item_tokens: int = Field(default=12, ge=1)
     fact_share: float = Field(default=0.3, ge=0, le=1)
     """At most this share of the budget goes to the facts section."""

@@ -217,7 +217,8 @@ def build_context(
         cap = config.lead_item_tokens if len(items) < config.lead_items else config.max_item_tokens
         if n > cap:
             fuller[item.id] = item.text
-            short = extract_sentences(item.text, query, cap, counter, names=names)
+            short = extract_sentences(item.text, query, cap, counter, names=names,
+                                      stretch_to=int(cap * config.item_stretch))
             item = item.model_copy(update={"text": short, "reason": item.reason + "; compressed extractively"})
         items.append(item)
     timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
