@@ -123,7 +123,8 @@ def strip_phatic(text: str, names: Collection[str] = ()) -> str:
 
 
 def _stems(words: Sequence[str]) -> set[str]:
-    """Crude stems (:func:`stem`) so "painted" meets "painting" and "play" meets "playing"."""
+    """Crude stems (:func:`stem`) so "painted" meets "painting" and "play" meets "playing" (a
+    stored text's are memoised with its parse, :func:`_parsed`)."""
     return {stem(w) for w in words}
 
 
@@ -131,7 +132,6 @@ _STEM_LENGTH = 5
 """Stems are cut to this many letters (after their suffix is stripped): "paint" of "painter"."""
 
 
-@lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     """A crude stem of a lower-case word: one common inflection stripped, then the first five letters.
 
@@ -194,8 +194,8 @@ def extract_sentences(
             i,
         ),
     )
-    best = scored[0] if sentences else -1
-    if stretch_to > max_tokens and best >= 0 and not phatic[best] and qstems & stems[best]:
+    best = scored[0]  # there is a sentence: a text of none has no tokens and was returned above
+    if stretch_to > max_tokens and not phatic[best] and qstems & stems[best]:
         whole = prefix + sentences[best]
         if max_tokens < counter.count(whole) <= stretch_to:
             return whole
@@ -207,7 +207,7 @@ def extract_sentences(
         if counter.count(prefix + _join(sentences, trial)) <= max_tokens:
             chosen = trial
     if not chosen:
-        return counter.truncate(prefix + sentences[scored[0]] if sentences else text, max_tokens)
+        return counter.truncate(prefix + sentences[best], max_tokens)
     return prefix + _join(sentences, chosen)
 
 

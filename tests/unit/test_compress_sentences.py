@@ -26,6 +26,9 @@ def counter() -> TokenCounter:
     ("make", "makes", "making"),
     ("paint", "painted", "painting", "paints"),
     ("start", "started", "starting"),
+    ("sky", "skies"),
+    ("story", "stories"),
+    ("hike", "hiked", "hiking"),
 ])
 def test_word_forms_share_a_stem(forms: tuple[str, ...]) -> None:
     assert len({stem(w) for w in forms}) == 1
@@ -114,3 +117,41 @@ def test_no_stretch_when_the_best_sentence_fits(counter: TokenCounter) -> None:
     text = "Jon: I start at nine. " + "We talked about many other unrelated things that afternoon at length. " * 3
     out = extract_sentences(text, "When does Jon start?", 12, counter, names={"jon"}, stretch_to=40)
     assert out == "Jon: I start at nine."
+
+
+def test_the_stretch_applies_to_a_first_sentence_too(counter: TokenCounter) -> None:
+    text = ("Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own business. "
+                           "Anyway. Good to see you.")
+    out = extract_sentences(text, QUERY, 16, counter, stretch_to=30)
+    assert out == text.split(" Anyway")[0]
+
+
+# -- the limits and the fallbacks ----------------------------------------------------------------------------
+def test_a_text_of_exactly_the_limit_is_returned_as_it_is(counter: TokenCounter) -> None:
+    text = "We met at noon.\nThen we left."
+    assert extract_sentences(text, "noon", counter.count(text), counter) == text
+
+
+def test_a_one_token_text_fits_a_limit_of_one(counter: TokenCounter) -> None:
+    assert extract_sentences("Hi", "anything", 1, counter) == "Hi"
+
+
+def test_every_sentence_that_fits_is_taken(counter: TokenCounter) -> None:
+    text = ("The lake froze early this year. " + "Filler words about nothing in particular at all here. " * 4
+            + "We skated on the lake every morning.")
+    out = extract_sentences(text, "lake", 20, counter)
+    assert out == "The lake froze early this year. … We skated on the lake every morning."
+
+
+def test_ties_of_eight_content_words_or_more_go_to_the_earlier_sentence(counter: TokenCounter) -> None:
+    first = "Red green blue yellow purple orange brown black."  # eight content words
+    second = "Cyan magenta teal olive maroon navy silver golden ivory."  # nine
+    out = extract_sentences(f"{first} {second}", "colours", 14, counter)
+    assert out == first
+
+
+def test_when_no_sentence_fits_the_best_one_is_truncated(counter: TokenCounter) -> None:
+    text = ("We walked for hours along the coast road past many small white houses and gardens. "
+            "Then the weather turned and the ferry to the island was cancelled for the whole of the weekend.")
+    out = extract_sentences(text, "When was the ferry cancelled?", 8, counter)
+    assert out.startswith("Then the weather turned") and out.endswith("…"), out
