@@ -27,9 +27,9 @@ Figures (scorers in ``locomo_scoring.py``, pure functions):
 ``--cv`` adds leave-one-conversation-out: the candidate search presets of ``--cv-grid``
 (default: just ``--preset``) each run every conversation once; each fold picks the
 candidate with the best mean context recall (``--cv-select``: another figure, such as
-``answer_words``) on the other conversations and scores it on the held-out one. ``heldout_mean`` (mean over folds) stands next to ``all_in`` (the
-candidate chosen on all conversations, scored on all). The dense baseline has no knob,
-so its grid is itself.
+``answer_words``) on the other conversations and scores it on the held-out one.
+``heldout_mean`` (mean over folds) stands next to ``all_in`` (the candidate chosen on all
+conversations, scored on all). The dense baseline has no knob, so its grid is itself.
 
 A candidate is a preset name with optional overrides of its search config,
 ``PRESET+field=value+...`` (dotted for nested fields): ``balanced+weights.effective_weight=0.05``
