@@ -26,7 +26,10 @@ from datetime import datetime, timedelta, timezone
 
 from ..errors import InvalidInputError
 
-__all__ = ["MONTHS", "NUMBER_WORDS", "TIME_EXPRESSION", "WORD_MONTHS", "resolve_relative_time"]
+__all__ = [
+    "DAY_FIELD", "MONTHS", "MONTH_FIELD", "NUMBER_WORDS", "TIME_EXPRESSION", "WORD_MONTHS", "YEAR_FIELD",
+    "resolve_relative_time",
+]
 
 NUMBER_WORDS: dict[str, int] = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -67,9 +70,16 @@ TIME_EXPRESSION = (
     r"a long time|(?:about |almost |over |nearly )?\w+ (?:years|months|weeks|days)))"
 )
 
-_MON = r"(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
-_YEAR = r"(?P<year>(?:19|20)\d\d)"
+MONTH_FIELD = "(?P<{}>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+"""A month's name or abbreviation, with an optional dot ("Sept."), captured in the group named by
+``MONTH_FIELD.format(name)``; the extractor and recall's :mod:`~..retrieval.when` read dates alike."""
+DAY_FIELD = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th)?"
+"""A day of the month, with an optional ordinal suffix ("25th"), captured like :data:`MONTH_FIELD`."""
+YEAR_FIELD = r"(?P<{}>(?:19|20)\d\d)"
+"""A four-digit year from 1900 to 2099, captured like :data:`MONTH_FIELD`."""
+_MON = MONTH_FIELD.format("mon")
+_DAY = DAY_FIELD.format("day")
+_YEAR = YEAR_FIELD.format("year")
 _NUM = r"(?P<num>\d{1,3}|" + "|".join(
     re.escape(w) for w in sorted(NUMBER_WORDS, key=len, reverse=True)
 ) + r")"

@@ -30,21 +30,18 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from ..extraction.timeparse import MONTHS, NUMBER_WORDS, WORD_MONTHS
+from ..extraction.timeparse import DAY_FIELD, MONTH_FIELD, MONTHS, NUMBER_WORDS, WORD_MONTHS, YEAR_FIELD
 
 __all__ = ["Window", "named_windows"]
 
 Window = tuple[datetime, datetime]
 """A half-open ``[start, end)`` stretch of time, UTC."""
 
-_MONTH = "(?P<{}>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th)?"
-_YEAR = r"(?P<{}>(?:19|20)\d\d)"
-_FORMS = (
-    rf"(?P<iso>{_YEAR.format('iy')}-(?P<im>[01]\d)-(?P<id>[0-3]\d))",
-    rf"(?P<dmy>{_DAY.format('a_d')}(?:\s+of)?\s+{_MONTH.format('a_m')}(?:,?\s+{_YEAR.format('a_y')})?)",
-    rf"(?P<mdy>{_MONTH.format('b_m')}\s+{_DAY.format('b_d')}(?!\d)(?:,?\s+{_YEAR.format('b_y')})?)",
-    rf"(?P<my>{_MONTH.format('c_m')},?\s+{_YEAR.format('c_y')})",
+_FORMS = (  # the extractor's fields (timeparse): recall and extraction read dates alike
+    rf"(?P<iso>{YEAR_FIELD.format('iy')}-(?P<im>[01]\d)-(?P<id>[0-3]\d))",
+    rf"(?P<dmy>{DAY_FIELD.format('a_d')}(?:\s+of)?\s+{MONTH_FIELD.format('a_m')}(?:,?\s+{YEAR_FIELD.format('a_y')})?)",
+    rf"(?P<mdy>{MONTH_FIELD.format('b_m')}\s+{DAY_FIELD.format('b_d')}(?!\d)(?:,?\s+{YEAR_FIELD.format('b_y')})?)",
+    rf"(?P<my>{MONTH_FIELD.format('c_m')},?\s+{YEAR_FIELD.format('c_y')})",
 )
 _DATE = re.compile(r"\b(?:" + "|".join(_FORMS) + r")\b", re.IGNORECASE)
 _JOIN = re.compile(r"^\s*(?:and|to|until|till|through|-|–)\s*$", re.IGNORECASE)
