@@ -26,6 +26,7 @@ NOW = datetime(2026, 11, 27, 15, 30, tzinfo=timezone.utc)
     (DAY_FIELD, "25th", "25"),
     (DAY_FIELD, "3", "3"),
     (YEAR_FIELD, "2023", "2023"),
+    (YEAR_FIELD, "1999", "1999"),
 ])
 def test_a_field_captures_under_the_name_given(field: str, text: str, want: str) -> None:
     m = re.fullmatch(field.format("x"), text, re.IGNORECASE)
