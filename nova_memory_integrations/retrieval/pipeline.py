@@ -27,6 +27,7 @@ from .fusion import min_max, recency, rrf, saturating, weight_at, weight_referen
 from .signals import (
     Candidate,
     Key,
+    asks,
     cosines,
     dated,
     dense_now,
@@ -248,7 +249,8 @@ class RecallPipeline:
 
         A turn passes ``neighbour_weight`` of its score to the turns just before and after
         it in its session (answers live next to their questions; a neighbour from beyond the
-        dense and keyword lists also gets its own cosine), and every turn gets
+        dense and keyword lists also gets its own cosine), a turn that asks passes
+        ``reply_weight`` more to the turn after it (the reply), and every turn gets
         ``session_weight`` times the mean of its session's best three scores. Then the
         boosts, each a share of that score: ``weights.speaker`` for a turn of a speaker the
         query names, ``weights.date`` for a turn in a stretch of time it names (``windows``).
@@ -303,13 +305,16 @@ class RecallPipeline:
         turns = sorted((c for c in cands.values() if c.kind == "episode"),
                        key=lambda c: sum(c.contributions.values()), reverse=True)
         base = {c.id: sum(c.contributions.values()) for c in turns}
-        if config.neighbour_weight > 0 and config.neighbour_pool > 0 and turns:
+        if (config.neighbour_weight > 0 or config.reply_weight > 0) and config.neighbour_pool > 0 and turns:
             pool = turns[: config.neighbour_pool]
             links = self.components.db.nearby(user_id, [c.id for c in pool], config.neighbour_reach)
             passed: dict[str, float] = {}
             for c in pool:
-                for n, distance in links.get(c.id, ()):
-                    passed[n] = passed.get(n, 0.0) + config.neighbour_weight * base[c.id] / distance
+                reply = config.reply_weight * base[c.id] if config.reply_weight and asks(c.text) else 0.0
+                for n, offset in links.get(c.id, ()):
+                    passed[n] = passed.get(n, 0.0) + config.neighbour_weight * base[c.id] / abs(offset)
+                    if offset == 1 and reply:
+                        passed[n] += reply
             new_ids = [i for i in passed if ("episode", i) not in cands]
             added: dict[Key, Candidate] = {}
             rows, kept = self.components.db.episode_rows_and_vectors(user_id, new_ids)

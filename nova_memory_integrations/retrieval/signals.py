@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from ..engine.components import Components
 
 __all__ = [
-    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "cosines", "dated", "dense",
+    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "asks", "cosines", "dated",
+    "dense",
     "dense_now", "fill_vectors", "graph_entities", "graph_facts", "in_windows", "index_down", "keyword_dense",
     "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense", "read_index", "stored_vectors",
     "without_speaker_name",
@@ -326,6 +327,17 @@ def in_windows(moment: datetime | None, windows: Sequence[Window]) -> bool:
 def name_words(role: str) -> list[str]:
     """The words of a speaker's name (casefolded); none for generic roles (user, assistant, ...)."""
     return [] if role.casefold() in GENERIC_ROLES else terms(role)
+
+
+_TRAILING_NOTES = re.compile(r"(?:\s*\[[^\[\]]*\])+\s*$")
+"""Bracketed annotations closing a turn ("... any tips? [shares a photo: a flyer]")."""
+
+
+def asks(text: str) -> bool:
+    """Whether a turn ends by asking: its last sentence, trailing bracketed annotations aside,
+    ends with a question mark ("Got any advice on running a business?"); its reply, the next turn
+    in the session, then most likely holds what was asked (``SearchConfig.reply_weight``)."""
+    return _TRAILING_NOTES.sub("", text).rstrip().endswith("?")
 
 
 def named_speakers(query: str, roles: Iterable[str]) -> set[str]:

@@ -184,8 +184,9 @@ class EpisodeQueries(Connection):
 
     def nearby(self, user_id: str, ids: Sequence[str], reach: int) -> dict[str, list[tuple[str, int]]]:
         """The turns up to ``reach`` places before and after each episode in its session (event-time
-        order), each with its distance (1: adjacent)."""
-        return {i: [(n, 1 + k // 2) for k, n in enumerate(row) if n is not None]
+        order), each with its offset: ``-1`` the turn just before, ``1`` the one just after (the
+        reply), ``-2`` / ``2`` the next ones out."""
+        return {i: [(n, (1 + k // 2) * (1 if k % 2 else -1)) for k, n in enumerate(row) if n is not None]
                 for i, row in self._around(user_id, ids, reach).items()}
 
     def _around(self, user_id: str, ids: Sequence[str], reach: int) -> dict[str, tuple[str | None, ...]]:

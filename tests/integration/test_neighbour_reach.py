@@ -44,10 +44,10 @@ def session(tmp_path_factory: pytest.TempPathFactory, minilm_onnx: object) -> It
     store.close()
 
 
-def test_nearby_gives_each_turn_within_reach_with_its_distance(session: tuple[NovaStore, list[str]]) -> None:
+def test_nearby_gives_each_turn_within_reach_with_its_offset(session: tuple[NovaStore, list[str]]) -> None:
     store, ids = session
     got = store.components.db.nearby(USER, [ids[MATCH]], 2)[ids[MATCH]]
-    assert sorted(got) == sorted([(ids[2], 1), (ids[4], 1), (ids[1], 2), (ids[5], 2)])
+    assert sorted(got) == sorted([(ids[2], -1), (ids[4], 1), (ids[1], -2), (ids[5], 2)])
 
 
 def test_nearby_stops_at_the_session_edge(session: tuple[NovaStore, list[str]]) -> None:
@@ -59,7 +59,7 @@ def test_nearby_stops_at_the_session_edge(session: tuple[NovaStore, list[str]]) 
 def test_nearby_at_reach_one_is_the_adjacent_turns(session: tuple[NovaStore, list[str]]) -> None:
     store, ids = session
     before, after = store.components.db.neighbours(USER, [ids[MATCH]])[ids[MATCH]]
-    assert store.components.db.nearby(USER, [ids[MATCH]], 1)[ids[MATCH]] == [(before, 1), (after, 1)]
+    assert store.components.db.nearby(USER, [ids[MATCH]], 1)[ids[MATCH]] == [(before, -1), (after, 1)]
 
 
 def test_nearby_reads_no_other_users_turns(session: tuple[NovaStore, list[str]]) -> None:
