@@ -81,3 +81,7 @@ def test_many_ids_are_read_in_chunks(db: SQLiteStore) -> None:
 def test_turns_at_the_same_time_follow_their_order_of_writing(db: SQLiteStore) -> None:
     db.insert_episodes([ep("x1", 10, "s3"), ep("x2", 10, "s3"), ep("x3", 10, "s3")])
     assert db.nearby("alice", ["x2"], 1) == {"x2": [("x1", -1), ("x3", 1)]}
+
+
+def test_offsets_are_whole_numbers(talk: SQLiteStore) -> None:
+    assert {type(offset) for _, offset in talk.nearby("alice", ["t3"], 2)["t3"]} == {int}
