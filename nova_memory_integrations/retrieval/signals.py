@@ -337,7 +337,10 @@ def asks(text: str) -> bool:
     """Whether a turn ends by asking: its last sentence, trailing bracketed annotations aside,
     ends with a question mark ("Got any advice on running a business?"); its reply, the next turn
     in the session, then most likely holds what was asked (``SearchConfig.reply_weight``)."""
-    return _TRAILING_NOTES.sub("", text).rstrip().endswith("?")
+    text = text.rstrip()
+    if text.endswith("]"):  # most turns do not: no regex for them
+        text = _TRAILING_NOTES.sub("", text).rstrip()
+    return text.endswith("?")
 
 
 def named_speakers(query: str, roles: Iterable[str]) -> set[str]:
