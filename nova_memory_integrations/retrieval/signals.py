@@ -33,10 +33,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "asks", "cosines", "dated",
-    "dense",
-    "dense_now", "fill_vectors", "graph_entities", "graph_facts", "in_windows", "index_down", "keyword_dense",
-    "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense", "read_index", "stored_vectors",
-    "without_speaker_name",
+    "dense", "dense_now", "fill_vectors", "graph_entities", "graph_facts", "in_windows", "index_down",
+    "keyword_dense", "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense", "read_index",
+    "stored_vectors", "without_speaker_name",
 ]
 
 Key = tuple[MemoryKind, str]
