@@ -81,9 +81,11 @@ def test_the_turn_before_gets_the_neighbour_share_alone(asking: tuple[NovaStore,
     assert with_reply[ids[LISTED - 1]] == pytest.approx(_shares(store, _config(reply_weight=0.0))[ids[LISTED - 1]])
 
 
-def test_without_the_reply_weight_both_neighbours_get_the_same(asking: tuple[NovaStore, list[str]]) -> None:
-    store, ids = asking
-    shares = _shares(store, _config(reply_weight=0.0))
+@pytest.mark.parametrize(("session", "reply_weight"), [("asking", 0.0), ("telling", 0.3)],
+                         ids=["a question without the reply weight", "a turn that tells"])
+def test_both_neighbours_get_the_same(request: pytest.FixtureRequest, session: str, reply_weight: float) -> None:
+    store, ids = request.getfixturevalue(session)
+    shares = _shares(store, _config(reply_weight=reply_weight))
     assert shares[ids[LISTED + 1]] == pytest.approx(shares[ids[LISTED - 1]])
 
 
@@ -95,12 +97,6 @@ def test_the_reply_share_comes_without_any_neighbour_weight(asking: tuple[NovaSt
 def test_without_a_neighbour_weight_the_turn_before_gets_nothing(asking: tuple[NovaStore, list[str]]) -> None:
     store, ids = asking
     assert _shares(store, _config(neighbour_weight=0.0, reply_weight=0.3)).get(ids[LISTED - 1], 0.0) == 0.0
-
-
-def test_a_turn_that_tells_passes_no_reply_share(telling: tuple[NovaStore, list[str]]) -> None:
-    store, ids = telling
-    shares = _shares(store, _config(reply_weight=0.3))
-    assert shares[ids[LISTED + 1]] == pytest.approx(shares[ids[LISTED - 1]])
 
 
 def test_the_default_reply_weight_lifts_the_reply(asking: tuple[NovaStore, list[str]]) -> None:
