@@ -18,7 +18,8 @@ How the store is filled (so that 100k episodes take minutes, not an hour):
 - rows are written through the engine's own objects, bypassing the background indexer:
   ``store.components.db.insert_episodes`` (SQLite + its FTS5 triggers), ``store.components.vectors.upsert``
   (Chroma, same metadata as the indexer writes) and ``store.components.db.mark_episodes_indexed``
-  (the flag, and the copy of each vector recall reads). The result is the same on-disk state
+  (the flag, the copy of each vector recall reads and its sentences' vectors, embedded once
+  per pool turn like the pool and cached). The result is the same on-disk state
   ``add_turns`` + ``flush()`` would produce, without re-embedding 100k texts.
 
 Whether the reranker runs follows ``--rerank``: ``auto`` (default) keeps the preset's own
@@ -82,6 +83,7 @@ from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
 from nova_memory_integrations.config import EmbeddingModelName, RetrievalConfig  # noqa: E402
 from nova_memory_integrations.embeddings import default_embeddings  # noqa: E402
 from nova_memory_integrations.memory.facts import new_id  # noqa: E402
+from nova_memory_integrations.retrieval.compress import sentences_of  # noqa: E402
 from nova_memory_integrations.retrieval.config import SearchConfig  # noqa: E402
 from nova_memory_integrations.types import Episode  # noqa: E402
 
@@ -92,8 +94,11 @@ WARMUP_QUERIES = 3
 TARGETS_P95_MS = {10_000: 60.0, 100_000: 150.0}
 
 
-def fill(store: NovaStore, n: int, pool_texts: list[str], pool_vectors: np.ndarray, seed: int) -> float:
-    """Write ``n`` episodes of ``USER`` straight into SQLite + Chroma; returns seconds."""
+def fill(store: NovaStore, n: int, pool_texts: list[str], pool_vectors: np.ndarray, seed: int,
+         pool_sentences: list[np.ndarray | None] | None = None) -> float:
+    """Write ``n`` episodes of ``USER`` straight into SQLite + Chroma; returns seconds. With
+    ``pool_sentences`` (per pool turn, its sentences' vectors or ``None``), each episode keeps its
+    pool turn's, as the indexer keeps them (``indexing.sentence_vectors``)."""
     start = time.perf_counter()
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
@@ -122,9 +127,24 @@ def fill(store: NovaStore, n: int, pool_texts: list[str], pool_vectors: np.ndarr
             {"user_id": e.user_id, "session_id": e.session_id or ""} for e in episodes
         ]
         store.components.vectors.upsert("episode", [e.id for e in episodes], vectors.tolist(), metas)
-        store.components.db.mark_episodes_indexed([e.id for e in episodes], vectors)
+        store.components.db.mark_episodes_indexed(
+            [e.id for e in episodes], vectors, None if pool_sentences is None else [pool_sentences[i] for i in src])
         log(f"  filled {idx[-1] + 1}/{n}")
     return time.perf_counter() - start
+
+
+def sentence_vectors(texts: list[str], embeddings: Any, key: str) -> list[np.ndarray | None]:
+    """Per text, the vectors of its sentences as the indexer keeps them (``None`` for one sentence),
+    embedded once and cached like the pool's."""
+    split = [sentences_of(t) for t in texts]
+    flat = [sent for sents in split if len(sents) > 1 for sent in sents]
+    vectors = cached_embeddings(flat, embeddings.embed_documents, model_key=f"{key}:sentences", progress=log)
+    out: list[np.ndarray | None] = []
+    at = 0
+    for sents in split:
+        out.append(vectors[at:at + len(sents)] if len(sents) > 1 else None)
+        at += len(sents) if len(sents) > 1 else 0
+    return out
 
 
 def measure(store: NovaStore, queries: list[str], warmup: list[str], budget: int, preset: SearchConfig
@@ -228,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     # torch and fp32 ONNX give the same vectors (cosine >= 0.999): they share one cache
     key = str(embeddings.model_path) + ("" if backend in ("torch", "onnx-fp32") else f":{backend}")
     pool_vectors = cached_embeddings(pool_texts, embeddings.embed_documents, model_key=key, progress=log)
+    pool_sentences = sentence_vectors(pool_texts, embeddings, key) if NovaConfig().indexing.sentence_vectors else None
     queries = generate_queries(args.queries + WARMUP_QUERIES, seed=args.seed + 1)
     warmup, timed = queries[:WARMUP_QUERIES], queries[WARMUP_QUERIES:]
 
@@ -241,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             path = Path(tmp) / "data"
             log(f"size {n}: filling...")
             with NovaStore(path, embeddings=embeddings, config=NovaConfig(retrieval=rerankers["fallback"])) as store:
-                fill_s = fill(store, n, pool_texts, pool_vectors, args.seed + n)
+                fill_s = fill(store, n, pool_texts, pool_vectors, args.seed + n, pool_sentences)
             for name, rc in rerankers.items():
                 log(f"size {n}: {args.queries} context() calls with the {name} reranker...")
                 preset = SearchConfig.preset(args.preset)

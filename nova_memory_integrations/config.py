@@ -146,6 +146,12 @@ class IndexingConfig(_Section):
     of a cycle go to Chroma in one call, and a call costs ~8 ms before its first row, so
     larger cycles over many users index several times faster."""
     max_wait_ms: int = Field(default=25, ge=0)
+    sentence_vectors: bool = True
+    """Also embed each sentence of a turn of two sentences or more, and keep those vectors beside
+    the turn's: ``context()`` then cuts a long turn to its sentences closest to the query in
+    meaning, not only to those sharing its words ("I got a puppy two weeks ago!" for "How many
+    dogs has Maria adopted?"). It costs ingest about as much embedding again (LoCoMo turns: see
+    the README); ``false`` keeps none, and sentences are chosen by shared words."""
 
 
 class LimitsConfig(_Section):

@@ -99,6 +99,38 @@ def _pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:
     return out
 
 
+def char_spans(text: str, sentences: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Where each of ``sentences`` sits in ``text`` (start, end), looked for in order; ``None``
+    for fewer than two or when one is not found."""
+    if len(sentences) < 2:
+        return None
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for sent in sentences:
+        start = text.find(sent, at) if sent else -1
+        if start < 0:
+            return None
+        at = start + len(sent)
+        spans.append((start, at))
+    return spans
+
+
+def span_pool(hidden: np.ndarray, offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]
+              ) -> np.ndarray | None:
+    """Per span, the mean of the outputs (``hidden``: one text's, token by row) of the tokens whose
+    characters (``offsets``; special tokens have none) lie inside it, L2-normalised; ``None``
+    when a span has no token (cut off by the maximum sequence length)."""
+    rows = []
+    for start, end in spans:
+        inside = [k for k, (a, b) in enumerate(offsets) if b > a and a >= start and b <= end]
+        if not inside:
+            return None
+        rows.append(hidden[inside].mean(axis=0))
+    pooled = np.asarray(rows, dtype=np.float32)
+    out: np.ndarray = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+    return out
+
+
 def _new_session(path: Path, threads: int) -> Any:
     import onnxruntime as ort
 

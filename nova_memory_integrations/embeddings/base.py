@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol, runtime_checkable
+
+import numpy as np
 
 from ..errors import EmbeddingError
 
@@ -148,6 +150,34 @@ class CachedEmbedder:
                     while len(self._docs) > self._size:
                         self._docs.popitem(last=False)
         return [known[t] for t in texts]
+
+    def embed_with_sentences(
+        self, texts: list[str], sentences: Sequence[Sequence[str]]
+    ) -> tuple[list[list[float]], list[np.ndarray | None]]:
+        """Embed texts for indexing and, per text, its ``sentences`` (one float32 row each;
+        ``None`` for a text of fewer than two). A model that pools its sentences from the text's
+        own pass (``embed_spans``, the ONNX backend) costs nothing more; any other embeds the
+        sentences on their own."""
+        spans = getattr(self.inner, "embed_spans", None)
+        if not callable(spans):
+            vectors = self.embed_cached(texts, remember=False)
+            flat = [sent for sents in sentences if len(sents) > 1 for sent in sents]
+            rows = np.asarray(self.embed_documents(flat) if flat else [], dtype=np.float32)
+            parts: list[np.ndarray | None] = []
+            at = 0
+            for sents in sentences:
+                parts.append(rows[at:at + len(sents)] if len(sents) > 1 else None)
+                at += len(sents) if len(sents) > 1 else 0
+            return vectors, parts
+        try:
+            whole, pooled = spans(list(texts), sentences)
+        except EmbeddingError:
+            raise
+        except Exception as exc:
+            raise EmbeddingError(f"embedding failed: {exc}") from exc
+        if len(whole) != len(texts) or len(pooled) != len(texts):
+            raise EmbeddingError(f"embedder returned {len(whole)} vectors for {len(texts)} texts")
+        return [list(map(float, v)) for v in whole], list(pooled)
 
     def embed_query(self, text: str) -> list[float]:
         """Embed a query, served from the cache when seen recently."""

@@ -57,7 +57,9 @@ from ._onnx_runtime import (
     _pool,
     _pooling_mode,
     _run,
+    char_spans,
     default_threads,
+    span_pool,
 )
 from .base import PACKAGED_MODEL_NAME, is_packaged_model, minilm_space, packaged_model_path, quiet_loading
 from .torch import MiniLMEmbeddings
@@ -516,19 +518,51 @@ class OnnxMiniLMEmbeddings:
         self.load()
         if self._torch is not None:
             return np.asarray(self._torch.embed_documents(list(texts)), dtype=np.float32)
+        return self._embed(texts, query=query)[0]
+
+    def embed_spans(
+        self, texts: Sequence[str], sentences: Sequence[Sequence[str]]
+    ) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """:meth:`embed_array` of documents and, from the same pass, a vector per sentence of each
+        text (``sentences[n]``, substrings of ``texts[n]`` in order): the mean of its tokens'
+        outputs, L2-normalised (``None`` for a text given fewer than two, or one whose sentences
+        are not all found or not all within ``max_seq_length``). The torch fallback embeds the
+        sentences on their own.
+
+        Raises:
+            EmbeddingError: loading or inference failed.
+        """
+        self.load()
+        if self._torch is not None:
+            vectors = self.embed_array(texts)
+            flat = [sent for sents in sentences if len(sents) > 1 for sent in sents]
+            rows = iter(self.embed_array(flat) if flat else [])
+            return vectors, [np.stack([next(rows) for _ in sents]) if len(sents) > 1 else None for sents in sentences]
+        return self._embed(texts, query=False, sentences=sentences)
+
+    def _embed(
+        self, texts: Sequence[str], *, query: bool, sentences: Sequence[Sequence[str]] | None = None
+    ) -> tuple[np.ndarray, list[np.ndarray | None]]:
         session = self._query_session if query else self._session
-        ids = [list(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = [list(e.ids) for e in encodings]
+        spans = [char_spans(texts[n], sentences[n]) if sentences is not None else None for n in range(len(ids))]
         # int8 activations get one quantisation scale per call: one text per call keeps each
         # text's vector independent of its batch-mates (and a little closer to fp32).
         size = 1 if self._variants[1 if query else 0] == "int8" else self.batch_size
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share a batch
         batches = [order[start:start + size] for start in range(0, len(order), size)]
+        per_span: list[np.ndarray | None] = [None] * len(ids)
 
         def work(part: list[list[int]]) -> list[tuple[list[int], np.ndarray]]:
             out = []
             for rows in part:
                 feeds = _pad([ids[i] for i in rows], self._names)
-                out.append((rows, _pool(_run(session, feeds), feeds["attention_mask"], self._pooling)))
+                hidden = _run(session, feeds)
+                out.append((rows, _pool(hidden, feeds["attention_mask"], self._pooling)))
+                for at, i in enumerate(rows):
+                    if (where := spans[i]) is not None:
+                        per_span[i] = span_pool(hidden[at], encodings[i].offsets, where)
             return out
 
         try:
@@ -544,7 +578,7 @@ class OnnxMiniLMEmbeddings:
         out = np.empty((len(ids), done[0][1].shape[1] if done else 0), dtype=np.float32)
         for rows, vectors in done:
             out[rows] = vectors
-        return out
+        return out, per_span
 
     def _workers(self) -> ThreadPoolExecutor:
         with self._lock:

@@ -18,6 +18,7 @@ from ..embeddings import CachedEmbedder, EmbeddingsLike, default_embeddings
 from ..memory.entities import EntityResolver
 from ..memory.facts import FactMemory
 from ..memory.graph import FactGraph
+from ..retrieval.compress import sentences_of
 from ..storage.items import item_index
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import SCRUB_KEY, TEXT_FREE_KEY, VectorIndex
@@ -159,7 +160,8 @@ def _wire(
     db = SQLiteStore(sqlite_path, busy_timeout_ms=cfg.storage.sqlite_busy_timeout_ms)
     vectors = VectorIndex(chroma_client, path=chroma_path, prefix=cfg.storage.collection_prefix)
     indexer = Indexer(db, vectors, embedder, batch_size=cfg.indexing.batch_size,
-                      max_batch_size=cfg.indexing.max_batch_size, max_wait_ms=cfg.indexing.max_wait_ms)
+                      max_batch_size=cfg.indexing.max_batch_size, max_wait_ms=cfg.indexing.max_wait_ms,
+                      sentences=sentences_of if cfg.indexing.sentence_vectors else None)
     entities = EntityResolver(db, cfg.facts)
     facts = FactMemory(db, cfg.facts, resolve=entities.resolve_fact)
     graph = FactGraph(lambda uid: db.current_facts(uid))

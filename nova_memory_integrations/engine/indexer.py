@@ -15,9 +15,11 @@ import logging
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Literal
+
+import numpy as np
 
 from ..embeddings.base import CachedEmbedder, embedding_space
 from ..storage.sqlite import SQLiteStore
@@ -52,8 +54,12 @@ class Indexer:
         batch_size: int = 128,
         max_batch_size: int = 1024,
         max_wait_ms: int = 25,
+        sentences: Callable[[str], Sequence[str]] | None = None,
     ) -> None:
         self.db = db
+        self.sentences = sentences
+        """Splits an episode into the sentences whose vectors are kept beside its own (turns of
+        two sentences or more; ``None``: none are kept)."""
         self.vectors = vectors
         self.embedder = embedder
         self.batch_size = batch_size
@@ -251,7 +257,12 @@ class Indexer:
                     self.db.mark_indexed(table, expired)
             if live:
                 texts = [_text(table, r) for r in live]
-                vectors = self.embedder.embed_cached(texts, remember=False)  # a read may have embedded the newest
+                per_sentence: list[np.ndarray | None] | None = None
+                if table == "episodes" and self.sentences is not None:  # the sentences' vectors too
+                    vectors, per_sentence = self.embedder.embed_with_sentences(
+                        texts, [self.sentences(t) for t in texts])
+                else:
+                    vectors = self.embedder.embed_cached(texts, remember=False)  # a read may have embedded the newest
                 by_user: dict[str, list[int]] = {}
                 for n, r in enumerate(live):
                     by_user.setdefault(str(r["user_id"]), []).append(n)
@@ -263,7 +274,8 @@ class Indexer:
                             ids, vecs = [live[n]["id"] for n in keep], [vectors[n] for n in keep]
                             self.vectors.upsert(kind, ids, vecs, [_meta(table, live[n]) for n in keep])
                             if table == "episodes":  # with a copy of each vector beside the row, for recall
-                                self.db.mark_episodes_indexed(ids, vecs)
+                                self.db.mark_episodes_indexed(
+                                    ids, vecs, None if per_sentence is None else [per_sentence[n] for n in keep])
                             else:
                                 self.db.mark_indexed(table, ids)
 

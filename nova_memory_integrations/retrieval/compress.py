@@ -7,7 +7,7 @@ embedder and reranker in :meth:`NovaStore.compress` and :meth:`NovaStore.context
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -15,7 +15,9 @@ import numpy as np
 from ..engine.tokens import TokenCounter
 from .lexical import terms
 
-__all__ = ["extract_sentences", "is_phatic", "near_duplicates", "split_sentences", "stem", "strip_phatic"]
+__all__ = [
+    "extract_sentences", "is_phatic", "near_duplicates", "sentences_of", "split_sentences", "stem", "strip_phatic",
+]
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[\"'(\[]?[A-Z0-9]|\[)|\n+")
 """A sentence ends at terminal punctuation before a capital, a digit or a bracket (an
@@ -38,6 +40,12 @@ _PHATIC_MAX_WORDS = 10
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences (on terminal punctuation or line breaks)."""
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def sentences_of(text: str) -> tuple[str, ...]:
+    """The sentences :func:`extract_sentences` chooses among in ``text`` (a speaker prefix
+    such as "Melanie: " aside): the ones whose vectors the indexer keeps."""
+    return tuple(split_sentences(_split_speaker(text)[1]))
 
 
 _DEDUPE_BLOCK = 256
@@ -157,13 +165,14 @@ def stem(word: str) -> str:
 
 def extract_sentences(
     text: str, query: str, max_tokens: int, counter: TokenCounter, *, names: Collection[str] = (),
-    stretch_to: int = 0,
+    stretch_to: int = 0, relevance: Mapping[str, float] | None = None,
 ) -> str:
     """The sentences of ``text`` most related to ``query`` that fit ``max_tokens`` (or, with
     ``stretch_to``, its best sentence whole).
 
     A speaker prefix ("Melanie: ") is kept and does not count as a match. Sentences are
-    scored by the query words they contain (compared by crude stems, :func:`stem`); phatic ones
+    scored by ``relevance`` when it scores each of them (their vectors' cosine to the query),
+    else by the query words they contain (compared by crude stems, :func:`stem`); phatic ones
     (greetings, thanks, applause) are only taken when nothing else fits, and ties favour
     sentences with more content words, then earlier ones. They are returned in their
     original order, joined by " … " where text was skipped. A single sentence that is
@@ -177,25 +186,34 @@ def extract_sentences(
         names: names of the people talking (casefolded), ignored as matches.
         stretch_to: when the sentence sharing the most query words (at least one) does not fit
             ``max_tokens`` on its own, it is returned alone, whole, if it fits this many tokens
-            (``0``: never): better one sentence that answers than the ones that fit.
+            (``0``: never): better one sentence that answers than the ones that fit. With
+            ``relevance``, the most relevant sentence (not phatic) is the one stretched.
+        relevance: a score per sentence (by its text, as :func:`sentences_of` splits it), higher
+            for closer to the query; used only when it holds every sentence of ``text``.
     """
     if max_tokens <= 0:
         return ""
     if counter.count(text) <= max_tokens:
         return text
     prefix, sentences, words, phatic, stems = _parsed(text, frozenset(names))
-    qstems = _stems([w for w in terms(query) if w not in names])
-    scored = sorted(
-        range(len(sentences)),
-        key=lambda i: (
-            phatic[i],
-            -len(qstems & stems[i]),
-            -min(len(words[i]), 8),
-            i,
-        ),
-    )
+    if relevance is not None and all(sent in relevance for sent in sentences):
+        scores = [relevance[sent] for sent in sentences]
+        scored = sorted(range(len(sentences)), key=lambda i: (phatic[i], -scores[i], i))
+        answers = True  # the closest sentence: whatever words it shares with the query
+    else:
+        qstems = _stems([w for w in terms(query) if w not in names])
+        scored = sorted(
+            range(len(sentences)),
+            key=lambda i: (
+                phatic[i],
+                -len(qstems & stems[i]),
+                -min(len(words[i]), 8),
+                i,
+            ),
+        )
+        answers = bool(qstems & stems[scored[0]])
     best = scored[0]  # there is a sentence: a text of none has no tokens and was returned above
-    if stretch_to > max_tokens and not phatic[best] and qstems & stems[best]:
+    if stretch_to > max_tokens and not phatic[best] and answers:
         whole = prefix + sentences[best]
         if max_tokens < counter.count(whole) <= stretch_to:
             return whole

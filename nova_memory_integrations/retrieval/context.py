@@ -9,9 +9,11 @@ The functions take the :class:`~.pipeline.RecallPipeline` (stages 1-2) or the en
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from .._time import to_epoch, utcnow
 from ..engine.hooks import Veto
@@ -19,7 +21,7 @@ from ..engine.tokens import TokenCounter
 from ..storage.vectors import Vector
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 from .assemble import Format, fit, line, render, with_speaker
-from .compress import extract_sentences, near_duplicates, strip_phatic
+from .compress import extract_sentences, near_duplicates, sentences_of, strip_phatic
 from .config import SearchConfig
 from .signals import Candidate, Key, dense_now, fill_vectors, index_down, keyword_dense, merge_hits, name_words
 
@@ -132,6 +134,30 @@ def snippets(
     return [to_hit(g[0], g) for g in groups]
 
 
+def _sentence_relevance(
+    components: Components, user_id: str, cands: Sequence[Candidate], qvec: Sequence[float] | None
+) -> dict[str, dict[str, float]]:
+    """Per turn with kept sentence vectors (:meth:`~.compress.sentences_of` split, in one read),
+    each sentence's cosine to the dense query: what cutting the turn chooses by. A turn whose
+    kept vectors do not match its sentences now (count or size) is left out (shared words
+    choose there)."""
+    ids = [c.id for c in cands if c.episode is not None]
+    if qvec is None or not ids:
+        return {}
+    q = np.asarray(qvec, dtype=np.float32)
+    q = q / (float(np.linalg.norm(q)) or 1.0)
+    out: dict[str, dict[str, float]] = {}
+    texts = {c.id: c.episode.content for c in cands if c.episode is not None}
+    for eid, flat in components.db.sentence_vectors(user_id, ids).items():
+        sentences = sentences_of(texts[eid])
+        if len(sentences) < 2 or flat.size != len(sentences) * q.size:
+            continue
+        m = flat.reshape(len(sentences), q.size)
+        cos = (m @ q) / np.maximum(np.linalg.norm(m, axis=1), 1e-12)
+        out[eid] = dict(zip(sentences, map(float, cos)))
+    return out
+
+
 def _speaker_names(cands: Sequence[Candidate]) -> frozenset[str]:
     """Words of the speakers' names (roles other than user/assistant/...), casefolded."""
     roles = {c.episode.role for c in cands if c.episode is not None}
@@ -141,6 +167,7 @@ def _speaker_names(cands: Sequence[Candidate]) -> frozenset[str]:
 def _expand(
     kept: list[ContextItem], fuller: dict[str, str], text: str, tokens: int, *, query: str, fmt: Format,
     budget: int, counter: TokenCounter, names: frozenset[str], attempts: int = 6,
+    relevance: Mapping[str, Mapping[str, float]] | None = None,
 ) -> tuple[str, int, list[ContextItem]]:
     """Spend what the budget has left on giving back cut sentences, best items first.
 
@@ -157,7 +184,8 @@ def _expand(
             continue
         attempts -= 1
         room = counter.count(item.text) + budget - estimate - 2
-        longer = extract_sentences(original, query, room, counter, names=names)
+        longer = extract_sentences(original, query, room, counter, names=names,
+                                   relevance=(relevance or {}).get(item.id))
         if len(longer) <= len(item.text):
             continue
         reason = item.reason.replace("; compressed extractively", "") if longer == original else item.reason
@@ -187,8 +215,9 @@ def build_context(
     """The full pipeline for one query (see :meth:`NovaStore.context`)."""
     timings: dict[str, float] = {}
     start = time.perf_counter()
+    qvecs: list[list[float]] = []
     cands = pipeline.retrieve(query, user_id, k=config.candidates_for(budget_tokens), config=config, kinds=kinds,
-                            as_of=as_of, session_id=session_id, timings=timings)
+                            as_of=as_of, session_id=session_id, timings=timings, query_vectors=qvecs)
     clock = time.perf_counter()
     components = pipeline.components
     counter = components.token_counter
@@ -198,6 +227,8 @@ def build_context(
     items: list[ContextItem] = []
     original = 0
     names = _speaker_names(cands)
+    relevance = _sentence_relevance(components, user_id, [c for i, c in enumerate(cands) if i not in dups],
+                                    qvecs[0] if qvecs else None)
     fuller: dict[str, str] = {}
     for i, c in enumerate(cands):
         item = to_item(c)
@@ -218,7 +249,7 @@ def build_context(
         if n > cap:
             fuller[item.id] = item.text
             short = extract_sentences(item.text, query, cap, counter, names=names,
-                                      stretch_to=int(cap * config.item_stretch))
+                                      stretch_to=int(cap * config.item_stretch), relevance=relevance.get(item.id))
             item = item.model_copy(update={"text": short, "reason": item.reason + "; compressed extractively"})
         items.append(item)
     timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
@@ -227,7 +258,7 @@ def build_context(
     items = components.hooks.run_list("before_assemble", user_id, items)  # a hook may filter or redact items
     text, tokens, kept, over = fit(items, fmt, budget_tokens, counter, fact_share=config.fact_share)
     text, tokens, kept = _expand(kept, fuller, text, tokens, query=query, fmt=fmt, budget=budget_tokens,
-                                 counter=counter, names=names)
+                                 counter=counter, names=names, relevance=relevance)
     dropped += [i.model_copy(update={"reason": "over the token budget"}) for i in over]
     timings["assemble_ms"] = round((time.perf_counter() - clock) * 1000, 3)
     kept_eps = [i.id for i in kept if i.kind == "episode"]

@@ -128,8 +128,11 @@ class RecallPipeline:
         session_id: str | None = None,
         timings: dict[str, float] | None = None,
         rerank: bool | None = None,
+        query_vectors: list[list[float]] | None = None,
     ) -> list[Candidate]:
-        """The ``k`` best candidates for ``query``, best first, with per-signal scores."""
+        """The ``k`` best candidates for ``query``, best first, with per-signal scores (the dense
+        query's vector is appended to ``query_vectors`` when that is given, as ``timings`` gets
+        the stages' times)."""
         timings = timings if timings is not None else {}
         clock = time.perf_counter()
         parts = self.components
@@ -157,6 +160,8 @@ class RecallPipeline:
             if keywords is not None:
                 keywords.cancel()
             raise
+        if query_vectors is not None:
+            query_vectors.append(qvec)
         timings["embed_ms"] = _ms(clock)
         clock = time.perf_counter()
         moment = as_of or utcnow()

@@ -207,15 +207,39 @@ class EpisodeQueries(Connection):
             out.update({row[0]: tuple(row[1:]) for row in self.query(sql, [user_id, *chunk])})
         return out
 
-    def mark_episodes_indexed(self, ids: Sequence[str], vectors: Sequence[Sequence[float] | Vector]) -> None:
+    def mark_episodes_indexed(
+        self, ids: Sequence[str], vectors: Sequence[Sequence[float] | Vector],
+        sentence_vectors: Sequence[Sequence[Sequence[float] | Vector] | Vector | None] | None = None,
+    ) -> None:
         """Flag episodes as indexed and keep a copy of each one's vector (``vectors[n]`` is that of
-        ``ids[n]``, as the index now holds it), in one transaction."""
+        ``ids[n]``, as the index now holds it) and, when given, of its sentences' vectors
+        (``sentence_vectors[n]``, ``None`` or empty for none), in one transaction."""
         if len(ids) != len(vectors):
             raise ValueError(f"{len(ids)} ids but {len(vectors)} vectors")
+        if sentence_vectors is not None and len(sentence_vectors) != len(ids):
+            raise ValueError(f"{len(ids)} ids but {len(sentence_vectors)} sentence vector lists")
         with self.transaction() as conn:
             conn.executemany("UPDATE episodes SET indexed = 1 WHERE id = ?", [(i,) for i in ids])
             conn.executemany("INSERT OR REPLACE INTO episode_vectors (seq, vec)"
                              " SELECT seq, ? FROM episodes WHERE id = ?", [(_blob(v), i) for i, v in zip(ids, vectors)])
+            if sentence_vectors is not None:
+                conn.executemany("INSERT OR REPLACE INTO episode_sentence_vectors (seq, vecs)"
+                                 " SELECT seq, ? FROM episodes WHERE id = ?",
+                                 [(_blob(np.concatenate([np.asarray(v, dtype=_VECTOR_DTYPE) for v in sv])), i)
+                                  for i, sv in zip(ids, sentence_vectors) if sv is not None and len(sv)])
+
+    def sentence_vectors(self, user_id: str, ids: Sequence[str]) -> dict[str, Vector]:
+        """The kept sentence vectors of ``user_id``'s indexed episodes among ``ids``, each turn's
+        one after the other in one read-only float32 array (others' ids, rows not indexed, rows
+        kept without sentence vectors and damaged blobs are absent)."""
+        out: dict[str, Vector] = {}
+        for chunk in chunks(list(dict.fromkeys(ids)), 500):
+            marks = ",".join("?" * len(chunk))
+            for row in self.query("SELECT e.id, s.vecs FROM episodes e JOIN episode_sentence_vectors s ON s.seq = e.seq"
+                                  f" WHERE +e.user_id = ? AND e.indexed = 1 AND e.id IN ({marks})", [user_id, *chunk]):
+                if (vec := _kept(row[1])) is not None:
+                    out[row[0]] = vec
+        return out
 
     def episode_vectors(self, user_id: str, ids: Sequence[str]) -> dict[str, Vector]:
         """The kept vectors of ``user_id``'s indexed episodes among ``ids``, as read-only float32

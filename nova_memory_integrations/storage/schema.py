@@ -62,6 +62,23 @@ WHEN new.indexed = 0 BEGIN
     DELETE FROM episode_vectors WHERE seq = new.seq;
 END;
 
+-- The vectors of an indexed episode's sentences (as compression splits them, speaker prefix
+-- aside; float32 little-endian, one after the other), kept for turns of two sentences or more:
+-- context() cuts a long turn to its sentences closest to the query. Written with the turn's
+-- vector and gone with it; rows indexed by earlier versions have none (their sentences are
+-- then chosen by the query words they share).
+CREATE TABLE IF NOT EXISTS episode_sentence_vectors (
+    seq INTEGER PRIMARY KEY,
+    vecs BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS episodes_ad_sentence_vectors AFTER DELETE ON episodes BEGIN
+    DELETE FROM episode_sentence_vectors WHERE seq = old.seq;
+END;
+CREATE TRIGGER IF NOT EXISTS episodes_unindexed_sentence_vectors AFTER UPDATE OF indexed ON episodes
+WHEN new.indexed = 0 BEGIN
+    DELETE FROM episode_sentence_vectors WHERE seq = new.seq;
+END;
+
 CREATE TABLE IF NOT EXISTS facts (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,
