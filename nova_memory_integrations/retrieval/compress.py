@@ -16,7 +16,8 @@ from ..engine.tokens import TokenCounter
 from .lexical import terms
 
 __all__ = [
-    "extract_sentences", "is_phatic", "near_duplicates", "sentences_of", "split_sentences", "stem", "strip_phatic",
+    "extract_sentences", "is_phatic", "near_duplicates", "sentence_memo", "sentences_of", "split_sentences", "stem",
+    "strip_phatic",
 ]
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[\"'(\[]?[A-Z0-9]|\[)|\n+")
@@ -46,6 +47,13 @@ def sentences_of(text: str) -> tuple[str, ...]:
     """The sentences :func:`extract_sentences` chooses among in ``text`` (a speaker prefix
     such as "Melanie: " aside): the ones whose vectors the indexer keeps."""
     return tuple(split_sentences(_split_speaker(text)[1]))
+
+
+@lru_cache(maxsize=8_192)
+def sentence_memo(text: str) -> tuple[str, ...]:
+    """:func:`sentences_of`, memoised for recall (the same turns come back query after query;
+    the indexer splits each turn once and calls :func:`sentences_of` itself)."""
+    return sentences_of(text)
 
 
 _DEDUPE_BLOCK = 256

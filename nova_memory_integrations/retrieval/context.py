@@ -21,7 +21,7 @@ from ..engine.tokens import TokenCounter
 from ..storage.vectors import Vector
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
 from .assemble import Format, fit, line, render, with_speaker
-from .compress import extract_sentences, near_duplicates, sentences_of, strip_phatic
+from .compress import extract_sentences, near_duplicates, sentence_memo, strip_phatic
 from .config import SearchConfig
 from .signals import Candidate, Key, dense_now, fill_vectors, index_down, keyword_dense, merge_hits, name_words
 
@@ -135,26 +135,32 @@ def snippets(
 
 
 def _sentence_relevance(
-    components: Components, user_id: str, cands: Sequence[Candidate], qvec: Sequence[float] | None
+    components: Components, user_id: str, turns: Mapping[str, str], qvec: Sequence[float] | None
 ) -> dict[str, dict[str, float]]:
-    """Per turn with kept sentence vectors (:meth:`~.compress.sentences_of` split, in one read),
-    each sentence's cosine to the dense query: what cutting the turn chooses by. A turn whose
-    kept vectors do not match its sentences now (count or size) is left out (shared words
-    choose there)."""
-    ids = [c.id for c in cands if c.episode is not None]
-    if qvec is None or not ids:
+    """Per turn (id -> its text) with kept sentence vectors (one read), each of its sentences
+    (:func:`~.compress.sentences_of`) by cosine to the dense query: what cutting the turn chooses
+    by. A turn whose kept vectors do not match its sentences now (count or size) is left out
+    (shared words choose there)."""
+    if qvec is None or not turns:
         return {}
     q = np.asarray(qvec, dtype=np.float32)
     q = q / (float(np.linalg.norm(q)) or 1.0)
+    found: list[tuple[str, tuple[str, ...]]] = []
+    blocks: list[np.ndarray] = []
+    for eid, flat in components.db.sentence_vectors(user_id, list(turns)).items():
+        sentences = sentence_memo(turns[eid])
+        if len(sentences) > 1 and flat.size == len(sentences) * q.size:
+            found.append((eid, sentences))
+            blocks.append(flat.reshape(len(sentences), q.size))
+    if not blocks:
+        return {}
+    m = np.concatenate(blocks)
+    cos = ((m @ q) / np.maximum(np.linalg.norm(m, axis=1), 1e-12)).tolist()
     out: dict[str, dict[str, float]] = {}
-    texts = {c.id: c.episode.content for c in cands if c.episode is not None}
-    for eid, flat in components.db.sentence_vectors(user_id, ids).items():
-        sentences = sentences_of(texts[eid])
-        if len(sentences) < 2 or flat.size != len(sentences) * q.size:
-            continue
-        m = flat.reshape(len(sentences), q.size)
-        cos = (m @ q) / np.maximum(np.linalg.norm(m, axis=1), 1e-12)
-        out[eid] = dict(zip(sentences, map(float, cos)))
+    at = 0
+    for eid, sentences in found:
+        out[eid] = dict(zip(sentences, cos[at:at + len(sentences)]))
+        at += len(sentences)
     return out
 
 
@@ -227,9 +233,9 @@ def build_context(
     items: list[ContextItem] = []
     original = 0
     names = _speaker_names(cands)
-    relevance = _sentence_relevance(components, user_id, [c for i, c in enumerate(cands) if i not in dups],
-                                    qvecs[0] if qvecs else None)
     fuller: dict[str, str] = {}
+    caps: dict[int, int] = {}  # position in items -> the cap of an item to cut
+    episodes = {c.id: c.episode.content for c in cands if c.episode is not None}
     for i, c in enumerate(cands):
         item = to_item(c)
         if i in dups:
@@ -248,10 +254,16 @@ def build_context(
         cap = config.lead_item_tokens if len(items) < config.lead_items else config.max_item_tokens
         if n > cap:
             fuller[item.id] = item.text
-            short = extract_sentences(item.text, query, cap, counter, names=names,
-                                      stretch_to=int(cap * config.item_stretch), relevance=relevance.get(item.id))
-            item = item.model_copy(update={"text": short, "reason": item.reason + "; compressed extractively"})
+            caps[len(items)] = cap
         items.append(item)
+    # long items cut to their sentences closest to the query (one read of the kept sentence vectors)
+    relevance = _sentence_relevance(components, user_id, {items[i].id: episodes[items[i].id] for i in caps
+                                                          if items[i].id in episodes}, qvecs[0] if qvecs else None)
+    for i, cap in caps.items():
+        item = items[i]
+        short = extract_sentences(item.text, query, cap, counter, names=names,
+                                  stretch_to=int(cap * config.item_stretch), relevance=relevance.get(item.id))
+        items[i] = item.model_copy(update={"text": short, "reason": item.reason + "; compressed extractively"})
     timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
 
     clock = time.perf_counter()
