@@ -51,7 +51,14 @@ def _date(dt: datetime | None) -> str:
 
 
 def _human(dt: datetime | None) -> str:
-    return f"{dt.day} {dt.strftime('%B %Y')}" if dt else "?"
+    return _human_day(dt, dt.tzinfo) if dt else "?"
+
+
+@lru_cache(maxsize=4096)
+def _human_day(dt: datetime, _zone: object) -> str:
+    """:func:`_human` of one time (memoised: packing and rendering name each turn's day several
+    times; the zone is part of the key, as equal times in other zones may fall on other days)."""
+    return f"{dt.day} {dt.strftime('%B %Y')}"
 
 
 _DAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun"

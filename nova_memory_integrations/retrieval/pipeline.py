@@ -307,9 +307,8 @@ class RecallPipeline:
     def _conversation_structure(
         self, user_id: str, cands: dict[Key, Candidate], config: SearchConfig, qvec: list[float]
     ) -> None:
-        turns = sorted((c for c in cands.values() if c.kind == "episode"),
-                       key=lambda c: sum(c.contributions.values()), reverse=True)
-        base = {c.id: sum(c.contributions.values()) for c in turns}
+        base = {c.id: sum(c.contributions.values()) for c in cands.values() if c.kind == "episode"}
+        turns = sorted((c for c in cands.values() if c.kind == "episode"), key=lambda c: base[c.id], reverse=True)
         if (config.neighbour_weight > 0 or config.reply_weight > 0) and config.neighbour_pool > 0 and turns:
             pool = turns[: config.neighbour_pool]
             links = self.components.db.nearby(user_id, [c.id for c in pool], config.neighbour_reach)

@@ -124,6 +124,19 @@ def test_without_them_the_sentence_sharing_words_is_kept(stores: dict[bool, tupl
     assert WORDS in _cut_turn(stores[False][0])
 
 
+def test_vectors_that_no_longer_match_the_sentences_are_not_used(
+    make_store: Callable[..., NovaStore], tmp_path: Path
+) -> None:
+    """Three kept vectors for a turn of two sentences (a split that changed since): shared words choose."""
+    store = make_store(tmp_path / "mismatch")
+    ids = _fill(store)
+    three = np.tile(store.components.db.sentence_vectors(USER, ids[:1])[ids[0]][:384], 3).astype("<f4")
+    with store.components.db.transaction() as conn:
+        conn.execute("UPDATE episode_sentence_vectors SET vecs = ? WHERE seq = (SELECT seq FROM episodes WHERE id = ?)",
+                     (three.tobytes(), ids[0]))
+    assert WORDS in _cut_turn(store)
+
+
 def _kept_rows(store: NovaStore) -> int:
     return int(store.components.db.query("SELECT COUNT(*) FROM episode_sentence_vectors")[0][0])
 

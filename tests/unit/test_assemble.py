@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations.engine.tokens import TokenCounter, get_token_counter
-from nova_memory_integrations.retrieval.assemble import escape, fit, render
+from nova_memory_integrations.retrieval.assemble import _human, escape, fit, render
 from nova_memory_integrations.types import ContextItem
 
 FORMATS = ("markdown", "json", "xml", "plain")
@@ -178,3 +178,9 @@ def test_a_turn_line_is_not_reused_for_the_same_words_said_on_another_day() -> N
     render([_said("I moved house last week.", datetime(2023, 7, 15, 12, tzinfo=timezone.utc))], "markdown")
     later = render([_said("I moved house last week.", datetime(2023, 9, 1, 12, tzinfo=timezone.utc))], "markdown")
     assert "last week = the week of 25 August 2023" in later
+
+
+def test_the_same_instant_in_two_zones_is_named_by_each_zones_day() -> None:
+    utc = datetime(2023, 5, 8, 23, 30, tzinfo=timezone.utc)
+    east = utc.astimezone(timezone(timedelta(hours=2)))
+    assert (_human(utc), _human(east)) == ("8 May 2023", "9 May 2023")

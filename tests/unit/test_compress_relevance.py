@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from nova_memory_integrations.engine.tokens import TokenCounter, get_token_counter
-from nova_memory_integrations.retrieval.compress import extract_sentences, sentences_of
+from nova_memory_integrations.retrieval.compress import extract_sentences, sentence_memo, sentences_of
 
 QUERY = "Which pet did Maria adopt?"
 WORDS = "The adoption forms for my new flat took a whole week."  # shares "adopt" with the query
@@ -72,3 +72,7 @@ def test_the_closest_is_kept_whole_when_it_fits_the_stretch(counter: TokenCounte
 
 def test_without_stretch_the_closest_is_truncated(counter: TokenCounter) -> None:
     assert _cut(counter, SCORES, cap=10).startswith("Maria: Anyway")
+
+
+def test_the_memoised_split_is_the_same() -> None:
+    assert sentence_memo(TURN) == sentences_of(TURN)
