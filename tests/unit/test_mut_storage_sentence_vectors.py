@@ -107,3 +107,9 @@ def test_a_list_per_id_is_required(db: SQLiteStore) -> None:
     db.insert_episodes([ep("e")])
     with pytest.raises(ValueError, match="sentence vector lists"):
         db.mark_episodes_indexed(["e"], [ONE], [])
+
+
+def test_a_vector_per_id_is_required(db: SQLiteStore) -> None:
+    db.insert_episodes([ep("e")])
+    with pytest.raises(ValueError, match="1 ids but 2 vectors"):
+        db.mark_episodes_indexed(["e"], [ONE, ONE])
