@@ -4,6 +4,25 @@ from __future__ import annotations
 
 SCHEMA_VERSION = 1
 
+
+def _beside_episodes(table: str, column: str, name: str) -> str:
+    """The DDL of a table holding one blob per indexed episode (by ``seq``) that lives and dies
+    with the row's index entry: triggers delete it with the row, and when the row's ``indexed``
+    flag falls back to 0 (content rewritten, store re-embedded)."""
+    return f"""CREATE TABLE IF NOT EXISTS {table} (
+    seq INTEGER PRIMARY KEY,
+    {column} BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS episodes_ad_{name} AFTER DELETE ON episodes BEGIN
+    DELETE FROM {table} WHERE seq = old.seq;
+END;
+CREATE TRIGGER IF NOT EXISTS episodes_unindexed_{name} AFTER UPDATE OF indexed ON episodes
+WHEN new.indexed = 0 BEGIN
+    DELETE FROM {table} WHERE seq = new.seq;
+END;
+"""
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
@@ -50,35 +69,13 @@ END;
 -- a vector there). It lives and dies with the row's index entry: gone when the row is deleted
 -- or its flag falls back to 0 (content rewritten, store re-embedded). Rows indexed by earlier
 -- versions have none until a read finds their vector in Chroma and keeps it.
-CREATE TABLE IF NOT EXISTS episode_vectors (
-    seq INTEGER PRIMARY KEY,
-    vec BLOB NOT NULL
-);
-CREATE TRIGGER IF NOT EXISTS episodes_ad_vector AFTER DELETE ON episodes BEGIN
-    DELETE FROM episode_vectors WHERE seq = old.seq;
-END;
-CREATE TRIGGER IF NOT EXISTS episodes_unindexed_vector AFTER UPDATE OF indexed ON episodes
-WHEN new.indexed = 0 BEGIN
-    DELETE FROM episode_vectors WHERE seq = new.seq;
-END;
-
+""" + _beside_episodes("episode_vectors", "vec", "vector") + """
 -- The vectors of an indexed episode's sentences (as compression splits them, speaker prefix
 -- aside; float32 little-endian, one after the other), kept for turns of two sentences or more:
 -- context() cuts a long turn to its sentences closest to the query. Written with the turn's
 -- vector and gone with it; rows indexed by earlier versions have none (their sentences are
 -- then chosen by the query words they share).
-CREATE TABLE IF NOT EXISTS episode_sentence_vectors (
-    seq INTEGER PRIMARY KEY,
-    vecs BLOB NOT NULL
-);
-CREATE TRIGGER IF NOT EXISTS episodes_ad_sentence_vectors AFTER DELETE ON episodes BEGIN
-    DELETE FROM episode_sentence_vectors WHERE seq = old.seq;
-END;
-CREATE TRIGGER IF NOT EXISTS episodes_unindexed_sentence_vectors AFTER UPDATE OF indexed ON episodes
-WHEN new.indexed = 0 BEGIN
-    DELETE FROM episode_sentence_vectors WHERE seq = new.seq;
-END;
-
+""" + _beside_episodes("episode_sentence_vectors", "vecs", "sentence_vectors") + """
 CREATE TABLE IF NOT EXISTS facts (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,
