@@ -82,6 +82,7 @@ set_offline_env()
 from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
 from nova_memory_integrations.config import EmbeddingModelName, RetrievalConfig  # noqa: E402
 from nova_memory_integrations.embeddings import default_embeddings  # noqa: E402
+from nova_memory_integrations.embeddings.base import embed_sentences  # noqa: E402
 from nova_memory_integrations.memory.facts import new_id  # noqa: E402
 from nova_memory_integrations.retrieval.compress import sentences_of  # noqa: E402
 from nova_memory_integrations.retrieval.config import SearchConfig  # noqa: E402
@@ -136,15 +137,9 @@ def fill(store: NovaStore, n: int, pool_texts: list[str], pool_vectors: np.ndarr
 def sentence_vectors(texts: list[str], embeddings: Any, key: str) -> list[np.ndarray | None]:
     """Per text, the vectors of its sentences as the indexer keeps them (``None`` for one sentence),
     embedded once and cached like the pool's."""
-    split = [sentences_of(t) for t in texts]
-    flat = [sent for sents in split if len(sents) > 1 for sent in sents]
-    vectors = cached_embeddings(flat, embeddings.embed_documents, model_key=f"{key}:sentences", progress=log)
-    out: list[np.ndarray | None] = []
-    at = 0
-    for sents in split:
-        out.append(vectors[at:at + len(sents)] if len(sents) > 1 else None)
-        at += len(sents) if len(sents) > 1 else 0
-    return out
+    return embed_sentences(
+        lambda flat: cached_embeddings(flat, embeddings.embed_documents, model_key=f"{key}:sentences", progress=log),
+        [sentences_of(t) for t in texts])
 
 
 def measure(store: NovaStore, queries: list[str], warmup: list[str], budget: int, preset: SearchConfig

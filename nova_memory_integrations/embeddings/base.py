@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -24,6 +24,7 @@ __all__ = [
     "PACKAGED_MODEL_NAME",
     "CachedEmbedder",
     "EmbeddingsLike",
+    "embed_sentences",
     "embedding_space",
     "is_packaged_model",
     "minilm_space",
@@ -105,6 +106,25 @@ def embedding_space(embeddings: object) -> str:
     return name
 
 
+def embed_sentences(
+    embed: Callable[[list[str]], Sequence[Sequence[float]] | np.ndarray], sentences: Sequence[Sequence[str]]
+) -> list[np.ndarray | None]:
+    """Per text, its ``sentences`` embedded on their own, all in one ``embed`` call (one float32
+    row each; ``None`` for a text of fewer than two): a sentence's vector when the model cannot
+    pool it from the text's own pass."""
+    flat = [sent for sents in sentences if len(sents) > 1 for sent in sents]
+    rows = np.asarray(embed(flat), dtype=np.float32) if flat else np.empty((0, 0), dtype=np.float32)
+    out: list[np.ndarray | None] = []
+    at = 0
+    for sents in sentences:
+        if len(sents) > 1:
+            out.append(rows[at:at + len(sents)])
+            at += len(sents)
+        else:
+            out.append(None)
+    return out
+
+
 class CachedEmbedder:
     """Wraps any ``EmbeddingsLike`` with thread-safe LRU caches (queries; compressed documents).
 
@@ -160,15 +180,7 @@ class CachedEmbedder:
         sentences on their own."""
         spans = getattr(self.inner, "embed_spans", None)
         if not callable(spans):
-            vectors = self.embed_cached(texts, remember=False)
-            flat = [sent for sents in sentences if len(sents) > 1 for sent in sents]
-            rows = np.asarray(self.embed_documents(flat) if flat else [], dtype=np.float32)
-            parts: list[np.ndarray | None] = []
-            at = 0
-            for sents in sentences:
-                parts.append(rows[at:at + len(sents)] if len(sents) > 1 else None)
-                at += len(sents) if len(sents) > 1 else 0
-            return vectors, parts
+            return self.embed_cached(texts, remember=False), embed_sentences(self.embed_documents, sentences)
         try:
             whole, pooled = spans(list(texts), sentences)
         except EmbeddingError:

@@ -61,7 +61,14 @@ from ._onnx_runtime import (
     default_threads,
     span_pool,
 )
-from .base import PACKAGED_MODEL_NAME, is_packaged_model, minilm_space, packaged_model_path, quiet_loading
+from .base import (
+    PACKAGED_MODEL_NAME,
+    embed_sentences,
+    is_packaged_model,
+    minilm_space,
+    packaged_model_path,
+    quiet_loading,
+)
 from .torch import MiniLMEmbeddings
 
 __all__ = ["OnnxMiniLMEmbeddings", "export_onnx", "model_fingerprint", "onnx_model_file", "quantize_onnx"]
@@ -534,10 +541,7 @@ class OnnxMiniLMEmbeddings:
         """
         self.load()
         if self._torch is not None:
-            vectors = self.embed_array(texts)
-            flat = [sent for sents in sentences if len(sents) > 1 for sent in sents]
-            rows = iter(self.embed_array(flat) if flat else [])
-            return vectors, [np.stack([next(rows) for _ in sents]) if len(sents) > 1 else None for sents in sentences]
+            return self.embed_array(texts), embed_sentences(self.embed_array, sentences)
         return self._embed(texts, query=False, sentences=sentences)
 
     def _embed(
