@@ -19,12 +19,12 @@ from ..memory.entities import EntityResolver
 from ..memory.facts import FactMemory
 from ..memory.graph import FactGraph
 from ..retrieval.compress import sentences_of
-from ..storage.items import item_index
 from ..storage.sqlite import SQLiteStore
-from ..storage.vectors import SCRUB_KEY, TEXT_FREE_KEY, VectorIndex
+from ..storage.vectors import SCRUB_KEY, VectorIndex
 from .dirlock import DataDirLock
 from .hooks import Hooks
 from .indexer import INDEX_WAIT_S, Indexer
+from .migrations import apply_engine_migrations
 from .tokens import TokenCounter, get_token_counter
 from .vector_drops import drop_pending_users
 
@@ -89,20 +89,15 @@ class Components:
         return n
 
     def recover(self) -> None:
-        """On opening: migrate a legacy index, strip the text an earlier version left in Chroma
-        (then scrub Chroma's files, as after an erase a crash interrupted), then index what was
-        left unindexed.
+        """On opening: apply the engine's migrations the store has not recorded (:mod:`.migrations`),
+        scrub Chroma's files if an erase or a migration left them to scrub, drop the collections
+        of users forgotten while the index was down, then index what was left unindexed.
 
         With another embedding model than the index was built with and
         ``embeddings.on_model_change = "reindex"``, the index is rebuilt first (which
         recovers every row itself, into the rebuilt index).
         """
-        if self.vectors.migrate_legacy(self.db.reset_indexed):
-            self.db.set_meta(SCRUB_KEY, "1")
-        if self.db.get_meta(TEXT_FREE_KEY) != "1":  # once: earlier versions kept the text in Chroma too
-            if self.vectors.strip_text() + item_index(self.vectors).strip_text():
-                self.db.set_meta(SCRUB_KEY, "1")
-            self.db.set_meta(TEXT_FREE_KEY, "1")
+        apply_engine_migrations(self)
         if self.db.get_meta(SCRUB_KEY) == "1" and self.vectors.scrub():
             self.db.set_meta(SCRUB_KEY, "0")
         drop_pending_users(self.db, self.vectors)  # users forgotten while the index was unreachable

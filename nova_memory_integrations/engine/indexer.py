@@ -80,17 +80,14 @@ class Indexer:
     def space_matches(self) -> bool:
         """Whether the index holds this embedder's vectors; logs a warning when it does not.
 
-        A data directory remembers the embedding space of its vectors (recorded the first
-        time it is opened, and by :meth:`adopt_space`). Opening it with an embedder of
+        A data directory remembers the embedding space of its vectors (recorded by the migration
+        ``adopt_embedding_space`` when first opened, and by :meth:`adopt_space`). Opening it with an embedder of
         another space (another model) would compare vectors of different spaces, or fail
         on a different dimension, until the index is rebuilt.
         """
         current = embedding_space(self.embedder)
         recorded = self.db.get_meta(SPACE_KEY)
-        if recorded is None:
-            self.db.set_meta(SPACE_KEY, current)
-            return True
-        if recorded == current:
+        if recorded is None or recorded == current:  # None: nothing recorded yet (see engine/migrations)
             return True
         logger.warning(
             "nova-memory: the vectors of this store were made by %r but it now embeds with %r: dense search "

@@ -1,5 +1,8 @@
 """The SQLite connection every storage mixin shares: open, transactions, reads, scrub.
 
+Opening sets the connection up only; the tables are the storage migrations' (:mod:`.migrations`,
+applied by :class:`~.sqlite.SQLiteStore`).
+
 One connection guarded by a re-entrant lock (SQLite serialises writers anyway); WAL
 journal so readers in other processes are not blocked. A transaction holds the lock
 from ``BEGIN`` to ``COMMIT``, so a named method called inside one (``query`` or a
@@ -20,7 +23,6 @@ from typing import Any
 from ..errors import StorageError, StoreClosedError
 from .checkpoint import WAL_FALLBACK_PAGES, WalCheckpointer
 from .rows import readable
-from .schema import SCHEMA, SCHEMA_VERSION
 
 __all__ = ["SQLITE_HEADER", "Connection", "check_database_file"]
 
@@ -77,10 +79,6 @@ class Connection:
             self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_FALLBACK_PAGES}")  # see .checkpoint
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA secure_delete=ON")  # deleted user data is zeroed in the file
-            self._conn.executescript(SCHEMA)
-            self._conn.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
         except sqlite3.Error as exc:
             raise StorageError(f"cannot open SQLite database {path}: {exc}") from exc
         self._lock = threading.RLock()

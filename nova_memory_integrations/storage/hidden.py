@@ -10,9 +10,10 @@ FTS triggers fire on the move). Export writes the shelves as their own record ki
 (``hidden_episodes`` ...), so an export keeps hidden memories with their state; ``forget``
 erases the shelves with the rest of the user.
 
-The shelves are created (and given any column a live table gained) when a store opens:
-that is the migration of an existing store. A fact is hidden and restored by lineage
-(every stored version), as ``delete`` removes it.
+The shelves are created by the storage migration ``create_hidden_shelves``
+(:mod:`.migrations`, with :func:`sync_hidden_shelves`, which a later step that adds a column to
+a live table calls too). A fact is hidden and restored by lineage (every stored version), as
+``delete`` removes it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ..errors import StorageError
 from .connection import Connection
 from .rows import chunks
 
-__all__ = ["HIDDEN_TABLES", "HiddenQueries"]
+__all__ = ["HIDDEN_TABLES", "HiddenQueries", "sync_hidden_shelves"]
 
 HIDDEN_TABLES = {"episodes": "hidden_episodes", "facts": "hidden_facts", "rules": "hidden_rules"}
 """Each memory table and the shelf its hidden rows are kept in."""
@@ -34,36 +35,33 @@ HIDDEN_AT = "hidden_at"
 _SHELF_ONLY = frozenset({HIDDEN_AT})
 
 
+def sync_hidden_shelves(conn: sqlite3.Connection) -> None:
+    """Create the shelves that are missing, and add to each the columns its live table has and it
+    lacks (through ``conn``, inside the caller's transaction; nothing is written when they are current).
+
+    Raises:
+        StorageError: SQLite refused a statement.
+    """
+    statements: list[str] = []
+    for live, shelf in HIDDEN_TABLES.items():
+        columns = conn.execute(f"PRAGMA table_info({live})").fetchall()
+        have = {str(r["name"]) for r in conn.execute(f"PRAGMA table_info({shelf})").fetchall()}
+        if not have:
+            defs = [_column_def(r, new_table=True) for r in columns]
+            statements.append(f"CREATE TABLE IF NOT EXISTS {shelf} ({', '.join(defs)}, {HIDDEN_AT} REAL NOT NULL)")
+            statements.append(f"CREATE INDEX IF NOT EXISTS {shelf}_user ON {shelf} (user_id, {HIDDEN_AT})")
+            continue
+        statements += [f"ALTER TABLE {shelf} ADD COLUMN {_column_def(r, new_table=False)}"
+                       for r in columns if str(r["name"]) not in have]
+    try:
+        for sql in statements:
+            conn.execute(sql)
+    except sqlite3.Error as exc:
+        raise StorageError(f"cannot create or extend the hidden memory tables: {exc}") from exc
+
+
 class HiddenQueries(Connection):
-    """Hide, restore, list and count a user's hidden memories; the shelves' migration."""
-
-    # -- migration ------------------------------------------------------------------------
-    def ensure_hidden_tables(self) -> None:
-        """Create the shelves, or add the columns their live tables gained since (on open).
-
-        Writes nothing when the shelves are current, so a read-only database opens too.
-        """
-        statements: list[str] = []
-        with self._lock:
-            for live, shelf in HIDDEN_TABLES.items():
-                columns = self._conn.execute(f"PRAGMA table_info({live})").fetchall()
-                have = {str(r["name"]) for r in self._conn.execute(f"PRAGMA table_info({shelf})").fetchall()}
-                if not have:
-                    defs = [_column_def(r, new_table=True) for r in columns]
-                    statements.append(f"CREATE TABLE IF NOT EXISTS {shelf} ({', '.join(defs)},"
-                                      f" {HIDDEN_AT} REAL NOT NULL)")
-                    statements.append(f"CREATE INDEX IF NOT EXISTS {shelf}_user ON {shelf} (user_id, {HIDDEN_AT})")
-                    continue
-                statements += [f"ALTER TABLE {shelf} ADD COLUMN {_column_def(r, new_table=False)}"
-                               for r in columns if str(r["name"]) not in have]
-        if not statements:
-            return
-        try:
-            with self.transaction() as conn:
-                for sql in statements:
-                    conn.execute(sql)
-        except sqlite3.Error as exc:
-            raise StorageError(f"cannot migrate {self.path} (hidden memory tables): {exc}") from exc
+    """Hide, restore, list and count a user's hidden memories."""
 
     # -- hide / restore ---------------------------------------------------------------------
     def hide_rows(self, user_id: str, ids: Sequence[str], at: float) -> dict[str, list[str]]:

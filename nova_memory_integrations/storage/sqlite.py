@@ -19,6 +19,7 @@ from .episodes import EpisodeQueries
 from .facts import FactQueries
 from .hidden import HiddenQueries
 from .items import ItemQueries
+from .migrations import STORAGE
 from .records import RecordQueries
 from .rows import DAMAGE, chunks, dumps, row_to_episode, row_to_fact, row_to_rule
 from .rules import RuleQueries
@@ -33,7 +34,11 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
 
     def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
         super().__init__(path, busy_timeout_ms=busy_timeout_ms)
-        self.ensure_hidden_tables()  # the migration of stores made before hidden memories
+        try:
+            STORAGE.apply(self)  # the tables, then every later step this database has not recorded
+        except BaseException:
+            self.close()
+            raise
 
     # -- deletion -----------------------------------------------------------------------
     def delete_user(self, user_id: str) -> dict[str, int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ import pytest
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.langgraph import NovaLangGraphStore
 from nova_memory_integrations.storage.items import ITEM_KIND, item_index
-from nova_memory_integrations.storage.vectors import SCRUB_KEY, TEXT_FREE_KEY, VectorIndex
+from nova_memory_integrations.storage.migrations import Ledger
+from nova_memory_integrations.storage.vectors import SCRUB_KEY, VectorIndex
 
 GONE, KEPT = "zebra-user-7731", "okapi-user-4410"
 MARKS = {GONE: ["zebracorn-7731", "ZebraQuill-5521", "Zebrafen-9002"],
@@ -135,7 +137,7 @@ def test_chroma_never_holds_text(make_store: Any) -> None:
     marks = {m: m.encode("utf-8") for user in (GONE, KEPT) for m in MARKS[user]}
     assert _found(chroma, marks) == []  # not even in Chroma's write-ahead queue or full-text tables
     assert any(MARKS[KEPT][0].encode() in data for data in _files(store.path).values())  # SQLite holds it
-    assert store.components.db.get_meta(TEXT_FREE_KEY) == "1"
+    assert "text_free_vector_index" in Ledger(store.components.db).applied()
 
 
 def _forget_and_scan(store: NovaStore, reopen: Any) -> None:
@@ -211,14 +213,17 @@ def test_an_index_written_with_text_is_rewritten_without_it_once(make_store: Any
                                "subject": MARKS[KEPT][1], "item": "it_1", "s0": "notes"} for m in rows["metadatas"]])
     interrupted = sorted(before)[0]  # an earlier attempt died while copying this one
     client.create_collection(interrupted + ".m", embedding_function=None, metadata={"user_id": "half"})
-    store.components.db.set_meta(TEXT_FREE_KEY, "0")
     store.close()
+    conn = sqlite3.connect(store.path / "nova.sqlite3")  # as a version before the migration left it
+    conn.execute("DELETE FROM migrations WHERE name = 'text_free_vector_index'")
+    conn.commit()
+    conn.close()
     chroma = store.path / "chroma"
     assert _found(chroma, {"document": MARKS[KEPT][0].encode(), "metadata": MARKS[KEPT][1].encode()})
 
     again = make_store()
     try:
-        assert again.components.db.get_meta(TEXT_FREE_KEY) == "1"
+        assert "text_free_vector_index" in Ledger(again.components.db).applied()
         _assert_no_text_in_chroma(client)
         assert {c.name for c in client.list_collections()} == set(before)
         for name, vectors in before.items():  # the same vectors (Chroma re-normalises them), none embedded again

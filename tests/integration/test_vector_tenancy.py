@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +152,10 @@ def test_legacy_shared_collections_are_migrated(tmp_path: Path, minilm: Any, cap
                               metadatas=rows["metadatas"])
                 client.delete_collection(col.name)
         assert s.components.vectors.legacy_collections() == ["nova_episodes", "nova_facts", "nova_rules"]
+    conn = sqlite3.connect(path / "nova.sqlite3")  # as a version before the migration left it
+    conn.execute("DELETE FROM migrations WHERE name = 'per_user_collections'")
+    conn.commit()
+    conn.close()
     with caplog.at_level(logging.WARNING, logger="nova_memory_integrations"):
         s = NovaStore(path, embeddings=minilm)
     try:

@@ -129,34 +129,30 @@ def test_the_backlog_batch_is_never_smaller_than_the_batch(db: SQLiteStore, vect
     assert Indexer(db, vectors, embedder, batch_size=10, max_batch_size=4).max_batch_size == 10
 
 
-def test_a_new_store_records_the_embedding_space(indexer: Indexer, db: SQLiteStore) -> None:
-    indexer.space_matches()
-    assert db.get_meta(SPACE_KEY) == embedding_space(HashedBagOfWords())
-
-
-def test_a_new_store_matches(indexer: Indexer) -> None:
+def test_a_new_store_matches_without_recording(indexer: Indexer, db: SQLiteStore) -> None:
     assert indexer.space_matches() is True
+    assert db.get_meta(SPACE_KEY) is None  # the migration adopt_embedding_space records it (engine/migrations.py)
 
 
 def test_the_recorded_space_matches_again(indexer: Indexer) -> None:
-    indexer.space_matches()
+    indexer.adopt_space()
     assert indexer.space_matches() is True
 
 
 def test_another_space_does_not_match(db: SQLiteStore, vectors: VectorIndex, indexer: Indexer) -> None:
-    indexer.space_matches()
+    indexer.adopt_space()
     assert Indexer(db, vectors, CachedEmbedder(OtherModel())).space_matches() is False
 
 
 def test_another_space_keeps_the_recorded_one(db: SQLiteStore, vectors: VectorIndex, indexer: Indexer) -> None:
-    indexer.space_matches()
+    indexer.adopt_space()
     Indexer(db, vectors, CachedEmbedder(OtherModel())).space_matches()
     assert db.get_meta(SPACE_KEY) == embedding_space(HashedBagOfWords())
 
 
 def test_another_space_is_logged(db: SQLiteStore, vectors: VectorIndex, indexer: Indexer,
                                  caplog: pytest.LogCaptureFixture) -> None:
-    indexer.space_matches()
+    indexer.adopt_space()
     with caplog.at_level(logging.WARNING, logger="nova_memory_integrations.engine.indexer"):
         Indexer(db, vectors, CachedEmbedder(OtherModel())).space_matches()
     assert [r.getMessage() for r in caplog.records] == [
@@ -167,7 +163,7 @@ def test_another_space_is_logged(db: SQLiteStore, vectors: VectorIndex, indexer:
 
 
 def test_adopt_space_records_the_new_embedder(db: SQLiteStore, vectors: VectorIndex, indexer: Indexer) -> None:
-    indexer.space_matches()
+    indexer.adopt_space()
     Indexer(db, vectors, CachedEmbedder(OtherModel())).adopt_space()
     assert db.get_meta(SPACE_KEY) == embedding_space(OtherModel())
 
