@@ -14,7 +14,8 @@ from typing import Protocol
 from ..storage.items import item_index
 from ..storage.migrations import Migrations, meta_is
 from ..storage.sqlite import SQLiteStore
-from ..storage.vectors import SCRUB_KEY, TEXT_FREE_KEY, VectorIndex
+from ..storage.vector_migrations import TEXT_FREE_KEY, drop_shared_collections, strip_text
+from ..storage.vectors import SCRUB_KEY, VectorIndex
 from .indexer import SPACE_KEY, Indexer
 
 __all__ = ["ENGINE", "EngineParts", "apply_engine_migrations"]
@@ -42,7 +43,7 @@ def per_user_collections(c: EngineParts) -> None:
     """Drop the three shared collections of the earliest versions (``{prefix}_episodes`` ...) once
     every row is marked for indexing again: the indexer rebuilds the vectors in per-user
     collections. Chroma's files are scrubbed next if anything was dropped."""
-    if c.vectors.migrate_legacy(c.db.reset_indexed):
+    if drop_shared_collections(c.vectors, c.db.reset_indexed):
         c.db.set_meta(SCRUB_KEY, "1")
 
 
@@ -51,7 +52,7 @@ def text_free_vector_index(c: EngineParts) -> None:
     """Rewrite the collections (memories and LangGraph items) that still hold text (documents, or
     metadata values other than ``user_id`` and digests) with their ids, vectors and digests only;
     Chroma's files are scrubbed next if any was rewritten."""
-    if c.vectors.strip_text() + item_index(c.vectors).strip_text():
+    if strip_text(c.vectors) + strip_text(item_index(c.vectors)):
         c.db.set_meta(SCRUB_KEY, "1")
 
 

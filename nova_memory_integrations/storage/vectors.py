@@ -13,15 +13,12 @@ embedding function (which downloads a model) can never run.
 Chroma holds ids, vectors and the metadata scoping needs, never text: no documents, and
 every metadata value but ``user_id`` is stored as a digest (``h_{key}``: blake2b of the
 value), so a ``where`` equality filter still works while a session id or a namespace label
-is not readable in Chroma's files. Stores written by earlier versions kept the text as
-documents: :meth:`VectorIndex.strip_text` rewrites their collections without it.
-:meth:`VectorIndex.scrub` makes what Chroma deleted unrecoverable from its files (its
-SQLite file keeps deleted rows in free pages, and a dropped collection's HNSW files stay
-on disk).
+is not readable in Chroma's files. :meth:`VectorIndex.scrub` makes what Chroma deleted
+unrecoverable from its files (its SQLite file keeps deleted rows in free pages, and a dropped
+collection's HNSW files stay on disk).
 
-Stores written by earlier versions kept three shared collections
-(``{prefix}_episodes``, ``{prefix}_facts``, ``{prefix}_rules``): :meth:`VectorIndex.migrate_legacy`
-drops them once SQLite (the system of record) has marked every row for re-indexing.
+This module is the live index; the one-time rewrites of what earlier versions left in Chroma
+(three shared collections, text) are :mod:`.vector_migrations`.
 """
 
 from __future__ import annotations
@@ -33,7 +30,7 @@ import subprocess
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -45,14 +42,12 @@ from ._chroma_scrub import SCRUB_SCRIPT
 Vector = np.ndarray
 """A stored vector as :meth:`VectorIndex.get_embeddings` returns it: 1-D float32, read-only."""
 
-__all__ = ["SCRUB_KEY", "TEXT_FREE_KEY", "Vector", "VectorIndex", "VectorKind", "unreachable"]
+__all__ = ["COPY_SUFFIX", "SCRUB_KEY", "Vector", "VectorIndex", "VectorKind", "unreachable"]
 
 logger = logging.getLogger(__name__)
 
 VectorKind = Literal["episode", "fact", "rule"]
 _KINDS: tuple[VectorKind, ...] = ("episode", "fact", "rule")
-TEXT_FREE_KEY = "vector_index_text_free"
-"""``meta`` key: ``"1"`` once :meth:`VectorIndex.strip_text` left no text in the store's collections."""
 SCRUB_KEY = "vector_index_scrub_pending"
 """``meta`` key: ``"1"`` while Chroma's files may still hold deleted data (set before an erase,
 cleared by a successful :meth:`VectorIndex.scrub`; a store opened with it set scrubs first)."""
@@ -63,13 +58,11 @@ _UPSERT_ROWS = 256
 """Rows per Chroma upsert call at most: a call holds the GIL throughout (~8 ms + ~0.25 ms a
 row here), so a large batch is split to keep ``add_turn`` on other threads from waiting long."""
 _HASH_BYTES = 16
-_TMP = ".m"
-"""Suffix of the copy :meth:`VectorIndex.strip_text` writes before it replaces a collection."""
-_MAX_PREFIX = 512 - len("_episode_") - 2 * _HASH_BYTES - len(_TMP)  # Chroma names: at most 512 characters
+COPY_SUFFIX = ".m"
+"""Suffix of the copy :func:`.vector_migrations.strip_text` writes before it replaces a collection."""
+_MAX_PREFIX = 512 - len("_episode_") - 2 * _HASH_BYTES - len(COPY_SUFFIX)  # Chroma names: at most 512 characters
 _HASHED = "h_"
 """Prefix of a stored metadata key whose value is a digest (every key but ``user_id``)."""
-_FILTER_KEY = re.compile(r"session_id|s\d+")
-"""Metadata keys earlier versions wrote that queries filter on (kept, as digests, by ``strip_text``)."""
 _SCRUB_TIMEOUT_S = 600.0
 _WRITES: dict[str, threading.Lock] = {}
 """One lock per embedded Chroma directory: held by each write to it, and by :meth:`VectorIndex.scrub`."""
@@ -87,18 +80,6 @@ def _digest(value: object) -> str:
 def _stored(meta: Metadata) -> dict[str, str | int | float | bool]:
     """The metadata Chroma keeps of a vector: ``user_id``, and a digest of every other value."""
     return {"user_id": meta["user_id"], **{_HASHED + k: _digest(v) for k, v in meta.items() if k != "user_id"}}
-
-
-def _clean(meta: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Metadata an earlier version wrote, as this one writes it: ``user_id``, the filter keys as
-    digests, nothing else (idempotent)."""
-    out: dict[str, Any] = {}
-    for key, value in (meta or {}).items():
-        if key == "user_id" or key.startswith(_HASHED):
-            out[key] = value
-        elif _FILTER_KEY.fullmatch(key):
-            out[_HASHED + key] = _digest(value)
-    return out
 
 
 def unreachable(exc: BaseException) -> bool:
@@ -430,7 +411,6 @@ class VectorIndex:
             self._vec_cache.clear()
         self._drop([c.name for c in self.collections()] + self.legacy_collections())
 
-    # -- migration -----------------------------------------------------------------------------
     def legacy_collections(self) -> list[str]:
         """Names of the shared collections earlier versions wrote (present on the client).
 
@@ -447,106 +427,6 @@ class VectorIndex:
                 continue
             found.append(name)
         return found
-
-    def migrate_legacy(self, mark_for_reindex: Callable[[], None]) -> bool:
-        """Drop legacy shared collections, after ``mark_for_reindex`` flagged every row.
-
-        Args:
-            mark_for_reindex: marks every SQLite row as not indexed, so the indexer
-                re-creates the vectors in per-user collections; it runs before anything
-                is dropped, so a crash in between only repeats the migration.
-
-        Returns:
-            Whether legacy collections were found (and dropped).
-
-        Raises:
-            StorageError: Chroma fails.
-        """
-        legacy = self.legacy_collections()
-        if not legacy:
-            return False
-        logger.warning("nova-memory: migrating the vector index to per-user collections: dropping %s and "
-                       "re-indexing every row from SQLite in the background", ", ".join(legacy))
-        mark_for_reindex()
-        self._drop(legacy)
-        return True
-
-    def strip_text(self) -> int:
-        """Rewrite this index's collections that hold text (documents, or metadata an earlier
-        version wrote) with their ids, vectors and :func:`_clean` metadata only.
-
-        A collection is copied to ``{name}.m``, dropped, and the copy renamed to ``{name}``:
-        no vector is embedded again, and a crash at any point is repaired by the next call
-        (a copy whose original still exists is discarded and made again; a copy whose
-        original is gone is complete and takes its name). Idempotent: a clean collection is
-        left as it is. Follow it with :meth:`scrub` (the old text stays in Chroma's free pages).
-
-        Returns:
-            How many collections were rewritten (or finished).
-
-        Raises:
-            StorageError: Chroma fails.
-        """
-        tmp = re.compile(rf"(?P<base>{self._own.pattern}){re.escape(_TMP)}")
-        listed = {c.name: c for c in self._list()}
-        done = 0
-        try:
-            for name, col in listed.items():
-                found = tmp.fullmatch(name)
-                if found is None:
-                    continue
-                if found["base"] in listed:
-                    self._drop([name])  # interrupted while copying: copied again below
-                else:
-                    col.modify(name=found["base"])  # interrupted after dropping the original: the copy is whole
-                    done += 1
-            for col in self.collections():
-                if self._holds_text(col):
-                    self._rewrite(col)
-                    done += 1
-        except StorageError:
-            raise
-        except Exception as exc:
-            raise StorageError(f"cannot remove the text from Chroma's collections: {exc}") from exc
-        if done:
-            logger.warning("nova-memory: removed the text Chroma held (documents, metadata) from %d collection(s) "
-                           "of %r: Chroma keeps ids and vectors only", done, self.prefix)
-        return done
-
-    @staticmethod
-    def _pages(col: Any, include: list[str]) -> Iterator[dict[str, Any]]:
-        offset = 0
-        while True:
-            page = col.get(include=include, limit=_LIST_PAGE, offset=offset)
-            ids = list(page.get("ids") or [])
-            if not ids:
-                return
-            yield page
-            offset += len(ids)
-
-    def _holds_text(self, col: Any) -> bool:
-        for page in self._pages(col, ["documents", "metadatas"]):
-            docs = page.get("documents") or []
-            metas = page.get("metadatas") or []
-            if any(d is not None for d in docs) or any(dict(m or {}) != _clean(m) for m in metas):
-                return True
-        return False
-
-    def _rewrite(self, col: Any) -> None:
-        name = col.name
-        copy: Any = self.client.create_collection(name=name + _TMP, embedding_function=None,
-                                                  metadata=dict(col.metadata or {}))
-        for page in self._pages(col, ["embeddings", "metadatas"]):
-            ids = list(page["ids"])
-            metas = list(page.get("metadatas") or [None] * len(ids))
-            for start in range(0, len(ids), _UPSERT_ROWS):
-                part = slice(start, start + _UPSERT_ROWS)
-                copy.add(ids=ids[part], embeddings=[[float(x) for x in e] for e in page["embeddings"][part]],
-                         metadatas=[_clean(m) for m in metas[part]])
-        self._drop([name])
-        with self._lock:
-            self._collections.pop(name, None)
-        copy.modify(name=name)
 
     # -- files ----------------------------------------------------------------------------------
     def local_path(self) -> Path | None:

@@ -22,6 +22,7 @@ from nova_memory_integrations import NovaStore
 from nova_memory_integrations.langgraph import NovaLangGraphStore
 from nova_memory_integrations.storage.items import ITEM_KIND, item_index
 from nova_memory_integrations.storage.migrations import Ledger
+from nova_memory_integrations.storage.vector_migrations import strip_text
 from nova_memory_integrations.storage.vectors import SCRUB_KEY, VectorIndex
 
 GONE, KEPT = "zebra-user-7731", "okapi-user-4410"
@@ -238,7 +239,7 @@ def test_an_index_written_with_text_is_rewritten_without_it_once(make_store: Any
     assert _found(chroma, {m: m.encode() for user in (GONE, KEPT) for m in MARKS[user]}) == []  # scrubbed too
     third = make_store()  # once: a store already migrated opens without rewriting anything
     try:
-        assert third.components.vectors.strip_text() == 0
+        assert strip_text(third.components.vectors) == 0
     finally:
         third.close()
 
@@ -252,9 +253,9 @@ def test_a_copy_whose_original_is_gone_takes_its_name(tmp_path: Path) -> None:
     rows = col.get(include=["embeddings", "metadatas"])
     copy.add(ids=rows["ids"], embeddings=rows["embeddings"], metadatas=rows["metadatas"])
     index.client.delete_collection(name)  # the crash came after dropping the original
-    assert VectorIndex(index.client).strip_text() == 1
+    assert strip_text(VectorIndex(index.client)) == 1
     fresh = VectorIndex(index.client)
     assert [c.name for c in fresh.collections()] == [name] and sorted(fresh.get_user_ids("episode", "alice")) == [
         "a1", "a2"]
     assert fresh.query("episode", [0.0, 1.0, 0.0], user_id="alice", k=1)[0][0] == "a2"
-    assert fresh.strip_text() == 0
+    assert strip_text(fresh) == 0

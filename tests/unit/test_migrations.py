@@ -17,6 +17,7 @@ import pytest
 from integration.test_embedding_space import HashedBagOfWords
 
 from nova_memory_integrations.embeddings import CachedEmbedder, embedding_space
+from nova_memory_integrations.engine import migrations
 from nova_memory_integrations.engine.indexer import SPACE_KEY, Indexer
 from nova_memory_integrations.engine.migrations import ENGINE, apply_engine_migrations
 from nova_memory_integrations.errors import StorageError
@@ -30,7 +31,8 @@ from nova_memory_integrations.storage.migrations import (
 )
 from nova_memory_integrations.storage.schema import SCHEMA
 from nova_memory_integrations.storage.sqlite import SQLiteStore
-from nova_memory_integrations.storage.vectors import TEXT_FREE_KEY, VectorIndex
+from nova_memory_integrations.storage.vector_migrations import TEXT_FREE_KEY
+from nova_memory_integrations.storage.vectors import VectorIndex
 from nova_memory_integrations.types import Episode
 
 SCHEMA_DIGEST = "993598ecad0bc68f6d3a35bc6ad4a2d5"
@@ -263,7 +265,7 @@ def test_a_fresh_store_applies_every_engine_step(parts: _Parts) -> None:
 def test_an_older_store_records_what_its_flags_say_ran(parts: _Parts, monkeypatch: pytest.MonkeyPatch) -> None:
     parts.db.set_meta(TEXT_FREE_KEY, "1")
     parts.db.set_meta(SPACE_KEY, "an.older:model")
-    monkeypatch.setattr(VectorIndex, "strip_text", lambda self: pytest.fail("the text was stripped already"))
+    monkeypatch.setattr(migrations, "strip_text", lambda index: pytest.fail("the text was stripped already"))
     assert apply_engine_migrations(parts) == ENGINE.names()
     assert parts.db.get_meta(SPACE_KEY) == "an.older:model"  # adopted, not overwritten
     assert parts.indexer.space_matches() is False
@@ -271,7 +273,7 @@ def test_an_older_store_records_what_its_flags_say_ran(parts: _Parts, monkeypatc
 
 def test_an_older_store_without_the_flags_runs_the_steps(parts: _Parts, monkeypatch: pytest.MonkeyPatch) -> None:
     stripped: list[str] = []
-    monkeypatch.setattr(VectorIndex, "strip_text", lambda self: stripped.append(self.prefix) or 0)
+    monkeypatch.setattr(migrations, "strip_text", lambda index: stripped.append(index.prefix) or 0)
     parts.db.set_meta(TEXT_FREE_KEY, "0")  # an interrupted earlier attempt
     apply_engine_migrations(parts)
     assert stripped == ["nova", "nova_items"]
