@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from .._once import WarnOnce
 from ..config import ConsolidationConfig
 
 __all__ = ["DEFAULT_IDLE_SECONDS", "ConsolidatesWithModel", "ModelConsolidation"]
@@ -58,7 +59,8 @@ class ModelConsolidation:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nova-memory-model-consolidation")
         self._futures: list[Future[None]] = []
-        self._warned = False
+        self._warned = WarnOnce(logger, "nova-memory model consolidation failed (turns kept, retried on the next "
+                                        "run): %s: %s")
         self._closed = False
 
     @classmethod
@@ -142,10 +144,7 @@ class ModelConsolidation:
         try:
             self._consolidate(user_id, self.extractor)
         except Exception as exc:  # never breaks the agent; the episodes stay unprocessed
-            if not self._warned:
-                self._warned = True
-                logger.warning("nova-memory model consolidation failed (turns kept, retried on the next run): %s: %s",
-                               type(exc).__name__, exc)
+            self._warned(type(exc).__name__, exc)
 
 
 class ConsolidatesWithModel:

@@ -69,6 +69,7 @@ from .base import (
     packaged_model_path,
     quiet_loading,
 )
+from .similarity import unit_rows
 from .torch import MiniLMEmbeddings
 
 __all__ = ["OnnxMiniLMEmbeddings", "export_onnx", "model_fingerprint", "onnx_model_file", "quantize_onnx"]
@@ -322,7 +323,7 @@ def _check_against(fp32: Path, int8: Path, model_dir: Path, min_cosine: float) -
 
 
 def _require_close(expected: np.ndarray, got: np.ndarray, min_cosine: float, what: str) -> None:
-    cosine = float(np.min(np.sum(expected * got, axis=1)))
+    cosine = float(np.min(np.sum(unit_rows(expected) * unit_rows(got), axis=1)))
     if not cosine >= min_cosine:  # also rejects NaN
         raise EmbeddingError(f"{what} is off: cosine {cosine:.5f} to the reference (needs >= {min_cosine})")
 

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .._once import WarnOnce
 from ..errors import InvalidInputError
 
 __all__ = ["STAGES", "HookEvent", "Hooks", "Veto"]
@@ -70,7 +71,8 @@ class Hooks:
 
     def __init__(self) -> None:
         self._hooks: dict[str, list[Hook]] = {s: [] for s in STAGES}
-        self._warned: set[int] = set()
+        self._warned = WarnOnce(logger, "nova-memory hook %s at %s failed and was skipped (remove it with "
+                                        "store.hooks.remove): %s: %s")  # once per hook
         self._lock = threading.Lock()
 
     def register(self, stage: str, hook: Hook) -> Hook:
@@ -136,10 +138,4 @@ class Hooks:
             return []
 
     def _warn(self, hook: Hook, stage: str, exc: Exception) -> None:
-        with self._lock:
-            if id(hook) in self._warned:
-                return
-            self._warned.add(id(hook))
-        name = getattr(hook, "__qualname__", repr(hook))
-        logger.warning("nova-memory hook %s at %s failed and was skipped (remove it with store.hooks.remove): %s: %s",
-                       name, stage, type(exc).__name__, exc)
+        self._warned(getattr(hook, "__qualname__", repr(hook)), stage, type(exc).__name__, exc, key=id(hook))

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
+from .._once import WarnOnce
+
 if TYPE_CHECKING:
     from ..store import NovaStore
 
@@ -112,20 +114,3 @@ def run_context() -> object:
         return getattr(get_runtime(), "context", None)
     except Exception:  # outside a LangGraph run (or LangGraph missing)
         return None
-
-
-class WarnOnce:
-    """A warning logged the first time only (thread-safe): one per adapter object."""
-
-    def __init__(self, logger: logging.Logger, message: str) -> None:
-        self._logger = logger
-        self._message = message
-        self._lock = threading.Lock()
-        self._done = False
-
-    def __call__(self) -> None:
-        with self._lock:
-            if self._done:
-                return
-            self._done = True
-        self._logger.warning(self._message)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._once import WarnOnce
 from .base import ModelNotAvailable, Reranker
 from .cross_encoder import CrossEncoderReranker
 from .fallback import EmbedFn, LexicalSemanticReranker
@@ -28,8 +28,8 @@ KINDS = ("auto", "flashrank", "cross-encoder", "fallback")
 
 logger = logging.getLogger("nova_memory_integrations.rerank")
 
-_warn_lock = threading.Lock()
-_fallback_warned = False
+_FALLBACK_WARNING = WarnOnce(logger)
+"""The one line of a process that falls back to the lexical-semantic reranker."""
 
 _LAYOUT_HINT = (
     "To use a cross-encoder, pre-place a flashrank model (nothing is downloaded into it) "
@@ -45,18 +45,7 @@ _LAYOUT_HINT = (
 
 def _reset_fallback_warning() -> None:
     """Forget that the fallback warning was logged (for tests)."""
-    global _fallback_warned
-    with _warn_lock:
-        _fallback_warned = False
-
-
-def _first_warning() -> bool:
-    global _fallback_warned
-    with _warn_lock:
-        if _fallback_warned:
-            return False
-        _fallback_warned = True
-        return True
+    _FALLBACK_WARNING.reset()
 
 
 def _short(reason: str, limit: int) -> str:
@@ -66,21 +55,16 @@ def _short(reason: str, limit: int) -> str:
 
 def _warn_unfetched_once(reason: str) -> None:
     """The one short line (< 200 characters) when the cache has no model and fetching is off or failed."""
-    if not _first_warning():
-        return
-    logger.warning("No reranker model (%s); using the fallback. Get one: nova-memory models pull; "
-                   "silence: retrieval.reranker = \"fallback\"", _short(reason, 70))
+    _FALLBACK_WARNING.warn("No reranker model (%s); using the fallback. Get one: nova-memory models pull; "
+                           "silence: retrieval.reranker = \"fallback\"", _short(reason, 70))
 
 
 def _warn_fallback_once(reason: str) -> None:
-    if not _first_warning():
-        return
-    short = _short(reason, 90)
-    logger.warning(
+    _FALLBACK_WARNING.warn(
         "No cross-encoder reranker model found (%s); using the fallback. Use one: "
         "retrieval.reranker_model_dir holding ms-marco-MiniLM-L-12-v2/flashrank-MiniLM-L-12-v2_Q.onnx; "
         "silence: retrieval.reranker = \"fallback\".",
-        short,
+        _short(reason, 90),
     )
 
 

@@ -18,6 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..embeddings.similarity import cosines
+
 __all__ = ["LexicalSemanticReranker", "stem", "tokenize"]
 
 EmbedFn = Callable[[list[str]], Sequence[Sequence[float] | np.ndarray]]
@@ -261,8 +263,5 @@ class LexicalSemanticReranker:
         vectors = np.asarray(self._embed([query, *texts]), dtype=np.float64)
         if vectors.ndim != 2 or vectors.shape[0] != len(texts) + 1:
             raise ValueError(f"embed returned shape {vectors.shape}, expected ({len(texts) + 1}, dim)")
-        norms = np.linalg.norm(vectors, axis=1)
-        norms[norms == 0.0] = 1.0
-        unit = vectors / norms[:, None]
-        cosine = unit[1:] @ unit[0]
+        cosine = cosines(vectors[1:], vectors[0], np.float64)
         return [float(c) for c in np.clip(cosine, 0.0, 1.0)]

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..embeddings.similarity import unit_rows
 from ..engine.tokens import TokenCounter
 from .lexical import terms
 
@@ -67,9 +68,7 @@ def near_duplicates(vectors: Sequence[Sequence[float] | np.ndarray], threshold: 
     """
     if len(vectors) < 2:
         return {}
-    m = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    m = (m / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    m = unit_rows(vectors)
     dup: dict[int, int] = {}
     kept = np.zeros(len(m), dtype=bool)
     for start in range(0, len(m), _DEDUPE_BLOCK):  # block rows: memory O(block * n), never n * n

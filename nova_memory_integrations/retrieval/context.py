@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._time import to_epoch, utcnow
+from ..embeddings.similarity import cosines
 from ..engine.hooks import Veto
 from ..engine.tokens import TokenCounter
 from ..storage.vectors import Vector
@@ -144,7 +145,6 @@ def _sentence_relevance(
     if qvec is None or not turns:
         return {}
     q = np.asarray(qvec, dtype=np.float32)
-    q = q / (float(np.linalg.norm(q)) or 1.0)
     found: list[tuple[str, tuple[str, ...]]] = []
     blocks: list[np.ndarray] = []
     for eid, flat in components.db.sentence_vectors(user_id, list(turns)).items():
@@ -155,7 +155,7 @@ def _sentence_relevance(
     if not blocks:
         return {}
     m = np.concatenate(blocks)
-    cos = ((m @ q) / np.maximum(np.linalg.norm(m, axis=1), 1e-12)).tolist()
+    cos = cosines(m, q).tolist()
     out: dict[str, dict[str, float]] = {}
     at = 0
     for eid, sentences in found:

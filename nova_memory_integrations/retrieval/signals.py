@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import numpy as np
-
 from ..embeddings.base import CachedEmbedder
+from ..embeddings.similarity import cosines
 from ..engine.indexer import TABLES
 from ..engine.roles import GENERIC_ROLES
 from ..errors import StorageError
@@ -174,11 +173,8 @@ def _cosines(embedder: CachedEmbedder, rows: Sequence[tuple[str, str]], vector: 
     """``(id, cosine of the query to the row's text)``, best first (the texts embedded now)."""
     if not rows:
         return []
-    q = np.asarray(vector, dtype=np.float32)
-    q /= float(np.linalg.norm(q)) or 1.0
-    docs = np.asarray(embedder.embed_cached([text for _, text in rows]), dtype=np.float32)
-    docs /= np.maximum(np.linalg.norm(docs, axis=1, keepdims=True), 1e-12)
-    return sorted(((i, float(s)) for (i, _), s in zip(rows, docs @ q)), key=lambda h: h[1], reverse=True)
+    scores = cosines(embedder.embed_cached([text for _, text in rows]), vector)
+    return sorted(((i, float(s)) for (i, _), s in zip(rows, scores)), key=lambda h: h[1], reverse=True)
 
 
 def index_down(vectors: VectorIndex) -> bool:
@@ -307,15 +303,6 @@ def dated(
         return []
     scores = cosines([v for _, v in found], vector)
     return sorted(((i, float(s)) for (i, _), s in zip(found, scores)), key=lambda h: h[1], reverse=True)[:k]
-
-
-def cosines(vectors: Sequence[Sequence[float] | Vector], query: Sequence[float]) -> np.ndarray:
-    """The cosine of each of ``vectors`` (at least one) to ``query``, in one matrix product (0 for a
-    zero vector)."""
-    q = np.asarray(query, dtype=np.float32)
-    m = np.stack(vectors)
-    norms = np.linalg.norm(m, axis=1) * (float(np.linalg.norm(q)) or 1.0)
-    return (m @ q) / np.where(norms == 0, 1.0, norms)
 
 
 def in_windows(moment: datetime | None, windows: Sequence[Window]) -> bool:

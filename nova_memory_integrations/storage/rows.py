@@ -13,12 +13,12 @@ import json
 import logging
 import math
 import sqlite3
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
+from .._once import WarnOnce
 from .._time import from_epoch
 from ..types import Episode, Fact, FactDecision, Rule
 
@@ -36,8 +36,8 @@ NUMBER_COLUMNS = frozenset({"importance", "confidence", "access_count", "occurre
                             "attempts", "score", "processed"})
 JSON_COLUMNS = {"metadata": dict, "provenance": list, "episode_ids": list}
 TEXT_COLUMNS = frozenset({"id", "user_id", "content", "text", "condition", "action", "subject", "predicate", "object"})
-_warned: set[tuple[str, str, str]] = set()
-_warned_lock = threading.Lock()
+_warned = WarnOnce(logger, "nova-memory: skipped damaged %s row %s in %s (%s: %s); it is left as stored")
+"""One warning per damaged row and place it was read."""
 
 
 def check_row(row: sqlite3.Row) -> None:
@@ -95,12 +95,7 @@ def readable(
 def _warn_once(row: sqlite3.Row, table: str, where: str, exc: BaseException) -> None:
     keys = row.keys()
     row_id = repr(row["id"] if "id" in keys else row["seq"] if "seq" in keys else tuple(row))[:80]
-    with _warned_lock:
-        if (where, table, row_id) in _warned:
-            return
-        _warned.add((where, table, row_id))
-    logger.warning("nova-memory: skipped damaged %s row %s in %s (%s: %s); it is left as stored",
-                   table, row_id, where, type(exc).__name__, str(exc)[:200])
+    _warned(table, row_id, where, type(exc).__name__, str(exc)[:200], key=(where, table, row_id))
 
 
 def dumps(value: Any) -> str:

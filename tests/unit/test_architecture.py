@@ -118,5 +118,5 @@ def test_no_module_over_the_line_limit() -> None:
 
 def test_the_package_root_holds_only_the_front_door() -> None:
     root = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert root == ["__init__.py", "__main__.py", "_compat.py", "_time.py", "config.py", "errors.py", "store.py",
-                    "types.py"]
+    assert root == ["__init__.py", "__main__.py", "_compat.py", "_once.py", "_time.py", "config.py", "errors.py",
+                    "store.py", "types.py"]

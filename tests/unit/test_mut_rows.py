@@ -43,7 +43,7 @@ def conn() -> Iterator[sqlite3.Connection]:
 @pytest.fixture(autouse=True)
 def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test starts with no row warned about yet (the set is per process)."""
-    monkeypatch.setattr(rows, "_warned", set())
+    rows._warned.reset()
 
 
 def row(conn: sqlite3.Connection, **columns: Any) -> sqlite3.Row:

@@ -126,7 +126,7 @@ def test_vectors_are_float32(days: SQLiteStore) -> None:
 
 def test_a_damaged_row_is_skipped_with_a_warning_naming_its_table(
         days: SQLiteStore, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rows, "_warned", set())
+    rows._warned.reset()
     with days.transaction() as conn:
         conn.execute("UPDATE episodes SET importance = 'high' WHERE id = 'd2'")
     with caplog.at_level(logging.WARNING):

@@ -93,7 +93,7 @@ def _warned(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 def test_episode_rows_skip_a_row_damaged_where_ranking_reads(db: SQLiteStore, caplog: pytest.LogCaptureFixture,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rows, "_warned", set())
+    rows._warned.reset()
     db.insert_episodes([ep("e1"), ep("e2")])
     _damage(db, "e2", "ts = 'soon'")
     with caplog.at_level(logging.WARNING):
@@ -104,7 +104,7 @@ def test_episode_rows_skip_a_row_damaged_where_ranking_reads(db: SQLiteStore, ca
 def test_episodes_of_skip_a_row_damaged_where_ranking_does_not_read(
     db: SQLiteStore, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(rows, "_warned", set())
+    rows._warned.reset()
     db.insert_episodes([ep("e1"), ep("e2")])
     _damage(db, "e2", "metadata = '{broken'")
     ranked = db.episode_rows("alice", ["e1", "e2"])
