@@ -9,14 +9,19 @@ vectors (as Chroma returned them, and unit-normalised, as its cosine HNSW index 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import platform
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from heap_probe import heap_env
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.langgraph import NovaLangGraphStore
@@ -139,6 +144,46 @@ def test_chroma_never_holds_text(make_store: Any) -> None:
     assert _found(chroma, marks) == []  # not even in Chroma's write-ahead queue or full-text tables
     assert any(MARKS[KEPT][0].encode() in data for data in _files(store.path).values())  # SQLite holds it
     assert "text_free_vector_index" in Ledger(store.components.db).applied()
+
+
+_PROBE = Path(__file__).resolve().parents[1] / "heap_probe.py"
+_GLIBC = pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="the heap is filled through glibc's tunables")
+
+
+def _probe(scenario: str, root: Path, *, perturb: bool = False) -> dict[str, list[list[str]]]:
+    """What ``tests/heap_probe.py`` finds in Chroma's files (markers of the heap, unwritten bytes)."""
+    proc = subprocess.run([sys.executable, str(_PROBE), scenario, str(root)], env=heap_env(perturb=perturb),
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found: dict[str, list[list[str]]] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return found
+
+
+@_GLIBC
+@pytest.mark.parametrize("scenario", ["fresh", "long"])
+def test_chroma_files_hold_no_byte_of_the_heap(tmp_path: Path, scenario: str) -> None:
+    """Chroma writes a collection's HNSW files with room for 100 vectors, from memory it never
+    initialised: after the heap held the users' text (filled with it here, in a fresh process and in
+    one that opened, wrote and closed stores before), none of it may reach those files."""
+    assert _probe(scenario, tmp_path / "mem") == {"open": [], "closed": []}
+
+
+@_GLIBC
+def test_a_process_that_only_reads_writes_no_byte_of_the_heap(tmp_path: Path) -> None:
+    """A collection not yet persisted (under 1,000 vectors) gets its HNSW files written again by
+    the first read of each process."""
+    assert _probe("write", tmp_path / "mem") == {"open": [], "closed": []}
+    assert _probe("reopen", tmp_path / "mem") == {"open": [], "closed": []}
+
+
+@_GLIBC
+@pytest.mark.parametrize("scenario", ["fresh", "reopen"])
+def test_chroma_files_hold_no_unwritten_byte(tmp_path: Path, scenario: str) -> None:
+    """glibc fills every allocation with one byte (``perturb``): no run of it reaches Chroma's files,
+    whatever the heap held."""
+    if scenario == "reopen":
+        _probe("write", tmp_path / "mem")
+    assert _probe(scenario, tmp_path / "mem", perturb=True) == {"open": [], "closed": []}
 
 
 def _forget_and_scan(store: NovaStore, reopen: Any) -> None:
