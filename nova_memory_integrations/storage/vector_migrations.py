@@ -96,7 +96,9 @@ def strip_text(index: VectorIndex) -> int:
                 col.modify(name=found["base"])  # interrupted after dropping the original: the copy is whole
                 done += 1
         for col in index.collections():
-            if _holds_text(col):
+            holds_text = _holds_text(col)
+            index.zero_unused(col)  # a first read writes the files of a collection not persisted yet
+            if holds_text:
                 _rewrite(index, col)
                 done += 1
     except StorageError:
@@ -140,5 +142,6 @@ def _rewrite(index: VectorIndex, col: Any) -> None:
             part = slice(start, start + _UPSERT_ROWS)
             copy.add(ids=ids[part], embeddings=[[float(x) for x in e] for e in page["embeddings"][part]],
                      metadatas=[clean_metadata(m) for m in metas[part]])
+    index.zero_unused(copy)
     index._drop([name])  # forgets the cached handle too
     copy.modify(name=name)

@@ -15,7 +15,9 @@ every metadata value but ``user_id`` is stored as a digest (``h_{key}``: blake2b
 value), so a ``where`` equality filter still works while a session id or a namespace label
 is not readable in Chroma's files. :meth:`VectorIndex.scrub` makes what Chroma deleted
 unrecoverable from its files (its SQLite file keeps deleted rows in free pages, and a dropped
-collection's HNSW files stay on disk).
+collection's HNSW files stay on disk). Chroma writes a collection's HNSW files from memory it
+never initialised (the process heap: another user's text, say); :meth:`VectorIndex.zero_unused`
+zeroes those bytes after every operation that wrote them (:mod:`._hnsw_tails`).
 
 This module is the live index; the one-time rewrites of what earlier versions left in Chroma
 (three shared collections, text) are :mod:`.vector_migrations`.
@@ -27,7 +29,6 @@ import hashlib
 import logging
 import re
 import subprocess
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -37,7 +38,8 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from ..errors import StorageError
-from ._chroma_scrub import SCRUB_SCRIPT
+from ._chroma_scrub import run_child
+from ._hnsw_tails import HnswTails
 
 Vector = np.ndarray
 """A stored vector as :meth:`VectorIndex.get_embeddings` returns it: 1-D float32, read-only."""
@@ -117,6 +119,7 @@ class VectorIndex:
         if not _PREFIX_RE.fullmatch(prefix) or ".." in prefix or len(prefix) > _MAX_PREFIX:
             raise StorageError(f"collection prefix {prefix!r} must be 1-{_MAX_PREFIX} characters of "
                                "[a-zA-Z0-9._-] starting with a letter or digit")
+        opening = client is None  # this index opens the client (a store opening its data directory)
         if client is None:
             if path is None:
                 raise StorageError("VectorIndex needs a chroma client or a path")
@@ -134,6 +137,7 @@ class VectorIndex:
         with _WRITES_GUARD:
             self._writes = _WRITES.setdefault(str(local.resolve()) if local else f"client:{id(client)}",
                                               threading.Lock())
+        self._tails = None if local is None else HnswTails.of(local, opening=opening)
         self._lock = threading.Lock()  # guards both caches
         self._create_lock = threading.Lock()  # one get_or_create at a time
         self._collections: OrderedDict[str, Any] = OrderedDict()
@@ -235,8 +239,12 @@ class VectorIndex:
             try:
                 if what in ("upsert", "delete"):
                     with self._writes:
-                        return op(col)
-                return op(col)
+                        out = op(col)
+                        self.zero_unused(col, locked=True)
+                        return out
+                out = op(col)
+                self.zero_unused(col)
+                return out
             except Exception as exc:
                 if attempt or not _is_missing(exc):
                     hint = (" (the index holds vectors of another embedding model: rebuild it with "
@@ -395,7 +403,11 @@ class VectorIndex:
             StorageError: Chroma fails.
         """
         try:
-            return sum(int(col.count()) for col in self.collections(kind))
+            total = 0
+            for col in self.collections(kind):
+                total += int(col.count())
+                self.zero_unused(col)  # a first read writes the files of a collection not persisted yet
+            return total
         except StorageError:
             raise
         except Exception as exc:
@@ -429,6 +441,18 @@ class VectorIndex:
         return found
 
     # -- files ----------------------------------------------------------------------------------
+    def zero_unused(self, col: Any, *, locked: bool = False) -> None:
+        """Zero what Chroma wrote past the vectors in ``col``'s HNSW files, if it wrote them since the
+        last call (:class:`._hnsw_tails.HnswTails`; an embedded Chroma only). Called after every
+        operation on a collection; never raises.
+
+        Args:
+            col: the collection just used.
+            locked: the caller holds this directory's write lock.
+        """
+        if self._tails is not None:
+            self._tails.settle(str(col.id), self._writes, locked=locked)
+
     def local_path(self) -> Path | None:
         """The directory of an embedded (persistent, in-process) Chroma; ``None`` for a server."""
         if self._path is not None:
@@ -448,9 +472,9 @@ class VectorIndex:
 
         Chroma 1.5 neither zeroes deleted rows in ``chroma.sqlite3`` (its write-ahead queue
         and metadata tables leave them in free pages) nor removes a dropped collection's
-        HNSW directory, and it writes uninitialised memory into the HNSW files of small
-        collections: see :data:`._chroma_scrub.SCRUB_SCRIPT` (a child process; Chroma's client stays usable, its
-        writes from this process wait meanwhile).
+        HNSW directory: see :func:`._chroma_scrub.scrub` (a child process; Chroma's client stays
+        usable, its writes from this process wait meanwhile). It zeroes the HNSW files' unused
+        capacity too, as :meth:`zero_unused` does after each operation.
 
         Returns:
             Whether the files were scrubbed (``False``: a Chroma server, whose files this
@@ -461,8 +485,7 @@ class VectorIndex:
             return False
         try:
             with self._writes:
-                proc = subprocess.run([sys.executable, "-I", "-S", "-c", SCRUB_SCRIPT, str(root)], capture_output=True,
-                                      text=True, timeout=_SCRUB_TIMEOUT_S, check=False)
+                proc = run_child("scrub", root, _SCRUB_TIMEOUT_S)
         except (OSError, subprocess.SubprocessError) as exc:
             logger.warning("nova-memory: could not scrub Chroma's files in %s: %s", root, exc)
             return False
