@@ -9,6 +9,7 @@ recorded once it returns, and running one again (after a crash in between) is ha
 
 from __future__ import annotations
 
+import logging
 from typing import Protocol
 
 from ..storage.items import item_index
@@ -19,6 +20,8 @@ from ..storage.vectors import SCRUB_KEY, VectorIndex
 from .indexer import SPACE_KEY, Indexer
 
 __all__ = ["ENGINE", "EngineParts", "apply_engine_migrations"]
+
+logger = logging.getLogger(__name__)
 
 
 class EngineParts(Protocol):
@@ -63,6 +66,17 @@ def adopt_embedding_space(c: EngineParts) -> None:
     is opened with. Later opens compare against it (:meth:`~.indexer.Indexer.space_matches`)."""
     if c.db.get_meta(SPACE_KEY) is None:
         c.indexer.adopt_space()
+
+
+@ENGINE()
+def zero_hnsw_capacity(c: EngineParts) -> None:
+    """Zero what Chroma wrote from uninitialised memory (the process heap: another user's text, say)
+    past the vectors of each HNSW file while earlier versions ran; from now on every operation that
+    writes those files is followed by :meth:`~.vectors.VectorIndex.zero_unused`."""
+    zeroed = c.vectors.zero_all_unused()
+    if zeroed:
+        logger.warning("nova-memory: zeroed %d bytes Chroma had written from uninitialised memory into its "
+                       "HNSW files", zeroed)
 
 
 def apply_engine_migrations(c: EngineParts) -> list[str]:

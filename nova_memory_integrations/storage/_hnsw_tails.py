@@ -94,6 +94,16 @@ class HnswTails:
         except (OSError, ValueError, subprocess.SubprocessError) as exc:  # never fails the operation it follows
             _FAILED(self.root, exc, key=str(self.root))
 
+    def sweep(self, lock: threading.Lock) -> int:
+        """Zero the unused capacity of every segment directory's HNSW files (what earlier versions
+        left there); returns how many bytes were zeroed."""
+        with lock:
+            zeroed = 0
+            for segment in segment_dirs(self.root):
+                zeroed += zero_unused(self.root / segment)
+                self._seen[segment] = self._stat(segment)
+            return zeroed
+
     def _stat(self, segment: str) -> tuple[int, int, int]:
         try:
             st = os.stat(self.root / segment / DATA_FILE)

@@ -83,7 +83,7 @@ class Ledger:
         """Whether the database has the table (a store made before it has not)."""
         try:
             self.db.query(f"SELECT name FROM {MIGRATIONS_TABLE} LIMIT 1")
-        except (StorageError, sqlite3.Error):
+        except Exception:  # the driver's "no such table" (any driver); a real fault shows at create()
             return False
         return True
 
@@ -107,7 +107,7 @@ class Ledger:
         """A value of the ``meta`` table, ``None`` when it (or the table) is missing."""
         try:
             rows = self.db.query(f"SELECT value FROM meta WHERE key = {self.param}", [key])
-        except (StorageError, sqlite3.Error):
+        except Exception:  # no meta table (a fresh database), whatever the driver
             return None
         return str(rows[0][0]) if rows else None
 

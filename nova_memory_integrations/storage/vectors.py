@@ -453,6 +453,15 @@ class VectorIndex:
         if self._tails is not None:
             self._tails.settle(str(col.id), self._writes, locked=locked)
 
+    def zero_all_unused(self) -> int:
+        """Zero the unused capacity of every collection's HNSW files in this Chroma directory (dropped
+        ones' too); returns how many bytes were zeroed (0 for a Chroma server).
+
+        Raises:
+            OSError: a file could not be read or written.
+        """
+        return 0 if self._tails is None else self._tails.sweep(self._writes)
+
     def local_path(self) -> Path | None:
         """The directory of an embedded (persistent, in-process) Chroma; ``None`` for a server."""
         if self._path is not None:

@@ -158,3 +158,17 @@ def test_zero_unused_writes_only_what_holds_something(tmp_path: Path) -> None:
     (segment / "header.bin").write_bytes(struct.pack("<iQQQQ", 2, 0, 100, 0, 10))  # another format: left alone
     (segment / DATA_FILE).write_bytes(SECRET)
     assert zero_unused(segment) == 0
+
+
+def test_the_files_an_older_version_left_are_zeroed_by_one_sweep(tmp_path: Path) -> None:
+    """The migration ``zero_hnsw_capacity``: every segment directory, a dropped collection's included."""
+    index = VectorIndex(path=tmp_path / "chroma")
+    for user in ("alice", "bob"):
+        index.upsert("episode", [f"{user}1"], _vec(1), [{"user_id": user}])
+    segments = [_segment(index, user) for user in ("alice", "bob")]
+    index.delete_user("bob")  # its directory stays until a scrub
+    for segment in segments:
+        _dirty(segment)
+    assert index.zero_all_unused() == 2 * (segments[0] / DATA_FILE).stat().st_size
+    assert all(SECRET not in (s / DATA_FILE).read_bytes() for s in segments)
+    assert index.zero_all_unused() == 0

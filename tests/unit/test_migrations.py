@@ -257,7 +257,7 @@ def parts(db: SQLiteStore, tmp_path: Path) -> Iterator[_Parts]:
 
 def test_a_fresh_store_applies_every_engine_step(parts: _Parts) -> None:
     assert apply_engine_migrations(parts) == ENGINE.names() == [
-        "per_user_collections", "text_free_vector_index", "adopt_embedding_space"]
+        "per_user_collections", "text_free_vector_index", "adopt_embedding_space", "zero_hnsw_capacity"]
     assert parts.db.get_meta(SPACE_KEY) == embedding_space(HashedBagOfWords())
     assert apply_engine_migrations(parts) == []
 
