@@ -46,6 +46,7 @@ class HnswTails:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._root = str(root)
         self._dirs: dict[str, str] = {}  # collection id -> segment directory
         self._seen: dict[str, tuple[int, int, int]] = {}  # segment directory -> data file when last settled
         self._known: set[str] = set()  # the segment directories listed last
@@ -106,7 +107,7 @@ class HnswTails:
 
     def _stat(self, segment: str) -> tuple[int, int, int]:
         try:
-            st = os.stat(self.root / segment / DATA_FILE)
+            st = os.stat(os.path.join(self._root, segment, DATA_FILE))  # str paths: ~3x faster than Path's
         except FileNotFoundError:
             return (0, 0, -1)
         return (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
