@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
+from ..embeddings.base import CachedEmbedder
 from ..storage.items import item_index
 from ..storage.migrations import Migrations, meta_is
 from ..storage.sqlite import SQLiteStore
@@ -35,6 +36,9 @@ class EngineParts(Protocol):
 
     @property
     def indexer(self) -> Indexer: ...
+
+    @property
+    def embedder(self) -> CachedEmbedder: ...
 
 
 ENGINE: Migrations[EngineParts] = Migrations("engine", atomic=False)

@@ -245,13 +245,15 @@ class _Parts:
     db: SQLiteStore
     vectors: VectorIndex
     indexer: Indexer
+    embedder: CachedEmbedder
 
 
 @pytest.fixture()
 def parts(db: SQLiteStore, tmp_path: Path) -> Iterator[_Parts]:
     vectors = VectorIndex(path=tmp_path / "chroma")
-    indexer = Indexer(db, vectors, CachedEmbedder(HashedBagOfWords()))
-    yield _Parts(db, vectors, indexer)
+    embedder = CachedEmbedder(HashedBagOfWords())
+    indexer = Indexer(db, vectors, embedder)
+    yield _Parts(db, vectors, indexer, embedder)
     indexer.stop(timeout=5)
 
 
