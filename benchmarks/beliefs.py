@@ -53,14 +53,16 @@ def main() -> None:
         log(describe(o))
     for kind, s in kinds.items():
         if s.scenarios:
-            log(f"{kind:12s} {s.passed:3d}/{s.scenarios:<3d} recall {s.recall:.3f}  precision {s.precision:.3f}"
+            log(f"{kind:12s} {s.passed:3d}/{s.scenarios:<3d} recall {s.recall:.3f}  precision "
+                f"{'  n/a' if s.precision is None else format(s.precision, '.3f')}"
                 f"  changes {s.changes:3d}  false changes {s.false_changes}")
     change = [kinds[k] for k in CHANGE_KINDS if kinds[k].scenarios]
     emit({
         "benchmark": "beliefs", "set": path.name, "scenarios": len(scenarios),
         "right": sum(o.passed for o in outcomes),
         "min_change_recall": round(min((s.recall for s in change), default=0.0), 3),
-        "change_precision": round(sum(s.wanted_changes for s in change) / max(1, sum(s.changes for s in change)), 3),
+        "change_precision": (round(sum(s.wanted_changes for s in change) / sum(s.changes for s in change), 3)
+                             if any(s.changes for s in change) else None),
         "false_changes": kinds["no_change"].false_changes,
         "kinds": {k: s.as_dict() for k, s in kinds.items() if s.scenarios},
         "seconds": round(elapsed, 1),

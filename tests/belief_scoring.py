@@ -186,12 +186,14 @@ class KindScore:
         return self.passed / self.scenarios if self.scenarios else 0.0
 
     @property
-    def precision(self) -> float:
-        return self.wanted_changes / self.changes if self.changes else 1.0
+    def precision(self) -> float | None:
+        """None when the store changed nothing (no change to be right or wrong about)."""
+        return self.wanted_changes / self.changes if self.changes else None
 
     def as_dict(self) -> dict[str, Any]:
         return {"scenarios": self.scenarios, "right": self.passed, "recall": round(self.recall, 3),
-                "changes": self.changes, "precision": round(self.precision, 3), "false_changes": self.false_changes}
+                "changes": self.changes,
+                "precision": None if self.precision is None else round(self.precision, 3), "false_changes": self.false_changes}
 
 
 def score(outcomes: Sequence[Outcome]) -> dict[str, KindScore]:
