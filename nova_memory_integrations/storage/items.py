@@ -125,6 +125,14 @@ class ItemQueries(Connection):
             for r in self.query("SELECT DISTINCT scope FROM items WHERE user_id = ? ORDER BY scope", [user_id])
         ]
 
+    def item_scopes_of_every_user(self) -> list[tuple[str, str]]:
+        """``(user_id, scope)`` of every scope holding an item, of every user, sorted: for
+        server-side code that may name any user (an unbound LangGraph store's listing)."""
+        return [
+            (str(r[0]), str(r[1]))
+            for r in self.query("SELECT DISTINCT user_id, scope FROM items ORDER BY user_id, scope")
+        ]
+
     def fts_items(self, user_id: str, match: str, scope: str, limit: int) -> list[tuple[str, float]]:
         """BM25 over the indexed text of the user's items in ``scope`` and below: ``(item id, score)``,
         higher is better."""
