@@ -100,20 +100,23 @@ class NovaLangGraphStore(BaseStore):
 
     * ``user_position=p`` (default ``0`` when no ``user_id`` is given): ``namespace[p]`` is the
       user id and the scope is the namespace without it: ``("alice", "notes")`` is alice's scope
-      ``("notes",)``. Every operation touches that one user: a ``get``/``put``/``delete``
+      ``("notes",)``. A get, put, delete or search touches that one user: a ``get``/``put``/``delete``
       namespace must have a label at ``p``; a ``search`` prefix must reach ``p`` (``search(())``
-      is refused); ``list_namespaces`` needs ``prefix=`` naming the user at ``p`` (not ``*``) and
-      lists only that user's namespaces. Otherwise :class:`NamespaceError`.
+      is refused, :class:`NamespaceError`). ``list_namespaces`` lists every user's namespaces
+      (as LangGraph's own stores do; a ``prefix=`` naming the user at ``p`` lists that user's
+      alone): a store bound to no user is server-side code that can name any user's namespace.
     * ``user_id="alice"``: the store is alice's alone; every namespace, whatever its labels, is
       a scope of hers; ``search(())`` and ``list_namespaces()`` cover all of her items and no one
       else's.
     * both: ``namespace[p]`` must be ``user_id`` (another user's id is refused); prefixes that
-      stop before ``p`` cover the bound user's items.
+      stop before ``p`` (or hold ``*`` there) cover the bound user's items, and listings too.
 
-    No operation ever reads or writes another user's items, whatever the namespace says: SQL
-    filters by the user, and each user's vectors are in their own Chroma collection. Items
-    written through one mapping are seen through another at the same scope (``user_id=
-    "alice"`` sees ``("notes",)`` where ``user_position=0`` sees ``("alice", "notes")``).
+    A get, put, delete or search touches the one user its namespace maps to, whatever the rest of
+    it says: SQL filters by the user, and each user's vectors are in their own Chroma collection.
+    A store bound to a user never reads or writes another user's items, nor lists their
+    namespaces; only an unbound store's listing spans users. Items written through one mapping
+    are seen through another at the same scope (``user_id="alice"`` sees ``("notes",)`` where
+    ``user_position=0`` sees ``("alice", "notes")``).
 
     **Storage.** SQLite, the system of record (table ``items``): the document as JSON exactly as
     given (it reads back equal, key order kept; values JSON cannot give back unchanged, such
@@ -122,8 +125,10 @@ class NovaLangGraphStore(BaseStore):
     put (kept by later puts), ``updated_at`` of the last. Items are exported and imported with
     the rest of the store.
 
-    **Indexing and search.** A put embeds the item's texts (``index`` paths, default
-    ``index_fields``, ``"$"`` = the whole document; ``index=False`` = none) with the engine's
+    **Indexing and search** are the engine's (``NovaStore.items``, ``items/service.py``); this
+    class translates LangGraph's operations into its calls. A put embeds the item's texts
+    (``index`` paths, default ``index_fields``, ``"$"`` = the whole document; ``index=False`` =
+    none: the texts at LangGraph's paths, picked here) with the engine's
     embedder, synchronously, before anything is written, and writes the vectors into the user's
     own collection of the items' index (``storage.items.item_index``, on the engine's Chroma
     client) inside the indexer's per-user barrier, which erasure holds too. It does not go
@@ -150,7 +155,7 @@ class NovaLangGraphStore(BaseStore):
     ``NotImplementedError``, as ``BaseStore`` does).
 
     Args:
-        store: the ``NovaStore`` (any object with its ``components`` and ``closed``), or a data
+        store: the ``NovaStore`` (any object with its ``components``, ``items`` and ``closed``), or a data
             directory path; default: the process's shared store for ``$NOVA_MEMORY_HOME``
             (as the LangChain adapters).
         user_id: bind the store to this user (see above).
