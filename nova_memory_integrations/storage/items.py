@@ -1,7 +1,10 @@
 """LangGraph store items: JSON documents by ``(user, scope, key)`` (a mixin of :class:`~.sqlite.SQLiteStore`).
 
-The rows behind :class:`nova_memory_integrations.langgraph.NovaLangGraphStore`. Every
-method takes ``user_id`` and filters by it, so no caller can reach another user's items.
+The rows behind :class:`nova_memory_integrations.langgraph.NovaLangGraphStore`, read and
+written by the items service (``items/service.py``, ``NovaStore.items``). Every method takes
+``user_id`` and filters by it, so no caller can reach another user's items, except the two
+whose names say they span users: :meth:`ItemQueries.unindexed_items` (recovery) and
+:meth:`ItemQueries.item_scopes_of_every_user` (an unbound store's namespace listing).
 A *scope* is a namespace without the user's label, its labels joined by ``.`` (LangGraph
 forbids ``.`` in a label, so the text is unambiguous; ``""`` is the empty scope).
 
