@@ -1,7 +1,7 @@
 """Consolidation: unprocessed episodes -> ADD / UPDATE / DELETE / NOOP on the fact store.
 
 Episodes are taken per user in event-time order and in batches. A *source*
-(:mod:`.types`) proposes statements for a batch. Proposals are
+(:mod:`..extraction.proposals`) proposes statements for a batch. Proposals are
 applied in one SQLite transaction together with the "processed" flags, after entity
 resolution (:mod:`..memory.entities`) and conflict detection (:mod:`..memory.conflicts`); UPDATE and
 DELETE close validity and expire versions, never remove them (:class:`FactMemory`).
@@ -28,6 +28,8 @@ from .._time import from_epoch, to_epoch, utcnow
 from ..config import ConsolidationConfig, FactConfig, NovaConfig
 from ..engine.hooks import Hooks, Veto
 from ..errors import NotFoundError
+from ..extraction.llm import LLMExtractor
+from ..extraction.proposals import BatchExtractor, BatchPlan, ConsolidationSource, ExtractorSource, Proposal
 from ..memory.conflicts import (
     Claim,
     ConfidenceExplanation,
@@ -43,10 +45,9 @@ from ..memory.facts import FactMemory, normalize_predicate
 from ..memory.temporal import decayed_confidence, normalize_value
 from ..storage.sqlite import SQLiteStore, row_to_fact
 from ..types import ConsolidationResult, Episode, Fact, FactDecision
-from .types import BatchExtractor, BatchPlan, ConsolidationSource, ExtractorSource, Proposal, tally
+from .types import tally
 
 if TYPE_CHECKING:
-    from ..extraction.llm import LLMExtractor
     from ..memory.entities import EntityResolver, RelatedFacts
 
 __all__ = ["Consolidator"]
@@ -103,8 +104,6 @@ class Consolidator:
     # -- sources ----------------------------------------------------------------------------
     def llm_source(self, llm: Any) -> LLMExtractor:
         """The LLM source for ``llm`` (LangChain chat model, LlamaIndex LLM or LLMExtractor)."""
-        from ..extraction.llm import LLMExtractor
-
         cached = self._llm
         if cached is not None and cached[0] is llm:
             return cached[1]

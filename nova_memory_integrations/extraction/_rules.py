@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .timeparse import NUMBER_WORDS
+from ..text.dates import NUMBER_WORDS
 
 __all__ = ["ADV", "Field", "Rule", "f", "neg", "rule"]
 

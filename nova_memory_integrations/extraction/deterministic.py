@@ -28,21 +28,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Literal
 
-from ..engine.roles import MACHINE_ROLES, is_named_speaker
-from ..types import Episode
-from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, expand, sentences
-from ._endings import (
-    CONT,
-    ENDING_KINDS,
-    ENDING_RULES,
-    MY_ENDING_RULES,
-    PET_END,
-    START_ENDING_RULES,
-    clean_ending,
-    rel_kind,
-    resolve,
-)
-from ._lexicon import (
+from ..text.dates import NUMBER_WORDS, TIME_EXPRESSION, resolve_relative_time
+from ..text.lexicon import (
     BAD_FIRST,
     BAD_LAST,
     BRITISH,
@@ -64,9 +51,23 @@ from ._lexicon import (
     STARTERS,
     STUDENTS,
 )
+from ..text.roles import MACHINE_ROLES, is_named_speaker
+from ..text.sentences import FACT_SENTENCES
+from ..types import Episode
+from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, expand
+from ._endings import (
+    CONT,
+    ENDING_KINDS,
+    ENDING_RULES,
+    MY_ENDING_RULES,
+    PET_END,
+    START_ENDING_RULES,
+    clean_ending,
+    rel_kind,
+    resolve,
+)
 from ._rules import ADV, Rule, f, neg, rule
 from .base import CandidateFact
-from .timeparse import NUMBER_WORDS, TIME_EXPRESSION, resolve_relative_time
 
 __all__ = ["DeterministicExtractor"]
 
@@ -447,7 +448,7 @@ class DeterministicExtractor:
         ctx = _Ctx(aliases=aliases)
         out: list[CandidateFact] = []
         seen: set[tuple[str, str, str, str]] = set()
-        for original in sentences(text):
+        for original in FACT_SENTENCES.split(text):
             sentence = expand(original)
             if sentence.endswith("?") or QUESTION_START.match(sentence) or HYPOTHETICAL.search(sentence):
                 continue
