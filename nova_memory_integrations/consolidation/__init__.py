@@ -2,6 +2,7 @@
 
 - :mod:`.types`: the tally of a run (and, re-exported, the proposal types).
 - :mod:`.consolidator`: applies proposals per batch in one transaction, dead letters.
+- :mod:`.negation`: what an ending closes, planned before ``FactMemory.apply`` (pure).
 - :mod:`.service`: what ``NovaStore.consolidate`` and its companions call.
 - :mod:`.by_model`: batched background consolidation with an agent's own chat model.
 
