@@ -216,7 +216,7 @@ class ConsolidationConfig(_Section):
     llm_context_facts: int = Field(default=30, ge=0)
     """Existing facts (same entities, by graph and embedding) shown to the LLM per batch."""
     prompt_version: str | None = None
-    """A version of ``consolidation.prompts``; ``None``: the current default (recorded per fact)."""
+    """A version of ``extraction.prompts``; ``None``: the current default (recorded per fact)."""
 
 
 class RetrievalConfig(_Section):

@@ -1,15 +1,16 @@
-"""Sentence and clause segmentation for the rule-based extractor (:mod:`.deterministic`).
+"""Clause segmentation for the rule-based extractor (:mod:`.deterministic`).
 
-Splits a turn into sentences (keeping abbreviations such as ``Dr.`` together), expands contractions and
-normalises curly quotes, splits sentences into clauses at conjunctions that start a new subject, and holds
-the sentence filters (questions, hypotheticals, reported speech) and the lead-in fillers of a clause.
+Expands contractions and normalises curly quotes, splits sentences into clauses at conjunctions that start
+a new subject, and holds the sentence filters (questions, hypotheticals, reported speech) and the lead-in
+fillers of a clause. A turn is cut into sentences before, by
+:data:`nova_memory_integrations.text.sentences.FACT_SENTENCES` (abbreviations such as ``Dr.`` kept together).
 """
 
 from __future__ import annotations
 
 import re
 
-from ._lexicon import CONTRACTIONS
+from ..text.lexicon import CONTRACTIONS
 
 __all__ = [
     "CLAUSE_SPLIT",
@@ -18,15 +19,12 @@ __all__ = [
     "QUESTION_START",
     "REPORTED",
     "expand",
-    "sentences",
 ]
 
 _I = re.IGNORECASE
 
 _CONTRACTION_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in CONTRACTIONS) + r")\b", _I)
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
-_SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*")
-_ABBREV = re.compile(r"\b(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|approx|No|e\.g|i\.e)\.$", _I)
 QUESTION_START = re.compile(
     r"^\W*(?:do|does|did|am|is|are|was|were|can|could|would|should|will|shall|may|what|where|when|who|whom|why|"
     r"how|which|have you|has|whats)\b",
@@ -59,6 +57,9 @@ LEAD = re.compile(
 
 
 def expand(text: str) -> str:
+    """``text`` with contractions expanded ("I'm" -> "I am") and curly quotes straightened: the rules are
+    written for one spelling."""
+
     def repl(match: re.Match[str]) -> str:
         word = match.group(0)
         out = CONTRACTIONS[word.lower()]
@@ -66,13 +67,3 @@ def expand(text: str) -> str:
 
     return _CONTRACTION_RE.sub(repl, text.translate(_QUOTES))
 
-
-def sentences(text: str) -> list[str]:
-    out: list[str] = []
-    for piece in _SENT_SPLIT.split(text):
-        piece = piece.strip()
-        if piece and out and _ABBREV.search(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"
-        elif piece:
-            out.append(piece)
-    return out

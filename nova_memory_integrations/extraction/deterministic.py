@@ -2,9 +2,9 @@
 
 :class:`DeterministicExtractor` finds first-person and simple third-party statements in user turns with
 precompiled regular expressions. It favours precision over recall: questions, hypotheticals, wishes,
-reported speech and plain negations yield nothing, and every captured object is validated (pronouns,
-demonstratives, references to the conversation itself, fillers and time expressions are rejected or
-stripped).
+reported speech and plain negations yield nothing, and every captured object is validated by its kind
+(:mod:`._objects`: pronouns, demonstratives, references to the conversation itself, fillers and time
+expressions are rejected or stripped).
 
 Pipeline for one turn: split sentences (skipping questions and hypotheticals) -> expand contractions ->
 split clauses at conjunctions that start a new subject -> find subjects (``I``/``we``, ``my <relation>
@@ -26,47 +26,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Literal, NamedTuple
 
-from ..engine.roles import MACHINE_ROLES, is_named_speaker
+from ..text.dates import resolve_relative_time
+from ..text.lexicon import BRITISH, NOT_NAMES, PET_RE, PETS, RELS, STARTERS, STUDENTS
+from ..text.roles import MACHINE_ROLES, is_named_speaker
+from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
-from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, expand, sentences
-from ._endings import (
-    CONT,
-    ENDING_KINDS,
-    ENDING_RULES,
-    MY_ENDING_RULES,
-    PET_END,
-    START_ENDING_RULES,
-    clean_ending,
-    rel_kind,
-    resolve,
-)
-from ._lexicon import (
-    BAD_FIRST,
-    BAD_LAST,
-    BRITISH,
-    COMPOUNDS,
-    CONTEXTUAL,
-    JOBS,
-    LANGS,
-    NAME_STOP,
-    NOT_JOB_WORDS,
-    NOT_JOBS,
-    NOT_NAMES,
-    ORDINALS,
-    ORG_NOUNS,
-    PET_RE,
-    PETS,
-    PLAN_STOP,
-    POSSESSIVE,
-    RELS,
-    STARTERS,
-    STUDENTS,
-)
+from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, expand
+from ._endings import CONT, ENDING_RULES, MY_ENDING_RULES, PET_END, START_ENDING_RULES, rel_kind, resolve
+from ._objects import clean_object
 from ._rules import ADV, Rule, f, neg, rule
 from .base import CandidateFact
-from .timeparse import NUMBER_WORDS, TIME_EXPRESSION, resolve_relative_time
 
 __all__ = ["DeterministicExtractor"]
 
@@ -77,48 +48,19 @@ _I = re.IGNORECASE
 _FIRST_PERSON = re.compile(r"\b(?:I|i|[Ww]e)\b(?!')\s+")
 _MY = re.compile(r"\b[Mm]y\s+")
 
-# -------------------------------------------------------------------------- object cleaning
-_TRAIL = re.compile(
-    r"(?:\s+|^)(?:now|anymore|any ?more|any longer|too|as well|either|though|tho|lol|lmao|haha+|hehe|really|"
-    r"a lot|a ton|so much|very much|these days|nowadays|right now|at the moment|currently|again|for now|by the "
-    r"way|btw|sadly|unfortunately|honestly|actually|tbh|obviously|of course|anyway|as usual|always|still|lately|"
-    r"recently|finally|officially|already|instead|in general|personally|originally|on (?:the )?weekends?|at "
-    r"weekends|in my (?:free|spare) time|every (?:day|week|weekend|morning|night)|full[- ]time|part[- ]time|"
-    r"remotely|" + TIME_EXPRESSION + r")[\s.!?,;:)]*$",
-    _I,
-)
-_CUT = re.compile(
-    r"\s*(?:[;:!?()\[\]\"]|\s-\s|\s(?:because|since|but|so|when|whenever|while|where|although|though|unless|"
-    r"until|cause|cuz|except|especially|including|not|if|whereas|plus|and (?:then|I|it|my|the|this|that|there|"
-    r"so|now|also))\b)",
-    _I,
-)
-_COMMA = re.compile(r"\s*,")
-_REL_CUT = re.compile(r"\s+(?:which|who|whom|whose|that)\s.*$", _I)
-_LEAD_FILLER = re.compile(r"^(?:now|still|also|actually|really|currently|just|even|only)\s+", _I)
-_TO = re.compile(r"^to\s+", _I)
-_ARTICLE = re.compile(r"^(?:a|an)\s+", _I)
-_THE_LOWER = re.compile(r"^the\s+(?=[a-z])")
-_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", _I)
-_PREF_SPLIT = re.compile(r"\s+(?:over|rather than|instead of|more than|than|to)\s+", _I)
-_LANG_MOD = re.compile(
-    r"(?:\b(?:a little(?: bit of)?|a bit of|some|basic|fluent|conversational|native|broken|decent|good|okay|"
-    r"intermediate|beginner|advanced|mostly|only|also|both)\s+)+",
-    _I,
-)
-_LANG_TRAIL = re.compile(r"\s+(?:fluently|natively|well|pretty well|a little|poorly)$", _I)
-_NAMED = re.compile(r"\s+(?:named|called)\s+", _I)
-_CALLED = re.compile(r"\b(?:called|named)\s+(.+)$")
-_PET_ADJ = re.compile(r"^(?:new|little|baby|sweet|old)\s+", _I)
-_ORG_CUT = re.compile(r"\s+(?:in|as|on|doing|where|near|since|for)\s+.*$", _I)
-_JOB_CUT = re.compile(r"\s+(?:at|for|with|in|from|by|on|of|who|and|based)\b.*$", _I)
-_ORG_AND = re.compile(r"\s+and\s+(?=[a-z])")
-_PLACE_CUT = re.compile(r"\s+(?:and|with|for|to)\s+.*$", _I)
-_CAP = re.compile(r"[A-ZÀ-Þ][\w'.&-]*")
-_EDGE = " \t\"'`*_.,;:!?-"
+
+class _Hit(NamedTuple):
+    """One fact found in a clause; hits are sorted by ``position`` (text order) before they are emitted."""
+
+    position: int
+    subject: str
+    predicate: str
+    object: str
+    op: str
+    confidence: float
+
 
 # ------------------------------------------------------------------------------ predicate rules
-_Hit = tuple[int, str, str, str, str, float]  # (position, subject, predicate, object, op, confidence)
 _rule, _f, _neg = rule, f, neg
 
 
@@ -257,140 +199,14 @@ class _Ctx:
     aliases: dict[str, str] = field(default_factory=dict)  # "brother" -> "luis" once "my brother Luis" is said
 
 
+def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
+    """:func:`._objects.clean_object` of a captured object, with what the sentence tells of it."""
+    return clean_object(raw, kind, lowercase=ctx.lowercase, last_obj=ctx.last_obj)
+
+
 def _op(value: str) -> Literal["assert", "negate"]:
     return "negate" if value == "negate" else "assert"
 
-
-
-def _strip(value: str) -> str:
-    """Strip edge punctuation, trailing fillers/time expressions and leading fillers until stable."""
-    value = value.strip(_EDGE)
-    while True:
-        shorter = _LEAD_FILLER.sub("", _TRAIL.sub("", value)).strip(_EDGE)
-        if shorter == value:
-            return value
-        value = shorter
-
-
-def _ok(value: str, max_words: int = 6) -> bool:
-    words = value.split()
-    if not words or len(words) > max_words or words[0].lower() in BAD_FIRST:
-        return False
-    if words[-1].strip(".,!") in BAD_LAST or any(w in ("I", "i") for w in words):
-        return False
-    return any(c.isalnum() for c in value)
-
-
-def _name(value: str, lower_ok: bool = False) -> str | None:
-    tokens = value.split()
-    if not tokens or not tokens[0][0].isalpha():
-        return None
-    if not tokens[0][0].isupper():  # lowercase names only when the user types everything in lowercase
-        ok = lower_ok and len(tokens) == 1 and tokens[0].isalpha()
-        return tokens[0] if ok and tokens[0] not in BAD_FIRST | NAME_STOP else None
-    taken = [tokens[0]]
-    for tok in tokens[1:3]:
-        if not tok[0].isupper():
-            break
-        taken.append(tok)
-    name = " ".join(taken).strip(".,'")
-    return name if name and name.split()[0] not in NOT_NAMES else None
-
-
-def _job(value: str) -> str | None:
-    value = _ARTICLE.sub("", _JOB_CUT.sub("", value))
-    words = value.lower().split()
-    if not words or len(words) > 5 or not all(w.replace("-", "").isalpha() for w in words):
-        return None
-    if any(w in NOT_JOB_WORDS for w in words) or words[-1] in NOT_JOBS:
-        return None
-    head = words[-1]
-    known = head in JOBS or head.rstrip("s") in JOBS
-    return value if known or head.endswith(("ologist", "ician", "grapher", "ist")) else None
-
-
-def _items(value: str) -> list[str]:
-    if value.lower() in COMPOUNDS:
-        return [value]
-    out: list[str] = []
-    for item in _LIST_SPLIT.split(value):
-        item = _ARTICLE.sub("", _strip(item))
-        if not _ok(item, 5):
-            break
-        out.append(item)
-    return out
-
-
-def _pet(value: str) -> list[str]:
-    species, _, rest = _NAMED.sub("\x00", _PET_ADJ.sub("", value), count=1).partition("\x00")
-    words = species.lower().split()
-    if not words or len(words) > 4:
-        return []
-    head = words[-1]
-    if head not in PETS and head.rstrip("s") not in PETS and head[:-3] + "y" not in PETS:
-        return []
-    name = _name(rest) if rest else None
-    return [f"{species} named {name}"] if name else [species]
-
-
-def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
-    """Cut, strip and validate one captured object; ``[]`` when it is not usable."""
-    if kind in ENDING_KINDS:
-        return clean_ending(raw, kind, _strip, lambda v: _name(v, ctx.lowercase))
-    if kind in ("verb", "pref", "study", "things"):
-        raw = _TO.sub("", raw.strip())
-    value = _CUT.split(raw, maxsplit=1)[0]
-    if kind not in ("things", "lang", "pet"):
-        value = _COMMA.split(value, maxsplit=1)[0]
-    value = _strip(value)
-    words = value.split()
-    if not words:
-        return []
-    if kind == "pref":
-        value = _PREF_SPLIT.split(value, maxsplit=1)[0]
-    if kind == "verb":
-        bad = words[0].lower() in PLAN_STOP | POSSESSIVE | {"the", "a", "an"} or words[0][0].isupper()
-        return [] if bad or not _ok(value, 12) else [value]
-    if kind in ("things", "thing", "pref"):
-        if words[0].lower() in POSSESSIVE | ORDINALS | {"be"} or words[-1].lower() in CONTEXTUAL:
-            return []
-        if value.lower() in ("it", "them") and ctx.last_obj:
-            return [ctx.last_obj]
-    else:
-        value = _REL_CUT.sub("", value)
-    value = _THE_LOWER.sub("", _ARTICLE.sub("", value))
-    if kind == "name":
-        named = _name(value, ctx.lowercase)
-        return [named] if named else []
-    if kind == "num":
-        low = value.lower().split()[0] if value else ""
-        num = int(low) if low.isdigit() else NUMBER_WORDS.get(low, 0)
-        return [str(num)] if 0 < num < 120 else []
-    if kind == "job":
-        job = _job(value)
-        return [job] if job else []
-    if kind == "things":
-        return _items(value)
-    if kind == "lang":
-        items = [_LANG_TRAIL.sub("", i) for i in _items(_LANG_MOD.sub("", value))]
-        return [i for i in items if i.lower() in LANGS or _CAP.fullmatch(i)]
-    if kind == "petname":
-        named = _name(value)
-        return [named] if named else []
-    if kind == "pet":
-        pets = [_pet(_ARTICLE.sub("", p.strip())) for p in _LIST_SPLIT.split(_COMMA.split(value)[0])]
-        return [p[0] for p in pets if p] if all(pets) else []
-    if kind == "org":
-        value = _ORG_AND.split(value, maxsplit=1)[0]
-        called = _CALLED.search(value)
-        value = (_name(called.group(1)) or "") if called else _ORG_CUT.sub("", value)
-        value = _strip(_THE_LOWER.sub("", value))
-        usable = _ok(value) and (_CAP.search(value) or value.split()[-1] in ORG_NOUNS)
-        return [value] if usable else []
-    if kind == "place":
-        value = _PLACE_CUT.sub("", value)
-        return [value] if _ok(value) and _CAP.search(value) else []
-    return [value] if _ok(value, 8) else []
 
 
 class DeterministicExtractor:
@@ -447,7 +263,7 @@ class DeterministicExtractor:
         ctx = _Ctx(aliases=aliases)
         out: list[CandidateFact] = []
         seen: set[tuple[str, str, str, str]] = set()
-        for original in sentences(text):
+        for original in FACT_SENTENCES.split(text):
             sentence = expand(original)
             if sentence.endswith("?") or QUESTION_START.match(sentence) or HYPOTHETICAL.search(sentence):
                 continue
@@ -459,11 +275,12 @@ class DeterministicExtractor:
                 ctx.hits = []
                 self._clause(clause, ctx)
                 when = resolve_relative_time(clause, reference) if ctx.hits else None
-                for _, subj, pred, obj, op, conf in sorted(ctx.hits, key=lambda hit: hit[0]):
-                    key = (subj, pred, obj.lower(), op)
+                for hit in sorted(ctx.hits, key=lambda hit: hit.position):
+                    key = (hit.subject, hit.predicate, hit.object.lower(), hit.op)
                     if key not in seen:
                         seen.add(key)
-                        out.append(CandidateFact(subj, pred, obj, _op(op), conf, when, original))
+                        out.append(CandidateFact(hit.subject, hit.predicate, hit.object, _op(hit.op), hit.confidence,
+                                                 when, original))
         return out
 
     def _clause(self, clause: str, ctx: _Ctx) -> None:
@@ -485,11 +302,11 @@ class DeterministicExtractor:
     def _relative(self, pos: int, rel: str, name: str, ctx: _Ctx) -> str:
         """``user <rel>_name <Name>`` and ``<name> <kind>_of user``; later "my <rel>" means them."""
         pred = rel.replace(" ", "_").replace("-", "_") + "_name"
-        ctx.hits.append((pos, "user", pred, name, "assert", 0.8))
+        ctx.hits.append(_Hit(pos, "user", pred, name, "assert", 0.8))
         subject = name.lower()
         kind = rel_kind(rel)
         if kind:
-            ctx.hits.append((pos, subject, kind, "user", "assert", 0.8))
+            ctx.hits.append(_Hit(pos, subject, kind, "user", "assert", 0.8))
         ctx.aliases[rel] = ctx.third = subject
         return subject
 
@@ -505,9 +322,9 @@ class DeterministicExtractor:
             if rel in PETS:  # "my dog Rex ...", "our cat died"
                 pet = f"{rel} named {name}" if name else rel
                 if PET_END.match(clause, m.end()):
-                    ctx.hits.append((m.start(), "user", "has_pet", pet, "negate", 0.8))
+                    ctx.hits.append(_Hit(m.start(), "user", "has_pet", pet, "negate", 0.8))
                 elif name:
-                    ctx.hits.append((m.start(), "user", "has_pet", pet, "assert", 0.8))
+                    ctx.hits.append(_Hit(m.start(), "user", "has_pet", pet, "assert", 0.8))
                 return
             rel = BRITISH.get(rel, rel)
             subject = self._relative(m.start(), rel, name, ctx) if name else ctx.aliases.get(rel, rel)
@@ -522,7 +339,7 @@ class DeterministicExtractor:
         elif (it := _IT_IS.match(clause, pos0)) and ctx.last_pred and ctx.last_pred.startswith("favorite_"):
             values = _clean(it.group("o"), "thing", ctx)  # "my favorite X used to be A, but now it's B"
             if values:
-                ctx.hits.append((it.start(), "user", ctx.last_pred, values[0], "assert", 0.7))
+                ctx.hits.append(_Hit(it.start(), "user", ctx.last_pred, values[0], "assert", 0.7))
             return
         if subject is not None and m is not None:
             self._apply(_RULES, clause, m.end(), subject, ctx, conf=conf)
@@ -543,17 +360,18 @@ class DeterministicExtractor:
             found = self._fields(rule_, m, clause, subject, ctx, min(rule_.confidence, conf))
             if not found:
                 continue
-            if any(h[2] == "job_title" and h[3].split()[-1].lower() in STUDENTS for h in found):
-                found = [(p, s, "studies_at" if pr == "works_at" else pr, v, o, c) for p, s, pr, v, o, c in found]
+            if any(h.predicate == "job_title" and h.object.split()[-1].lower() in STUDENTS for h in found):
+                found = [h._replace(predicate="studies_at") if h.predicate == "works_at" else h for h in found]
             ctx.hits.extend(found)
-            _, subj, pred, obj, _, _ = found[-1]
+            last = found[-1]
+            subj, pred, obj = last.subject, last.predicate, last.object
             if subj == "user":
                 ctx.last_pred = pred
                 ctx.last_obj = obj if pred in _LIKE_PREDS or pred.startswith("favorite_") else None
                 if pred.endswith("_name") and pred != "name":
                     rel = pred[: -len("_name")].replace("_", " ")
                     if rel_kind(rel) or rel.startswith("ex"):
-                        self._relative(found[-1][0], rel, obj, ctx)
+                        self._relative(last.position, rel, obj, ctx)
             if follow and rules is _RULES:  # "I sold my car and (now) drive a Tesla": same subject, next verb
                 for cont in CONT.finditer(clause, m.start()):
                     self._apply(_RULES, clause, cont.end(), subject, ctx, we=we, conf=conf, follow=False)
@@ -582,5 +400,5 @@ class DeterministicExtractor:
                     if index == 0 and not rule_.any_field:
                         return []
                     continue
-                found.append((start, subject, resolved[0], resolved[1], op, conf))
+                found.append(_Hit(start, subject, resolved[0], resolved[1], op, conf))
         return found

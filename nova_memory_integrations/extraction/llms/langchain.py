@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ...consolidation.prompts import json_instruction, tool_name
+from ..prompts import json_instruction, tool_name
 from .base import LLMReply, Message, text_of
 
 __all__ = ["LangChainChatLLM"]

@@ -1,18 +1,31 @@
-"""Word lists and lexical tables of the rule-based extractor (:mod:`.deterministic`).
+"""Word lists and lexical tables of English chat, read by the rule-based extractor.
 
 Pure data: jobs, pets, relations, languages, names and sentence starters that are not names, words that
-make a captured object unusable, and the spelling/contraction tables. Nothing here depends on the rules.
+make a captured object unusable, the spelling/contraction tables, and the vocabulary of endings (what one
+plays, quits, recovers from or leaves: ``extraction/_endings``). Nothing here depends on the rules, which
+live in ``extraction/`` (``deterministic``, ``_endings``, ``_clauses``); every word set is built by the one
+:func:`_words`.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ABSTRACT",
     "BAD_FIRST",
     "BAD_LAST",
     "BRITISH",
     "COMPOUNDS",
+    "CONDITIONS",
+    "COND_HEADS",
     "CONTEXTUAL",
     "CONTRACTIONS",
+    "DEGREES",
+    "DIET_RE",
+    "GERUNDS",
+    "GOING",
+    "HABIT_GERUNDS",
+    "HABIT_NOUNS",
+    "HOBBY_NOUNS",
     "JOBS",
     "LANGS",
     "NAME_STOP",
@@ -23,15 +36,21 @@ __all__ = [
     "ORG_NOUNS",
     "PETS",
     "PET_RE",
+    "PLACES",
     "PLAN_STOP",
+    "PLAYABLE",
     "POSSESSIVE",
     "RELS",
+    "REL_KINDS",
     "STARTERS",
+    "STOP_GERUNDS",
     "STUDENTS",
+    "THIRD_FORMS",
 ]
 
 
 def _words(text: str) -> frozenset[str]:
+    """The set of the space-separated words of ``text`` (a list reads as prose, diffs line by line)."""
     return frozenset(text.split())
 
 
@@ -135,3 +154,95 @@ CONTRACTIONS = {
     "where's": "where is", "wouldn't": "would not", "couldn't": "could not", "shouldn't": "should not",
     "ain't": "am not", "im": "I am",
 }
+
+# --------------------------------------------------------------------------- endings and activities
+PLAYABLE = _words(
+    "piano guitar violin cello drums flute bass saxophone sax trumpet ukulele clarinet harp keyboard keyboards "
+    "banjo trombone accordion harmonica viola oboe organ mandolin tennis football soccer basketball baseball "
+    "volleyball golf rugby cricket hockey badminton squash padel handball softball lacrosse pickleball chess "
+    "poker bridge darts pool snooker billiards bowling netball polo"
+) | {"table tennis", "ping pong", "water polo", "video games", "board games", "ice hockey", "electric guitar",
+     "bass guitar", "the drums", "dungeons and dragons", "d&d", "cards"}
+"""Instruments and games one *plays* (``plays``), not a hobby one does."""
+HABIT_NOUNS = _words(
+    "smoking vaping drinking gambling coffee caffeine alcohol sugar soda cigarettes meat dairy booze weed snacking"
+) | {"junk food", "fast food", "energy drinks", "nail biting", "red meat"}
+"""What one quits as a habit (``habit``): "I quit smoking", "I gave up sugar"."""
+HABIT_GERUNDS = _words("smoking vaping drinking gambling eating snacking biting chewing")
+"""The first word of a habit phrase ("eating meat", "biting my nails")."""
+HOBBY_NOUNS = _words(
+    "yoga pilates crossfit pottery photography karate judo boxing ballet salsa meditation gardening knitting "
+    "crochet climbing bouldering painting origami calligraphy woodworking archery fencing kickboxing taekwondo "
+    "parkour zumba triathlon triathlons marathons running cycling swimming hiking surfing skiing snowboarding "
+    "skateboarding sewing baking cooking birdwatching fishing hunting dancing jogging rowing sailing tango "
+    "scrapbooking embroidery quilting journaling blogging podcasting gaming"
+) | {"tai chi", "martial arts", "rock climbing", "the gym", "ballroom dancing"}
+"""What one takes up or gives up as a hobby (``hobby``)."""
+STOP_GERUNDS = _words(
+    "being thinking trying working getting feeling saying talking hoping wondering planning looking using having "
+    "making taking going coming doing living seeing telling asking waiting caring worrying"
+)
+"""Words in -ing that are not an activity ("I stopped worrying" ends no hobby)."""
+GERUNDS = {
+    "run": "running", "swim": "swimming", "jog": "jogging", "knit": "knitting", "shop": "shopping",
+    "skate": "skating", "ride": "riding", "dance": "dancing", "bike": "biking", "hike": "hiking", "bake": "baking",
+    "write": "writing", "vape": "vaping", "smoke": "smoking", "surf": "surfing", "ski": "skiing", "sing": "singing",
+    "draw": "drawing", "paint": "painting", "play": "playing", "drink": "drinking", "eat": "eating", "do": "doing",
+    "practise": "practising", "practice": "practicing", "learn": "learning", "study": "studying", "cook": "cooking",
+    "climb": "climbing", "fish": "fishing", "hunt": "hunting", "sew": "sewing", "garden": "gardening",
+    "gamble": "gambling", "cycle": "cycling", "box": "boxing", "row": "rowing", "sail": "sailing",
+    "meditate": "meditating", "crochet": "crocheting", "gym": "going to the gym", "game": "gaming",
+}
+"""A verb after "no longer" / "used to" -> the activity it names ("I used to run" -> running)."""
+THIRD_FORMS = {"does": "do", "goes": "go", "boxes": "box", "fishes": "fish", "practises": "practise",
+                "practices": "practice", "studies": "study"}
+"""Third-person forms whose base is not the form minus its ``s`` ("studies" -> "study")."""
+CONDITIONS = _words(
+    "asthma diabetes covid covid-19 flu cold cancer migraine migraines depression anxiety pneumonia bronchitis "
+    "arthritis eczema psoriasis adhd insomnia tinnitus mono shingles chickenpox measles hypertension epilepsy "
+    "lupus anemia anaemia acne sciatica vertigo endometriosis ptsd ocd celiac coeliac gout hepatitis "
+    "tuberculosis malaria sinusitis tonsillitis fever concussion whiplash burnout"
+) | {"long covid", "strep throat", "high blood pressure", "a cold", "the flu", "food poisoning", "crohn's",
+     "crohn's disease", "an ear infection"}
+"""Illnesses and conditions one has or recovers from (``has_condition``)."""
+GOING = {"to the gym", "to church", "to the pool", "to classes", "to dance classes", "to the climbing gym"}
+"""Where one "goes" as a hobby ("I stopped going to the gym")."""
+DEGREES = _words("phd ba ma bsc msc mba master's bachelor's degree diploma doctorate")
+"""Degrees: "I finished my master's" ends studies, it is no thing owned."""
+COND_HEADS = _words("pain injury infection disease syndrome disorder fracture ache aches leg arm wrist ankle knee")
+"""Last words that make a phrase a condition ("knee injury", "back pain")."""
+ABSTRACT = _words(
+    "time money energy patience job chance idea interest hope faith weight mind temper voice way clue choice "
+    "option reason excuse problem problems issue issues feeling feelings opinion plan plans life friends"
+)
+"""Last words of things one "lost" or "gave up" that are not possessions ("my patience")."""
+PLACES = _words(
+    "london paris berlin madrid rome milan lisbon porto barcelona amsterdam brussels vienna prague warsaw "
+    "budapest dublin edinburgh glasgow manchester liverpool leeds bristol birmingham oxford cambridge oslo "
+    "stockholm copenhagen helsinki athens istanbul moscow kyiv zurich geneva munich hamburg frankfurt cologne "
+    "lyon marseille nice seville sevilla valencia naples florence venice tokyo osaka kyoto seoul beijing "
+    "shanghai singapore bangkok manila jakarta delhi mumbai bangalore karachi dubai cairo lagos nairobi "
+    "johannesburg sydney melbourne brisbane perth auckland toronto vancouver montreal ottawa calgary chicago "
+    "boston seattle austin denver portland miami atlanta dallas houston phoenix philadelphia brooklyn "
+    "manhattan detroit nashville sf la nyc mexico bogota lima santiago buenos aires sao rio "
+    "england scotland wales ireland france germany spain italy portugal netherlands holland belgium austria "
+    "switzerland sweden norway denmark finland poland greece turkey russia ukraine japan china korea india "
+    "pakistan australia canada brazil argentina chile peru colombia egypt nigeria kenya usa us uk america "
+    "europe asia africa texas california florida ohio"
+) | {"new york", "san francisco", "los angeles", "new zealand", "south africa", "hong kong", "tel aviv",
+     "the us", "the uk", "the states", "new jersey", "washington", "mexico city", "rio de janeiro"}
+"""Cities, countries and regions: "I left London" is a move, not a job."""
+DIET_RE = r"(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|kosher|halal)"
+"""A diet, as a regular expression alternation (``diet``)."""
+REL_KINDS = {
+    "sister": "sibling", "brother": "sibling", "sibling": "sibling", "twin": "sibling", "mom": "parent",
+    "mother": "parent", "dad": "parent", "father": "parent", "son": "child", "daughter": "child",
+    "wife": "spouse", "husband": "spouse", "spouse": "spouse", "partner": "partner", "girlfriend": "partner",
+    "boyfriend": "partner", "fiance": "partner", "fiancé": "partner", "fiancee": "partner", "fiancée": "partner",
+    "friend": "friend", "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate",
+    "coworker": "coworker", "co-worker": "coworker", "colleague": "coworker", "boss": "boss", "manager": "boss",
+    "neighbor": "neighbor", "neighbour": "neighbor", "cousin": "cousin", "aunt": "relative", "uncle": "relative",
+    "niece": "relative", "nephew": "relative", "grandma": "grandparent", "grandmother": "grandparent",
+    "grandpa": "grandparent", "grandfather": "grandparent",
+}
+"""A relation word -> its kind (``<kind>_of``): "brother" -> sibling, "boss" -> boss."""
