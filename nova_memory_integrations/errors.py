@@ -12,6 +12,7 @@ __all__ = [
     "ConsolidationError",
     "EmbeddingError",
     "InvalidInputError",
+    "MissingExtraError",
     "NotFoundError",
     "NovaMemoryError",
     "StoreClosedError",
@@ -37,6 +38,19 @@ class InvalidInputError(NovaMemoryError, ValueError):
 
 class ConfigError(NovaMemoryError, ValueError):
     """The configuration (TOML file or ``NovaConfig`` values) is invalid."""
+
+
+class MissingExtraError(NovaMemoryError, ImportError):
+    """An optional part is used but its extra is not installed.
+
+    The message names the extra and gives the install line
+    (``pip install "nova-memory-integrations[server]"``); ``extra`` is the extra's name and
+    ``name`` (as on every ``ImportError``) the missing module or distribution.
+    """
+
+    def __init__(self, message: str, *, extra: str, name: str | None = None) -> None:
+        super().__init__(message, name=name)
+        self.extra = extra
 
 
 class NotFoundError(NovaMemoryError, KeyError):

@@ -92,7 +92,7 @@ class NovaMemory(ConsolidatesWithModel, AgentMiddleware[NovaMemoryState, Any, An
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations langchain
+            pip install nova-memory-integrations   # langchain (create_agent) is a dependency
 
     Instantiate:
         .. code-block:: python

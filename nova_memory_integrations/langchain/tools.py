@@ -51,7 +51,7 @@ def create_memory_tools(store: NovaStore | None = None, *, user_id: str | None =
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations langchain
+            pip install nova-memory-integrations   # langchain (create_agent) is a dependency
 
     Instantiate:
         .. code-block:: python

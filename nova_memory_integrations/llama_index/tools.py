@@ -22,7 +22,7 @@ def create_memory_tools(store: Any, *, user_id: str, session_id: str | None = No
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations llama-index-core
+            pip install nova-memory-integrations   # llama-index-core is a dependency
 
     Instantiate:
         .. code-block:: python

@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.responses import JSONResponse
-
+from .._optional import needs_extra
 from ..engine.validation import printable
 from ..errors import (
     ConfigError,
@@ -25,6 +24,9 @@ from ..errors import (
     StorageError,
     StoreClosedError,
 )
+
+with needs_extra("server"):
+    from starlette.responses import JSONResponse
 
 __all__ = ["ApiError", "KEY_HEADER", "Principal", "authenticate", "error_response", "resolve_user", "store_error"]
 
