@@ -17,6 +17,7 @@ __all__ = [
     "NovaMemoryError",
     "StoreClosedError",
     "StorageError",
+    "WrongStoreError",
 ]
 
 
@@ -34,6 +35,11 @@ class InvalidInputError(NovaMemoryError, ValueError):
     def __init__(self, message: str = "", *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class WrongStoreError(NovaMemoryError, TypeError):
+    """A framework adapter was given something other than a ``NovaStore`` (such as a
+    ``NovaLangGraphStore``); the message says what to pass."""
 
 
 class ConfigError(NovaMemoryError, ValueError):

@@ -23,6 +23,7 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, model_validator
 from llama_index.core.memory import BaseMemoryBlock, Memory
 
+from .._store_arg import require_store
 from ..consolidation.by_model import DEFAULT_IDLE_SECONDS, ConsolidatesWithModel, ModelConsolidation
 from ..engine.validation import model_input
 from ..retrieval.assemble import fit, render
@@ -116,6 +117,8 @@ class NovaMemoryBlock(ConsolidatesWithModel, BaseMemoryBlock[str]):
     def __init__(self, store: Any = None, /, **data: Any) -> None:
         if store is not None:
             data["store"] = store
+        if data.get("store") is not None:
+            data["store"] = require_store(data["store"], type(self).__name__)
         with model_input(type(self).__name__):
             super().__init__(**data)
 

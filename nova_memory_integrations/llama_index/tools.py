@@ -7,6 +7,7 @@ from typing import Any
 
 from llama_index.core.tools import FunctionTool
 
+from .._store_arg import require_store
 from ..engine import agent_tools as impl
 from ..engine.validation import check_user
 
@@ -41,6 +42,7 @@ def create_memory_tools(store: Any, *, user_id: str, session_id: str | None = No
         user_id: whose memory the tools read and write.
         session_id: recorded on notes.
     """
+    store = require_store(store, "create_memory_tools")
     user = check_user(user_id, store.config.limits)
 
     def search_memory(query: str, k: int = 5) -> str:
