@@ -64,6 +64,7 @@ def needs_extra(extra: str) -> Iterator[None]:
     try:
         yield
     except ModuleNotFoundError as exc:
-        if exc.name is None or exc.name.split(".")[0] == __name__.split(".")[0]:
+        top = (exc.name or "").split(".")[0]
+        if not top or top == __name__.split(".")[0]:
             raise  # a module of this package: a bug, not a missing extra
-        raise missing_extra(extra, exc.name) from exc
+        raise missing_extra(extra, top) from exc
