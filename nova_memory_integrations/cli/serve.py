@@ -9,8 +9,7 @@ from typing import Annotated
 
 import typer
 
-from .._optional import needs_extra
-from ..errors import MissingExtraError
+from ..errors import MissingExtraError, needs_extra
 from ..server.config import DEFAULT_HOST, DEFAULT_PORT, ENV_API_KEYS, ENV_UPSTREAM, LOG_LEVELS, ServerConfig
 from ._common import PathOpt, choice, session
 

@@ -20,9 +20,8 @@ import zlib
 from pathlib import Path
 from typing import get_args
 
-from .._optional import missing_extra
 from ..config import EmbeddingModelName
-from ..errors import ConfigError, EmbeddingError, MissingExtraError
+from ..errors import ConfigError, EmbeddingError, MissingExtraError, missing_extra
 from .base import PACKAGED_MODEL_NAME, packaged_model_path
 
 __all__ = ["MODELS", "MPNET", "MpnetNotInstalled", "resolve_model"]

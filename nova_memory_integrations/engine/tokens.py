@@ -15,8 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from .._optional import needs_extra
-from ..errors import ConfigError
+from ..errors import ConfigError, needs_extra
 
 __all__ = ["TokenCounter", "get_token_counter"]
 

@@ -13,8 +13,8 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
-from .._store_arg import require_store
 from ..engine import agent_tools as impl
+from ..engine.validation import require_store
 from ..store import NovaStore
 from ._shared import WarnOnce, field, first_id, run_configurable, run_context, shared_store
 
@@ -77,7 +77,7 @@ def create_memory_tools(store: NovaStore | None = None, *, user_id: str | None =
         tool set), never another user's memory.
     """
     if store is not None:
-        store = require_store(store, "create_memory_tools", optional=True)
+        store = require_store(store, NovaStore, "create_memory_tools", optional=True)
     warn_no_user = WarnOnce(logger, "nova-memory tools: a call without a user_id got no memory; pass "
                                     "context={'user_id': ...} or config={'configurable': {'user_id': ...}}")
 

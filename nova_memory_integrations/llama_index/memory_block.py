@@ -23,9 +23,8 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, model_validator
 from llama_index.core.memory import BaseMemoryBlock, Memory
 
-from .._store_arg import require_store
 from ..consolidation.by_model import DEFAULT_IDLE_SECONDS, ConsolidatesWithModel, ModelConsolidation
-from ..engine.validation import model_input
+from ..engine.validation import model_input, require_store
 from ..retrieval.assemble import fit, render
 from ..types import ContextFormat, ContextItem
 from ._convert import message_role, message_text, messages_to_turns
@@ -118,7 +117,9 @@ class NovaMemoryBlock(ConsolidatesWithModel, BaseMemoryBlock[str]):
         if store is not None:
             data["store"] = store
         if data.get("store") is not None:
-            data["store"] = require_store(data["store"], type(self).__name__)
+            from ..store import NovaStore
+
+            data["store"] = require_store(data["store"], NovaStore, type(self).__name__)
         with model_input(type(self).__name__):
             super().__init__(**data)
 

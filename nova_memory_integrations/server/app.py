@@ -12,8 +12,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from .._optional import needs_extra
-from ..errors import NovaMemoryError
+from ..errors import NovaMemoryError, needs_extra
 from .auth import ApiError, error_response, store_error
 from .config import ServerConfig
 from .proxy import MemoryProxy

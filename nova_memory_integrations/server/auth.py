@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._optional import needs_extra
 from ..engine.validation import printable
 from ..errors import (
     ConfigError,
@@ -23,6 +22,7 @@ from ..errors import (
     NovaMemoryError,
     StorageError,
     StoreClosedError,
+    needs_extra,
 )
 
 with needs_extra("server"):

@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .._optional import needs_extra
-from ..errors import NovaMemoryError
+from ..errors import NovaMemoryError, needs_extra
 from .auth import ApiError, Principal, authenticate, resolve_user
 
 with needs_extra("server"):

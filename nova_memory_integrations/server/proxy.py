@@ -25,8 +25,8 @@ from datetime import datetime, timezone
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._optional import needs_extra
 from ..engine.validation import printable
+from ..errors import needs_extra
 from .auth import SESSION_HEADER, USER_HEADER, ApiError, authenticate, resolve_user
 from .config import ServerConfig
 from .messages import inject_memory, latest_user_text, longest_message, reply_text

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._optional import needs_extra
 from ..config import ConsolidationMode
+from ..errors import needs_extra
 from ..types import ContextFormat, MemoryKind
 from .auth import USER_HEADER, authenticate, resolve_user
 

@@ -234,7 +234,7 @@ def test_every_optional_import_names_its_extra(built: Built) -> None:
 
 
 def test_the_extras_named_in_code_exist(built: Built) -> None:
-    from nova_memory_integrations._optional import EXTRAS
+    from nova_memory_integrations.errors import EXTRAS
 
     assert set(EXTRAS) == set(built.metadata.get_all("Provides-Extra") or []) - {"test"}
 

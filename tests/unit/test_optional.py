@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from nova_memory_integrations import MissingExtraError, NovaMemoryError
-from nova_memory_integrations._optional import EXTRAS, install_line, missing_extra, needs_extra
-from nova_memory_integrations.errors import EmbeddingError
+from nova_memory_integrations.errors import EXTRAS, EmbeddingError, install_line, missing_extra, needs_extra
 
 ROOT = Path(__file__).resolve().parents[2]
 
