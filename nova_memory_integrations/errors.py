@@ -2,7 +2,9 @@
 
 Every error the package raises on purpose derives from :class:`NovaMemoryError`, so a
 caller can catch one type. Input errors also derive from :class:`ValueError` so that
-code written against plain Python conventions keeps working.
+code written against plain Python conventions keeps working. A missing optional part raises
+:class:`MissingExtraError` (also an ``ImportError``) through :func:`needs_extra`, with the
+line that installs its extra.
 """
 
 from __future__ import annotations
