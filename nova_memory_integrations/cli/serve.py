@@ -1,6 +1,6 @@
 """``nova-memory serve`` (proxy, REST and MCP over HTTP) and ``nova-memory mcp`` (MCP over stdio).
 
-Both need the ``server`` extra: ``pip install 'nova-memory-integrations[server]'``.
+Both need the ``server`` extra: ``pip install "nova-memory-integrations[server]"``.
 """
 
 from __future__ import annotations
@@ -9,21 +9,23 @@ from typing import Annotated
 
 import typer
 
+from ..errors import MissingExtraError, needs_extra
 from ..server.config import DEFAULT_HOST, DEFAULT_PORT, ENV_API_KEYS, ENV_UPSTREAM, LOG_LEVELS, ServerConfig
 from ._common import PathOpt, choice, session
 
 __all__ = ["mcp_cmd", "serve_cmd"]
 
-_EXTRA = "the memory server needs the 'server' extra: pip install 'nova-memory-integrations[server]'"
 
 
 def _need_server_extra() -> None:
     try:
-        import fastapi  # noqa: F401
-        import mcp  # noqa: F401
-        import uvicorn  # noqa: F401
-    except ImportError as exc:
-        typer.echo(f"Error: {_EXTRA} ({exc.name} is missing)", err=True)
+        with needs_extra("server"):
+            import fastapi  # noqa: F401
+            import httpx  # noqa: F401
+            import mcp  # noqa: F401
+            import uvicorn  # noqa: F401
+    except MissingExtraError as exc:
+        typer.echo(f"Error: {exc}", err=True)
         raise typer.Exit(1) from None
 
 

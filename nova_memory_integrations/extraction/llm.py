@@ -176,7 +176,7 @@ class LLMExtractor:
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations langchain-openai
+            pip install "nova-memory-integrations[openai]"   # langchain-openai
 
     Instantiate:
         .. code-block:: python

@@ -52,7 +52,7 @@ class NovaLangGraphStore(BaseStore):
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations langgraph
+            pip install nova-memory-integrations   # langgraph is a dependency
 
     Instantiate:
         .. code-block:: python

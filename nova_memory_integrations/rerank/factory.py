@@ -59,28 +59,28 @@ def _first_warning() -> bool:
         return True
 
 
-def _short(reason: str, limit: int) -> str:
-    short = " ".join(reason.split()).split(". ")[0]
-    return short if len(short) <= limit else short[: limit - 3] + "..."
+def _one_line(reason: str) -> str:
+    """The whole reason on one line (never cut: its end says what to do)."""
+    return " ".join(reason.split()).rstrip(".")
 
 
 def _warn_unfetched_once(reason: str) -> None:
-    """The one short line (< 200 characters) when the cache has no model and fetching is off or failed."""
+    """The one line when the cache has no model and fetching is off or failed: why, what to do, how to silence it."""
     if not _first_warning():
         return
-    logger.warning("No reranker model (%s); using the fallback. Get one: nova-memory models pull; "
-                   "silence: retrieval.reranker = \"fallback\"", _short(reason, 70))
+    logger.warning("nova-memory: no reranker model, using the fallback reranker: %s. To silence this, set "
+                   "retrieval.reranker = \"fallback\"", _one_line(reason))
 
 
 def _warn_fallback_once(reason: str) -> None:
+    """The one line when ``retrieval.reranker_model_dir`` holds no usable model."""
     if not _first_warning():
         return
-    short = _short(reason, 90)
     logger.warning(
-        "No cross-encoder reranker model found (%s); using the fallback. Use one: "
-        "retrieval.reranker_model_dir holding ms-marco-MiniLM-L-12-v2/flashrank-MiniLM-L-12-v2_Q.onnx; "
-        "silence: retrieval.reranker = \"fallback\".",
-        short,
+        "nova-memory: no reranker model in retrieval.reranker_model_dir, using the fallback reranker: %s. "
+        "Put ms-marco-MiniLM-L-12-v2/ (flashrank-MiniLM-L-12-v2_Q.onnx and its tokenizer files) there; "
+        "to silence this, set retrieval.reranker = \"fallback\"",
+        _one_line(reason),
     )
 
 

@@ -11,21 +11,22 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-import anyio
-from fastapi import FastAPI, Request
-from fastapi.encoders import jsonable_encoder
-from fastapi.exceptions import RequestValidationError
-from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
 from .. import __version__
-from ..errors import NovaMemoryError
+from ..errors import NovaMemoryError, needs_extra
 from .auth import ApiError, error_response, store_error
 from .config import ServerConfig
 from .proxy import MemoryProxy
 from .rest import router
+
+with needs_extra("server"):
+    import anyio
+    from fastapi import FastAPI, Request
+    from fastapi.encoders import jsonable_encoder
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 if TYPE_CHECKING:
     from .. import NovaStore
@@ -110,7 +111,8 @@ def create_app(store: NovaStore, config: ServerConfig | None = None) -> FastAPI:
 
     app.include_router(router)
     if mcp_server is not None:
-        from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+        with needs_extra("server"):
+            from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 
         from .mcp_server import McpAuth
 
@@ -162,7 +164,8 @@ def _handlers(app: FastAPI) -> None:
 
 def serve(store: NovaStore, config: ServerConfig, *, log_level: str = "info") -> None:
     """Run the server until interrupted (uvicorn; the root logger is left alone)."""
-    import uvicorn
+    with needs_extra("server"):
+        import uvicorn
 
     config.check_bind()
     app = create_app(store, config)

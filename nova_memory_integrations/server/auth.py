@@ -12,8 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.responses import JSONResponse
-
 from ..engine.validation import printable
 from ..errors import (
     ConfigError,
@@ -24,7 +22,11 @@ from ..errors import (
     NovaMemoryError,
     StorageError,
     StoreClosedError,
+    needs_extra,
 )
+
+with needs_extra("server"):
+    from starlette.responses import JSONResponse
 
 __all__ = ["ApiError", "KEY_HEADER", "Principal", "authenticate", "error_response", "resolve_user", "store_error"]
 

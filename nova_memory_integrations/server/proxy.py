@@ -25,17 +25,19 @@ from datetime import datetime, timezone
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import anyio
-import httpx
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import Response, StreamingResponse
-from starlette.types import Receive, Scope, Send
-
 from ..engine.validation import printable
+from ..errors import needs_extra
 from .auth import SESSION_HEADER, USER_HEADER, ApiError, authenticate, resolve_user
 from .config import ServerConfig
 from .messages import inject_memory, latest_user_text, longest_message, reply_text
 from .sse import SSEAssembler
+
+with needs_extra("server"):
+    import anyio
+    import httpx
+    from starlette.requests import ClientDisconnect, Request
+    from starlette.responses import Response, StreamingResponse
+    from starlette.types import Receive, Scope, Send
 
 if TYPE_CHECKING:
     from .. import NovaStore

@@ -19,7 +19,7 @@ class LangChainChatLLM:
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations langchain-openai   # or any chat model package
+            pip install "nova-memory-integrations[openai]"   # langchain-openai; or any chat model package
 
     Instantiate:
         .. code-block:: python

@@ -20,7 +20,7 @@ class LlamaIndexLLM:
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations llama-index-llms-openai-like
+            pip install "nova-memory-integrations[openai]"   # llama-index-llms-openai-like
 
     Instantiate:
         .. code-block:: python
