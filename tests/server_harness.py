@@ -179,10 +179,11 @@ class ServerThread:
     """A real uvicorn server on 127.0.0.1 running ``app`` in a thread.
 
     An app of ``create_app`` runs as ``nova-memory serve`` runs it (``uvicorn_config``: the
-    guarded protocol and its limits, from the app's ``ServerConfig``).
+    guarded protocol and its limits, from the app's ``ServerConfig``; ``parser``: httptools
+    or h11, ``auto`` as uvicorn would choose).
     """
 
-    def __init__(self, app: Any, port: int | None = None) -> None:
+    def __init__(self, app: Any, port: int | None = None, parser: str = "auto") -> None:
         self.port = port or free_port()
         settings = getattr(getattr(app, "state", None), "config", None)
         if settings is not None:
@@ -190,8 +191,8 @@ class ServerThread:
 
             from nova_memory_integrations.server.protocol import uvicorn_config
 
-            config = uvicorn_config(app, replace(settings, host="127.0.0.1", port=self.port), log_level="warning",
-                                    lifespan="on", timeout_graceful_shutdown=5)
+            config = uvicorn_config(app, replace(settings, host="127.0.0.1", port=self.port), parser=parser,
+                                    log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
         else:
             config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on",
                                     timeout_graceful_shutdown=5)

@@ -213,16 +213,22 @@ def _httptools_protocol() -> type[Any] | None:
     return GuardedHttpToolsProtocol
 
 
-def guarded_protocol(settings: ServerConfig) -> type[Any]:
-    """The guarded protocol class for ``settings``: over httptools when installed, else h11."""
-    base = _httptools_protocol() or GuardedH11Protocol
+def guarded_protocol(settings: ServerConfig, parser: str = "auto") -> type[Any]:
+    """The guarded protocol class for ``settings``: over httptools (``auto``: when installed, as
+    uvicorn chooses) or h11."""
+    if parser not in ("auto", "httptools", "h11"):
+        raise ValueError(f"parser must be auto, httptools or h11, not {parser!r}")
+    base = None if parser == "h11" else _httptools_protocol()
+    if base is None and parser == "httptools":
+        raise ImportError("httptools is not installed")
+    base = base or GuardedH11Protocol
     return type(base.__name__, (base,), {"settings": settings})
 
 
-def uvicorn_config(app: Any, settings: ServerConfig, **kw: Any) -> uvicorn.Config:
+def uvicorn_config(app: Any, settings: ServerConfig, *, parser: str = "auto", **kw: Any) -> uvicorn.Config:
     """The ``uvicorn.Config`` of ``nova-memory serve`` for ``app``: the guarded protocol and its limits."""
     import uvicorn
 
-    return uvicorn.Config(app, host=settings.host, port=settings.port, http=guarded_protocol(settings),
+    return uvicorn.Config(app, host=settings.host, port=settings.port, http=guarded_protocol(settings, parser),
                           h11_max_incomplete_event_size=settings.max_header_bytes, proxy_headers=False,
                           server_header=False, **kw)

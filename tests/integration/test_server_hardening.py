@@ -29,6 +29,7 @@ from nova_memory_integrations.server import ServerConfig, create_app
 
 KEY = "admin-key-0123456789abcdef"
 ROOT = Path(__file__).resolve().parents[2]
+PARSERS = pytest.mark.parametrize("parser", ["httptools", "h11"])  # uvicorn's two HTTP/1.1 parsers, both guarded
 
 
 @pytest.fixture
@@ -42,10 +43,10 @@ def upstream() -> Iterator[FakeUpstream]:
 def serve(store: NovaStore, upstream: FakeUpstream) -> Iterator[Any]:
     started: list[ServerThread] = []
 
-    def factory(**kw: Any) -> ServerThread:
+    def factory(parser: str = "auto", **kw: Any) -> ServerThread:
         kw.setdefault("upstream", upstream.base_url)
         kw.setdefault("mcp", False)
-        srv = ServerThread(create_app(store, ServerConfig(**kw))).start()
+        srv = ServerThread(create_app(store, ServerConfig(**kw)), parser=parser).start()
         started.append(srv)
         return srv
 
@@ -175,8 +176,9 @@ def _send_until_answered(port: int, head: bytes, filler: bytes, limit: int) -> t
     return answer, sent
 
 
-def test_a_huge_header_is_refused_with_431_before_the_key_check(serve: Any) -> None:
-    srv = serve(api_keys={KEY: None})
+@PARSERS
+def test_a_huge_header_is_refused_with_431_before_the_key_check(serve: Any, parser: str) -> None:
+    srv = serve(parser=parser, api_keys={KEY: None})
     answer, sent = _send_until_answered(srv.port, b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ",
                                         b"a" * 65536, 64 * 2**20)
     assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
@@ -184,8 +186,9 @@ def test_a_huge_header_is_refused_with_431_before_the_key_check(serve: Any) -> N
     assert sent < 16 * 2**20  # refused early (64 MiB were on offer), not read to the end
 
 
-def test_others_are_served_while_a_huge_header_is_refused(serve: Any) -> None:
-    srv = serve()
+@PARSERS
+def test_others_are_served_while_a_huge_header_is_refused(serve: Any, parser: str) -> None:
+    srv = serve(parser=parser)
     results: list[float] = []
 
     def others() -> None:
@@ -203,17 +206,41 @@ def test_others_are_served_while_a_huge_header_is_refused(serve: Any) -> None:
     assert answer.startswith(b"HTTP/1.1 431 ") and len(results) == 20 and max(results) < 5
 
 
-def test_too_many_header_fields_are_refused_with_431(serve: Any) -> None:
-    srv = serve()
+@PARSERS
+def test_too_many_header_fields_are_refused_with_431(serve: Any, parser: str) -> None:
+    srv = serve(parser=parser)
     fields = "".join(f"X-F{i}: {i}\r\n" for i in range(300)).encode()
     answer, _ = _send_until_answered(srv.port, b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n" + fields + b"\r\n",
                                      b"", 0)
     assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
 
 
+@PARSERS
+def test_big_bodies_keep_alive_and_pipelining_are_unaffected(serve: Any, upstream: FakeUpstream, parser: str) -> None:
+    srv = serve(parser=parser)
+    big = json.dumps({"model": "echo", "messages": [{"role": "user", "content": "x" * 300_000}]}).encode()
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+    statuses = []
+    for _ in range(3):  # head and a 300 kB body, often in one read: none of it counts as head
+        conn.request("POST", "/v1/chat/completions", body=big, headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        statuses.append((response.status, len(response.read()) > 300_000))
+    conn.close()
+    assert statuses == [(200, True)] * 3
+    one = b"GET /v1/memory/users/alice/episodes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=30) as sock:
+        sock.sendall(one * 3)  # pipelined
+        answer = b""
+        while answer.count(b"HTTP/1.1 200 ") < 3:
+            chunk = sock.recv(65536)
+            assert chunk, answer
+            answer += chunk
+
+
 # -- 4. idle and slow connections, the connection cap ---------------------------------------------
-def test_an_idle_connection_is_closed_after_the_header_timeout(serve: Any) -> None:
-    srv = serve(header_timeout=1.0)
+@PARSERS
+def test_an_idle_connection_is_closed_after_the_header_timeout(serve: Any, parser: str) -> None:
+    srv = serve(parser=parser, header_timeout=1.0)
     sock = socket.create_connection(("127.0.0.1", srv.port))
     sock.settimeout(10)
     start = time.monotonic()
@@ -226,8 +253,9 @@ def test_an_idle_connection_is_closed_after_the_header_timeout(serve: Any) -> No
     assert data == b"" and 0.8 < time.monotonic() - start < 5
 
 
-def test_a_head_sent_a_byte_at_a_time_meets_a_total_deadline(serve: Any) -> None:
-    srv = serve(header_timeout=1.0)
+@PARSERS
+def test_a_head_sent_a_byte_at_a_time_meets_a_total_deadline(serve: Any, parser: str) -> None:
+    srv = serve(parser=parser, header_timeout=1.0)
     sock = socket.create_connection(("127.0.0.1", srv.port))
     sock.settimeout(0.1)
     head = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 400
@@ -253,8 +281,9 @@ def test_a_head_sent_a_byte_at_a_time_meets_a_total_deadline(serve: Any) -> None
     assert answer.startswith(b"HTTP/1.1 408 ") and time.monotonic() - start < 5
 
 
-def test_a_body_that_never_arrives_gets_a_408(serve: Any, store: NovaStore) -> None:
-    srv = serve(body_timeout=1.0)
+@PARSERS
+def test_a_body_that_never_arrives_gets_a_408(serve: Any, store: NovaStore, parser: str) -> None:
+    srv = serve(parser=parser, body_timeout=1.0)
     sock = socket.create_connection(("127.0.0.1", srv.port))
     sock.settimeout(10)
     start = time.monotonic()
@@ -271,8 +300,9 @@ def test_a_body_that_never_arrives_gets_a_408(serve: Any, store: NovaStore) -> N
     assert answer.startswith(b"HTTP/1.1 408 ") and time.monotonic() - start < 8 and store.episodes("alice") == []
 
 
-def test_past_the_connection_cap_a_503_and_idle_connections_free_their_slots(serve: Any) -> None:
-    srv = serve(max_connections=4, header_timeout=1.5)
+@PARSERS
+def test_past_the_connection_cap_a_503_and_idle_connections_free_their_slots(serve: Any, parser: str) -> None:
+    srv = serve(parser=parser, max_connections=4, header_timeout=1.5)
     idle = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(4)]
     try:
         time.sleep(0.2)
