@@ -235,11 +235,31 @@ async def client_loop(i: int, base: str, users: list[str], weights: list[float],
                 ledger.ms[kind].append(elapsed)
 
 
+async def prime(base: str, user: str, ledger: Ledger) -> None:
+    """One request of each kind, in turn, untimed: the server's models are loaded before the clock runs."""
+    import httpx
+
+    async with httpx.AsyncClient(base_url=base, timeout=600) as client:
+        text = tagged(user, "prime: I water the plants on Sundays.")
+        r = await client.post(f"/v1/memory/users/{user}/turns", json={"turns": [{"content": text}]})
+        r.raise_for_status()
+        ledger.writes[user].append(text)
+        r = await client.post(f"/v1/memory/users/{user}/context", json={"query": "When do I water the plants?"})
+        r.raise_for_status()
+        for stream in (False, True):
+            question = tagged(user, f"prime {stream}: when do I water the plants?")
+            status, reply = await _chat(client, user, question, stream)
+            if status != 200:
+                raise RuntimeError(f"the proxy answered {status} while priming")
+            ledger.chats[user].append((question, reply))
+
+
 async def run_load(base: str, args: argparse.Namespace, ledger: Ledger) -> float:
     users = [f"bench-u{u}" for u in range(args.users)]
     weights = [float(w) for w in args.mix.split(":")]
     texts = [text for _, text in generate_turns(400, seed=args.seed)]
     queries = generate_queries(200, seed=args.seed + 1)
+    await prime(base, users[0], ledger)
     stop_at = [time.monotonic() + args.warmup + args.duration]
     tasks = [asyncio.create_task(client_loop(i, base, users, weights, texts, queries, ledger, stop_at,
                                              args.max_requests)) for i in range(args.clients)]
