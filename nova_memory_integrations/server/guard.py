@@ -28,6 +28,7 @@ import time
 
 import anyio
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .auth import error_response
@@ -70,7 +71,7 @@ class RequestGuard:
             return
         await self.app(scope, self._timed(receive), send)
 
-    def _refusal(self, scope: Scope) -> object | None:
+    def _refusal(self, scope: Scope) -> JSONResponse | None:
         raw = scope["headers"]
         if len(raw) > self.config.max_headers:
             return error_response(431, f"the request has more than {self.config.max_headers} header fields",

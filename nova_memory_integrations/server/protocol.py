@@ -171,7 +171,7 @@ class _Guard:
                            "warning a minute; raise --max-connections to allow more)", cls.settings.max_connections)
 
 
-class GuardedH11Protocol(_Guard, H11Protocol):
+class GuardedH11Protocol(_Guard, H11Protocol):  # type: ignore[misc]
     """h11 (pure Python): the head size is bounded by h11 itself (``max_incomplete_event_size``)."""
 
     _counts_head_bytes = False

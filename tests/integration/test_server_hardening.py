@@ -269,7 +269,7 @@ def test_a_head_sent_a_byte_at_a_time_meets_a_total_deadline(serve: Any, parser:
             try:
                 answer += sock.recv(4096)
                 break
-            except socket.timeout:
+            except TimeoutError:
                 pass
         sock.settimeout(5)
         while chunk := sock.recv(4096):
