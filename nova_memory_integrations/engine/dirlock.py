@@ -10,9 +10,11 @@ processes.
 
 The directory is what the lock is on, not a file in it: deleting or replacing a lock file
 (``.nova-memory.lock``, which only carries the owner's pid for that message) frees nothing,
-and a directory whose files cannot be written is locked all the same. When no lock can be
-taken at all (a file system without ``flock``), opening the store fails: it never runs
-unguarded.
+and a directory whose files cannot be written is locked all the same. On NFS, where
+``flock`` is emulated with record locks that a read-only descriptor cannot take, the lock
+falls back to a record lock on ``.nova-memory.lock`` (every process on that mount takes the
+same kind; deleting that file would again free the directory there). When no lock can be
+taken at all, opening the store fails: it never runs unguarded.
 
 ``flock`` locks belong to an open descriptor, so stores opened twice in one process
 (tests, notebooks) share one descriptor and do not block each other; the last one to
@@ -89,6 +91,36 @@ def _note_owner(root: Path) -> None:
         os.close(fd)
 
 
+def _cannot_lock(root: Path, exc: OSError) -> StorageError:
+    return StorageError(f"cannot lock the data directory {root} ({exc.strerror or exc}): a store is never opened "
+                        "without its lock (a file system without any file locking cannot hold a data directory)")
+
+
+def _lock_file(root: Path) -> int:
+    """Where the directory itself cannot be locked (NFS): a record lock on ``.nova-memory.lock``,
+    checked to still be the file at that name once locked. The descriptor, holding the lock."""
+    path = root / LOCK_FILENAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise _cannot_lock(root, exc) from None
+    try:
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise _in_use(root) from None
+            raise _cannot_lock(root, exc) from None
+        if os.stat(path, follow_symlinks=False).st_ino != os.fstat(fd).st_ino:  # replaced before we locked it
+            raise _in_use(root)
+        os.ftruncate(fd, 0)  # the pid through the locked descriptor: closing another one would drop the lock
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 class DataDirLock:
     """The exclusive lock of one data directory (taken on construction).
 
@@ -122,16 +154,20 @@ class DataDirLock:
                 except OSError as exc:
                     if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                         raise _in_use(self.root) from None
-                    raise StorageError(
-                        f"cannot lock the data directory {self.root} ({exc.strerror or exc}): a store is never "
-                        "opened without its lock (a file system without flock, e.g. some network mounts, cannot "
-                        "hold a data directory)") from None
+                    if exc.errno != errno.EBADF:
+                        raise _cannot_lock(self.root, exc) from None
+                    # NFS emulates flock with record locks, which need a descriptor open for writing
+                    os.close(fd)
+                    fd = -1
+                    fd = _lock_file(self.root)
+                else:
+                    _note_owner(self.root)
             except BaseException:
-                os.close(fd)
+                if fd >= 0:
+                    os.close(fd)
                 raise
             _HELD[key] = [fd, 1]
             self._key = key
-            _note_owner(self.root)
 
     def release(self) -> None:
         """Release this store's hold (idempotent); the last one in the process unlocks."""

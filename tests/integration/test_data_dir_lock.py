@@ -112,3 +112,40 @@ def test_a_forked_child_does_not_inherit_the_hold(tmp_path: Path, minilm_onnx: A
     finally:
         store.close()
     assert answer == "REFUSED"
+
+
+OPEN_IN_CHILD_ON_NFS = (
+    "import errno, os, sys\n"
+    "from nova_memory_integrations.engine import dirlock\n"
+    "from nova_memory_integrations.errors import StorageError\n"
+    "def nfs(fd, op):\n"
+    "    raise OSError(errno.EBADF, os.strerror(errno.EBADF))\n"
+    "dirlock.fcntl.flock = nfs\n"
+    "try:\n"
+    "    dirlock.DataDirLock(sys.argv[1]).release()\n"
+    "except StorageError as exc:\n"
+    "    print('REFUSED', exc)\n"
+    "else:\n"
+    "    print('OPENED')\n"
+)
+
+
+def test_where_the_directory_cannot_be_locked_nfs_a_lock_file_is(tmp_path: Path, minilm_onnx: Any,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    def nfs(fd: int, op: int) -> None:  # NFS: flock is emulated with record locks, a read-only fd cannot take one
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    monkeypatch.setattr(dirlock.fcntl, "flock", nfs)
+    store = NovaStore(tmp_path / "mem", embeddings=minilm_onnx)
+
+    def child() -> str:
+        out = subprocess.run([sys.executable, "-c", OPEN_IN_CHILD_ON_NFS, str(tmp_path / "mem")], capture_output=True,
+                             text=True, timeout=300, check=True)
+        return out.stdout.strip()
+
+    try:
+        held = child()
+        assert (tmp_path / "mem" / LOCK_FILENAME).read_text() == str(os.getpid())
+    finally:
+        store.close()
+    assert (held.startswith("REFUSED"), f"pid {os.getpid()}" in held, child()) == (True, True, "OPENED")
