@@ -389,8 +389,10 @@ def test_json_nested_100000_deep_is_a_400_and_the_connection_lives(
 
 
 # -- 7. keys on the command line ----------------------------------------------------------------
-def _serve_cli(tmp_path: Path, args: list[str], env: dict[str, str]) -> str:
-    """Run ``nova-memory serve`` until it answers /health, stop it; its stderr."""
+def _serve_cli(tmp_path: Path, args: list[str], env: dict[str, str],
+               hosts: dict[str, int] | None = None) -> str:
+    """Run ``nova-memory serve`` until it answers /health (and each of ``hosts`` with its status), stop it;
+    its stderr."""
     port = free_port()
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", **env}
     full_env.pop("NOVA_MEMORY_API_KEYS", None) if "NOVA_MEMORY_API_KEYS" not in env else None
@@ -408,6 +410,9 @@ def _serve_cli(tmp_path: Path, args: list[str], env: dict[str, str]) -> str:
         wait_for(up, timeout=120, interval=0.3)
         assert httpx.get(f"http://127.0.0.1:{port}/v1/memory/users/a/episodes",
                          headers={"X-Nova-Key": KEY}).status_code == 200
+        for host, status in (hosts or {}).items():
+            assert httpx.get(f"http://127.0.0.1:{port}/v1/memory/users/a/episodes",
+                             headers={"X-Nova-Key": KEY, "Host": host}).status_code == status, host
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
@@ -418,5 +423,6 @@ def test_a_key_on_the_command_line_warns_once_and_the_environment_does_not(tmp_p
     argv = _serve_cli(tmp_path, ["--api-key", KEY], {})
     warnings = [line for line in argv.splitlines() if "--api-key" in line]
     assert len(warnings) == 1 and "NOVA_MEMORY_API_KEYS" in warnings[0] and "ps" in warnings[0]
-    env = _serve_cli(tmp_path, [], {"NOVA_MEMORY_API_KEYS": KEY})
+    env = _serve_cli(tmp_path, ["--allowed-host", "memory.test"], {"NOVA_MEMORY_API_KEYS": KEY},
+                     hosts={"memory.test:80": 200, "other.test": 421})
     assert "--api-key" not in env and "Warning" not in env
