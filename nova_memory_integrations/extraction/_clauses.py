@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..text.lexicon import CONTRACTIONS
+from ..text.lexicon import CONTRACTIONS, DIET_RE, JOBS
 
 __all__ = [
     "CLAUSE_SPLIT",
@@ -18,7 +18,9 @@ __all__ = [
     "LEAD",
     "QUESTION_START",
     "REPORTED",
+    "elide",
     "expand",
+    "statement_part",
 ]
 
 _I = re.IGNORECASE
@@ -65,5 +67,74 @@ def expand(text: str) -> str:
         out = CONTRACTIONS[word.lower()]
         return out if out.startswith("I ") or word[0].islower() else out[0].upper() + out[1:]
 
-    return _CONTRACTION_RE.sub(repl, text.translate(_QUOTES))
+    text = _CONTRACTION_RE.sub(repl, text.translate(_QUOTES))
+    return _IS_S.sub(r"\1 is ", _HAS_S.sub(r"\1 has ", text))
+
+
+# "Tom's just moved", "Laura's lived", "my brother's an accountant": the 's of a name or noun is "has" before a
+# participle and "is" before an article, a preposition or a state; anything else is a possessive ("Tom's flat").
+_SAYER = (r"\b(?!(?:Let|It|That|What|He|She|There|Here|Who|Where)')([A-ZÀ-Þ][a-zà-ÿ]+|mum|mom|dad|brother|sister|wife|"
+          r"husband|son|daughter|boyfriend|girlfriend|partner|friend|mate|boss|manager|flatmate|roommate|"
+          r"neighbou?r|cousin|nan|gran|uncle|aunt|colleague|fianc[eé]e?)")
+_HAS_S = re.compile(
+    _SAYER + r"'s (?=(?:been|got|gotten|gone|had|just|already|finally|"
+    r"never|recently|lived|moved|left|joined|started|quit|dropped|transferred|taken|bought|sold|decided|done|"
+    r"become|retired|signed|switched|found|made|sent|passed|always|officially)\b)"
+)
+_IS_S = re.compile(
+    _SAYER + r"'s (?=(?:a|an|in|at|on|from|still|now|really|not|so|very|"
+    r"back|off|out|home|also|with|into|married|engaged|pregnant|divorced|fine|okay|currently|properly|"
+    r"[a-z]+ing)\b)"
+)
+
+# A clause with no subject at the start of a statement is the speaker's: "Been teaching chemistry at ...",
+# "Started at Diageo", "Living in Leeds", "Member at Fairfield ...", "vegetarian for 5 years".
+_ELIDED = re.compile(
+    r"(?P<adv>(?:just|finally|recently|also|still|now|currently|officially|properly|fully|proudly|happily|sadly)\s+)*"
+    r"(?:(?P<been>been)|(?P<ing>living|working|teaching|driving|riding|renting|seeing|dating|studying|training|"
+    r"interning|volunteering|freelancing|contracting|commuting|sharing|running|swimming|playing)|(?P<past>started|"
+    r"joined|moved|bought|got|picked|took|left|quit|went|sold|traded|switched|relocated|dropped|finished|retired|"
+    r"handed|jumped|transferred|adopted|rescued|landed|signed|graduated|became|lost|gave|broke|split|ditched|"
+    r"cancell?ed|canceled|stopped|married|divorced|built|upgraded|leased|inherited|accepted|began|cut|wound|"
+    r"turned|passed|scrapped|rehomed|handed)|(?P<base>live|work|teach|own|drive|ride|rent|smoke|study|share|"
+    r"commute|freelance)|(?P<member>(?:a |an )?(?:member|regular) (?:at|of))|(?P<diet>" + DIET_RE + r")|"
+    r"(?P<job>(?:[\w-]+ ){0,2}(?:" + "|".join(sorted(JOBS, key=len, reverse=True)) + r") (?:at|for|with)"
+    r"(?= (?:the )?[A-Z])))\b",
+    re.IGNORECASE,
+)
+
+
+def elide(clause: str, start: int) -> str:
+    """``clause`` with the speaker's "I" put back where a statement starts without a subject at ``start``."""
+    m = _ELIDED.match(clause, start)
+    if m is None:
+        return clause
+    if m.group("been"):
+        subject = "I have "
+    elif m.group("ing"):
+        subject = "I am "
+    elif m.group("member") or m.group("job"):
+        subject = "I am " if m.group("member") and m.group("member")[:2].lower() in ("a ", "an") else "I am a "
+    elif m.group("diet"):
+        subject = "I am "
+    else:
+        subject = "I "
+    return clause[:start] + subject + clause[start:]
+
+
+# "my girlfriend Sophie loves hiking, where should we go?": a statement before a question's own clause
+_QUESTION_TAIL = re.compile(
+    r"(?:,|\s[-\u2013\u2014]|\s\(|;)\s*(?=(?:where|what|how|when|which|who|why|should|can|could|would|do|does|is|"
+    r"are|any|anyone|thoughts|ideas|tips|recommendations?|suggestions?|help|advice)\b)",
+    re.IGNORECASE,
+)
+
+
+def statement_part(sentence: str) -> str:
+    """The statement that opens a question ("X, where should we go?" -> "X"), or ``""``."""
+    m = _QUESTION_TAIL.search(sentence)
+    if m is None:
+        return ""
+    head = sentence[: m.start()].strip()
+    return head if len(head.split()) >= 3 and not QUESTION_START.match(head) else ""
 

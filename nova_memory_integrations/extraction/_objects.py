@@ -32,6 +32,7 @@ from ..text.lexicon import (
     POSSESSIVE,
 )
 from ._endings import ENDING_KINDS, clean_ending
+from ._things import CAPTURE_KINDS, clean_capture
 
 __all__ = ["clean_object"]
 
@@ -69,7 +70,7 @@ _LANG_TRAIL = re.compile(r"\s+(?:fluently|natively|well|pretty well|a little|poo
 _NAMED = re.compile(r"\s+(?:named|called)\s+", _I)
 _CALLED = re.compile(r"\b(?:called|named)\s+(.+)$")
 _PET_ADJ = re.compile(r"^(?:new|little|baby|sweet|old)\s+", _I)
-_ORG_CUT = re.compile(r"\s+(?:in|as|on|doing|where|near|since|for)\s+.*$", _I)
+_ORG_CUT = re.compile(r"\s+(?:in|as|on|doing|where|near|since|for)\s+.*$|\s+(?-i:[a-z]+ing)\b.*$", _I)
 _JOB_CUT = re.compile(r"\s+(?:at|for|with|in|from|by|on|of|who|and|based)\b.*$", _I)
 _ORG_AND = re.compile(r"\s+and\s+(?=[a-z])")
 _PLACE_CUT = re.compile(r"\s+(?:and|with|for|to)\s+.*$", _I)
@@ -223,6 +224,7 @@ _KINDS: dict[str, _Kind] = {
     "petname": _Kind(lambda v, lowercase: _one(_name(v))),
     "num": _Kind(_num),
     "job": _Kind(lambda v, lowercase: _one(_job(v))),
+    "freelancejob": _Kind(lambda v, lowercase: [f"freelance {j}" for j in _one(_job(v))]),
     "org": _Kind(_org),
     "place": _Kind(_place),
 }
@@ -241,6 +243,8 @@ def clean_object(raw: str, kind: str, *, lowercase: bool = False, last_obj: str 
     """
     if kind in ENDING_KINDS:
         return clean_ending(raw, kind, _strip, lambda v: _name(v, lowercase))
+    if kind in CAPTURE_KINDS:
+        return clean_capture(raw, kind)
     how = _KINDS.get(kind, _PLAIN_KIND)
     if how.drop_to:
         raw = _TO.sub("", raw.strip())

@@ -29,14 +29,16 @@ from datetime import datetime, timezone
 from typing import Literal, NamedTuple
 
 from ..text.dates import resolve_relative_time
-from ..text.lexicon import BRITISH, NOT_NAMES, PET_RE, PETS, RELS, STARTERS, STUDENTS
+from ..text.lexicon import BRITISH, NOT_NAMES, PET_RE, PETS, REL_ALIASES, REL_MODIFIERS, RELS, STARTERS, STUDENTS
 from ..text.roles import MACHINE_ROLES, is_named_speaker
 from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
-from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, expand
+from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, elide, expand, statement_part
 from ._endings import CONT, ENDING_RULES, MY_ENDING_RULES, PET_END, START_ENDING_RULES, rel_kind, resolve
+from ._frames import CAPTURE_RULES, HELD_MENTION, MY_CAPTURE_RULES, OWNED_START, PASSING_RULES, REL_INTRO, TOP_RULES
 from ._objects import clean_object
 from ._rules import ADV, Rule, f, neg, rule
+from ._things import CAPTURE_PREDICATES, resolve_capture
 from .base import CandidateFact
 
 __all__ = ["DeterministicExtractor"]
@@ -68,6 +70,7 @@ _rule, _f, _neg = rule, f, neg
 # first and third person. Kinds: things (list), thing, place, org, job, name, num, lang, pet, verb, study, pref.
 _RULES: tuple[Rule, ...] = (
     *ENDING_RULES,
+    *TOP_RULES,
     _rule(r"<A>no longer <A><LIKE> <O>", _neg("likes", "things")),
     _rule(r"<ANY><A>(?:do|does) not <A><LIKE> <O>", _neg("likes", "things")),
     _rule(r"<ANY><A>(?:am|is|are) not <A>(?:into|a (?:big |huge )?fan of) <O>", _neg("likes", "things")),
@@ -149,11 +152,13 @@ _RULES: tuple[Rule, ...] = (
           r"(?P<o>(?:a|an|two|three|four|five|\d) .+)", _f("has_pet", "pet"), we_ok=True),
     _rule(r"<A>(?:have|has|have got) (?P<o>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten) (?:kids|"
           r"children|sons|daughters|boys|girls)\b", _f("has_children", "num"), we_ok=True),
+    *CAPTURE_RULES,
     _rule(r"<A>(?:own|owns|drive|drives) (?:a|an|the) <O>", _f("owns", "plain"), we_ok=True),
 )
 # Anchored at "my": attributes of the user stated as "my X is Y".
 _MY_RULES: tuple[Rule, ...] = (
     *MY_ENDING_RULES,
+    *MY_CAPTURE_RULES,
     _rule(r"my (?:full |real |first |legal |given )?name is (?:spelled )?<O>", _f("name", "name")),
     _rule(r"my (?:hobby is|hobbies are|hobbies include|main hobby is|favou?rite hobby is) <O>",
           _f("hobby", "things")),
@@ -172,10 +177,13 @@ _START_RULES: tuple[Rule, ...] = (
     _rule(r"(?P<o>(?-i:[A-Z])[\w'-]+) is my (?P<rel>" + RELS + r")\b", _f("{rel}_name", "name")),
     _rule(r"(?:still |currently |now )?working (?:at|for) <O>", _f("works_at", "org")),
     _rule(r"(?:still |currently |now )?living in <O>", _f("lives_in", "place")),
+    *OWNED_START,
     _rule(r"(?:(?:please |you can |just )?call me|(?:everyone|people|friends|they|my friends|most people) calls? "
           r"me) (?P<o>(?-i:[A-ZÀ-Þ])[\w'-]+)", _f("name", "name")),
 )
-_THIRD_MY = re.compile(r"(?:[Mm]y|[Oo]ur) (?P<rel>" + RELS + r"|" + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+),?)?\s+")
+_THIRD_MY = re.compile(r"(?:(?:[Mm]e|[Mm]yself) and )?(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r"|"
+                       + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)"
+                       r",?)?(?:\s+(?:\(\d+\)\s+)?|$)")
 _THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
 _THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
     r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
@@ -197,11 +205,22 @@ class _Ctx:
     last_obj: str | None = None
     hits: list[_Hit] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)  # "brother" -> "luis" once "my brother Luis" is said
+    held: bool = False  # the sentence is about "my car" (or another thing held): "it is a 2009 Golf" names it
 
 
 def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
     """:func:`._objects.clean_object` of a captured object, with what the sentence tells of it."""
     return clean_object(raw, kind, lowercase=ctx.lowercase, last_obj=ctx.last_obj)
+
+
+def _rel_word(rel: str) -> str:
+    """A relation as the extractor names it: "gf" -> "girlfriend", "mum" -> "mom", "best mate" -> "best friend"."""
+    rel = " ".join(rel.lower().split())
+    rel = REL_ALIASES.get(rel, rel)
+    head = rel.rsplit(" ", 1)[-1]
+    if head in REL_ALIASES:
+        rel = rel[: -len(head)] + REL_ALIASES[head]
+    return BRITISH.get(rel, rel)
 
 
 def _op(value: str) -> Literal["assert", "negate"]:
@@ -265,13 +284,18 @@ class DeterministicExtractor:
         seen: set[tuple[str, str, str, str]] = set()
         for original in FACT_SENTENCES.split(text):
             sentence = expand(original)
-            if sentence.endswith("?") or QUESTION_START.match(sentence) or HYPOTHETICAL.search(sentence):
+            if sentence.rstrip().endswith("?"):
+                sentence = statement_part(sentence)
+            if not sentence or QUESTION_START.match(sentence):
                 continue
             ctx.last_pred = ctx.last_obj = None
+            ctx.held = False
             ctx.lowercase = not any(c.isupper() for c in sentence.replace("I ", ""))
             for clause in CLAUSE_SPLIT.split(sentence):
                 if not clause or not clause.strip():
                     continue
+                if HYPOTHETICAL.search(clause):  # this clause and what it conditions say nothing that holds
+                    break
                 ctx.hits = []
                 self._clause(clause, ctx)
                 when = resolve_relative_time(clause, reference) if ctx.hits else None
@@ -286,6 +310,9 @@ class DeterministicExtractor:
     def _clause(self, clause: str, ctx: _Ctx) -> None:
         start = LEAD.match(clause)
         pos0 = start.end() if start else 0
+        clause = elide(clause, pos0)
+        if HELD_MENTION.match(clause, pos0):
+            ctx.held = True
         used_my: set[int] = set()
         for m in _MY.finditer(clause):
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
@@ -296,10 +323,23 @@ class DeterministicExtractor:
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
                 continue
             self._apply(_RULES, clause, m.end(), "user", ctx, we=m.group(0)[0] in "Ww")
+            self._passing(clause, m.end(), "user", ctx)
         if not self._apply(_START_RULES, clause, pos0, "user", ctx):
             self._third_party(clause, pos0, used_my, ctx)
+        for m in REL_INTRO.finditer(clause, pos0 + 1):  # "I'm staying with my brother Tom"
+            if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
+                continue
+            rel = _rel_word(m.group("rel"))
+            if m.group("name") not in STARTERS and m.group("name") not in NOT_NAMES and rel not in PETS:
+                self._relative(m.start(), rel, m.group("name"), ctx, becomes_third=False)
 
-    def _relative(self, pos: int, rel: str, name: str, ctx: _Ctx) -> str:
+    def _passing(self, clause: str, pos: int, subject: str, ctx: _Ctx) -> None:
+        """What the clause mentions in passing after its subject (:data:`._frames.PASSING_RULES`)."""
+        for rule_ in PASSING_RULES:
+            for m in rule_.pattern.finditer(clause, pos):
+                ctx.hits.extend(self._fields(rule_, m, clause, subject, ctx, rule_.confidence))
+
+    def _relative(self, pos: int, rel: str, name: str, ctx: _Ctx, *, becomes_third: bool = True) -> str:
         """``user <rel>_name <Name>`` and ``<name> <kind>_of user``; later "my <rel>" means them."""
         pred = rel.replace(" ", "_").replace("-", "_") + "_name"
         ctx.hits.append(_Hit(pos, "user", pred, name, "assert", 0.8))
@@ -307,7 +347,9 @@ class DeterministicExtractor:
         kind = rel_kind(rel)
         if kind:
             ctx.hits.append(_Hit(pos, subject, kind, "user", "assert", 0.8))
-        ctx.aliases[rel] = ctx.third = subject
+        ctx.aliases[rel] = subject
+        if becomes_third:
+            ctx.third = subject
         return subject
 
     def _third_party(self, clause: str, pos0: int, used_my: set[int], ctx: _Ctx) -> None:
@@ -317,7 +359,7 @@ class DeterministicExtractor:
         if m is not None:
             if m.start() in used_my:
                 return
-            rel, name = m.group("rel").lower(), m.group("name")
+            rel, name = _rel_word(m.group("rel")), m.group("name")
             name = name if name and name not in STARTERS else None
             if rel in PETS:  # "my dog Rex ...", "our cat died"
                 pet = f"{rel} named {name}" if name else rel
@@ -326,7 +368,6 @@ class DeterministicExtractor:
                 elif name:
                     ctx.hits.append(_Hit(m.start(), "user", "has_pet", pet, "assert", 0.8))
                 return
-            rel = BRITISH.get(rel, rel)
             subject = self._relative(m.start(), rel, name, ctx) if name else ctx.aliases.get(rel, rel)
             ctx.third = subject
         elif (m := _THIRD_NAME.match(clause, pos0)) is not None:
@@ -336,6 +377,10 @@ class DeterministicExtractor:
             ctx.third = subject
         elif (m := _PRONOUN.match(clause, pos0)) is not None:
             subject = ctx.third
+        elif (it := _IT_IS.match(clause, pos0)) and ctx.held:  # "my car's making a noise, it's a 2009 Golf"
+            for value in _clean(it.group("o"), "held", ctx):
+                ctx.hits.append(_Hit(it.start(), "user", "owns", value, "assert", 0.7))
+            return
         elif (it := _IT_IS.match(clause, pos0)) and ctx.last_pred and ctx.last_pred.startswith("favorite_"):
             values = _clean(it.group("o"), "thing", ctx)  # "my favorite X used to be A, but now it's B"
             if values:
@@ -395,7 +440,10 @@ class DeterministicExtractor:
                 values = [f"{m.group('k').lower()} named {values[0]}"]
             start = m.start() if group.startswith("=") else m.start(group)
             for value in values:
-                resolved = resolve(pred, value, clause) if pred.startswith("@") else (pred, value)
+                if pred in CAPTURE_PREDICATES:
+                    resolved = resolve_capture(pred, value, clause[m.start():start])
+                else:
+                    resolved = resolve(pred, value, clause) if pred.startswith("@") else (pred, value)
                 if resolved is None:
                     if index == 0 and not rule_.any_field:
                         return []
