@@ -14,6 +14,7 @@ from ..text.lexicon import CONTRACTIONS, DIET_RE, JOBS
 
 __all__ = [
     "CLAUSE_SPLIT",
+    "CONDITIONAL",
     "HYPOTHETICAL",
     "LEAD",
     "QUESTION_START",
@@ -37,6 +38,13 @@ HYPOTHETICAL = re.compile(
     r"imagining|pretend|pretending|hypothetically|unless|never said|someday|one day)\b",
     _I,
 )
+CONDITIONAL = re.compile(
+    r"\b(?:if|whether|wish|wonder|wondering|suppose|supposing|imagine|imagining|pretend|pretending|hypothetically|"
+    r"unless|never said)\b",
+    _I,
+)
+"""The words of :data:`HYPOTHETICAL` that condition what follows them in the sentence too ("if I get the job,
+I move to Berlin"); the others (``would``, ``should``, ``maybe`` ...) only their own clause."""
 REPORTED = re.compile(  # words before a subject that make the statement reported or subordinate
     r"\b(?:said|say|says|think|thinks|thought|asked|ask|asks|told me|tell|tells|believe|believes|guess|hope|doubt|"
     r"claim|claims|claimed|heard|dream|dreamt|dreamed|assume|know|knows|knew|forgot|pretend|meant|bet|when|what|"
@@ -44,9 +52,12 @@ REPORTED = re.compile(  # words before a subject that make the statement reporte
     _I,
 )
 CLAUSE_SPLIT = re.compile(
-    r"\s*;\s*|\s+-+\s+|:\s+|,?\s+(?:but|although|though|whereas|while|because|since|so|and)\s+"
+    r"\s*;\s*|\s+[-\u2013\u2014]+\s+|:\s+|,?\s+(?:but|although|though|whereas|while|because|since|so|and)\s+"
     r"(?!I (?:have |had )?(?:just |finally |recently )?(?:broke up|split|separated|got divorced|divorced)\b)"
-    r"(?=(?:now\s+|then\s+|also\s+)?(?:I|i|we|my|My|she|he|they|it)\b)|,\s+(?=(?:now\s+)?(?:I|i|she|he|they)\s)"
+    r"(?=(?:now\s+|then\s+|also\s+)?(?:I|i|we|my|My|she|he|they|it)\b)|,\s+(?=(?:now\s+)?(?:I|i|she|he|they|we)\s)"
+    r"|,\s+(?=[Mm]y \w+(?: [A-Z]\w+)? (?:is|has|was|just)\b)"
+    r"|,\s+(?=(?-i:[A-Z][a-z]+) (?:has|is|was|just|sold|got|went|left|took|quit|bought|lost|became|broke|gave|"
+    r"(?-i:[a-z]+ed))\b)"
 )
 LEAD = re.compile(
     r"(?:(?:oh|ok|okay|yes|yeah|yep|yup|no|nope|nah|well|so|um|uh|hmm|hi|hello|hey|actually|also|and|but|sure|"
@@ -68,7 +79,13 @@ def expand(text: str) -> str:
         return out if out.startswith("I ") or word[0].islower() else out[0].upper() + out[1:]
 
     text = _CONTRACTION_RE.sub(repl, text.translate(_QUOTES))
-    return _IS_S.sub(r"\1 is ", _HAS_S.sub(r"\1 has ", text))
+    text = _IS_S.sub(r"\1 is ", _HAS_S.sub(r"\1 has ", text))
+    return _AUX_ADVERB.sub(r"\2 \1 ", text)
+
+
+# "she has just started", "I am now living": the adverb goes before the auxiliary, where the rules expect adverbs
+_AUX_ADVERB = re.compile(r"\b(have|has|had|am|is|are) (just|recently|finally|already|now|also|actually|officially|"
+                         r"currently) (?!(?:a|an|the|not|been|in|at|on|a)\b)(?=[a-z]+(?:ed|en|ing|t)\b)", re.IGNORECASE)
 
 
 # "Tom's just moved", "Laura's lived", "my brother's an accountant": the 's of a name or noun is "has" before a
@@ -83,7 +100,7 @@ _HAS_S = re.compile(
 )
 _IS_S = re.compile(
     _SAYER + r"'s (?=(?:a|an|in|at|on|from|still|now|really|not|so|very|"
-    r"back|off|out|home|also|with|into|married|engaged|pregnant|divorced|fine|okay|currently|properly|"
+    r"back|off|out|home|also|with|into|married|engaged|pregnant|divorced|fine|okay|currently|properly|officially|"
     r"[a-z]+ing)\b)"
 )
 

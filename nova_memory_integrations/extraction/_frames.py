@@ -28,6 +28,9 @@ __all__ = [
     "MY_CAPTURE_RULES",
     "OWNED_START",
     "PASSING_RULES",
+    "PRE_RULES",
+    "STARTING_PREDICATES",
+    "STARTS_LATER",
     "REL_INTRO",
     "TOP_RULES",
     "Frame",
@@ -72,7 +75,7 @@ def _past(base: str) -> tuple[str, str]:
     return form, form
 
 
-def verb_forms(verbs: str, aspect: str) -> str:
+def verb_forms(verbs: str, aspect: str, bare_ing: bool = False) -> str:
     """A regular expression alternation of the forms of ``verbs`` (space-separated base forms) that say the
     state holds: ``state`` (present, progressive, perfect progressive) or ``event`` (past, perfect)."""
     alts: list[str] = []
@@ -81,6 +84,8 @@ def verb_forms(verbs: str, aspect: str) -> str:
         past, participle = _past(base)
         if aspect in ("state", "both"):
             alts += [base, third, f"(?:am|is|are|was|were|have been|has been|had been) {ing}"]
+            if bare_ing:
+                alts.append(ing)
             if base == "have":
                 alts += ["have got", "has got", "got"]
         if aspect in ("event", "both"):
@@ -102,6 +107,8 @@ class Frame(NamedTuple):
     we_ok: bool = True
     conf: float = 0.8
     any_field: bool = False
+    bare_ing: bool = False
+    """The bare -ing form says it too, after a coordinating "and" ("she's back home and working at ...")."""
 
 
 _GAP = r"(?P<gap>(?:\s+(?!(?:out|up|on|off|around|through|hard|with|at|for|as|to|my|our)\b)[^\s,;()]+){0,4}?)"
@@ -110,12 +117,12 @@ _PLACE_AHEAD = r"(?=\s+(?:(?:the\s+)?(?-i:[A-Z])))"
 
 WORK: tuple[Frame, ...] = (
     Frame("work teach intern volunteer freelance contract temp lecture tutor nurse consult",
-          "state", _GAP + r" as <JOBAT>", (f("job_title", "job", "j"), f("works_at", "org"))),
+          "state", _GAP + r" as <JOBAT>", (f("job_title", "job", "j"), f("works_at", "org")), bare_ing=True),
     Frame("teach tutor", "state", r" (?P<t>[^,;.!?]+?)(?: (?:at|for) (?P<o>.+))?(?=$| from| online| to| privately|"
           r" part[- ]time| full[- ]time|[,.;!])", (f("job_title", "teacher", "t"), f("works_at", "org"))),
     Frame("work intern volunteer freelance contract temp lecture consult", "state",
           _GAP + r" (?:at|for|with(?= (?:the )?(?-i:[A-Z]))) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$",
-          (f("works_at", "org"), f("job_title", "job", "j"))),
+          (f("works_at", "org"), f("job_title", "job", "j")), bare_ing=True),
     Frame("drive deliver ride cook clean bartend waitress manage", "state",
           r" (?:for|at)" + _PLACE_AHEAD + r" (?P<o>.+)", (f("works_at", "corg"),)),
     Frame("manage run", "state", r" (?:the|a) (?P<o>(?-i:[A-Z]).+?(?:branch|office|store|shop|team|site|depot))\b",
@@ -124,8 +131,9 @@ WORK: tuple[Frame, ...] = (
           r"(?P<o>.+)", (f("works_at", "corg"),)),
 )
 JOBS_START: tuple[Frame, ...] = (
-    Frame("start begin", "event", r" (?:(?:a|an|my|the|his|her|their) (?P<n>[\w'-]+(?: [\w'-]+){0,2}) )?"
+    Frame("start begin", "event", r" (?:(?:(?:a|an|my|the|his|her|their) )?(?P<n>[\w'-]+(?: [\w'-]+){0,2}) )?"
           r"(?:at|with)" + _PLACE_AHEAD + r" <O>", (f("@joined", "org"),)),
+    Frame("jump", "event", r" ship (?:to|for) <O>", (f("@joined", "org"),)),
     Frame("take land accept get", "event", r" (?:a|an|my|the|his|her|their)(?: [\w'-]+){0,3}? (?:job|position|role|"
           r"post|internship|placement|contract|gig|apprenticeship) (?:at|with) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$",
           (f("works_at", "org"), f("job_title", "job", "j"))),
@@ -139,6 +147,7 @@ HELD: tuple[Frame, ...] = (
     Frame("have", "state", r" (?P<o>(?:a|an|two|three|four|\d+|this|these)\b.+)", (f("@held", "held"),)),
     Frame("buy get adopt rescue inherit lease pick build", "event", r"(?: up)? (?P<o>(?:a|an|two|three|\d+|"
           r"myself a|myself an|ourselves a|herself a|himself a)\b.+)", (f("@held", "held"),)),
+    Frame("go", "event", r" for (?P<o>(?:a|an)\s(?:\w+ )?(?-i:[A-Z0-9]).+)", (f("@held", "held"),)),
     Frame("commute scoot cycle travel get", "state", r"(?: [^\s,;]+){0,3}? (?:on|by) (?P<o>(?:a|an|my)\s.+)",
           (f("@held", "held"),), conf=0.7),
 )
@@ -165,7 +174,7 @@ HEALTH: tuple[Frame, ...] = (
 def _compile(frames: tuple[Frame, ...]) -> tuple[Rule, ...]:
     out = []
     for fr in frames:
-        verbs = verb_forms(fr.verbs, fr.aspect)
+        verbs = verb_forms(fr.verbs, fr.aspect, fr.bare_ing)
         out.append(rule("<A>" + verbs + fr.tail, *fr.fields, we_ok=fr.we_ok, conf=fr.conf, any_field=fr.any_field))
     return tuple(out)
 
@@ -173,6 +182,14 @@ def _compile(frames: tuple[Frame, ...]) -> tuple[Rule, ...]:
 _ACTIVITY = "|".join(sorted({form for base in (*ACTIVITY_VERBS, *HABIT_VERBS) for form in (base, _third(base))},
                             key=len, reverse=True))
 
+PRE_RULES: tuple[Rule, ...] = (
+    # before the endings: "retired to Spain" is a move as well as a retirement
+    rule(r"<A>(?:have |has )?retired (?:out )?to <O>", f("lives_in", "place"),
+         f("employment_status", "status", "=retired"), we_ok=True),
+    rule(r"<A>(?:have |has )?(?:emigrated|moved (?:abroad|away|back|home|down|up|over|out)) to <O>",
+         f("lives_in", "place"), we_ok=True),
+)
+"""Tried before the endings of :mod:`._endings`."""
 TOP_RULES: tuple[Rule, ...] = (
     # before the older rules: "a severe allergy to shellfish" is not an allergy to "severe"
     rule(r"<A>(?:have|has|have got|has got|got) (?:a |an )?(?:\w+ )?(?:allergy|intolerance) to <O>",
@@ -204,11 +221,15 @@ TOP_RULES: tuple[Rule, ...] = (
          r"months?|years?)| since\b| now\b)", f("lives_in", "place")),
     rule(r"<A>(?:am|is|are) (?:now |currently |still )?in (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
          r"(?=\s*$|\s*[,.;!)]|\s+(?:now|and|these days|at the moment|with|since|for (?:years|ages|\d+ years)))",
-         f("lives_in", "place"), conf=0.6),
+         f("lives_in", "place"), conf=0.6, we_ok=True),
+    rule(r"<A>(?:am|is|are) (?:now )?(?:on|with) (?P<o>(?-i:[A-Z])[\w+'&-]*(?: (?-i:[A-Z])[\w+'&-]*){0,2})"
+         r"(?=\s+now\b)", f("uses", "corg"), conf=0.6, we_ok=True),
+    rule(r"<A>(?:got|have got|have) the keys (?:to|for) <O>", f("lives_in", "home"), we_ok=True),
 )
 CAPTURE_RULES: tuple[Rule, ...] = _compile(WORK + JOBS_START + HEALTH + HABITS + MEMBER + HELD) + (
     rule(r"<A>(?P<v>" + _ACTIVITY + r")(?=\s+(?:\d|most|every|each|daily|regularly|a lot|twice|three|several|at|"
-         r"along|around|before|after|in the|about|like|roughly|heavily|socially|too|since|again|still|competitively)"
+         r"along|around|before|after|in the|about|like|roughly|heavily|socially|too|since|again|still|competitively|"
+         r"on|outside|indoors|inside|when|while|whenever)"
          r"|\s*$|\s*[,.;!])", f("@activity2", "verbact", "v")),
     rule(r"<A>(?:pay for|pays for|subscribe to|subscribes to|have subscriptions? to) <O>", f("subscribes_to", "things")),
 )
@@ -216,11 +237,19 @@ PASSING_RULES: tuple[Rule, ...] = (
     rule(r"\b(?:in|with|for|of) (?P<o>(?:a|an|the|my|our)\s(?:[\w'-]+\s){0,3}?(?:club|choir|band|orchestra|team|"
          r"group|squad|league|society|crew|troupe|ensemble)\b.*)", f("member_of", "namedgroup")),
     rule(r"\bon (?P<o>(?:a|an|my|our)\s(?:\d{4} )?(?-i:[A-Z0-9])[^,;]*)", f("@held", "held"), conf=0.6),
+    rule(r"\b(?:my|our) new (?:place|home|house|flat|apartment) (?:is )?in (?P<o>(?-i:[A-Z])[\w'-]+"
+         r"(?: (?-i:[A-Z])[\w'-]+)?)", f("lives_in", "place")),
     rule(r"\b(?:the|my|our) (?:big |recent )?move to (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)",
          f("lives_in", "place")),
 )
 """Frames searched anywhere after the subject; what they find adds to the clause's main rule."""
 
+STARTS_LATER = re.compile(
+    r"\b(?:I|we|she|he|they)\s+(?:start|starts|begin|begins|am starting|is starting|are starting|will start|"
+    r"will be starting)\b(?P<when>[^.!?;]{0,40})", re.IGNORECASE)
+"""A turn that says the new job or school begins later ("I start on January 6th")."""
+STARTING_PREDICATES = frozenset({"works_at", "job_title", "studies_at", "studies"})
+"""What such a turn's start date applies to."""
 REL_INTRO = re.compile(r"\b[Mm]y (?P<rel>" + RELS + r") (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?=[\s,.;!?)]|$)")
 """A relative or friend introduced by name in passing ("I'm staying with my brother Tom")."""
 
@@ -237,6 +266,13 @@ OWNED_START: tuple[Rule, ...] = (
     # "my road bike is an old Trek Domane", "My car is a Hyundai i30"
     rule(r"(?:my|our) (?:[\w-]+ )?" + _POSSESSION + r" (?:is|was) (?:a|an) (?:\w+ )?(?P<o>(?-i:[A-Z0-9]).+)",
          f("@held", "held")),
+    # "New place is a little house on Larch Avenue", "our new flat is in Leith"
+    rule(r"(?:(?:my|our|the) )?new (?:place|home|house|flat|apartment|digs) (?:is )?<O>", f("lives_in", "home")),
+    # "my prius is 11 years old": a thing of one's own, by its age
+    rule(r"(?:my|our) (?!(?:" + _NOT_THING + r")\b)(?P<o>[\w-]+(?: [\w-]+)?) (?:is|turns|turned|just turned) "
+         r"(?:\d{1,3}|[a-z]+) (?:years?|yrs) old\b", f("owns", "aged")),
+    # "my allergy is to tree nuts"
+    rule(r"(?:my|our) (?:\w+ )?(?:allergy|allergies) (?:is|are) (?:to )?<O>", f("allergic_to", "allergen")),
     # "Our broadband is Virgin Media"
     rule(r"(?:my|our) (?:[\w-]+ )?(?:" + "|".join(sorted(SERVICES)) + r") (?:provider |company |supplier )?(?:is|are) "
          r"(?:with )?(?P<o>(?-i:[A-Z0-9]).+)", f("uses", "corg")),

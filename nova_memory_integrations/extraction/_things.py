@@ -44,7 +44,7 @@ __all__ = ["CAPTURE_KINDS", "CAPTURE_PREDICATES", "clean_capture", "held_head", 
 
 _I = re.IGNORECASE
 
-CAPTURE_KINDS = frozenset({"held", "group", "namedgroup", "home", "habit", "verbact", "activity2", "med", "teacher", "corg",
+CAPTURE_KINDS = frozenset({"held", "group", "namedgroup", "aged", "home", "habit", "verbact", "activity2", "med", "teacher", "corg",
                            "allergen", "breed"})
 """The object kinds cleaned by :func:`clean_capture`."""
 CAPTURE_PREDICATES = frozenset({"@held", "@joined", "@activity2"})
@@ -168,6 +168,8 @@ def _held(raw: str) -> list[str]:
             second = _lead(_REL_CUT.sub("", appos.group("name")))
             if _product(second) or held_head(second) in POSSESSIONS:  # "a sailboat, a 22ft Catalina"
                 value = appos.group("np") if _held(appos.group("np")) else second
+            else:  # "an old Trek Domane, aluminium": what follows the comma describes it
+                value = appos.group("np")
     value = _lead(value)
     dwelling = held_head(_REL_CUT.sub("", value)) in DWELLINGS
     place = _HOME_PLACE.search(value) if dwelling else None
@@ -221,7 +223,7 @@ def _group(raw: str) -> list[str]:
         name = _name(rest)
         if name:
             return [name]
-    name = _name(first)
+    name = _name(_LEAD.sub("", first.strip()))
     if name and len(name.split()) <= 5:
         return [name]
     if core and held_head(core) in GROUPS and len(core.split()) <= 4 and core.lower() == core:
@@ -265,7 +267,7 @@ _ACTS = frozenset(HOBBY_NOUNS | HABIT_NOUNS | {"meditation", "yoga", "fasting", 
 
 
 def _activity(raw: str) -> list[str]:
-    value = _cut(raw)
+    value = _cut(raw).split(",")[0]
     value = re.sub(r"^(?:(?:a|an|some|about|around|roughly|\d+|\w+) (?:minutes?|mins?|hours?|hrs?|sessions?) of "
                    r"|a (?:bit|lot) of |some )", "", value, flags=_I)
     value = _REL_CUT.sub("", value)
@@ -319,8 +321,13 @@ def _corg(raw: str) -> list[str]:
     return [name] if name else []
 
 
+_ALLERGEN_CUT = re.compile(r"\s+(?:which|that|from|for|with|since|as|because|when|like|ever|too|at|in)\b.*$", _I)
+
+
 def _allergen(raw: str) -> list[str]:
-    value = _lead(_REL_CUT.sub("", _cut(raw)))
+    value = _lead(_ALLERGEN_CUT.sub("", _cut(raw)))
+    if value.split() and value.split()[0].lower() in ("anything", "nothing", "everything", "something", "that", "it"):
+        return []
     out: list[str] = []
     for item in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", value):
         item = item.strip(" .")
@@ -330,6 +337,19 @@ def _allergen(raw: str) -> list[str]:
             break
         out.append(item)
     return out
+
+
+def _aged(raw: str) -> list[str]:
+    """A thing of one's own told by its age ("my prius is 11 years old"): not a body part or an abstraction."""
+    value = raw.strip()
+    words = value.lower().split()
+    if not words or words[-1] in NOT_OWNED | ABSTRACT | _BODY or not all(w.replace("-", "").isalnum() for w in words):
+        return []
+    return [value]
+
+
+_BODY = frozenset("hair skin knee knees back body heart face teeth tooth eyes relationship marriage account house "
+                  "son daughter boy girl kid baby child".split())
 
 
 def _breed(raw: str) -> list[str]:
@@ -342,7 +362,7 @@ def _breed(raw: str) -> list[str]:
 
 _CLEAN = {"held": _held, "group": _group, "namedgroup": _named_group, "home": _home, "habit": _habit, "activity2": _activity,
           "verbact": _verbact, "med": _med, "teacher": _teacher, "corg": _corg, "allergen": _allergen,
-          "breed": _breed}
+          "breed": _breed, "aged": _aged}
 
 
 def clean_capture(raw: str, kind: str) -> list[str]:

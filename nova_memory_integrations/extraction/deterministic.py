@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Literal, NamedTuple
 
 from ..text.dates import resolve_relative_time
@@ -33,9 +33,20 @@ from ..text.lexicon import BRITISH, NOT_NAMES, PET_RE, PETS, REL_ALIASES, REL_MO
 from ..text.roles import MACHINE_ROLES, is_named_speaker
 from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
-from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, elide, expand, statement_part
+from ._clauses import CLAUSE_SPLIT, CONDITIONAL, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, elide, expand, statement_part
 from ._endings import CONT, ENDING_RULES, MY_ENDING_RULES, PET_END, START_ENDING_RULES, rel_kind, resolve
-from ._frames import CAPTURE_RULES, HELD_MENTION, MY_CAPTURE_RULES, OWNED_START, PASSING_RULES, REL_INTRO, TOP_RULES
+from ._frames import (
+    CAPTURE_RULES,
+    HELD_MENTION,
+    MY_CAPTURE_RULES,
+    OWNED_START,
+    PASSING_RULES,
+    PRE_RULES,
+    REL_INTRO,
+    STARTING_PREDICATES,
+    STARTS_LATER,
+    TOP_RULES,
+)
 from ._objects import clean_object
 from ._rules import ADV, Rule, f, neg, rule
 from ._things import CAPTURE_PREDICATES, resolve_capture
@@ -69,6 +80,7 @@ _rule, _f, _neg = rule, f, neg
 # Tried after a subject, in order; the first rule that yields a valid object wins. Verb forms cover both
 # first and third person. Kinds: things (list), thing, place, org, job, name, num, lang, pet, verb, study, pref.
 _RULES: tuple[Rule, ...] = (
+    *PRE_RULES,
     *ENDING_RULES,
     *TOP_RULES,
     _rule(r"<A>no longer <A><LIKE> <O>", _neg("likes", "things")),
@@ -113,10 +125,11 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A>(?:am|is|are) <A>(?P<o><NUM>)(?: years? old| yrs old| y/?o)?(?=\s*$|\s*[,.!;]|\s+(?:and|now|today|"
           r"this year|btw|by the way)\b)", _f("age", "num")),
     _rule(r"<A>(?:just |recently )?turned (?P<o><NUM>)\b", _f("age", "num")),
-    _rule(r"<A>(?:am|is|are|have been|has been|went|became|turned|have gone|eat) (?:a |an |fully |strictly |mostly )?"
+    _rule(r"<A>(?:am|is|are|have been|has been|went|became|turned|have gone|has gone|eat|eats) (?:a |an |fully |"
+          r"strictly |mostly |properly |full |totally |completely |basically |100% |now )*"
           r"(?P<o>vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|kosher|halal)\b",
           _f("diet", "thing")),
-    _rule(r"<A>(?:am|is|are|have been|has been) (?:\w+ )?allergic to <O>", _f("allergic_to", "things")),
+    _rule(r"<A>(?:am|is|are|have been|has been) (?:\w+ )?allergic to <O>", _f("allergic_to", "allergen")),
     _rule(r"<A>(?:have|has) (?:a |an )?(?:severe |mild |bad )?(?P<o>[\w-]+(?: [\w-]+)?) allergy\b",
           _f("allergic_to", "things")),
     _rule(r"<A>(?:am|is|are|got|have been|has been) <A>(?:happily )?married to <O>", _f("married_to", "name")),
@@ -190,6 +203,10 @@ _THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a t
     r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|[a-z]+s|[a-z]{2,}ed)\b)"
 )
 _PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
+_THIRD_TITLE = re.compile(r"(?:Uncle|Aunt|Auntie|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Brother|Sister|Boyfriend|"
+                          r"Girlfriend|Husband|Wife|Partner) (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+")
+_THIRD_BARE = re.compile(r"(?P<rel>" + RELS + r")\s+(?=(?:is|has|was|just|also|still)\b)", _I)
+_IT_ANY = re.compile(r"(?:^|,\s*|\b(?:and|but)\s+)it is (?:now |actually )?(?P<o>(?:a|an)\s.+)", _I)
 _ADVERBS = re.compile(ADV, _I)
 _IT_IS = re.compile(r"it is (?:now )?(?P<o>.+)", _I)
 _LIKE_PREDS = frozenset({"likes", "dislikes", "prefers"})
@@ -221,6 +238,23 @@ def _rel_word(rel: str) -> str:
     if head in REL_ALIASES:
         rel = rel[: -len(head)] + REL_ALIASES[head]
     return BRITISH.get(rel, rel)
+
+
+def _starting_later(found: list[CandidateFact], text: str, reference: datetime) -> list[CandidateFact]:
+    """A new job or school the turn says starts on a later date ("I start on January 6th") holds from then."""
+    cue = STARTS_LATER.search(text)
+    if cue is None or not any(c.predicate in STARTING_PREDICATES and c.valid_from is None for c in found):
+        return found
+    when = resolve_relative_time(cue.group("when"), reference)
+    if when is not None and when < reference - timedelta(days=1):  # a day-month date without a year: the next one
+        try:
+            when = when.replace(year=when.year + 1)
+        except ValueError:
+            when = None
+    if when is None or when <= reference or when > reference + timedelta(days=366):
+        return found
+    return [replace(c, valid_from=when) if c.predicate in STARTING_PREDICATES and c.valid_from is None
+            and c.op == "assert" else c for c in found]
 
 
 def _op(value: str) -> Literal["assert", "negate"]:
@@ -294,8 +328,10 @@ class DeterministicExtractor:
             for clause in CLAUSE_SPLIT.split(sentence):
                 if not clause or not clause.strip():
                     continue
-                if HYPOTHETICAL.search(clause):  # this clause and what it conditions say nothing that holds
+                if CONDITIONAL.search(clause):  # this clause and what it conditions say nothing that holds
                     break
+                if HYPOTHETICAL.search(clause):  # a modal ("I might quit") holds for its own clause only
+                    continue
                 ctx.hits = []
                 self._clause(clause, ctx)
                 when = resolve_relative_time(clause, reference) if ctx.hits else None
@@ -305,7 +341,7 @@ class DeterministicExtractor:
                         seen.add(key)
                         out.append(CandidateFact(hit.subject, hit.predicate, hit.object, _op(hit.op), hit.confidence,
                                                  when, original))
-        return out
+        return _starting_later(out, text, reference)
 
     def _clause(self, clause: str, ctx: _Ctx) -> None:
         start = LEAD.match(clause)
@@ -313,6 +349,9 @@ class DeterministicExtractor:
         clause = elide(clause, pos0)
         if HELD_MENTION.match(clause, pos0):
             ctx.held = True
+        if ctx.held and (it := _IT_ANY.search(clause, pos0)):  # "my car's making a noise, it's a 2009 Golf"
+            for value in _clean(it.group("o"), "held", ctx):
+                ctx.hits.append(_Hit(it.start("o"), "user", "owns", value, "assert", 0.7))
         used_my: set[int] = set()
         for m in _MY.finditer(clause):
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
@@ -370,17 +409,20 @@ class DeterministicExtractor:
                 return
             subject = self._relative(m.start(), rel, name, ctx) if name else ctx.aliases.get(rel, rel)
             ctx.third = subject
+        elif (m := _THIRD_TITLE.match(clause, pos0)) is not None:  # "Uncle Ray sold ...", "Brother James got ..."
+            subject = m.group("name").lower()
+            ctx.third = subject
+        elif (m := _THIRD_BARE.match(clause, pos0)) is not None:  # "brother's officially in Vancouver now"
+            rel = _rel_word(m.group("rel"))
+            subject = ctx.aliases.get(rel, rel)
+            ctx.third = subject
+        elif (m := _PRONOUN.match(clause, pos0)) is not None:
+            subject = ctx.third
         elif (m := _THIRD_NAME.match(clause, pos0)) is not None:
             if m.group("name") in STARTERS or m.group("name") in NOT_NAMES:
                 return
             subject, conf = m.group("name").lower(), 0.7
             ctx.third = subject
-        elif (m := _PRONOUN.match(clause, pos0)) is not None:
-            subject = ctx.third
-        elif (it := _IT_IS.match(clause, pos0)) and ctx.held:  # "my car's making a noise, it's a 2009 Golf"
-            for value in _clean(it.group("o"), "held", ctx):
-                ctx.hits.append(_Hit(it.start(), "user", "owns", value, "assert", 0.7))
-            return
         elif (it := _IT_IS.match(clause, pos0)) and ctx.last_pred and ctx.last_pred.startswith("favorite_"):
             values = _clean(it.group("o"), "thing", ctx)  # "my favorite X used to be A, but now it's B"
             if values:
@@ -421,7 +463,13 @@ class DeterministicExtractor:
                 for cont in CONT.finditer(clause, m.start()):
                     self._apply(_RULES, clause, cont.end(), subject, ctx, we=we, conf=conf, follow=False)
             return True
-        return False
+        found_next = False
+        if follow and rules is _RULES:  # "I handed the Niro back and went for a Skoda": the next verb of the subject
+            for cont in CONT.finditer(clause, pos):
+                if REPORTED.search(clause, pos, cont.start()):
+                    break
+                found_next |= self._apply(_RULES, clause, cont.end(), subject, ctx, we=we, conf=conf, follow=False)
+        return found_next
 
     def _fields(self, rule_: Rule, m: re.Match[str], clause: str, subject: str, ctx: _Ctx, conf: float) -> list[_Hit]:
         found: list[_Hit] = []

@@ -272,7 +272,9 @@ REL_KINDS = {
     "grandpa": "grandparent", "grandfather": "grandparent", "mother-in-law": "relative",
     "father-in-law": "relative", "brother-in-law": "relative", "sister-in-law": "relative",
     "son-in-law": "relative", "daughter-in-law": "relative", "stepmom": "parent", "stepdad": "parent",
-    "stepmum": "parent", "stepson": "child", "stepdaughter": "child", "auntie": "relative",
+    "stepmum": "parent", "stepson": "child", "stepdaughter": "child", "auntie": "relative", "mate": "friend",
+    "nan": "grandparent", "nana": "grandparent", "gran": "grandparent", "granny": "grandparent",
+    "grandad": "grandparent", "granddad": "grandparent", "gf": "partner", "bf": "partner", "hubby": "spouse",
 }
 """A relation word -> its kind (``<kind>_of``): "brother" -> sibling, "boss" -> boss."""
 
@@ -362,9 +364,8 @@ MEDICATIONS = _words(
 """Medicines: "I take sertraline", "I'm on Ozempic" -> ``takes_medication``."""
 REL_ALIASES = {
     "gf": "girlfriend", "bf": "boyfriend", "hubby": "husband", "sis": "sister", "bro": "brother",
-    "mil": "mother-in-law", "fil": "father-in-law", "mate": "friend", "best mate": "best friend",
-    "nan": "grandma", "nana": "grandma", "gran": "grandma", "granny": "grandma", "grandad": "grandpa",
-    "granddad": "grandpa", "mummy": "mom", "mam": "mom", "missus": "wife", "fiance": "fiance",
+    "mil": "mother-in-law", "fil": "father-in-law",
+    "best mate": "best friend",
 }
 """Short or colloquial relation words -> the relation they name ("my gf Priya" -> girlfriend)."""
 IRREGULAR = {
@@ -375,6 +376,6 @@ IRREGULAR = {
     "lead": ("led", "led"), "build": ("built", "built"), "begin": ("began", "begun"), "eat": ("ate", "eaten"),
     "drink": ("drank", "drunk"), "bring": ("brought", "brought"), "find": ("found", "found"),
     "land": ("landed", "landed"), "win": ("won", "won"), "make": ("made", "made"), "do": ("did", "done"),
-    "rescue": ("rescued", "rescued"), "inherit": ("inherited", "inherited"), "lease": ("leased", "leased"),
+    "transfer": ("transferred", "transferred"), "rescue": ("rescued", "rescued"), "inherit": ("inherited", "inherited"), "lease": ("leased", "leased"),
 }
 """Past tense and past participle of the irregular verbs of the capture frames."""
