@@ -94,14 +94,13 @@ _SAYER = (r"\b(?!(?:Let|It|That|What|He|She|There|Here|Who|Where)')([A-ZÀ-Þ][a
           r"husband|son|daughter|boyfriend|girlfriend|partner|friend|mate|boss|manager|flatmate|roommate|"
           r"neighbou?r|cousin|nan|gran|uncle|aunt|colleague|fianc[eé]e?)")
 _HAS_S = re.compile(
-    _SAYER + r"'s (?=(?:been|got|gotten|gone|had|just|already|finally|"
-    r"never|recently|lived|moved|left|joined|started|quit|dropped|transferred|taken|bought|sold|decided|done|"
-    r"become|retired|signed|switched|found|made|sent|passed|always|officially)\b)"
+    _SAYER + r"'s (?=(?:(?:just|already|finally|never|recently|always|officially|now|also) )?(?:been|got|gotten|gone|"
+    r"had|lived|moved|left|joined|started|quit|dropped|transferred|taken|bought|sold|decided|done|become|retired|"
+    r"signed|switched|found|made|sent|passed)\b)"
 )
 _IS_S = re.compile(
-    _SAYER + r"'s (?=(?:a|an|in|at|on|from|still|now|really|not|so|very|"
-    r"back|off|out|home|also|with|into|married|engaged|pregnant|divorced|fine|okay|currently|properly|officially|"
-    r"[a-z]+ing)\b)"
+    _SAYER + r"'s (?=(?:a|an|in|at|on|from|still|now|really|not|so|very|back|off|out|home|also|with|into|married|"
+    r"engaged|pregnant|divorced|fine|okay|currently|properly|officially|just|always|[a-z]+ing)\b)"
 )
 
 # A clause with no subject at the start of a statement is the speaker's: "Been teaching chemistry at ...",

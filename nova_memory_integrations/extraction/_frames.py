@@ -152,7 +152,7 @@ HELD: tuple[Frame, ...] = (
           (f("@held", "held"),), conf=0.7),
 )
 MEMBER: tuple[Frame, ...] = (
-    Frame("go", "state", r" to (?P<o>(?:a|an|the)? ?(?-i:[A-Z0-9])[^,;]*?)(?=.*\b(?:\d+x|times|every|a week|weekly|"
+    Frame("go", "state", r" to (?P<o>(?:a|an|the)? ?(?-i:[A-Z0-9])[^,;]*)(?=.*\b(?:\d+x|times|every|a week|weekly|"
           r"twice|once|most))", (f("member_of", "group"),)),
     Frame("train swim climb box lift", "state", r"(?: [^\s,;]+){0,2}? at (?P<o>(?:the )?(?-i:[A-Z0-9]).+)",
           (f("member_of", "group"),)),
@@ -212,14 +212,16 @@ TOP_RULES: tuple[Rule, ...] = (
     rule(r"<A>(?:am|is|are) (?P<j>(?!a |an |the |in |at |on )[\w-]+(?: [\w-]+){0,2}) (?:at|for|with) <O>",
          f("job_title", "job", "j"), f("works_at", "org")),
     rule(r"<A>(?:am|is|are|have been|has been) (?:getting )?(?:marrying|engaged to marry|getting married to) <O>",
-         f("engaged_to", "name")),
+         f("engaged_to", "person")),
     rule(r"<A>(?:(?:(?:am|is|are|have been|has been) )?(?:living|staying) (?:on (?:my|his|her|their) own|alone|"
          r"together|with \w+(?: \w+)?)|(?:live|lives) (?:on (?:my|his|her|their) own|alone|together|with \w+"
          r"(?: \w+)?)) in <O>", f("lives_in", "place")),
+    rule(r"<A>(?:got|get|was|were|have been|has been) (?:headhunted|poached|recruited|hired|snapped up) (?:by|at) <O>",
+         f("works_at", "org")),
     rule(r"<A>(?:have|has) been (?:in|living in|based in) (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
          r"(?= (?:for )?(?:a|an|one|two|three|four|five|six|\d+|a few|several|over|almost|nearly) (?:days?|weeks?|"
          r"months?|years?)| since\b| now\b)", f("lives_in", "place")),
-    rule(r"<A>(?:am|is|are) (?:now |currently |still )?in (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
+    rule(r"<A>(?:am|is|are) <A>(?:now |currently |still )?in (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
          r"(?=\s*$|\s*[,.;!)]|\s+(?:now|and|these days|at the moment|with|since|for (?:years|ages|\d+ years)))",
          f("lives_in", "place"), conf=0.6, we_ok=True),
     rule(r"<A>(?:am|is|are) (?:now )?(?:on|with) (?P<o>(?-i:[A-Z])[\w+'&-]*(?: (?-i:[A-Z])[\w+'&-]*){0,2})"

@@ -112,6 +112,8 @@ def _name(value: str) -> str | None:
     taken: list[str] = []
     for w in words[:5]:
         bare = w.strip(".,!;:'\"")
+        if taken and re.fullmatch(r"\d+(?:x|k|km|am|pm)?", bare, _I):  # "The Castle 3x a week"
+            break
         if _is_name(bare, not taken) or (taken and bare in ("&", "and", "of", "de", "la", "le", "du") and len(words) > len(taken) + 1):
             taken.append(bare)
             if bare != w:

@@ -23,6 +23,8 @@ Output conventions: subjects are ``"user"`` or a lowercase relation/name (``"sis
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -213,6 +215,21 @@ _LIKE_PREDS = frozenset({"likes", "dislikes", "prefers"})
 
 
 @dataclass
+class _Discourse:
+    """What the earlier turns of a conversation named: relatives by name, and the last other person talked about."""
+
+    aliases: dict[str, str] = field(default_factory=dict)
+    third: str | None = None
+    at: datetime | None = None
+
+
+_SESSION_LIMIT = 4096
+"""Sessions whose discourse the extractor remembers (the least recently used is forgotten first)."""
+_SESSION_GAP = timedelta(hours=12)
+"""A session's discourse is forgotten after this long without a turn."""
+
+
+@dataclass
 class _Ctx:
     """Per-turn state: the last third-party subject, the last user fact of the sentence, the clause's hits."""
 
@@ -223,6 +240,7 @@ class _Ctx:
     hits: list[_Hit] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)  # "brother" -> "luis" once "my brother Luis" is said
     held: bool = False  # the sentence is about "my car" (or another thing held): "it is a 2009 Golf" names it
+    speaker: bool = True  # no one else has been the subject of the sentence yet: a subjectless clause is the user's
 
 
 def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
@@ -265,8 +283,11 @@ def _op(value: str) -> Literal["assert", "negate"]:
 class DeterministicExtractor:
     """Fast regex/rule based extractor of candidate facts from user turns.
 
-    Stateless and thread-safe; all patterns are compiled at import time. :meth:`extract_batch` carries
-    what one turn names ("my brother Luis") over to the next turns of the batch.
+    Thread-safe; all patterns are compiled at import time. :meth:`extract_batch` carries what one turn
+    names ("my brother Luis") and whom it was about over to the next turns of the batch, and of the same
+    conversation session in later batches ("My brother just moved to Paris." ... "He loves it."): a
+    small, bounded memory of :data:`_SESSION_LIMIT` sessions, each forgotten after
+    :data:`_SESSION_GAP` without a turn.
 
     Example:
         >>> facts = DeterministicExtractor().extract("I live in Paris now.")
@@ -291,29 +312,53 @@ class DeterministicExtractor:
         """
         return self._extract(text, role, timestamp, {})
 
+    def __init__(self) -> None:
+        self._sessions: OrderedDict[tuple[str, str, str], _Discourse] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _discourse(self, episode: Episode, batch: dict[str, _Discourse]) -> _Discourse:
+        """What the conversation so far has named: shared by a batch's turns of one speaker, and by the turns of
+        one session across batches (while the session goes on)."""
+        role = episode.role.strip().lower()
+        if episode.session_id is None:
+            return batch.setdefault(role, _Discourse())
+        key = (episode.user_id, episode.session_id, role)
+        with self._lock:
+            state = self._sessions.pop(key, None)
+            if state is None or state.at is None or abs(episode.timestamp - state.at) > _SESSION_GAP:
+                state = batch.get(role) or _Discourse()
+            state.at = episode.timestamp
+            self._sessions[key] = state
+            while len(self._sessions) > _SESSION_LIMIT:
+                self._sessions.popitem(last=False)
+        batch[role] = state
+        return state
+
     def extract_batch(self, episodes: Sequence[Episode]) -> list[list[CandidateFact]]:
         """One list of candidates per episode; a relative named in one turn is known in the next ones.
 
         Matches the consolidation ``BatchExtractor`` signature. A named speaker of a multi-party
         transcript (``role="Alice"``) is the subject of that turn's first-person facts.
         """
-        aliases: dict[str, str] = {}
+        batch: dict[str, _Discourse] = {}
         out: list[list[CandidateFact]] = []
         for e in episodes:
-            found = self._extract(e.content, e.role, e.timestamp, aliases)
+            state = self._discourse(e, batch)
+            found = self._extract(e.content, e.role, e.timestamp, state.aliases, state)
             if is_named_speaker(e.role):
                 found = [replace(c, subject=e.role) if c.subject == "user" else c for c in found]
             out.append(found)
         return out
 
     def _extract(
-        self, text: str, role: str, timestamp: datetime | None, aliases: dict[str, str]
+        self, text: str, role: str, timestamp: datetime | None, aliases: dict[str, str],
+        state: _Discourse | None = None,
     ) -> list[CandidateFact]:
         reference = timestamp if timestamp is not None else datetime.now(timezone.utc)
         resolve_relative_time("", reference)  # validates the reference (raises on a naive datetime)
         if role.strip().lower() in MACHINE_ROLES or not text or not text.strip():
             return []
-        ctx = _Ctx(aliases=aliases)
+        ctx = _Ctx(aliases=aliases, third=state.third if state is not None else None)
         out: list[CandidateFact] = []
         seen: set[tuple[str, str, str, str]] = set()
         for original in FACT_SENTENCES.split(text):
@@ -324,6 +369,7 @@ class DeterministicExtractor:
                 continue
             ctx.last_pred = ctx.last_obj = None
             ctx.held = False
+            ctx.speaker = True
             ctx.lowercase = not any(c.isupper() for c in sentence.replace("I ", ""))
             for clause in CLAUSE_SPLIT.split(sentence):
                 if not clause or not clause.strip():
@@ -341,12 +387,15 @@ class DeterministicExtractor:
                         seen.add(key)
                         out.append(CandidateFact(hit.subject, hit.predicate, hit.object, _op(hit.op), hit.confidence,
                                                  when, original))
+        if state is not None:
+            state.third = ctx.third
         return _starting_later(out, text, reference)
 
     def _clause(self, clause: str, ctx: _Ctx) -> None:
         start = LEAD.match(clause)
         pos0 = start.end() if start else 0
-        clause = elide(clause, pos0)
+        if ctx.speaker:
+            clause = elide(clause, pos0)
         if HELD_MENTION.match(clause, pos0):
             ctx.held = True
         if ctx.held and (it := _IT_ANY.search(clause, pos0)):  # "my car's making a noise, it's a 2009 Golf"
@@ -428,8 +477,10 @@ class DeterministicExtractor:
             if values:
                 ctx.hits.append(_Hit(it.start(), "user", ctx.last_pred, values[0], "assert", 0.7))
             return
-        if subject is not None and m is not None:
-            self._apply(_RULES, clause, m.end(), subject, ctx, conf=conf)
+        applied = subject is not None and m is not None and self._apply(_RULES, clause, m.end(), subject, ctx,
+                                                                         conf=conf)
+        if m is not None and (conf == 0.8 or applied):  # someone else is the subject: so of the next subjectless clause
+            ctx.speaker = False
 
     def _apply(
         self, rules: tuple[Rule, ...], clause: str, pos: int, subject: str, ctx: _Ctx, *, we: bool = False,
@@ -489,7 +540,7 @@ class DeterministicExtractor:
             start = m.start() if group.startswith("=") else m.start(group)
             for value in values:
                 if pred in CAPTURE_PREDICATES:
-                    resolved = resolve_capture(pred, value, clause[m.start():start])
+                    resolved = resolve_capture(pred, value, m.group(0))
                 else:
                     resolved = resolve(pred, value, clause) if pred.startswith("@") else (pred, value)
                 if resolved is None:
