@@ -161,7 +161,8 @@ MEMBER: tuple[Frame, ...] = (
           r"(?: [^\s,;]+){0,3}? (?:in|for|with) (?P<o>(?:a|an|the|my|our)\s.+)", (f("member_of", "group"),)),
 )
 HABITS: tuple[Frame, ...] = (
-    Frame("have drink eat take", "state", r" (?P<o>.+)", (f("habit", "habit"),)),
+    Frame("have eat take", "state", r" (?P<o>.+)", (f("habit", "habit"),)),
+    Frame("drink", "state", r" (?P<o>.+)", (f("habit", "drinks"),)),
     Frame("do practise practice", "state", r" (?P<o>.+)", (f("@activity2", "activity2"),)),
 )
 HEALTH: tuple[Frame, ...] = (
@@ -266,7 +267,7 @@ OWNED_START: tuple[Rule, ...] = (
          r"(?P<o>(?-i:[A-Z0-9])[\w-]*(?: (?-i:[A-Z0-9])[\w-]*){0,3})(?: [a-z]+)? (?=[a-z])", f("@held", "held"),
          conf=0.7),
     # "my road bike is an old Trek Domane", "My car is a Hyundai i30"
-    rule(r"(?:my|our) (?:[\w-]+ )?" + _POSSESSION + r" (?:is|was) (?:a|an) (?:\w+ )?(?P<o>(?-i:[A-Z0-9]).+)",
+    rule(r"(?:my|our) (?:[\w-]+ )?" + _POSSESSION + r" is (?:a|an) (?:(?-i:[a-z]+) )?(?P<o>(?-i:[A-Z0-9]).+)",
          f("@held", "held")),
     # "New place is a little house on Larch Avenue", "our new flat is in Leith"
     rule(r"(?:(?:my|our|the) )?new (?:place|home|house|flat|apartment|digs) (?:is )?<O>", f("lives_in", "home")),

@@ -44,7 +44,7 @@ __all__ = ["CAPTURE_KINDS", "CAPTURE_PREDICATES", "clean_capture", "held_head", 
 
 _I = re.IGNORECASE
 
-CAPTURE_KINDS = frozenset({"held", "group", "namedgroup", "aged", "home", "habit", "verbact", "activity2", "med", "teacher", "corg",
+CAPTURE_KINDS = frozenset({"held", "group", "namedgroup", "aged", "drinks", "home", "habit", "verbact", "activity2", "med", "teacher", "corg",
                            "allergen", "breed"})
 """The object kinds cleaned by :func:`clean_capture`."""
 CAPTURE_PREDICATES = frozenset({"@held", "@joined", "@activity2"})
@@ -245,7 +245,12 @@ def _home(raw: str) -> list[str]:
     return [found[4:] if found.lower().startswith("the ") else found]
 
 
-def _habit(raw: str) -> list[str]:
+def _drinks(raw: str) -> list[str]:
+    """What one drinks so many of a day: any drink ("three flat whites a day")."""
+    return _habit(raw, any_head=True)
+
+
+def _habit(raw: str, any_head: bool = False) -> list[str]:
     value = _cut(raw)
     freq = _FREQ.search(value)
     if freq is None:
@@ -259,7 +264,7 @@ def _habit(raw: str) -> list[str]:
         np = np[qty.end():]
     np = _lead(_REL_CUT.sub("", np))
     words = np.split()
-    if not words or len(words) > 4 or words[-1].lower() not in CONSUMABLES:
+    if not words or len(words) > 4 or not (any_head or words[-1].lower() in CONSUMABLES):
         return []
     return [" ".join(x for x in (count, np, freq.group("freq").lower()) if x)]
 
@@ -295,7 +300,7 @@ def _verbact(raw: str) -> list[str]:
 
 
 def _med(raw: str) -> list[str]:
-    value = _lead(_REL_CUT.sub("", _cut(raw)))
+    value = _lead(_REL_CUT.sub("", _FREQ.split(_cut(raw))[0])).strip()
     words = value.split()
     if not words or len(words) > 3:
         return []
@@ -362,7 +367,7 @@ def _breed(raw: str) -> list[str]:
     return [value] if held_head(value) in PETS or words[-1].lower() in PETS else []
 
 
-_CLEAN = {"held": _held, "group": _group, "namedgroup": _named_group, "home": _home, "habit": _habit, "activity2": _activity,
+_CLEAN = {"held": _held, "group": _group, "namedgroup": _named_group, "home": _home, "habit": _habit, "drinks": _drinks, "activity2": _activity,
           "verbact": _verbact, "med": _med, "teacher": _teacher, "corg": _corg, "allergen": _allergen,
           "breed": _breed, "aged": _aged}
 

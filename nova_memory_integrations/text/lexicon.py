@@ -106,7 +106,8 @@ PETS = _words(
     "lizard gecko iguana horse pony ferret budgie parakeet cockatiel bird canary chinchilla rat hedgehog axolotl "
     "tarantula retriever labrador lab poodle beagle terrier bulldog husky corgi dachshund shepherd spaniel collie pug "
     "chihuahua rottweiler greyhound schnauzer doodle labradoodle goldendoodle pomeranian mutt tabby siamese ragdoll budgies whippet lurcher "
-    "kelpie newfoundland dalmatian greyhounds spaniels cockapoo cavapoo springer sheepdog pig"
+    "kelpie newfoundland dalmatian greyhounds spaniels cockapoo cavapoo springer sheepdog pig "
+    "hen hens chicken chickens duck ducks goat goats alpaca alpacas tortoises"
 )
 PET_RE = r"(?:" + "|".join(sorted(PETS, key=len, reverse=True)) + r")"
 RELS = (
