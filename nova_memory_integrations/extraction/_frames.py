@@ -142,8 +142,10 @@ JOBS_START: tuple[Frame, ...] = (
 HELD: tuple[Frame, ...] = (
     Frame("own rent share have", "state", r" (?P<o>(?:a|an|the|our|my|this)\s.+)", (f("lives_in", "home"),)),
     Frame("live", "state", r" (?:on|aboard) (?P<o>(?:a|an|the|our|my)\s.+)", (f("lives_in", "held"),)),
-    Frame("own drive ride keep lease run", "state", r" (?P<o>(?:a|an|the|two|three|\d+|my|our)\b.+)",
+    Frame("own keep lease run", "state", r" (?P<o>(?:a|an|the|two|three|\d+|my|our)\b.+)",
           (f("@held", "held"),)),
+    # "I ride a bike" is how one gets about; "I ride a 2019 Specialized Tarmac" says which one is one's own
+    Frame("drive ride", "state", r" (?P<o>(?:a|an|the|my|our)\b.+)", (f("@held", "product"),)),
     Frame("have", "state", r" (?P<o>(?:a|an|two|three|four|\d+|this|these)\b.+)", (f("@held", "held"),)),
     Frame("buy get adopt rescue inherit lease pick build", "event", r"(?: up)? (?P<o>(?:a|an|two|three|\d+|"
           r"myself a|myself an|ourselves a|herself a|himself a)\b.+)", (f("@held", "held"),)),

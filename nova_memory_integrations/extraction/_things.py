@@ -44,7 +44,7 @@ __all__ = ["CAPTURE_KINDS", "CAPTURE_PREDICATES", "clean_capture", "held_head", 
 
 _I = re.IGNORECASE
 
-CAPTURE_KINDS = frozenset({"held", "group", "namedgroup", "aged", "drinks", "home", "habit", "verbact", "activity2", "med", "teacher", "corg",
+CAPTURE_KINDS = frozenset({"held", "product", "group", "namedgroup", "aged", "drinks", "home", "habit", "verbact", "activity2", "med", "teacher", "corg",
                            "allergen", "breed"})
 """The object kinds cleaned by :func:`clean_capture`."""
 CAPTURE_PREDICATES = frozenset({"@held", "@joined", "@activity2"})
@@ -81,8 +81,13 @@ _GROUP_WORD = re.compile(r"(?:club|gym|fitness|crossfit|choir|band|orchestra|tea
 _MED_DOSE = re.compile(r"\b\d+\s?(?:mg|mcg|ml|iu)\b", _I)
 
 
+_FILLER = re.compile(r"(?:\s+(?:now|too|anymore|these days|at the moment|currently|lol|haha|though|tbh|honestly|"
+                     r"and|obviously))+\s*$", _I)
+
+
 def _cut(value: str) -> str:
-    return _BREAK.split(value, maxsplit=1)[0].strip(" \t,.;:!?'\"")
+    value = _BREAK.split(value, maxsplit=1)[0].strip(" \t,.;:!?'\"")
+    return _FILLER.sub("", re.split(r"\s+(?:and|but)\s+(?=(?:\w+\s+){1,2}(?:is|are|was|has|have)\b)", value, maxsplit=1)[0])
 
 
 def _lead(value: str) -> str:
@@ -107,8 +112,12 @@ def _is_name(word: str, first: bool = True) -> bool:
 def _name(value: str) -> str | None:
     """The proper name at the start of ``value`` ("the Dog & Duck Dynamos (pub team)" -> "Dog & Duck Dynamos")."""
     words = value.strip().split()
+    if words and words[0].lower() == "the" and len(words) > 1 and not words[1][:1].isalpha():
+        return None  # "the 11th"
     if words and words[0].lower() == "the" and len(words) > 1 and _is_name(words[1]):
         words = words[1:]
+    if words and not words[0][:1].isalpha() and not (len(words) > 1 and words[1][:1].isupper()):
+        return None
     taken: list[str] = []
     for w in words[:5]:
         bare = w.strip(".,!;:'\"")
@@ -143,7 +152,7 @@ def _product(np: str) -> bool:
     if not words or len(words) > 6:
         return False
     last = len(words) - 1
-    if words[-1].lower() in _TRAIL_OK or words[-1].lower() in POSSESSIONS:
+    if len(words) > 1 and (words[-1].lower() in _TRAIL_OK or words[-1].lower() in POSSESSIONS):
         last -= 1
     if last < 0:
         return False
@@ -189,6 +198,12 @@ def _held(raw: str) -> list[str]:
     if place is not None:
         return [f"{core} {place.group(0).split()[0].lower()} {place.group('place')}"]
     return [core]
+
+
+def _named_product(raw: str) -> list[str]:
+    """A held thing told by its make or name ("a 2012 Honda Civic", "a Brompton"), not a kind ("a bike")."""
+    found = _held(raw)
+    return found if found and (_product(found[0]) or " named " in found[0]) else []
 
 
 def _pet_names(np: str, names: str) -> list[str]:
@@ -367,7 +382,7 @@ def _breed(raw: str) -> list[str]:
     return [value] if held_head(value) in PETS or words[-1].lower() in PETS else []
 
 
-_CLEAN = {"held": _held, "group": _group, "namedgroup": _named_group, "home": _home, "habit": _habit, "drinks": _drinks, "activity2": _activity,
+_CLEAN = {"held": _held, "product": _named_product, "group": _group, "namedgroup": _named_group, "home": _home, "habit": _habit, "drinks": _drinks, "activity2": _activity,
           "verbact": _verbact, "med": _med, "teacher": _teacher, "corg": _corg, "allergen": _allergen,
           "breed": _breed, "aged": _aged}
 

@@ -132,7 +132,8 @@ NOT_NAMES = _words(  # capitalised words that follow "I'm" but are not names
     "Peruvian Cuban Portuguese Swiss Austrian Belgian Israeli Iranian Persian Lebanese Moroccan Jewish Muslim "
     "Catholic Christian Hindu Buddhist Asian European African Latino Latina Hispanic Black White Vegan Vegetarian "
     "Ok Okay Fine Good Sorry Back Here Ready Done Happy Sad Tired Busy Single Married Retired Pregnant Not So Just "
-    "Also In At On The Very Really Still Now Glad Sure Bored Hungry Free Late New Well Home Out Gay Straight"
+    "Also In At On The Very Really Still Now Glad Sure Bored Hungry Free Late New Well Home Out Gay Straight "
+    "One Two Three Four Five Six Seven Eight Nine Ten Big Little Quick Small Long Huge Great Random"
 )
 STARTERS = _words(  # capitalised sentence starters that are not third-party names
     "I It This That There Here He She They We You What Who Why How When Where Which My Our Your His Her Their The "
@@ -150,7 +151,7 @@ BAD_FIRST = _words(
     "it its them this that these those him her hers you your yours me myself us one ones something anything "
     "everything nothing someone anyone everyone nobody stuff what which who whom how why when where there here so "
     "not no for about with at in on by from of as than very too more less much and or but if because again yet all "
-    "both some any such i we they he she being doing lot"
+    "both some any such i we they he she being doing lot to up out off"
 )
 BAD_LAST = _words("it them you him me us that this these those one ones is are was were has have do does can will")
 CONTEXTUAL = _words(  # nouns that refer to the conversation itself ("I prefer the first option")
