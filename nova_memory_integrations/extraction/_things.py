@@ -24,6 +24,7 @@ from ..text.lexicon import (
     COURSES,
     DEGREES,
     DWELLINGS,
+    FIELDS,
     GROUPS,
     ACTIVITY_VERBS,
     HABIT_NOUNS,
@@ -44,10 +45,10 @@ __all__ = ["CAPTURE_KINDS", "CAPTURE_PREDICATES", "clean_capture", "held_head", 
 
 _I = re.IGNORECASE
 
-CAPTURE_KINDS = frozenset({"held", "product", "group", "namedgroup", "aged", "drinks", "home", "habit", "verbact", "activity2", "med", "teacher", "corg",
+CAPTURE_KINDS = frozenset({"held", "product", "switched", "group", "namedgroup", "aged", "drinks", "home", "habit", "verbact", "activity2", "med", "teacher", "corg",
                            "allergen", "breed"})
 """The object kinds cleaned by :func:`clean_capture`."""
-CAPTURE_PREDICATES = frozenset({"@held", "@joined", "@activity2"})
+CAPTURE_PREDICATES = frozenset({"@held", "@joined", "@activity2", "@switched"})
 """The ``@`` predicates resolved by :func:`resolve_capture`."""
 
 _BREAK = re.compile(
@@ -204,6 +205,25 @@ def _named_product(raw: str) -> list[str]:
     """A held thing told by its make or name ("a 2012 Honda Civic", "a Brompton"), not a kind ("a bike")."""
     found = _held(raw)
     return found if found and (_product(found[0]) or " named " in found[0]) else []
+
+
+_WHEN_CUT = re.compile(r"\s+(?:over|during|in|for|this|last|at|since|after|before) (?:the |a |my )?(?:summer|winter|"
+                       r"spring|autumn|fall|holidays?|break|weekend|year|month|week|pandemic|lockdown|end)\b.*$", _I)
+
+
+def _switched(raw: str) -> list[str]:
+    """What one switched to or from: a product or service ("Linux", "oat milk"), a club, or a field of study."""
+    named = _NAMED.match(_cut(raw))
+    if named is not None:  # "a CrossFit box called Ironside"
+        name = _name(named.group("name"))
+        return [name] if name else []
+    value = _WHEN_CUT.sub("", _FILLER.sub("", _cut(raw)))
+    value = re.split(r"\s*,\s*|\s+(?:because|since|as|after|when|for|last|this|and)\b", value, maxsplit=1)[0]
+    value = _LEAD.sub("", value).strip(" .")
+    words = value.split()
+    if not words or len(words) > 5 or words[0].lower() in ("it", "that", "this", "them", "something", "nothing"):
+        return []
+    return [value]
 
 
 def _pet_names(np: str, names: str) -> list[str]:
@@ -382,7 +402,7 @@ def _breed(raw: str) -> list[str]:
     return [value] if held_head(value) in PETS or words[-1].lower() in PETS else []
 
 
-_CLEAN = {"held": _held, "product": _named_product, "group": _group, "namedgroup": _named_group, "home": _home, "habit": _habit, "drinks": _drinks, "activity2": _activity,
+_CLEAN = {"held": _held, "product": _named_product, "switched": _switched, "group": _group, "namedgroup": _named_group, "home": _home, "habit": _habit, "drinks": _drinks, "activity2": _activity,
           "verbact": _verbact, "med": _med, "teacher": _teacher, "corg": _corg, "allergen": _allergen,
           "breed": _breed, "aged": _aged}
 
@@ -422,6 +442,13 @@ def resolve_capture(pred: str, value: str, context: str) -> tuple[str, str] | No
         if "group" in around:
             return ("member_of", value)
         return ("works_at", value)
+    if pred == "@switched":
+        low = value.lower()
+        if low in FIELDS or low.split()[-1] in FIELDS:
+            return ("studies", value)
+        if "group" in _classes(value) or "group" in _classes(context):  # "from F45 to a CrossFit box"
+            return ("member_of", value)
+        return ("uses", value)
     if pred == "@activity2":
         low = value.lower()
         if low in HABIT_NOUNS or low.split()[-1] in ("fasting",) or low.split()[0] in HABIT_VERBS.values():

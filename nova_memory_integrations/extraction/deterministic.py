@@ -109,9 +109,9 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A>(?:have |has )?(?:moved|relocated) (?:away |here )?from (?P<x>.+?) to <O>",
           _neg("lives_in", "place", "x"), _f("lives_in", "place"), we_ok=True),
     _rule(r"<A>(?:have |has )?(?:switched|migrated|converted) (?:over )?from (?P<x>.+?) to <O>",
-          _neg("uses", "thing", "x"), _f("uses", "thing")),
+          _neg("@switched", "switched", "x"), _f("@switched", "switched"), we_ok=True),
     _rule(r"<A>(?:have |has )?(?:switched|migrated|converted) (?:over )?to (?P<o>.+?)(?:\s+from\s+(?P<x>.+))?$",
-          _f("uses", "thing"), _neg("uses", "thing", "x")),
+          _f("@switched", "switched"), _neg("@switched", "switched", "x"), we_ok=True),
     _rule(r"<A>(?:hate|hates|dislike|dislikes|detest|detests|loathe|loathes|despise|despises|cannot stand|can not "
           r"stand|cannot bear|abhor|abhors)(?! it when| when) <O>", _f("dislikes", "things")),
     _rule(r"<A>(?:(?:do |does )?(?:love|loves|like|likes|enjoy|enjoys|adore|adores)|(?:am|is|are) <A>(?:a (?:big "

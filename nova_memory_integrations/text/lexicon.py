@@ -26,6 +26,7 @@ __all__ = [
     "DEGREES",
     "DIET_RE",
     "DWELLINGS",
+    "FIELDS",
     "GERUNDS",
     "GOING",
     "GROUPS",
@@ -381,3 +382,9 @@ IRREGULAR = {
     "transfer": ("transferred", "transferred"), "rescue": ("rescued", "rescued"), "inherit": ("inherited", "inherited"), "lease": ("leased", "leased"),
 }
 """Past tense and past participle of the irregular verbs of the capture frames."""
+FIELDS = _words(
+    "medicine law nursing engineering physics chemistry biology maths math mathematics economics history philosophy "
+    "psychology sociology architecture accounting finance marketing dentistry pharmacy linguistics literature "
+    "english geography politics journalism teaching midwifery veterinary neuroscience statistics"
+) | {"computer science", "data science", "mechanical engineering", "civil engineering", "electrical engineering"}
+"""Fields of study or work: "I switched to medicine" is studies, not a product used."""

@@ -73,6 +73,10 @@ def facts(extractor: DeterministicExtractor, text: str) -> set[tuple[str, str, s
         ("Ravi's just moved to Glasgow.", ("ravi", "lives_in", "Glasgow")),
         ("My cousin's an architect at Arup.", ("cousin", "works_at", "Arup")),
         ("My sister-in-law Maya works at the council.", ("maya", "works_at", "council")),
+        # what one switches to is classed like what one joins: a field of study, a club, else a thing used
+        ("I switched to medicine over the summer.", ("user", "studies", "medicine")),
+        ("Switched from Anytime to a climbing gym called The Depot.", ("user", "member_of", "Depot")),
+        ("We switched to Octopus Energy last spring.", ("user", "uses", "Octopus Energy")),
         # a statement before a question's own clause
         ("my girlfriend Ana loves climbing, where should we go in May?", ("user", "girlfriend_name", "Ana")),
         ("I should have said earlier, I live in Leeds.", ("user", "lives_in", "Leeds")),
