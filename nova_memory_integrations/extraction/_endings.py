@@ -208,7 +208,8 @@ _OBJ_CUT = re.compile(
     _I,
 )
 _ACT_CUT = re.compile(r"\s+(?:and|but|for|because|since|after|when|as|so)\b.*$|\s*,.*$", _I)
-_NAMED = re.compile(r"^(?:(?:a |an |this |some )?(?:guy|girl|man|woman|person|someone|boy|lady|dude) (?:(?:named|called) )?|"
+_NAMED = re.compile(r"^(?:(?:a |an |this |some )?(?:guy|girl|man|woman|person|someone|boy|lady|dude) "
+                    r"(?:(?:named|called) )?|"
                     r"(?:my|his|her|their) (?:girlfriend|boyfriend|partner|fianc[eé]e?) )",
                     _I)
 _NAMED_PET = re.compile(r"\s+(?:named|called)\s+", _I)

@@ -19,7 +19,18 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..text.lexicon import ACTIVITY_VERBS, GROUPS, HABIT_VERBS, IRREGULAR, PETS, POSSESSIONS, REL_ALIASES, REL_KINDS, RELS, SERVICES
+from ..text.lexicon import (
+    ACTIVITY_VERBS,
+    GROUPS,
+    HABIT_VERBS,
+    IRREGULAR,
+    PETS,
+    POSSESSIONS,
+    REL_ALIASES,
+    REL_KINDS,
+    RELS,
+    SERVICES,
+)
 from ._rules import Field, Rule, f, rule
 
 __all__ = [
@@ -68,7 +79,8 @@ def _past(base: str) -> tuple[str, str]:
         form = base + "d"
     elif base.endswith("y") and base[-2] not in _VOWELS:
         form = base[:-1] + "ied"
-    elif len(base) <= 4 and base[-1] not in _VOWELS + "wxy" and base[-2] in _VOWELS and base[-3:-2] not in ("", *_VOWELS):
+    elif len(base) <= 4 and base[-1] not in _VOWELS + "wxy" and base[-2] in _VOWELS \
+            and base[-3:-2] not in ("", *_VOWELS):
         form = base + base[-1] + "ed"
     else:
         form = base + "ed"
@@ -231,12 +243,14 @@ TOP_RULES: tuple[Rule, ...] = (
          r"(?=\s+now\b)", f("uses", "corg"), conf=0.6, we_ok=True),
     rule(r"<A>(?:got|have got|have) the keys (?:to|for) <O>", f("lives_in", "home"), we_ok=True),
 )
-CAPTURE_RULES: tuple[Rule, ...] = _compile(WORK + JOBS_START + HEALTH + HABITS + MEMBER + HELD) + (
+CAPTURE_RULES: tuple[Rule, ...] = (
+    *_compile(WORK + JOBS_START + HEALTH + HABITS + MEMBER + HELD),
     rule(r"<A>(?P<v>" + _ACTIVITY + r")(?=\s+(?:\d|most|every|each|daily|regularly|a lot|twice|three|several|at|"
          r"along|around|before|after|in the|about|like|roughly|heavily|socially|too|since|again|still|competitively|"
          r"on|outside|indoors|inside|when|while|whenever)"
          r"|\s*$|\s*[,.;!])", f("@activity2", "verbact", "v")),
-    rule(r"<A>(?:pay for|pays for|subscribe to|subscribes to|have subscriptions? to) <O>", f("subscribes_to", "things")),
+    rule(r"<A>(?:pay for|pays for|subscribe to|subscribes to|have subscriptions? to) <O>",
+         f("subscribes_to", "things")),
 )
 PASSING_RULES: tuple[Rule, ...] = (
     rule(r"\b(?:in|with|for|of) (?P<o>(?:a|an|the|my|our)\s(?:[\w'-]+\s){0,3}?(?:club|choir|band|orchestra|team|"
@@ -282,7 +296,8 @@ OWNED_START: tuple[Rule, ...] = (
     rule(r"(?:my|our) (?:[\w-]+ )?(?:" + "|".join(sorted(SERVICES)) + r") (?:provider |company |supplier )?(?:is|are) "
          r"(?:with )?(?P<o>(?-i:[A-Z0-9]).+)", f("uses", "corg")),
     # "My book club is reading ...": a group of one's own
-    rule(r"(?:my|our) (?!(?:favou?rite|fave|fav|least favou?rite|dream|ideal) )(?P<o>(?:[\w-]+ )?(?:" + "|".join(sorted(g for g in GROUPS if " " not in g)) + r"))\b(?! of)",
+    rule(r"(?:my|our) (?!(?:favou?rite|fave|fav|least favou?rite|dream|ideal) )(?P<o>(?:[\w-]+ )?(?:"
+         + "|".join(sorted(g for g in GROUPS if " " not in g)) + r"))\b(?! of)",
          f("member_of", "group")),
     rule(r"(?:my|our) (?:new |current |day |full-time |part-time |old )?(?:job|work|role|position|internship|"
          r"placement|post) (?:is )?(?:at|with|for) <O>", f("works_at", "org")),

@@ -70,7 +70,9 @@ _LANG_TRAIL = re.compile(r"\s+(?:fluently|natively|well|pretty well|a little|poo
 _NAMED = re.compile(r"\s+(?:named|called)\s+", _I)
 _CALLED = re.compile(r"\b(?:called|named)\s+(.+)$")
 _PET_ADJ = re.compile(r"^(?:new|little|baby|sweet|old)\s+", _I)
-_ORG_CUT = re.compile(r"\s+(?:in|as|on|doing|where|near|since|for|after|before|during|until)\s+.*$|\s+(?-i:[a-z]+ing)\b.*$", _I)
+_ORG_CUT = re.compile(
+    r"\s+(?:in|as|on|doing|where|near|since|for|after|before|during|until)\s+.*$|\s+(?-i:[a-z]+ing)\b.*$", _I
+)
 _JOB_CUT = re.compile(r"\s+(?:at|for|with|in|from|by|on|of|who|and|based)\b.*$", _I)
 _ORG_AND = re.compile(r"\s+and\s+(?=[a-z])")
 _PLACE_CUT = re.compile(r"\s+(?:and|with|for|to)\s+.*$", _I)
@@ -113,7 +115,9 @@ def _name(value: str, lower_ok: bool = False) -> str | None:
     return name if name and name.split()[0] not in NOT_NAMES else None
 
 
-_HEAD_OF = re.compile(r"^(?:the )?(?:head|director|vp|chief|lead|manager|professor|dean|editor) of (?:[a-z&]+ ?){1,3}$", _I)
+_HEAD_OF = re.compile(
+    r"^(?:the )?(?:head|director|vp|chief|lead|manager|professor|dean|editor) of (?:[a-z&]+ ?){1,3}$", _I
+)
 
 
 def _job(value: str) -> str | None:

@@ -19,6 +19,7 @@ import re
 from ..text.dates import NUMBER_WORDS
 from ..text.lexicon import (
     ABSTRACT,
+    ACTIVITY_VERBS,
     BUSINESSES,
     CONSUMABLES,
     COURSES,
@@ -26,7 +27,6 @@ from ..text.lexicon import (
     DWELLINGS,
     FIELDS,
     GROUPS,
-    ACTIVITY_VERBS,
     HABIT_NOUNS,
     HABIT_VERBS,
     HOBBY_NOUNS,
@@ -45,8 +45,10 @@ __all__ = ["CAPTURE_KINDS", "CAPTURE_PREDICATES", "clean_capture", "held_head", 
 
 _I = re.IGNORECASE
 
-CAPTURE_KINDS = frozenset({"held", "product", "switched", "group", "namedgroup", "aged", "drinks", "home", "habit", "verbact", "activity2", "med", "teacher", "corg",
-                           "allergen", "breed"})
+CAPTURE_KINDS = frozenset({
+    "held", "product", "switched", "group", "namedgroup", "aged", "drinks", "home", "habit",
+    "verbact", "activity2", "med", "teacher", "corg", "allergen", "breed",
+})
 """The object kinds cleaned by :func:`clean_capture`."""
 CAPTURE_PREDICATES = frozenset({"@held", "@joined", "@activity2", "@switched"})
 """The ``@`` predicates resolved by :func:`resolve_capture`."""
@@ -86,9 +88,13 @@ _FILLER = re.compile(r"(?:\s+(?:now|too|anymore|these days|at the moment|current
                      r"and|obviously))+\s*$", _I)
 
 
+_NEXT_CLAUSE = re.compile(r"\s+(?:and|but)\s+(?=(?:\w+\s+){1,2}(?:is|are|was|has|have)\b)", _I)
+
+
 def _cut(value: str) -> str:
     value = _BREAK.split(value, maxsplit=1)[0].strip(" \t,.;:!?'\"")
-    return _FILLER.sub("", re.split(r"\s+(?:and|but)\s+(?=(?:\w+\s+){1,2}(?:is|are|was|has|have)\b)", value, maxsplit=1)[0])
+    value = _NEXT_CLAUSE.split(value, maxsplit=1)[0]  # "a Leaf and range anxiety is real"
+    return _FILLER.sub("", value)
 
 
 def _lead(value: str) -> str:
@@ -124,7 +130,8 @@ def _name(value: str) -> str | None:
         bare = w.strip(".,!;:'\"")
         if taken and re.fullmatch(r"\d+(?:x|k|km|am|pm)?", bare, _I):  # "The Castle 3x a week"
             break
-        if _is_name(bare, not taken) or (taken and bare in ("&", "and", "of", "de", "la", "le", "du") and len(words) > len(taken) + 1):
+        joiner = bare in ("&", "and", "of", "de", "la", "le", "du") and len(words) > len(taken) + 1
+        if _is_name(bare, not taken) or (taken and joiner):
             taken.append(bare)
             if bare != w:
                 break
@@ -402,9 +409,11 @@ def _breed(raw: str) -> list[str]:
     return [value] if held_head(value) in PETS or words[-1].lower() in PETS else []
 
 
-_CLEAN = {"held": _held, "product": _named_product, "switched": _switched, "group": _group, "namedgroup": _named_group, "home": _home, "habit": _habit, "drinks": _drinks, "activity2": _activity,
-          "verbact": _verbact, "med": _med, "teacher": _teacher, "corg": _corg, "allergen": _allergen,
-          "breed": _breed, "aged": _aged}
+_CLEAN = {
+    "held": _held, "product": _named_product, "switched": _switched, "group": _group, "namedgroup": _named_group,
+    "home": _home, "habit": _habit, "drinks": _drinks, "activity2": _activity, "verbact": _verbact, "med": _med,
+    "teacher": _teacher, "corg": _corg, "allergen": _allergen, "breed": _breed, "aged": _aged,
+}
 
 
 def clean_capture(raw: str, kind: str) -> list[str]:

@@ -23,11 +23,9 @@ Output conventions: subjects are ``"user"`` or a lowercase relation/name (``"sis
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Literal, NamedTuple
 
 from ..text.dates import resolve_relative_time
@@ -35,7 +33,18 @@ from ..text.lexicon import BRITISH, NOT_NAMES, PET_RE, PETS, REL_ALIASES, REL_MO
 from ..text.roles import MACHINE_ROLES, is_named_speaker
 from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
-from ._clauses import CLAUSE_SPLIT, CONDITIONAL, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, elide, expand, statement_part
+from ._clauses import (
+    CLAUSE_SPLIT,
+    CONDITIONAL,
+    HYPOTHETICAL,
+    LEAD,
+    QUESTION_START,
+    REPORTED,
+    elide,
+    expand,
+    statement_part,
+)
+from ._discourse import Discourse, SessionMemory, starting_later
 from ._endings import CONT, ENDING_RULES, MY_ENDING_RULES, PET_END, START_ENDING_RULES, rel_kind, resolve
 from ._frames import (
     CAPTURE_RULES,
@@ -45,8 +54,6 @@ from ._frames import (
     PASSING_RULES,
     PRE_RULES,
     REL_INTRO,
-    STARTING_PREDICATES,
-    STARTS_LATER,
     TOP_RULES,
 )
 from ._objects import clean_object
@@ -197,7 +204,8 @@ _START_RULES: tuple[Rule, ...] = (
           r"me) (?P<o>(?-i:[A-ZÀ-Þ])[\w'-]+)", _f("name", "name")),
 )
 _THIRD_MY = re.compile(r"(?:(?:[Mm]e|[Mm]yself) and )?(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r"|"
-                       + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)"
+                       + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+"
+                       r"(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)"
                        r",?)?(?:\s+(?:\(\d+\)\s+)?|$)")
 _THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
 _THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
@@ -212,21 +220,6 @@ _IT_ANY = re.compile(r"(?:^|,\s*|\b(?:and|but)\s+)it is (?:now |actually )?(?P<o
 _ADVERBS = re.compile(ADV, _I)
 _IT_IS = re.compile(r"it is (?:now )?(?P<o>.+)", _I)
 _LIKE_PREDS = frozenset({"likes", "dislikes", "prefers"})
-
-
-@dataclass
-class _Discourse:
-    """What the earlier turns of a conversation named: relatives by name, and the last other person talked about."""
-
-    aliases: dict[str, str] = field(default_factory=dict)
-    third: str | None = None
-    at: datetime | None = None
-
-
-_SESSION_LIMIT = 4096
-"""Sessions whose discourse the extractor remembers (the least recently used is forgotten first)."""
-_SESSION_GAP = timedelta(hours=12)
-"""A session's discourse is forgotten after this long without a turn."""
 
 
 @dataclass
@@ -258,23 +251,6 @@ def _rel_word(rel: str) -> str:
     return BRITISH.get(rel, rel)
 
 
-def _starting_later(found: list[CandidateFact], text: str, reference: datetime) -> list[CandidateFact]:
-    """A new job or school the turn says starts on a later date ("I start on January 6th") holds from then."""
-    cue = STARTS_LATER.search(text)
-    if cue is None or not any(c.predicate in STARTING_PREDICATES and c.valid_from is None for c in found):
-        return found
-    when = resolve_relative_time(cue.group("when"), reference)
-    if when is not None and when < reference - timedelta(days=1):  # a day-month date without a year: the next one
-        try:
-            when = when.replace(year=when.year + 1)
-        except ValueError:
-            when = None
-    if when is None or when <= reference or when > reference + timedelta(days=366):
-        return found
-    return [replace(c, valid_from=when) if c.predicate in STARTING_PREDICATES and c.valid_from is None
-            and c.op == "assert" else c for c in found]
-
-
 def _op(value: str) -> Literal["assert", "negate"]:
     return "negate" if value == "negate" else "assert"
 
@@ -286,8 +262,7 @@ class DeterministicExtractor:
     Thread-safe; all patterns are compiled at import time. :meth:`extract_batch` carries what one turn
     names ("my brother Luis") and whom it was about over to the next turns of the batch, and of the same
     conversation session in later batches ("My brother just moved to Paris." ... "He loves it."): a
-    small, bounded memory of :data:`_SESSION_LIMIT` sessions, each forgotten after
-    :data:`_SESSION_GAP` without a turn.
+    small, bounded memory (:class:`._discourse.SessionMemory`).
 
     Example:
         >>> facts = DeterministicExtractor().extract("I live in Paris now.")
@@ -313,26 +288,7 @@ class DeterministicExtractor:
         return self._extract(text, role, timestamp, {})
 
     def __init__(self) -> None:
-        self._sessions: OrderedDict[tuple[str, str, str], _Discourse] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def _discourse(self, episode: Episode, batch: dict[str, _Discourse]) -> _Discourse:
-        """What the conversation so far has named: shared by a batch's turns of one speaker, and by the turns of
-        one session across batches (while the session goes on)."""
-        role = episode.role.strip().lower()
-        if episode.session_id is None:
-            return batch.setdefault(role, _Discourse())
-        key = (episode.user_id, episode.session_id, role)
-        with self._lock:
-            state = self._sessions.pop(key, None)
-            if state is None or state.at is None or abs(episode.timestamp - state.at) > _SESSION_GAP:
-                state = batch.get(role) or _Discourse()
-            state.at = episode.timestamp
-            self._sessions[key] = state
-            while len(self._sessions) > _SESSION_LIMIT:
-                self._sessions.popitem(last=False)
-        batch[role] = state
-        return state
+        self._sessions = SessionMemory()
 
     def extract_batch(self, episodes: Sequence[Episode]) -> list[list[CandidateFact]]:
         """One list of candidates per episode; a relative named in one turn is known in the next ones.
@@ -340,10 +296,10 @@ class DeterministicExtractor:
         Matches the consolidation ``BatchExtractor`` signature. A named speaker of a multi-party
         transcript (``role="Alice"``) is the subject of that turn's first-person facts.
         """
-        batch: dict[str, _Discourse] = {}
+        batch: dict[str, Discourse] = {}
         out: list[list[CandidateFact]] = []
         for e in episodes:
-            state = self._discourse(e, batch)
+            state = self._sessions.state_for(e, batch)
             found = self._extract(e.content, e.role, e.timestamp, state.aliases, state)
             if is_named_speaker(e.role):
                 found = [replace(c, subject=e.role) if c.subject == "user" else c for c in found]
@@ -352,7 +308,7 @@ class DeterministicExtractor:
 
     def _extract(
         self, text: str, role: str, timestamp: datetime | None, aliases: dict[str, str],
-        state: _Discourse | None = None,
+        state: Discourse | None = None,
     ) -> list[CandidateFact]:
         reference = timestamp if timestamp is not None else datetime.now(timezone.utc)
         resolve_relative_time("", reference)  # validates the reference (raises on a naive datetime)
@@ -389,7 +345,7 @@ class DeterministicExtractor:
                                                  when, original))
         if state is not None:
             state.third = ctx.third
-        return _starting_later(out, text, reference)
+        return starting_later(out, text, reference)
 
     def _clause(self, clause: str, ctx: _Ctx) -> None:
         start = LEAD.match(clause)

@@ -106,7 +106,9 @@ PETS = _words(
     "dog cat puppy kitten pup kitty parrot rabbit bunny hamster gerbil fish goldfish betta turtle tortoise snake "
     "lizard gecko iguana horse pony ferret budgie parakeet cockatiel bird canary chinchilla rat hedgehog axolotl "
     "tarantula retriever labrador lab poodle beagle terrier bulldog husky corgi dachshund shepherd spaniel collie pug "
-    "chihuahua rottweiler greyhound schnauzer doodle labradoodle goldendoodle pomeranian mutt tabby siamese ragdoll budgies whippet lurcher "
+    "chihuahua rottweiler greyhound schnauzer doodle labradoodle goldendoodle pomeranian mutt tabby "
+    "siamese ragdoll budgies "
+    "whippet lurcher "
     "kelpie newfoundland dalmatian greyhounds spaniels cockapoo cavapoo springer sheepdog pig "
     "hen hens chicken chickens duck ducks goat goats alpaca alpacas tortoises"
 )
@@ -379,7 +381,8 @@ IRREGULAR = {
     "lead": ("led", "led"), "build": ("built", "built"), "begin": ("began", "begun"), "eat": ("ate", "eaten"),
     "drink": ("drank", "drunk"), "bring": ("brought", "brought"), "find": ("found", "found"),
     "land": ("landed", "landed"), "win": ("won", "won"), "make": ("made", "made"), "do": ("did", "done"),
-    "transfer": ("transferred", "transferred"), "rescue": ("rescued", "rescued"), "inherit": ("inherited", "inherited"), "lease": ("leased", "leased"),
+    "transfer": ("transferred", "transferred"), "rescue": ("rescued", "rescued"),
+    "inherit": ("inherited", "inherited"), "lease": ("leased", "leased"),
 }
 """Past tense and past participle of the irregular verbs of the capture frames."""
 FIELDS = _words(
