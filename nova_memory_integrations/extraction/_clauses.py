@@ -120,10 +120,15 @@ _ELIDED = re.compile(
 )
 
 
+_GERUND_SUBJECT = re.compile(  # "Volunteering at the shelter has been great": the -ing phrase is the subject
+    r"\b(?:is|was|has|had|makes|made|gives|gave|helps|helped|keeps|kept|brings|brought|feels|felt|can|will|would|"
+    r"seems|sounds|takes|took)\b", re.IGNORECASE)
+
+
 def elide(clause: str, start: int) -> str:
     """``clause`` with the speaker's "I" put back where a statement starts without a subject at ``start``."""
     m = _ELIDED.match(clause, start)
-    if m is None:
+    if m is None or (m.group("ing") and _GERUND_SUBJECT.search(clause, m.end())):
         return clause
     if m.group("been"):
         subject = "I have "
@@ -135,7 +140,9 @@ def elide(clause: str, start: int) -> str:
         subject = "I am "
     else:
         subject = "I "
-    return clause[:start] + subject + clause[start:]
+    word = m.start("adv") if m.group("adv") else m.start() + 0
+    rest = clause[word:]
+    return clause[:start] + clause[start:word] + subject + rest[:1].lower() + rest[1:]
 
 
 # "my girlfriend Sophie loves hiking, where should we go?": a statement before a question's own clause

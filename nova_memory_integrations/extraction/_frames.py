@@ -269,7 +269,7 @@ STARTS_LATER = re.compile(
 """A turn that says the new job or school begins later ("I start on January 6th")."""
 STARTING_PREDICATES = frozenset({"works_at", "job_title", "studies_at", "studies"})
 """What such a turn's start date applies to."""
-REL_INTRO = re.compile(r"\b[Mm]y (?P<rel>" + RELS + r") (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?=[\s,.;!?)]|$)")
+REL_INTRO = re.compile(r"\b[Mm]y (?P<rel>" + RELS + r") (?P<name>[A-ZÀ-Þ][a-zà-ÿ-]+)(?=[\s,.;!?)]|$)")
 """A relative or friend introduced by name in passing ("I'm staying with my brother Tom")."""
 
 _POSSESSION = "(?:" + "|".join(sorted(POSSESSIONS, key=len, reverse=True)) + ")"

@@ -70,9 +70,8 @@ _LANG_TRAIL = re.compile(r"\s+(?:fluently|natively|well|pretty well|a little|poo
 _NAMED = re.compile(r"\s+(?:named|called)\s+", _I)
 _CALLED = re.compile(r"\b(?:called|named)\s+(.+)$")
 _PET_ADJ = re.compile(r"^(?:new|little|baby|sweet|old)\s+", _I)
-_ORG_CUT = re.compile(
-    r"\s+(?:in|as|on|doing|where|near|since|for|after|before|during|until)\s+.*$|\s+(?-i:[a-z]+ing)\b.*$", _I
-)
+_ORG_CUT = re.compile(r"\s+(?:in|as|on|doing|where|near|since|for|after|before|during|until)\s+.*$", _I)
+_ORG_ING = re.compile(r"(\b[A-Z][\w'&.-]*)\s+[a-z]+ing\b.*$")  # "Zillow working on the rentals product"
 _JOB_CUT = re.compile(r"\s+(?:at|for|with|in|from|by|on|of|who|and|based)\b.*$", _I)
 _ORG_AND = re.compile(r"\s+and\s+(?=[a-z])")
 _PLACE_CUT = re.compile(r"\s+(?:and|with|for|to)\s+.*$", _I)
@@ -188,7 +187,7 @@ def _pets(value: str, lowercase: bool) -> list[str]:
 def _org(value: str, lowercase: bool) -> list[str]:
     value = _ORG_AND.split(value, maxsplit=1)[0]
     called = _CALLED.search(value)
-    value = (_name(called.group(1)) or "") if called else _ORG_CUT.sub("", value)
+    value = (_name(called.group(1)) or "") if called else _ORG_ING.sub(r"\1", _ORG_CUT.sub("", value))
     value = _strip(_THE_LOWER.sub("", value))
     usable = _ok(value) and (_CAP.search(value) or value.split()[-1] in ORG_NOUNS)
     return [value] if usable else []

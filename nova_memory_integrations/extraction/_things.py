@@ -118,7 +118,7 @@ def _is_name(word: str, first: bool = True) -> bool:
 
 def _name(value: str) -> str | None:
     """The proper name at the start of ``value`` ("the Dog & Duck Dynamos (pub team)" -> "Dog & Duck Dynamos")."""
-    words = value.strip().split()
+    words = value.replace('"', " ").strip().split()
     if words and words[0].lower() == "the" and len(words) > 1 and not words[1][:1].isalpha():
         return None  # "the 11th"
     if words and words[0].lower() == "the" and len(words) > 1 and _is_name(words[1]):
@@ -268,11 +268,15 @@ def _group(raw: str) -> list[str]:
         if name:
             return [name]
     name = _name(_LEAD.sub("", first.strip()))
-    if name and len(name.split()) <= 5:
+    if name and len(name.split()) <= 5 and not (" " not in name and _GERUND.fullmatch(name)):
         return [name]
-    if core and held_head(core) in GROUPS and len(core.split()) <= 4 and core.lower() == core:
+    words = core.split()
+    if 2 <= len(words) <= 4 and held_head(core) in GROUPS and core.lower() == core:  # "a running club", not "a team"
         return [core]
     return []
+
+
+_GERUND = re.compile(r"[A-Z][a-z]+ing")
 
 
 def _home(raw: str) -> list[str]:
@@ -370,11 +374,11 @@ def _corg(raw: str) -> list[str]:
     return [name] if name else []
 
 
-_ALLERGEN_CUT = re.compile(r"\s+(?:which|that|from|for|with|since|as|because|when|like|ever|too|at|in)\b.*$", _I)
+_ALLERGEN_CUT = re.compile(r"\s+(?:which|that|from|for|since|as|because|when|like|ever|too|at|in)\b.*$", _I)
 
 
 def _allergen(raw: str) -> list[str]:
-    value = _lead(_ALLERGEN_CUT.sub("", _cut(raw)))
+    value = re.sub(r"^(?:most|some|all|certain|many|a few)\s+", "", _lead(_ALLERGEN_CUT.sub("", _cut(raw))), flags=_I)
     if value.split() and value.split()[0].lower() in ("anything", "nothing", "everything", "something", "that", "it"):
         return []
     out: list[str] = []

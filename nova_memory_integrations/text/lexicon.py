@@ -356,7 +356,7 @@ ACTIVITY_VERBS = {
     "hike": "hiking", "jog": "jogging", "row": "rowing", "surf": "surfing", "skate": "skating", "ski": "skiing",
     "box": "boxing", "dance": "dancing", "lift": "lifting weights", "meditate": "meditation", "sail": "sailing",
     "knit": "knitting", "paint": "painting", "bake": "baking", "garden": "gardening", "fish": "fishing",
-    "train": "training", "walk": "walking", "skateboard": "skateboarding", "snowboard": "snowboarding",
+    "walk": "walking", "skateboard": "skateboarding", "snowboard": "snowboarding",
 }
 """Activity verbs and the hobby they name ("I run 5k most mornings" -> ``hobby running``)."""
 MEDICATIONS = _words(

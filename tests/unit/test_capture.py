@@ -36,7 +36,7 @@ def facts(extractor: DeterministicExtractor, text: str) -> set[tuple[str, str, s
         ("Been working at Tesco for years, mostly nights.", ("user", "works_at", "Tesco")),
         ("Living in Cork since the summer.", ("user", "lives_in", "Cork")),
         ("Member of Harbour Rowing Club, sculling mostly.", ("user", "member_of", "Harbour Rowing Club")),
-        ("Vegan for three years now.", ("user", "diet", "Vegan")),
+        ("Vegan for three years now.", ("user", "diet", "vegan")),
         ("Staff nurse at St Mary's, on the renal ward.", ("user", "works_at", "St Mary's")),
         # verb classes: one row covers every form of its verbs
         ("I teach history at Park Lane School.", ("user", "job_title", "history teacher")),
@@ -102,6 +102,8 @@ def test_a_first_statement_is_captured(extractor: DeterministicExtractor, text: 
         "I'm not allergic to anything.",
         "should I sell my Polo and use a car club?",
         "I'm in London for the weekend.",
+        "Volunteering at the shelter has been great for my mood.",
+        "I'm part of the team now.",
     ],
 )
 def test_no_fact_from_hypotheticals_questions_and_the_past(extractor: DeterministicExtractor, text: str) -> None:
