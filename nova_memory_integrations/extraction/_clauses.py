@@ -108,7 +108,7 @@ _IS_S = re.compile(
 _ELIDED = re.compile(
     r"(?P<adv>(?:just|finally|recently|also|still|now|currently|officially|properly|fully|proudly|happily|sadly)\s+)*"
     r"(?:(?P<been>been)|(?P<ing>living|working|teaching|driving|riding|renting|seeing|dating|studying|training|"
-    r"interning|volunteering|freelancing|contracting|commuting|sharing|running|swimming|playing)|(?P<past>started|"
+    r"interning|volunteering|freelancing|contracting|commuting|sharing|running|swimming|playing|doing)|(?P<past>started|"
     r"joined|moved|bought|got|picked|took|left|quit|went|sold|traded|switched|relocated|dropped|finished|retired|"
     r"handed|jumped|transferred|adopted|rescued|landed|signed|graduated|became|lost|gave|broke|split|ditched|"
     r"cancell?ed|canceled|stopped|married|divorced|built|upgraded|leased|inherited|accepted|began|cut|wound|"

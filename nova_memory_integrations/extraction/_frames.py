@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from ..text.lexicon import (
     ACTIVITY_VERBS,
+    CONDITION_ADJECTIVES,
     GROUPS,
     HABIT_VERBS,
     IRREGULAR,
@@ -161,6 +162,7 @@ HELD: tuple[Frame, ...] = (
     Frame("have", "state", r" (?P<o>(?:a|an|two|three|four|\d+|this|these)\b.+)", (f("@held", "held"),)),
     Frame("buy get adopt rescue inherit lease pick build", "event", r"(?: up)? (?P<o>(?:a|an|two|three|\d+|"
           r"myself a|myself an|ourselves a|herself a|himself a)\b.+)", (f("@held", "held"),)),
+    Frame("go", "state", r" (?P<o>[a-z]+ing)\b", (f("@activity2", "activity2"),)),
     Frame("go", "event", r" for (?P<o>(?:a|an)\s(?:\w+ )?(?-i:[A-Z0-9]).+)", (f("@held", "held"),)),
     Frame("commute scoot cycle travel get", "state", r"(?: [^\s,;]+){0,3}? (?:on|by) (?P<o>(?:a|an|my)\s.+)",
           (f("@held", "held"),), conf=0.7),
@@ -239,6 +241,12 @@ TOP_RULES: tuple[Rule, ...] = (
     rule(r"<A>(?:am|is|are) <A>(?:now |currently |still )?in (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
          r"(?=\s*$|\s*[,.;!)]|\s+(?:now|and|these days|at the moment|with|since|for (?:years|ages|\d+ years)))",
          f("lives_in", "place"), conf=0.6, we_ok=True),
+    rule(r"<A>(?:am|is|are) (?:now |currently |still )?(?:on|taking) <O>", f("takes_medication", "med"), we_ok=True),
+    rule(r"<A>(?:am|is|are) <A>(?P<o>" + "|".join(sorted(CONDITION_ADJECTIVES, key=len, reverse=True)) + r")\b",
+         f("has_condition", "condadj")),
+    rule(r"<A>(?:have|has) been (?:at|with) (?P<o>(?-i:[A-Z])[\w'&-]*(?: (?-i:[A-Z])[\w'&-]*){0,3})(?= for (?:\w+ )?"
+         r"(?:years|months)| since (?:\d{4}|(?-i:[A-Z])))", f("works_at", "corg"), conf=0.6),
+    rule(r"<A>(?:have |has )?(?:just |recently )?moved into <O>", f("lives_in", "home"), we_ok=True),
     rule(r"<A>(?:am|is|are) (?:now )?(?:on|with) (?P<o>(?-i:[A-Z])[\w+'&-]*(?: (?-i:[A-Z])[\w+'&-]*){0,2})"
          r"(?=\s+now\b)", f("uses", "corg"), conf=0.6, we_ok=True),
     rule(r"<A>(?:got|have got|have) the keys (?:to|for) <O>", f("lives_in", "home"), we_ok=True),

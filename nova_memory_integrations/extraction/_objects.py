@@ -44,7 +44,8 @@ _TRAIL = re.compile(
     r"way|btw|sadly|unfortunately|honestly|actually|tbh|obviously|of course|anyway|as usual|always|still|lately|"
     r"recently|finally|officially|already|instead|in general|personally|originally|on (?:the )?weekends?|at "
     r"weekends|in my (?:free|spare) time|every (?:day|week|weekend|morning|night)|full[- ]time|part[- ]time|"
-    r"remotely|" + TIME_EXPRESSION + r")[\s.!?,;:)]*$",
+    r"remotely|for (?:about |almost |over |nearly |around |roughly )?(?:a|an|one|half a) (?:year|month|week|day)|"
+    + TIME_EXPRESSION + r")[\s.!?,;:)]*$",
     _I,
 )
 _CUT = re.compile(

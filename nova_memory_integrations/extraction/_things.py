@@ -21,6 +21,7 @@ from ..text.lexicon import (
     ABSTRACT,
     ACTIVITY_VERBS,
     BUSINESSES,
+    CONDITION_ADJECTIVES,
     CONSUMABLES,
     COURSES,
     DEGREES,
@@ -46,7 +47,7 @@ __all__ = ["CAPTURE_KINDS", "CAPTURE_PREDICATES", "clean_capture", "held_head", 
 _I = re.IGNORECASE
 
 CAPTURE_KINDS = frozenset({
-    "held", "product", "switched", "group", "namedgroup", "aged", "drinks", "home", "habit",
+    "condadj", "held", "product", "switched", "group", "namedgroup", "aged", "drinks", "home", "habit",
     "verbact", "activity2", "med", "teacher", "corg", "allergen", "breed",
 })
 """The object kinds cleaned by :func:`clean_capture`."""
@@ -346,7 +347,7 @@ def _verbact(raw: str) -> list[str]:
 
 
 def _med(raw: str) -> list[str]:
-    value = _lead(_REL_CUT.sub("", _FREQ.split(_cut(raw))[0])).strip()
+    value = _lead(_REL_CUT.sub("", _FREQ.split(_cut(raw))[0].split(",")[0])).strip()
     words = value.split()
     if not words or len(words) > 3:
         return []
@@ -405,6 +406,12 @@ _BODY = frozenset("hair skin knee knees back body heart face teeth tooth eyes re
                   "son daughter boy girl kid baby child".split())
 
 
+def _condition_adjective(raw: str) -> list[str]:
+    """ "diabetic" -> "diabetes", "lactose intolerant" -> "lactose intolerance"."""
+    found = CONDITION_ADJECTIVES.get(" ".join(raw.lower().split()))
+    return [found] if found else []
+
+
 def _breed(raw: str) -> list[str]:
     value = _lead(_REL_CUT.sub("", _cut(raw)))
     words = value.split()
@@ -416,7 +423,8 @@ def _breed(raw: str) -> list[str]:
 _CLEAN = {
     "held": _held, "product": _named_product, "switched": _switched, "group": _group, "namedgroup": _named_group,
     "home": _home, "habit": _habit, "drinks": _drinks, "activity2": _activity, "verbact": _verbact, "med": _med,
-    "teacher": _teacher, "corg": _corg, "allergen": _allergen, "breed": _breed, "aged": _aged,
+    "teacher": _teacher, "corg": _corg, "allergen": _allergen, "breed": _breed, "condadj": _condition_adjective,
+    "aged": _aged,
 }
 
 

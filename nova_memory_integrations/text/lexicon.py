@@ -18,6 +18,7 @@ __all__ = [
     "BUSINESSES",
     "COMPOUNDS",
     "CONDITIONS",
+    "CONDITION_ADJECTIVES",
     "COND_HEADS",
     "CONSUMABLES",
     "CONTEXTUAL",
@@ -90,7 +91,7 @@ JOBS = _words(
     "waiter waitress welder writer youtuber freshman sophomore pharmacist physician physicist physiotherapist "
     "psychiatrist psychologist dentist optometrist chemist biologist geologist linguist journalist postman "
     "postwoman solicitor barrister porter radiographer sonographer tester pm vp tech technologist orthodontist "
-    "clerk handyman fireman binman milkman chairman trainee apprentice foreman builder plasterer roofer "
+    "physio clerk handyman fireman binman milkman chairman trainee apprentice foreman builder plasterer roofer "
     "locksmith cleaner carer housekeeper"
 )
 NOT_JOBS = _words(
@@ -391,3 +392,12 @@ FIELDS = _words(
     "english geography politics journalism teaching midwifery veterinary neuroscience statistics"
 ) | {"computer science", "data science", "mechanical engineering", "civil engineering", "electrical engineering"}
 """Fields of study or work: "I switched to medicine" is studies, not a product used."""
+CONDITION_ADJECTIVES = {
+    "diabetic": "diabetes", "type 1 diabetic": "type 1 diabetes", "type 2 diabetic": "type 2 diabetes",
+    "asthmatic": "asthma", "epileptic": "epilepsy", "coeliac": "coeliac disease", "celiac": "celiac disease",
+    "anaemic": "anaemia", "anemic": "anemia", "dyslexic": "dyslexia", "autistic": "autism",
+    "bipolar": "bipolar disorder", "lactose intolerant": "lactose intolerance",
+    "gluten intolerant": "gluten intolerance", "hypertensive": "hypertension", "insomniac": "insomnia",
+    "arthritic": "arthritis", "pregnant": "pregnancy",
+}
+"""Adjectives that state a condition: "I'm diabetic" -> ``has_condition diabetes``."""

@@ -66,6 +66,11 @@ def facts(extractor: DeterministicExtractor, text: str) -> set[tuple[str, str, s
         # health
         ("I have a severe allergy to shellfish.", ("user", "allergic_to", "shellfish")),
         ("I take sertraline every morning.", ("user", "takes_medication", "sertraline")),
+        ("I'm diabetic and take metformin twice a day.", ("user", "has_condition", "diabetes")),
+        ("I'm on antidepressants, sertraline 50mg.", ("user", "takes_medication", "antidepressants")),
+        ("Currently doing my PhD in neuroscience at UCL.", ("user", "studies_at", "UCL")),
+        ("Been at Morrisons for six years now.", ("user", "works_at", "Morrisons")),
+        ("Just moved into a flat in Peckham with my girlfriend.", ("user", "lives_in", "Peckham")),
         # relations: short words, modifiers, apposition, titles, 's as is/has
         ("my bf Arjun is a paramedic.", ("arjun", "job_title", "paramedic")),
         ("My old uni friend Priya moved to Leeds last month.", ("priya", "lives_in", "Leeds")),
@@ -104,6 +109,8 @@ def test_a_first_statement_is_captured(extractor: DeterministicExtractor, text: 
         "I'm in London for the weekend.",
         "Volunteering at the shelter has been great for my mood.",
         "I'm part of the team now.",
+        "I'm on the train.",
+        "I've been at the airport for hours.",
     ],
 )
 def test_no_fact_from_hypotheticals_questions_and_the_past(extractor: DeterministicExtractor, text: str) -> None:
