@@ -216,6 +216,8 @@ _PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
 _THIRD_TITLE = re.compile(r"(?:Uncle|Aunt|Auntie|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Brother|Sister|Boyfriend|"
                           r"Girlfriend|Husband|Wife|Partner) (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+")
 _THIRD_BARE = re.compile(r"(?P<rel>" + RELS + r")\s+(?=(?:is|has|was|just|also|still)\b)", _I)
+_OTHER_SUBJECT = re.compile(r"\b(?:people|they|he|she|you|it|everyone|someone|nobody|will|would|can|could|"
+                            r"who|which|that)\b", _I)
 _IT_ANY = re.compile(r"(?:^|,\s*|\b(?:and|but)\s+)it is (?:now |actually )?(?P<o>(?:a|an)\s.+)", _I)
 _ADVERBS = re.compile(ADV, _I)
 _IT_IS = re.compile(r"it is (?:now )?(?P<o>.+)", _I)
@@ -473,8 +475,8 @@ class DeterministicExtractor:
         found_next = False
         if follow and rules is _RULES:  # "I handed the Niro back and went for a Skoda": the next verb of the subject
             for cont in CONT.finditer(clause, pos):
-                if REPORTED.search(clause, pos, cont.start()):
-                    break
+                if REPORTED.search(clause, pos, cont.start()) or _OTHER_SUBJECT.search(clause, pos, cont.start()):
+                    break  # "I'm sure people will ... and love it": the next verb may be someone else's
                 found_next |= self._apply(_RULES, clause, cont.end(), subject, ctx, we=we, conf=conf, follow=False)
         return found_next
 
