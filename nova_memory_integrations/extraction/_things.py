@@ -70,7 +70,7 @@ _REL_CUT = re.compile(r"\s+(?:which|who|that|my|our|his|her|their|i|we|she|he|th
                       r"into|off|out|up)\b.*$", _I)
 _HOME_PLACE = re.compile(r"\b(?:in|on|at|off|near)\s+(?P<place>(?:the\s+)?(?-i:[A-Z0-9][\w'&.-]*)(?:\s+(?-i:[A-Z0-9&]"
                          r"[\w'&.-]*))*)", _I)
-_CAPWORD = re.compile(r"^(?:[A-ZÀ-Þ][\w'&+.-]*|[a-z]+[A-Z][\w+-]*|\d[\w.-]*|[A-Z0-9]+[\w+-]*)$")
+_CAPWORD = re.compile(r"^(?:[A-ZÀ-Þ][\w'&+.-]*|[a-z]+[A-Z][\w+-]*|\d[\w.-]*|[A-Z0-9]+[\w+-]*|[a-z]{1,3}\d[\w-]*)$")
 _TRAIL_OK = frozenset({"hybrid", "electric", "diesel", "petrol", "estate", "convertible", "pro", "plus", "max",
                        "mini", "ultra", "conversion", "ev"})
 _WEEKDAYS = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May "

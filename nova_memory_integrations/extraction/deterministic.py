@@ -3,21 +3,28 @@
 :class:`DeterministicExtractor` finds first-person and simple third-party statements in user turns with
 precompiled regular expressions. It favours precision over recall: questions, hypotheticals, wishes,
 reported speech and plain negations yield nothing, and every captured object is validated by its kind
-(:mod:`._objects`: pronouns, demonstratives, references to the conversation itself, fillers and time
-expressions are rejected or stripped).
+(:mod:`._objects`, :mod:`._things`: pronouns, demonstratives, references to the conversation itself,
+fillers and time expressions are rejected or stripped; a held thing, a group or a home needs a head noun of
+its class or a proper name).
 
-Pipeline for one turn: split sentences (skipping questions and hypotheticals) -> expand contractions ->
-split clauses at conjunctions that start a new subject -> find subjects (``I``/``we``, ``my <relation>
-[Name]``, ``Name, my <relation>,``, a capitalised name followed by a verb, ``she``/``he``/``they`` with an
-antecedent in the same turn) -> try the predicate rules in order after each subject (the first rule that
-yields a valid object wins) -> resolve the clause's time expression into ``valid_from``.
+Pipeline for one turn: split sentences (a question keeps the statement that opens it: "my girlfriend Ana
+loves climbing, where should we go?") -> expand contractions ("Tom's just moved" -> "Tom has just moved") ->
+split clauses at conjunctions that start a new subject (a conditional clause drops the rest of the sentence,
+a modal one only itself) -> put back the speaker's "I" in a clause that opens on its verb ("Been teaching
+chemistry at ...", :func:`._clauses.elide`) -> find subjects (``I``/``we``, ``my <relation> [Name]``,
+``Name, my <relation>,``, "Uncle Ray", a capitalised name followed by a verb, ``she``/``he``/``they``
+with an antecedent in the turn or earlier in the session, :mod:`._discourse`) -> try the predicate rules
+in order after each subject (the first rule that yields a valid object wins; the capture frames of
+:mod:`._frames` are verb classes as data) and the frames a clause mentions in passing -> resolve the
+clause's time expression into ``valid_from`` (a new job "I start on January 6th" holds from then).
 
 Output conventions: subjects are ``"user"`` or a lowercase relation/name (``"sister"``, ``"best friend"``,
 ``"bob"``); objects keep their written casing minus a leading ``a``/``an``; pets are ``"<species> named
-<Name>"``; counts are digits; a named relative gives ``user <relation>_name <Name>`` and
-``<name> <kind>_of user`` and is the subject of what the turn says about them ("my brother Luis is a chef" ->
-``luis job_title chef``; a later "my brother" or "he" is Luis too). Endings ("I sold my car", "our cat died",
-"I'm no longer vegetarian") are ``negate`` facts, their rules are in :mod:`._endings`.
+<Name>"`` and other named things ``"<noun> named <Name>"``; counts are digits; a named relative gives
+``user <relation>_name <Name>`` and ``<name> <kind>_of user`` and is the subject of what the turn says about
+them ("my brother Luis is a chef" -> ``luis job_title chef``; a later "my brother" or "he" is Luis too).
+Endings ("I sold my car", "our cat died", "I'm no longer vegetarian") are ``negate`` facts, their rules are
+in :mod:`._endings`.
 """
 
 from __future__ import annotations
@@ -216,6 +223,7 @@ _PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
 _THIRD_TITLE = re.compile(r"(?:Uncle|Aunt|Auntie|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Brother|Sister|Boyfriend|"
                           r"Girlfriend|Husband|Wife|Partner) (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+")
 _THIRD_BARE = re.compile(r"(?P<rel>" + RELS + r")\s+(?=(?:is|has|was|just|also|still)\b)", _I)
+_BREED = re.compile(r"(?:is|was) (?:a|an) (?P<o>[a-z][\w -]+)", _I)
 _OTHER_SUBJECT = re.compile(r"\b(?:people|they|he|she|you|it|everyone|someone|nobody|will|would|can|could|"
                             r"who|which|that)\b", _I)
 _IT_ANY = re.compile(r"(?:^|,\s*|\b(?:and|but)\s+)it is (?:now |actually )?(?P<o>(?:a|an)\s.+)", _I)
@@ -413,6 +421,9 @@ class DeterministicExtractor:
                     ctx.hits.append(_Hit(m.start(), "user", "has_pet", pet, "negate", 0.8))
                 elif name:
                     ctx.hits.append(_Hit(m.start(), "user", "has_pet", pet, "assert", 0.8))
+                    if (breed := _BREED.match(clause, m.end())) is not None:  # "our dog Ziggy is a border collie"
+                        for value in _clean(breed.group("o"), "breed", ctx):
+                            ctx.hits.append(_Hit(breed.start("o"), name.lower(), "breed", value, "assert", 0.8))
                 return
             subject = self._relative(m.start(), rel, name, ctx) if name else ctx.aliases.get(rel, rel)
             ctx.third = subject

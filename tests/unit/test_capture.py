@@ -71,6 +71,8 @@ def facts(extractor: DeterministicExtractor, text: str) -> set[tuple[str, str, s
         ("Currently doing my PhD in neuroscience at UCL.", ("user", "studies_at", "UCL")),
         ("Been at Morrisons for six years now.", ("user", "works_at", "Morrisons")),
         ("Just moved into a flat in Peckham with my girlfriend.", ("user", "lives_in", "Peckham")),
+        ("Our dog Ziggy is a border collie.", ("ziggy", "breed", "border collie")),
+        ("My car is a Hyundai i30 and the light is on.", ("user", "owns", "Hyundai i30")),
         # relations: short words, modifiers, apposition, titles, 's as is/has
         ("my bf Arjun is a paramedic.", ("arjun", "job_title", "paramedic")),
         ("My old uni friend Priya moved to Leeds last month.", ("priya", "lives_in", "Leeds")),
@@ -151,6 +153,7 @@ def test_a_pronoun_in_a_later_turn_of_the_session_is_the_person_named_before() -
 def test_a_diet_is_one_value_at_a_time_hobbies_many() -> None:
     config = FactConfig()
     assert config.is_single_valued("diet")
+    assert config.is_single_valued("breed")
     assert not config.is_single_valued("hobby")
     assert not config.is_single_valued("member_of")
 
