@@ -173,7 +173,7 @@ class FactConfig(_Section):
         default_factory=lambda: [
             "name", "age", "lives_in", "works_at", "job_title", "current_focus",
             "married_to", "birthday", "hometown", "studies_at", "nationality",
-            "relationship_status", "prefers",
+            "relationship_status", "prefers", "diet", "engaged_to", "breed",
         ]
     )
     single_valued_prefixes: list[str] = Field(default_factory=lambda: ["favorite_", "favourite_"])

@@ -108,7 +108,7 @@ ENDING_RULES: tuple[Rule, ...] = (
     rule(r"<A><HAVE>(?:retired|resigned) from (?:the )?<O>", neg("works_at", "org")),
     rule(r"<ANY><A>(?:am|is|are) not <A>(?:living|based) in <O>", neg("lives_in", "place"), we_ok=True),
     rule(r"<ANY><A>(?:am|is|are) not <A>(?:working|employed) (?:at|for) <O>", neg("works_at", "org")),
-    rule(r"<A><HAVE>(?:just |recently |finally )?joined (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", f("works_at", "org"),
+    rule(r"<A><HAVE>(?:just |recently |finally )?joined (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", f("@joined", "org"),
          f("job_title", "job", "j")),
     rule(r"<A>(?:(?:am|is|are|have|has|had) )?(?:just |recently |finally |now |officially )?(?P<o>retired)\b"
          r"(?!\s+from)", f("employment_status", "status")),
@@ -208,7 +208,9 @@ _OBJ_CUT = re.compile(
     _I,
 )
 _ACT_CUT = re.compile(r"\s+(?:and|but|for|because|since|after|when|as|so)\b.*$|\s*,.*$", _I)
-_NAMED = re.compile(r"^(?:a |an |this |some )?(?:guy|girl|man|woman|person|someone|boy|lady|dude) (?:named|called) ",
+_NAMED = re.compile(r"^(?:(?:a |an |this |some )?(?:guy|girl|man|woman|person|someone|boy|lady|dude) "
+                    r"(?:(?:named|called) )?|"
+                    r"(?:my|his|her|their) (?:girlfriend|boyfriend|partner|fianc[eé]e?) )",
                     _I)
 _NAMED_PET = re.compile(r"\s+(?:named|called)\s+", _I)
 _CAPNAME = re.compile(r"[A-ZÀ-Þ][\w'-]*")

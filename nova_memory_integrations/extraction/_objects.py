@@ -32,6 +32,7 @@ from ..text.lexicon import (
     POSSESSIVE,
 )
 from ._endings import ENDING_KINDS, clean_ending
+from ._things import CAPTURE_KINDS, clean_capture
 
 __all__ = ["clean_object"]
 
@@ -43,7 +44,8 @@ _TRAIL = re.compile(
     r"way|btw|sadly|unfortunately|honestly|actually|tbh|obviously|of course|anyway|as usual|always|still|lately|"
     r"recently|finally|officially|already|instead|in general|personally|originally|on (?:the )?weekends?|at "
     r"weekends|in my (?:free|spare) time|every (?:day|week|weekend|morning|night)|full[- ]time|part[- ]time|"
-    r"remotely|" + TIME_EXPRESSION + r")[\s.!?,;:)]*$",
+    r"remotely|for (?:about |almost |over |nearly |around |roughly )?(?:a|an|one|half a) (?:year|month|week|day)|"
+    + TIME_EXPRESSION + r")[\s.!?,;:)]*$",
     _I,
 )
 _CUT = re.compile(
@@ -69,7 +71,8 @@ _LANG_TRAIL = re.compile(r"\s+(?:fluently|natively|well|pretty well|a little|poo
 _NAMED = re.compile(r"\s+(?:named|called)\s+", _I)
 _CALLED = re.compile(r"\b(?:called|named)\s+(.+)$")
 _PET_ADJ = re.compile(r"^(?:new|little|baby|sweet|old)\s+", _I)
-_ORG_CUT = re.compile(r"\s+(?:in|as|on|doing|where|near|since|for)\s+.*$", _I)
+_ORG_CUT = re.compile(r"\s+(?:in|as|on|doing|where|near|since|for|after|before|during|until)\s+.*$", _I)
+_ORG_ING = re.compile(r"(\b[A-Z][\w'&.-]*)\s+[a-z]+ing\b.*$")  # "Zillow working on the rentals product"
 _JOB_CUT = re.compile(r"\s+(?:at|for|with|in|from|by|on|of|who|and|based)\b.*$", _I)
 _ORG_AND = re.compile(r"\s+and\s+(?=[a-z])")
 _PLACE_CUT = re.compile(r"\s+(?:and|with|for|to)\s+.*$", _I)
@@ -112,7 +115,15 @@ def _name(value: str, lower_ok: bool = False) -> str | None:
     return name if name and name.split()[0] not in NOT_NAMES else None
 
 
+_HEAD_OF = re.compile(
+    r"^(?:the )?(?:head|director|vp|chief|lead|manager|professor|dean|editor) of (?:[a-z&]+ ?){1,3}$", _I
+)
+
+
 def _job(value: str) -> str | None:
+    head_of = _HEAD_OF.match(_CUT.split(value, maxsplit=1)[0].strip(" .,!"))
+    if head_of is not None:  # "head of marketing"
+        return head_of.group(0).removeprefix("the ")
     value = _ARTICLE.sub("", _JOB_CUT.sub("", value))
     words = value.lower().split()
     if not words or len(words) > 5 or not all(w.replace("-", "").isalpha() for w in words):
@@ -177,7 +188,7 @@ def _pets(value: str, lowercase: bool) -> list[str]:
 def _org(value: str, lowercase: bool) -> list[str]:
     value = _ORG_AND.split(value, maxsplit=1)[0]
     called = _CALLED.search(value)
-    value = (_name(called.group(1)) or "") if called else _ORG_CUT.sub("", value)
+    value = (_name(called.group(1)) or "") if called else _ORG_ING.sub(r"\1", _ORG_CUT.sub("", value))
     value = _strip(_THE_LOWER.sub("", value))
     usable = _ok(value) and (_CAP.search(value) or value.split()[-1] in ORG_NOUNS)
     return [value] if usable else []
@@ -223,6 +234,7 @@ _KINDS: dict[str, _Kind] = {
     "petname": _Kind(lambda v, lowercase: _one(_name(v))),
     "num": _Kind(_num),
     "job": _Kind(lambda v, lowercase: _one(_job(v))),
+    "freelancejob": _Kind(lambda v, lowercase: [f"freelance {j}" for j in _one(_job(v))]),
     "org": _Kind(_org),
     "place": _Kind(_place),
 }
@@ -241,6 +253,8 @@ def clean_object(raw: str, kind: str, *, lowercase: bool = False, last_obj: str 
     """
     if kind in ENDING_KINDS:
         return clean_ending(raw, kind, _strip, lambda v: _name(v, lowercase))
+    if kind in CAPTURE_KINDS:
+        return clean_capture(raw, kind)
     how = _KINDS.get(kind, _PLAIN_KIND)
     if how.drop_to:
         raw = _TO.sub("", raw.strip())

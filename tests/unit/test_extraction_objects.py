@@ -11,14 +11,16 @@ import pytest
 
 from nova_memory_integrations.extraction import deterministic
 from nova_memory_integrations.extraction._endings import ENDING_KINDS
+from nova_memory_integrations.extraction._frames import PASSING_RULES
 from nova_memory_integrations.extraction._objects import _KINDS, clean_object
 from nova_memory_integrations.extraction._rules import Field
+from nova_memory_integrations.extraction._things import CAPTURE_KINDS
 
 
 def test_every_kind_a_rule_names_has_its_cleaning() -> None:
-    rules = (*deterministic._RULES, *deterministic._MY_RULES, *deterministic._START_RULES)
+    rules = (*deterministic._RULES, *deterministic._MY_RULES, *deterministic._START_RULES, *PASSING_RULES)
     kinds = {field.kind for rule in rules for field in rule.fields}
-    assert kinds - set(_KINDS) - ENDING_KINDS == {"plain"}
+    assert kinds - set(_KINDS) - ENDING_KINDS - CAPTURE_KINDS == {"plain"}
 
 
 def test_rule_fields_are_named() -> None:
