@@ -17,10 +17,12 @@ from .errors import (
     ConsolidationError,
     EmbeddingError,
     InvalidInputError,
+    MissingExtraError,
     NotFoundError,
     NovaMemoryError,
     StorageError,
     StoreClosedError,
+    WrongStoreError,
 )
 from .types import (
     CompressedText,
@@ -63,6 +65,7 @@ __all__ = [
     "Fact",
     "FactDecision",
     "InvalidInputError",
+    "MissingExtraError",
     "NotFoundError",
     "NovaConfig",
     "NovaCallbackHandler",
@@ -77,6 +80,7 @@ __all__ = [
     "SearchHit",
     "StorageError",
     "StoreClosedError",
+    "WrongStoreError",
     "__version__",
 ]
 

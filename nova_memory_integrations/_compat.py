@@ -2,7 +2,8 @@
 
 ``import nova_memory_integrations.graph`` returns the very module object of
 ``nova_memory_integrations.memory.graph``, so classes and functions are identical under
-both names. New code should import from the new paths.
+both names. An old path may sit inside a subpackage too (``extraction.timeparse``: the module
+moved to the text layer). New code should import from the new paths.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ MOVED = {
     "assemble": "retrieval.assemble",
     "compress": "retrieval.compress",
     "conflicts": "memory.conflicts",
+    "consolidation.prompts": "extraction.prompts",
     "demo": "cli.demo",
     "entities": "memory.entities",
+    "extraction.timeparse": "text.dates",
     "facts": "memory.facts",
     "graph": "memory.graph",
     "indexer": "engine.indexer",
@@ -29,8 +32,9 @@ MOVED = {
     "llms": "extraction.llms",
     "onnx_embeddings": "embeddings.onnx",
     "portability": "maintenance.portability",
-    "prompts": "consolidation.prompts",
+    "prompts": "extraction.prompts",
     "recall": "retrieval.context",
+    "retrieval.when": "text.dates",
     "scheduler": "engine.scheduler",
     "temporal": "memory.temporal",
     "testing": "langchain.testing",
@@ -38,9 +42,10 @@ MOVED = {
     "tokens": "engine.tokens",
     "validation": "engine.validation",
 }
-"""Old module name (under the package) -> its new home."""
+"""Old module path (under the package, dotted) -> its new home."""
 
 _PACKAGE = __name__.rpartition(".")[0]
+_PREFIX = _PACKAGE + "."
 
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -49,13 +54,12 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
-        package, _, name = fullname.rpartition(".")
-        if package != _PACKAGE or name not in MOVED:
+        if not fullname.startswith(_PREFIX) or fullname.removeprefix(_PREFIX) not in MOVED:
             return None
         return importlib.util.spec_from_loader(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        module = importlib.import_module(f"{_PACKAGE}.{MOVED[spec.name.rpartition('.')[2]]}")
+        module = importlib.import_module(_PREFIX + MOVED[spec.name.removeprefix(_PREFIX)])
         spec.loader_state = module.__spec__
         return module
 

@@ -173,7 +173,7 @@ class FactConfig(_Section):
         default_factory=lambda: [
             "name", "age", "lives_in", "works_at", "job_title", "current_focus",
             "married_to", "birthday", "hometown", "studies_at", "nationality",
-            "relationship_status", "prefers",
+            "relationship_status", "prefers", "diet", "engaged_to", "breed",
         ]
     )
     single_valued_prefixes: list[str] = Field(default_factory=lambda: ["favorite_", "favourite_"])
@@ -216,7 +216,7 @@ class ConsolidationConfig(_Section):
     llm_context_facts: int = Field(default=30, ge=0)
     """Existing facts (same entities, by graph and embedding) shown to the LLM per batch."""
     prompt_version: str | None = None
-    """A version of ``consolidation.prompts``; ``None``: the current default (recorded per fact)."""
+    """A version of ``extraction.prompts``; ``None``: the current default (recorded per fact)."""
 
 
 class RetrievalConfig(_Section):

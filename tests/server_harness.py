@@ -176,12 +176,26 @@ class FakeUpstream:
 
 
 class ServerThread:
-    """A real uvicorn server on 127.0.0.1 running ``app`` in a thread."""
+    """A real uvicorn server on 127.0.0.1 running ``app`` in a thread.
 
-    def __init__(self, app: Any, port: int | None = None) -> None:
+    An app of ``create_app`` runs as ``nova-memory serve`` runs it (``uvicorn_config``: the
+    guarded protocol and its limits, from the app's ``ServerConfig``; ``parser``: httptools
+    or h11, ``auto`` as uvicorn would choose).
+    """
+
+    def __init__(self, app: Any, port: int | None = None, parser: str = "auto") -> None:
         self.port = port or free_port()
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on",
-                                timeout_graceful_shutdown=5)
+        settings = getattr(getattr(app, "state", None), "config", None)
+        if settings is not None:
+            from dataclasses import replace
+
+            from nova_memory_integrations.server.protocol import uvicorn_config
+
+            config = uvicorn_config(app, replace(settings, host="127.0.0.1", port=self.port), parser=parser,
+                                    log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+        else:
+            config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on",
+                                    timeout_graceful_shutdown=5)
         self.server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self.server.run, name="nova-memory-server", daemon=True)
         self.url = f"http://127.0.0.1:{self.port}"

@@ -320,7 +320,7 @@ def export_cmd(
             return
         report = s.store.export(Path(output), user_id=user or None)
         s.emit({"output": output, **report.model_dump(mode="json")},
-               lambda c: c.print(f"exported {_count_text(report.counts)} for {len(report.users)} users to {output}"))
+               lambda c: c.print(f"exported {_count_text(report.counts)} for {_users(report.users)} to {output}"))
 
 
 @app.command("import")
@@ -358,7 +358,7 @@ def import_cmd(
 def _print_import(c: Console, report: ImportReport) -> None:
     verb = "would import" if report.dry_run else "imported"
     c.print(f"{verb} {_count_text(report.inserted)}; replaced {sum(report.replaced.values())},"
-            f" skipped {sum(report.skipped.values())} ({len(report.users)} users)")
+            f" skipped {sum(report.skipped.values())} ({_users(report.users)})")
     for source, target in report.remapped.items():
         c.print(f"rows of {escape(source)} imported as {escape(target)} (fresh ids)")
     if report.excluded:
@@ -371,7 +371,20 @@ def _print_import(c: Console, report: ImportReport) -> None:
 
 
 def _count_text(counts: dict[str, int]) -> str:
-    return ", ".join(f"{v} {k}s" for k, v in counts.items() if v) or "nothing"
+    """``"1 episode, 3 entity aliases"``: rows per record kind (``portability``), in words."""
+    return ", ".join(f"{n} {_rows_of(kind, n)}" for kind, n in counts.items() if n) or "nothing"
+
+
+def _users(users: tuple[str, ...]) -> str:
+    return "1 user" if len(users) == 1 else f"{len(users)} users"
+
+
+def _rows_of(kind: str, n: int) -> str:
+    """The record kind ``kind`` for ``n`` rows: the kind for one, its table's name (the plural) for more."""
+    from ..maintenance.import_rows import KNOWN_TABLES
+
+    plural = {k: table for table, k in KNOWN_TABLES.items()}.get(kind, kind)  # other tables: their own name
+    return (kind if n == 1 else plural).replace("_", " ")
 
 
 def _wait_index(s: Session, label: str) -> None:

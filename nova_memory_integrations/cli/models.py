@@ -78,7 +78,7 @@ def _pull_embedder(cfg: NovaConfig, cache: Path) -> list[dict[str, Any]]:
 def _pull_reranker(cfg: NovaConfig, root: Path, name: str | None, url: str | None) -> dict[str, Any]:
     from ..rerank import FlashRankReranker
     from ..rerank.base import ModelNotAvailable
-    from ..rerank.fetch import FETCH_MODEL, cached_model, fetch_model, fetching_off
+    from ..rerank.fetch import FETCH_MODEL, cached_model, fetch_model, fetching_off, next_step
 
     rc = cfg.retrieval
     if rc.reranker in ("fallback", "cross-encoder"):
@@ -93,10 +93,14 @@ def _pull_reranker(cfg: NovaConfig, root: Path, name: str | None, url: str | Non
         if path is not None:
             entry["status"] = "cached"
         else:
+            source = url or rc.reranker_url
             off = fetching_off(None)  # an explicit pull ignores reranker_fetch, not an offline environment
             if off is not None:
-                raise ModelNotAvailable(f"fetching is off ({off}=1)")
-            path = fetch_model(model, root, url=url or rc.reranker_url)
+                raise ModelNotAvailable(f"fetching is off ({off}=1); {next_step(off, model, root, source)}")
+            try:
+                path = fetch_model(model, root, url=source)
+            except ModelNotAvailable as exc:
+                raise ModelNotAvailable(f"{exc}; {next_step(None, model, root, source)}") from exc
             entry["status"] = "fetched"
         FlashRankReranker(model, cache_dir=root)  # it loads
     except ModelNotAvailable as exc:

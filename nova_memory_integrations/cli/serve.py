@@ -1,6 +1,6 @@
 """``nova-memory serve`` (proxy, REST and MCP over HTTP) and ``nova-memory mcp`` (MCP over stdio).
 
-Both need the ``server`` extra: ``pip install 'nova-memory-integrations[server]'``.
+Both need the ``server`` extra: ``pip install "nova-memory-integrations[server]"``.
 """
 
 from __future__ import annotations
@@ -9,21 +9,31 @@ from typing import Annotated
 
 import typer
 
-from ..server.config import DEFAULT_HOST, DEFAULT_PORT, ENV_API_KEYS, ENV_UPSTREAM, LOG_LEVELS, ServerConfig
+from ..errors import MissingExtraError, needs_extra
+from ..server.config import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    ENV_ALLOWED_HOSTS,
+    ENV_API_KEYS,
+    ENV_UPSTREAM,
+    LOG_LEVELS,
+    ServerConfig,
+)
 from ._common import PathOpt, choice, session
 
 __all__ = ["mcp_cmd", "serve_cmd"]
 
-_EXTRA = "the memory server needs the 'server' extra: pip install 'nova-memory-integrations[server]'"
 
 
 def _need_server_extra() -> None:
     try:
-        import fastapi  # noqa: F401
-        import mcp  # noqa: F401
-        import uvicorn  # noqa: F401
-    except ImportError as exc:
-        typer.echo(f"Error: {_EXTRA} ({exc.name} is missing)", err=True)
+        with needs_extra("server"):
+            import fastapi  # noqa: F401
+            import httpx  # noqa: F401
+            import mcp  # noqa: F401
+            import uvicorn  # noqa: F401
+    except MissingExtraError as exc:
+        typer.echo(f"Error: {exc}", err=True)
         raise typer.Exit(1) from None
 
 
@@ -35,8 +45,13 @@ def serve_cmd(
     host: Annotated[str, typer.Option(help="Address to bind; not loopback: needs --api-key.")] = DEFAULT_HOST,
     port: Annotated[int, typer.Option(min=1, max=65535)] = DEFAULT_PORT,
     api_key: Annotated[list[str] | None, typer.Option(
-        "--api-key", help=f"A key clients send as X-Nova-Key; KEY=USER pins it to one user (repeatable; or "
-                          f"${ENV_API_KEYS}, comma-separated).")] = None,
+        "--api-key", help=f"A key clients send as X-Nova-Key; KEY=USER pins it to one user (repeatable). Prefer "
+                          f"${ENV_API_KEYS} (comma-separated): a key on the command line shows in `ps` to every "
+                          "local user.")] = None,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", help=f"A host name clients may use besides localhost / 127.0.0.1 / [::1], any port; "
+                               f"*.domain allowed (repeatable; or ${ENV_ALLOWED_HOSTS}). Other names get a 421 "
+                               "on a server without keys (DNS rebinding).")] = None,
     budget_tokens: Annotated[int | None, typer.Option(min=1, help="Token budget of injected memory.")] = None,
     max_body_bytes: Annotated[int, typer.Option(min=1, help="Largest request body.")] = ServerConfig.max_body_bytes,
     max_message_chars: Annotated[int, typer.Option(min=1, help="Largest chat message.")] = (
@@ -44,6 +59,17 @@ def serve_cmd(
     upstream_timeout: Annotated[float, typer.Option(
         min=0.1, help="Seconds to wait for the upstream's next byte (first byte included): 504 or a cut stream "
                       "after that.")] = ServerConfig.upstream_timeout,
+    max_header_bytes: Annotated[int, typer.Option(min=1024, help="Largest request head (431 above).")] = (
+        ServerConfig.max_header_bytes),
+    max_headers: Annotated[int, typer.Option(min=1, help="Most header fields (431 above).")] = (
+        ServerConfig.max_headers),
+    header_timeout: Annotated[float, typer.Option(
+        min=0.1, help="Seconds a connection has to send a complete request head, idle time included "
+                      "(then it is closed).")] = ServerConfig.header_timeout,
+    body_timeout: Annotated[float, typer.Option(
+        min=0.1, help="Seconds a request body has to arrive in full (408 after).")] = ServerConfig.body_timeout,
+    max_connections: Annotated[int, typer.Option(
+        min=1, help="Most open connections (a 503 past it).")] = ServerConfig.max_connections,
     no_mcp: Annotated[bool, typer.Option("--no-mcp", help="Do not mount MCP at /mcp.")] = False,
     log_level: Annotated[str, typer.Option(callback=choice(LOG_LEVELS), help=", ".join(LOG_LEVELS))] = "info",
     path: PathOpt = None,
@@ -52,11 +78,16 @@ def serve_cmd(
     _need_server_extra()
     from ..server.app import serve
 
+    if api_key:
+        typer.echo(f"Warning: --api-key shows the key in the process list (ps) to every local user; set "
+                   f"{ENV_API_KEYS} instead (no warning then).", err=True)
     with session(ctx, path, False) as s:
-        config = ServerConfig.from_env(upstream=upstream, api_keys=api_key or (), host=host, port=port,
-                                       budget_tokens=budget_tokens, max_body_bytes=max_body_bytes,
-                                       max_message_chars=max_message_chars, upstream_timeout=upstream_timeout,
-                                       mcp=not no_mcp)
+        config = ServerConfig.from_env(upstream=upstream, api_keys=api_key or (), allowed_hosts=allowed_host or (),
+                                       host=host, port=port, budget_tokens=budget_tokens,
+                                       max_body_bytes=max_body_bytes, max_message_chars=max_message_chars,
+                                       upstream_timeout=upstream_timeout, max_header_bytes=max_header_bytes,
+                                       max_headers=max_headers, header_timeout=header_timeout,
+                                       body_timeout=body_timeout, max_connections=max_connections, mcp=not no_mcp)
         serve(s.store, config, log_level=log_level)
 
 

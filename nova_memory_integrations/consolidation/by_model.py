@@ -20,6 +20,7 @@ from typing import Any
 
 from .._once import WarnOnce
 from ..config import ConsolidationConfig
+from ..extraction.llm import LLMExtractor
 
 __all__ = ["DEFAULT_IDLE_SECONDS", "ConsolidatesWithModel", "ModelConsolidation"]
 
@@ -75,8 +76,6 @@ class ModelConsolidation:
     ) -> ModelConsolidation:
         """For ``model`` (a LangChain chat model, LlamaIndex LLM or ``LLMExtractor``) with the
         ``[consolidation]`` settings; ``batch_turns=None``: ``llm_batch_size``."""
-        from ..extraction.llm import LLMExtractor
-
         extractor = model if isinstance(model, LLMExtractor) else LLMExtractor.from_config(model, config)
         return cls(consolidate, extractor, batch_turns=batch_turns or config.llm_batch_size, idle_seconds=idle_seconds)
 

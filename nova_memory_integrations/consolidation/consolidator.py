@@ -1,10 +1,12 @@
 """Consolidation: unprocessed episodes -> ADD / UPDATE / DELETE / NOOP on the fact store.
 
 Episodes are taken per user in event-time order and in batches. A *source*
-(:mod:`.types`) proposes statements for a batch. Proposals are
+(:mod:`..extraction.proposals`) proposes statements for a batch. Proposals are
 applied in one SQLite transaction together with the "processed" flags, after entity
 resolution (:mod:`..memory.entities`) and conflict detection (:mod:`..memory.conflicts`); UPDATE and
-DELETE close validity and expire versions, never remove them (:class:`FactMemory`).
+DELETE close validity and expire versions, never remove them (:class:`FactMemory`). What a negation
+or an implied ending closes is planned first, from the values held (:mod:`.negation`, pure), then
+each ending is applied.
 
 Failure handling: the source is called *outside* the transaction; episodes it could not
 answer for (timeouts, rate limits, malformed output after repair and retries), or a
@@ -28,6 +30,8 @@ from .._time import from_epoch, to_epoch, utcnow
 from ..config import ConsolidationConfig, FactConfig, NovaConfig
 from ..engine.hooks import Hooks, Veto
 from ..errors import NotFoundError
+from ..extraction.llm import LLMExtractor
+from ..extraction.proposals import BatchExtractor, BatchPlan, ConsolidationSource, ExtractorSource, Proposal
 from ..memory.conflicts import (
     Claim,
     ConfidenceExplanation,
@@ -38,15 +42,15 @@ from ..memory.conflicts import (
     explain_confidence,
     resolve_conflicts,
 )
-from ..memory.entailments import entailed_endings, needs, negation_targets
+from ..memory.entailments import needs
 from ..memory.facts import FactMemory, normalize_predicate
 from ..memory.temporal import decayed_confidence, normalize_value
 from ..storage.sqlite import SQLiteStore, row_to_fact
 from ..types import ConsolidationResult, Episode, Fact, FactDecision
-from .types import BatchExtractor, BatchPlan, ConsolidationSource, ExtractorSource, Proposal, tally
+from .negation import NOTHING_HELD, Ending, NegationPlan, opposite_predicates, plan_entailed, plan_negation
+from .types import tally
 
 if TYPE_CHECKING:
-    from ..extraction.llm import LLMExtractor
     from ..memory.entities import EntityResolver, RelatedFacts
 
 __all__ = ["Consolidator"]
@@ -92,19 +96,13 @@ class Consolidator:
         self.entities = entities
         self.related = related
         self.conflict_log = ConflictLog(db)
-        self._opposites: dict[str, str] = {}
-        for pair in self.fact_config.opposite_predicates:
-            if len(pair) == 2:
-                a, b = (normalize_predicate(p) for p in pair)
-                self._opposites[a], self._opposites[b] = b, a
+        self._opposites = opposite_predicates(self.fact_config.opposite_predicates)
         self._lock = threading.Lock()
         self._llm: tuple[Any, LLMExtractor] | None = None
 
     # -- sources ----------------------------------------------------------------------------
     def llm_source(self, llm: Any) -> LLMExtractor:
         """The LLM source for ``llm`` (LangChain chat model, LlamaIndex LLM or LLMExtractor)."""
-        from ..extraction.llm import LLMExtractor
-
         cached = self._llm
         if cached is not None and cached[0] is llm:
             return cached[1]
@@ -254,20 +252,11 @@ class Consolidator:
                                   "metadata": meta or None, "now": now, "reason_prefix": prop.reason}
         target = self._current(user_id, prop.target_fact_id)
         if prop.negate or prop.op == "DELETE":
-            if target is not None:
-                return self._negate(user_id, target.subject, target.predicate, [target.object], at, common)
-            subject_n = normalize_value(self.entities.canonical(user_id, prop.subject) if self.entities
-                                        else prop.subject)
-            predicate = normalize_predicate(prop.predicate)
-            values = self._held(user_id, subject_n, predicate, at)
-            if prop.object.strip():  # the value itself, or the one held value of that kind ("my car")
-                targets = negation_targets(prop.object, values) or [prop.object]
-                return self._negate(user_id, prop.subject, prop.predicate, targets, at, common)
-            # no object: "no longer works anywhere" negates every value held at `at`
-            if values:
-                return self._negate(user_id, subject_n, predicate, values, at, common)
-            decision = FactDecision(op="NOOP", subject=subject_n, predicate=predicate, object="",
-                                    reason=(f"{prop.reason}; " if prop.reason else "") + "nothing held to negate",
+            plan = self._negation(user_id, prop, target, at)
+            if plan.endings:
+                return self._end(user_id, plan.endings, at, common)
+            decision = FactDecision(op="NOOP", subject=plan.subject, predicate=plan.predicate, object="",
+                                    reason=(f"{prop.reason}; " if prop.reason else "") + NOTHING_HELD,
                                     episode_ids=tuple(episode_ids))
             self.db.record_decision(user_id, decision, to_epoch(now) or 0.0)
             return [decision], []
@@ -307,27 +296,35 @@ class Consolidator:
         if decision.op not in ("ADD", "UPDATE"):
             return [decision], ids
         current = {pair: self._held(user_id, pair[0], pair[1], at) for pair in needs(subject_n, predicate, obj)}
-        made, more = [decision], list(ids)
         implied = {**common, "reason_prefix": f"implied by {predicate} {obj}"}
-        for s, p, v in entailed_endings(subject_n, predicate, obj, current):  # "I retired" ends works_at
-            ended, changed = self._negate(user_id, s, p, [v], at, implied)
-            made += ended
-            more += changed
-        return made, more
+        ended, changed = self._end(user_id, plan_entailed(subject_n, predicate, obj, current), at, implied)
+        return [decision, *ended], [*ids, *changed]
+
+    def _negation(self, user_id: str, prop: Proposal, target: Fact | None, at: datetime) -> NegationPlan:
+        """The plan of a negating proposal (:func:`~.negation.plan_negation`), with what it reads:
+        the canonical subject and the values held at ``at`` (nothing to read for a named target)."""
+        if target is not None:
+            return plan_negation(prop.subject, prop.predicate, prop.object, subject_n=target.subject,
+                                 predicate_n=target.predicate, held=(),
+                                 target=Ending(target.subject, target.predicate, target.object))
+        subject_n = normalize_value(self.entities.canonical(user_id, prop.subject) if self.entities else prop.subject)
+        predicate_n = normalize_predicate(prop.predicate)
+        return plan_negation(prop.subject, prop.predicate, prop.object, subject_n=subject_n, predicate_n=predicate_n,
+                             held=self._held(user_id, subject_n, predicate_n, at))
 
     def _held(self, user_id: str, subject: str, predicate: str, at: datetime) -> list[str]:
-        """The values of ``subject predicate`` holding at ``at``."""
+        """The values of ``subject predicate`` holding at ``at`` (the input of the negation plans)."""
         return [f.object for f in self.db.current_facts(user_id, subject=subject, predicate=predicate,
                                                         valid_after=to_epoch(at)) if f.valid_from <= at]
 
-    def _negate(
-        self, user_id: str, subject: str, predicate: str, objects: Sequence[str], at: datetime,
-        common: dict[str, Any],
+    def _end(
+        self, user_id: str, endings: Sequence[Ending], at: datetime, common: dict[str, Any],
     ) -> tuple[list[FactDecision], list[str]]:
+        """Apply planned endings in order: each closes its fact's validity at ``at`` (kept in history)."""
         decisions: list[FactDecision] = []
         changed: list[str] = []
-        for obj in dict.fromkeys(objects):
-            decision, ids = self.facts.apply(user_id, subject, predicate, obj, negate=True, at=at, **common)
+        for e in endings:
+            decision, ids = self.facts.apply(user_id, e.subject, e.predicate, e.object, negate=True, at=at, **common)
             decisions.append(decision)
             changed += ids
         return decisions, changed

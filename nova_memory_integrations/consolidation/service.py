@@ -14,10 +14,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..engine.components import Components
+from ..extraction import DeterministicExtractor
+from ..extraction.proposals import BatchExtractor, ConsolidationSource, deterministic_batch
 from ..memory.entities import RelatedFacts
 from ..types import ConsolidationResult
 from .consolidator import Consolidator
-from .types import BatchExtractor, ConsolidationSource, deterministic_batch
 
 if TYPE_CHECKING:
     from ..memory.conflicts import ConfidenceExplanation, Conflict
@@ -52,8 +53,6 @@ class ConsolidationService:
     def extractor(self) -> Any:
         """The deterministic extractor used when no LLM is configured (built on first use)."""
         if self._extractor is None:
-            from ..extraction import DeterministicExtractor
-
             self._extractor = DeterministicExtractor()
         return self._extractor
 

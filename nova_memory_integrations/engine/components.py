@@ -18,9 +18,9 @@ from ..embeddings import CachedEmbedder, EmbeddingsLike, default_embeddings
 from ..memory.entities import EntityResolver
 from ..memory.facts import FactMemory
 from ..memory.graph import FactGraph
-from ..retrieval.compress import sentences_of
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import SCRUB_KEY, VectorIndex
+from ..text.sentences import sentences_of
 from .dirlock import DataDirLock
 from .hooks import Hooks
 from .indexer import INDEX_WAIT_S, Indexer

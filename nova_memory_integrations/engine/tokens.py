@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, needs_extra
 
 __all__ = ["TokenCounter", "get_token_counter"]
 
@@ -117,8 +117,8 @@ def _minilm() -> TokenCounter:
 
 def _tiktoken(encoding: str) -> TokenCounter:
     try:
-        import tiktoken
-
+        with needs_extra("openai"):
+            import tiktoken
         enc = tiktoken.get_encoding(encoding)
         enc.encode("probe")
     except Exception as exc:

@@ -22,14 +22,14 @@ from pydantic import ValidationError
 
 from .._time import EARLIEST, LATEST, to_utc
 from ..config import LimitsConfig
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, WrongStoreError
 from ..types import Episode, new_id
 
 __all__ = [
     "MAX_COUNT", "MAX_HOPS", "MAX_K", "MAX_METADATA_DEPTH", "TURN_FIELDS", "check_content", "check_epoch",
     "check_flag", "check_id", "check_ids", "check_kinds", "check_metadata", "check_name", "check_positive_int",
     "check_score", "check_texts", "check_timestamp", "check_turn", "check_user", "checked_arguments", "model_input",
-    "printable",
+    "printable", "require_store",
 ]
 
 MAX_METADATA_DEPTH = 32
@@ -41,6 +41,7 @@ MAX_HOPS = 100
 MAX_COUNT = 1_000_000_000
 """Any other count (token budgets, limits): far above use, far below SQLite's 64-bit integers."""
 MEMORY_KINDS = ("episode", "fact", "rule")
+_Store = TypeVar("_Store")
 
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 """C0 controls but tab and newline, DEL, C1 controls, lone surrogates and the two non-characters
@@ -277,6 +278,31 @@ def model_input(what: str) -> Iterator[None]:
         field = ".".join(str(part) for part in errors[0]["loc"]) if errors else None
         message = errors[0]["msg"] if errors else str(exc)
         raise InvalidInputError(f"{what}: {message} ({field or 'arguments'})", field=field or None) from exc
+
+
+def require_store(store: object, expected: type[_Store], owner: str, *, optional: bool = False) -> _Store:
+    """``store`` when it is an ``expected`` (the ``NovaStore`` class, passed in: the engine never imports
+    the facade); else :class:`~nova_memory_integrations.errors.WrongStoreError` (a ``TypeError``) naming
+    what to pass.
+
+    Args:
+        store: what an adapter was given.
+        expected: the class it needs.
+        owner: the adapter, named in the message (``"NovaRetriever"``).
+        optional: the adapter also takes no store (the shared default store).
+    """
+    if isinstance(store, expected):
+        return store
+    need = expected.__name__
+    got = type(store).__name__
+    default = f", or no store for the shared one at $NOVA_MEMORY_HOME ({owner}())" if optional else ""
+    hint = ""
+    if got == "NovaLangGraphStore":
+        hint = f" (a NovaLangGraphStore is LangGraph's BaseStore for create_agent(store=...); pass the {need} it " \
+               "was built on)"
+    elif isinstance(store, str) or hasattr(store, "__fspath__"):
+        hint = f" (a path: open it first, {need}(path))"
+    raise WrongStoreError(f'{owner} needs a {need}: {owner}({need}("./memory"), ...){default}; got {got}{hint}')
 
 
 # -- the facade's arguments, checked by name ----------------------------------------------------------------------

@@ -6,9 +6,10 @@ the clause's time expression; a replacement in the same turn ("... and now drive
 tennis for golf") yields its assertion too. Multi-valued predicates (``owns``, ``has_pet``, ``plays``,
 ``speaks``, ``studies`` ...) are only ever ended by such an explicit statement.
 
-This module holds the ending rules (tried before the other predicate rules), their word lists, the
-cleaning of their object kinds, the resolution of ``@`` predicates (``@owned``, ``@activity``, ``@left``)
-and the relation kinds of named relatives and friends (``my brother Luis`` -> ``luis sibling_of user``).
+This module holds the ending rules (tried before the other predicate rules), the cleaning of their object
+kinds, the resolution of ``@`` predicates (``@owned``, ``@activity``, ``@left``) and the relation kinds of
+named relatives and friends (``my brother Luis`` -> ``luis sibling_of user``). Their word lists (what one
+plays, quits, recovers from or leaves) are in :mod:`nova_memory_integrations.text.lexicon`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,26 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ._lexicon import BAD_FIRST, PET_RE, PETS
+from ..text.lexicon import (
+    ABSTRACT,
+    BAD_FIRST,
+    COND_HEADS,
+    CONDITIONS,
+    DEGREES,
+    DIET_RE,
+    GERUNDS,
+    GOING,
+    HABIT_GERUNDS,
+    HABIT_NOUNS,
+    HOBBY_NOUNS,
+    PET_RE,
+    PETS,
+    PLACES,
+    PLAYABLE,
+    REL_KINDS,
+    STOP_GERUNDS,
+    THIRD_FORMS,
+)
 from ._rules import Rule, f, neg, rule
 
 __all__ = [
@@ -34,87 +54,6 @@ __all__ = [
 
 _I = re.IGNORECASE
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-# ----------------------------------------------------------------------------------------- lexicons
-PLAYABLE = _words(
-    "piano guitar violin cello drums flute bass saxophone sax trumpet ukulele clarinet harp keyboard keyboards "
-    "banjo trombone accordion harmonica viola oboe organ mandolin tennis football soccer basketball baseball "
-    "volleyball golf rugby cricket hockey badminton squash padel handball softball lacrosse pickleball chess "
-    "poker bridge darts pool snooker billiards bowling netball polo"
-) | {"table tennis", "ping pong", "water polo", "video games", "board games", "ice hockey", "electric guitar",
-     "bass guitar", "the drums", "dungeons and dragons", "d&d", "cards"}
-HABIT_NOUNS = _words(
-    "smoking vaping drinking gambling coffee caffeine alcohol sugar soda cigarettes meat dairy booze weed snacking"
-) | {"junk food", "fast food", "energy drinks", "nail biting", "red meat"}
-_HABIT_GERUNDS = _words("smoking vaping drinking gambling eating snacking biting chewing")
-HOBBY_NOUNS = _words(
-    "yoga pilates crossfit pottery photography karate judo boxing ballet salsa meditation gardening knitting "
-    "crochet climbing bouldering painting origami calligraphy woodworking archery fencing kickboxing taekwondo "
-    "parkour zumba triathlon triathlons marathons running cycling swimming hiking surfing skiing snowboarding "
-    "skateboarding sewing baking cooking birdwatching fishing hunting dancing jogging rowing sailing tango "
-    "scrapbooking embroidery quilting journaling blogging podcasting gaming"
-) | {"tai chi", "martial arts", "rock climbing", "the gym", "ballroom dancing"}
-_STOP_GERUNDS = _words(
-    "being thinking trying working getting feeling saying talking hoping wondering planning looking using having "
-    "making taking going coming doing living seeing telling asking waiting caring worrying"
-)
-_GERUNDS = {
-    "run": "running", "swim": "swimming", "jog": "jogging", "knit": "knitting", "shop": "shopping",
-    "skate": "skating", "ride": "riding", "dance": "dancing", "bike": "biking", "hike": "hiking", "bake": "baking",
-    "write": "writing", "vape": "vaping", "smoke": "smoking", "surf": "surfing", "ski": "skiing", "sing": "singing",
-    "draw": "drawing", "paint": "painting", "play": "playing", "drink": "drinking", "eat": "eating", "do": "doing",
-    "practise": "practising", "practice": "practicing", "learn": "learning", "study": "studying", "cook": "cooking",
-    "climb": "climbing", "fish": "fishing", "hunt": "hunting", "sew": "sewing", "garden": "gardening",
-    "gamble": "gambling", "cycle": "cycling", "box": "boxing", "row": "rowing", "sail": "sailing",
-    "meditate": "meditating", "crochet": "crocheting", "gym": "going to the gym", "game": "gaming",
-}
-_THIRD_FORMS = {"does": "do", "goes": "go", "boxes": "box", "fishes": "fish", "practises": "practise",
-                "practices": "practice", "studies": "study"}
-CONDITIONS = _words(
-    "asthma diabetes covid covid-19 flu cold cancer migraine migraines depression anxiety pneumonia bronchitis "
-    "arthritis eczema psoriasis adhd insomnia tinnitus mono shingles chickenpox measles hypertension epilepsy "
-    "lupus anemia anaemia acne sciatica vertigo endometriosis ptsd ocd celiac coeliac gout hepatitis "
-    "tuberculosis malaria sinusitis tonsillitis fever concussion whiplash burnout"
-) | {"long covid", "strep throat", "high blood pressure", "a cold", "the flu", "food poisoning", "crohn's",
-     "crohn's disease", "an ear infection"}
-_GOING = {"to the gym", "to church", "to the pool", "to classes", "to dance classes", "to the climbing gym"}
-_DEGREES = _words("phd ba ma bsc msc mba master's bachelor's degree diploma doctorate")
-_COND_HEADS = _words("pain injury infection disease syndrome disorder fracture ache aches leg arm wrist ankle knee")
-_ABSTRACT = _words(
-    "time money energy patience job chance idea interest hope faith weight mind temper voice way clue choice "
-    "option reason excuse problem problems issue issues feeling feelings opinion plan plans life friends"
-)
-PLACES = _words(
-    "london paris berlin madrid rome milan lisbon porto barcelona amsterdam brussels vienna prague warsaw "
-    "budapest dublin edinburgh glasgow manchester liverpool leeds bristol birmingham oxford cambridge oslo "
-    "stockholm copenhagen helsinki athens istanbul moscow kyiv zurich geneva munich hamburg frankfurt cologne "
-    "lyon marseille nice seville sevilla valencia naples florence venice tokyo osaka kyoto seoul beijing "
-    "shanghai singapore bangkok manila jakarta delhi mumbai bangalore karachi dubai cairo lagos nairobi "
-    "johannesburg sydney melbourne brisbane perth auckland toronto vancouver montreal ottawa calgary chicago "
-    "boston seattle austin denver portland miami atlanta dallas houston phoenix philadelphia brooklyn "
-    "manhattan detroit nashville sf la nyc mexico bogota lima santiago buenos aires sao rio "
-    "england scotland wales ireland france germany spain italy portugal netherlands holland belgium austria "
-    "switzerland sweden norway denmark finland poland greece turkey russia ukraine japan china korea india "
-    "pakistan australia canada brazil argentina chile peru colombia egypt nigeria kenya usa us uk america "
-    "europe asia africa texas california florida ohio"
-) | {"new york", "san francisco", "los angeles", "new zealand", "south africa", "hong kong", "tel aviv",
-     "the us", "the uk", "the states", "new jersey", "washington", "mexico city", "rio de janeiro"}
-DIET_RE = r"(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|kosher|halal)"
-_REL_KINDS = {
-    "sister": "sibling", "brother": "sibling", "sibling": "sibling", "twin": "sibling", "mom": "parent",
-    "mother": "parent", "dad": "parent", "father": "parent", "son": "child", "daughter": "child",
-    "wife": "spouse", "husband": "spouse", "spouse": "spouse", "partner": "partner", "girlfriend": "partner",
-    "boyfriend": "partner", "fiance": "partner", "fiancé": "partner", "fiancee": "partner", "fiancée": "partner",
-    "friend": "friend", "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate",
-    "coworker": "coworker", "co-worker": "coworker", "colleague": "coworker", "boss": "boss", "manager": "boss",
-    "neighbor": "neighbor", "neighbour": "neighbor", "cousin": "cousin", "aunt": "relative", "uncle": "relative",
-    "niece": "relative", "nephew": "relative", "grandma": "grandparent", "grandmother": "grandparent",
-    "grandpa": "grandparent", "grandfather": "grandparent",
-}
 _REL_PREFIX = re.compile(r"^(?:best|older|younger|little|big|baby|twin|step|late)[- ]?", _I)
 
 
@@ -123,7 +62,7 @@ def rel_kind(rel: str) -> str | None:
     rel = rel.lower().replace("_", " ").strip()
     if rel.startswith("ex"):
         return None
-    kind = _REL_KINDS.get(_REL_PREFIX.sub("", rel)) or _REL_KINDS.get(rel)
+    kind = REL_KINDS.get(_REL_PREFIX.sub("", rel)) or REL_KINDS.get(rel)
     return f"{kind}_of" if kind else None
 
 
@@ -169,7 +108,7 @@ ENDING_RULES: tuple[Rule, ...] = (
     rule(r"<A><HAVE>(?:retired|resigned) from (?:the )?<O>", neg("works_at", "org")),
     rule(r"<ANY><A>(?:am|is|are) not <A>(?:living|based) in <O>", neg("lives_in", "place"), we_ok=True),
     rule(r"<ANY><A>(?:am|is|are) not <A>(?:working|employed) (?:at|for) <O>", neg("works_at", "org")),
-    rule(r"<A><HAVE>(?:just |recently |finally )?joined (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", f("works_at", "org"),
+    rule(r"<A><HAVE>(?:just |recently |finally )?joined (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", f("@joined", "org"),
          f("job_title", "job", "j")),
     rule(r"<A>(?:(?:am|is|are|have|has|had) )?(?:just |recently |finally |now |officially )?(?P<o>retired)\b"
          r"(?!\s+from)", f("employment_status", "status")),
@@ -269,7 +208,9 @@ _OBJ_CUT = re.compile(
     _I,
 )
 _ACT_CUT = re.compile(r"\s+(?:and|but|for|because|since|after|when|as|so)\b.*$|\s*,.*$", _I)
-_NAMED = re.compile(r"^(?:a |an |this |some )?(?:guy|girl|man|woman|person|someone|boy|lady|dude) (?:named|called) ",
+_NAMED = re.compile(r"^(?:(?:a |an |this |some )?(?:guy|girl|man|woman|person|someone|boy|lady|dude) "
+                    r"(?:(?:named|called) )?|"
+                    r"(?:my|his|her|their) (?:girlfriend|boyfriend|partner|fianc[eé]e?) )",
                     _I)
 _NAMED_PET = re.compile(r"\s+(?:named|called)\s+", _I)
 _CAPNAME = re.compile(r"[A-ZÀ-Þ][\w'-]*")
@@ -322,11 +263,11 @@ def clean_ending(value: str, kind: str, strip: Callable[[str], str], name: Calla
         value = strip(_ACT_CUT.sub("", value))
         if kind == "actverb":
             first, _, rest = value.partition(" ")
-            base = _THIRD_FORMS.get(first.lower(), first.lower())
-            base = base if base in _GERUNDS else base[:-1] if base.endswith("s") else base
-            if base not in _GERUNDS:
+            base = THIRD_FORMS.get(first.lower(), first.lower())
+            base = base if base in GERUNDS else base[:-1] if base.endswith("s") else base
+            if base not in GERUNDS:
                 return []
-            value = f"{_GERUNDS[base]} {rest}".strip()
+            value = f"{GERUNDS[base]} {rest}".strip()
         return [value] if _plain(value, 5) else []
     if kind == "plan":
         value = strip(_LEAD.sub("", _ACT_CUT.sub("", value)))
@@ -338,12 +279,12 @@ def clean_ending(value: str, kind: str, strip: Callable[[str], str], name: Calla
     if kind == "cond":
         low = value.lower()
         words = low.split()
-        known = low in CONDITIONS or (words and (words[-1] in _COND_HEADS or words[-1].endswith("itis")))
+        known = low in CONDITIONS or (words and (words[-1] in COND_HEADS or words[-1].endswith("itis")))
         return [value] if known and _plain(value, 4) else []
     if kind == "subject":
         return [value] if _plain(value, 4) and value.replace(" ", "").replace("'", "").isalpha() else []
     # owned
-    if not _plain(value, 4) or value.split()[-1].lower() in _ABSTRACT | _DEGREES:
+    if not _plain(value, 4) or value.split()[-1].lower() in ABSTRACT | DEGREES:
         return []
     return [value]
 
@@ -357,17 +298,17 @@ def _activity(value: str) -> tuple[str, str] | None:
         return ("plays", rest_v) if len(rest_v.split()) <= 3 else None
     if first in ("learning", "studying") and rest_v:
         return ("studies", rest_v) if len(rest_v.split()) <= 3 else None
-    if first == "going" and (rest_v.lower() in _GOING or _activity(rest_v.removeprefix("to ")) is not None):
+    if first == "going" and (rest_v.lower() in GOING or _activity(rest_v.removeprefix("to ")) is not None):
         return ("hobby", value)
     if first in ("doing", "practising", "practicing") and rest_v:
         return ("hobby", rest_v) if len(rest_v.split()) <= 3 else None
     if low in PLAYABLE:
         return ("plays", value)
-    if low in HABIT_NOUNS or first in _HABIT_GERUNDS:
+    if low in HABIT_NOUNS or first in HABIT_GERUNDS:
         return ("habit", value)
     if low in HOBBY_NOUNS:
         return ("hobby", value)
-    if first.endswith("ing") and first not in _STOP_GERUNDS and len(low.split()) <= 3:
+    if first.endswith("ing") and first not in STOP_GERUNDS and len(low.split()) <= 3:
         return ("hobby", value)
     return None
 

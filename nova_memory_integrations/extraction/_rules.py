@@ -1,8 +1,8 @@
 """Rule machinery shared by the rule tables of the deterministic extractor.
 
 A rule is a regular expression tried right after a subject ("I", "my sister", "Bob") plus the fields it
-yields: ``(group, predicate, op, kind)``. Macros (``<A>`` adverbs, ``<O>`` object, ``<ANY>`` "anymore"
-lookahead ...) keep the patterns short. A group named ``=value`` is a constant object ("I retired" ->
+yields (:class:`Field`: group, predicate, op, kind). Macros (``<A>`` adverbs, ``<O>`` object, ``<ANY>``
+"anymore" lookahead ...) keep the patterns short. A group named ``=value`` is a constant object ("I retired" ->
 ``employment_status retired``); a predicate starting with ``@`` is resolved from the object by
 :func:`._endings.resolve` (``@owned``: ``owns`` or ``has_pet``; ``@activity``: ``plays``, ``habit``,
 ``hobby`` or ``studies``).
@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from .timeparse import NUMBER_WORDS
+from ..text.dates import NUMBER_WORDS
 
 __all__ = ["ADV", "Field", "Rule", "f", "neg", "rule"]
 
@@ -39,7 +40,19 @@ _MACROS = {
     "<JOBAT>": r"(?P<j>.+?)(?:\s+(?:at|for|with)\s+(?P<o>.+))?$",
 }
 _MACROS["<HAVE>"] = r"(?:(?:have|has|had) " + ADV + r")?"
-Field = tuple[str, str, str, str]  # (group, predicate, op, kind)
+
+
+class Field(NamedTuple):
+    """One fact a rule yields from its match."""
+
+    group: str
+    """The match group holding the object; ``=value``: the constant object ``value``."""
+    predicate: str
+    """The predicate; ``{k}`` / ``{rel}`` are filled from those groups, ``@...`` resolved from the object."""
+    op: str
+    """``assert`` or ``negate``."""
+    kind: str
+    """The object's kind: how it is cut and validated (``place``, ``org``, ``job``, ``pet`` ...)."""
 
 
 @dataclass(frozen=True)
@@ -71,9 +84,9 @@ def rule(
 
 def f(pred: str, kind: str, group: str = "o") -> Field:
     """A field asserting ``pred``."""
-    return (group, pred, "assert", kind)
+    return Field(group, pred, "assert", kind)
 
 
 def neg(pred: str, kind: str, group: str = "o") -> Field:
     """A field negating ``pred`` (the value stopped holding)."""
-    return (group, pred, "negate", kind)
+    return Field(group, pred, "negate", kind)

@@ -2,22 +2,29 @@
 
 :class:`DeterministicExtractor` finds first-person and simple third-party statements in user turns with
 precompiled regular expressions. It favours precision over recall: questions, hypotheticals, wishes,
-reported speech and plain negations yield nothing, and every captured object is validated (pronouns,
-demonstratives, references to the conversation itself, fillers and time expressions are rejected or
-stripped).
+reported speech and plain negations yield nothing, and every captured object is validated by its kind
+(:mod:`._objects`, :mod:`._things`: pronouns, demonstratives, references to the conversation itself,
+fillers and time expressions are rejected or stripped; a held thing, a group or a home needs a head noun of
+its class or a proper name).
 
-Pipeline for one turn: split sentences (skipping questions and hypotheticals) -> expand contractions ->
-split clauses at conjunctions that start a new subject -> find subjects (``I``/``we``, ``my <relation>
-[Name]``, ``Name, my <relation>,``, a capitalised name followed by a verb, ``she``/``he``/``they`` with an
-antecedent in the same turn) -> try the predicate rules in order after each subject (the first rule that
-yields a valid object wins) -> resolve the clause's time expression into ``valid_from``.
+Pipeline for one turn: split sentences (a question keeps the statement that opens it: "my girlfriend Ana
+loves climbing, where should we go?") -> expand contractions ("Tom's just moved" -> "Tom has just moved") ->
+split clauses at conjunctions that start a new subject (a conditional clause drops the rest of the sentence,
+a modal one only itself) -> put back the speaker's "I" in a clause that opens on its verb ("Been teaching
+chemistry at ...", :func:`._clauses.elide`) -> find subjects (``I``/``we``, ``my <relation> [Name]``,
+``Name, my <relation>,``, "Uncle Ray", a capitalised name followed by a verb, ``she``/``he``/``they``
+with an antecedent in the turn or earlier in the session, :mod:`._discourse`) -> try the predicate rules
+in order after each subject (the first rule that yields a valid object wins; the capture frames of
+:mod:`._frames` are verb classes as data) and the frames a clause mentions in passing -> resolve the
+clause's time expression into ``valid_from`` (a new job "I start on January 6th" holds from then).
 
 Output conventions: subjects are ``"user"`` or a lowercase relation/name (``"sister"``, ``"best friend"``,
 ``"bob"``); objects keep their written casing minus a leading ``a``/``an``; pets are ``"<species> named
-<Name>"``; counts are digits; a named relative gives ``user <relation>_name <Name>`` and
-``<name> <kind>_of user`` and is the subject of what the turn says about them ("my brother Luis is a chef" ->
-``luis job_title chef``; a later "my brother" or "he" is Luis too). Endings ("I sold my car", "our cat died",
-"I'm no longer vegetarian") are ``negate`` facts, their rules are in :mod:`._endings`.
+<Name>"`` and other named things ``"<noun> named <Name>"``; counts are digits; a named relative gives
+``user <relation>_name <Name>`` and ``<name> <kind>_of user`` and is the subject of what the turn says about
+them ("my brother Luis is a chef" -> ``luis job_title chef``; a later "my brother" or "he" is Luis too).
+Endings ("I sold my car", "our cat died", "I'm no longer vegetarian") are ``negate`` facts, their rules are
+in :mod:`._endings`.
 """
 
 from __future__ import annotations
@@ -26,47 +33,40 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Literal, NamedTuple
 
-from ..engine.roles import MACHINE_ROLES, is_named_speaker
+from ..text.dates import resolve_relative_time
+from ..text.lexicon import BRITISH, NOT_NAMES, PET_RE, PETS, REL_ALIASES, REL_MODIFIERS, RELS, STARTERS, STUDENTS
+from ..text.roles import MACHINE_ROLES, is_named_speaker
+from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
-from ._clauses import CLAUSE_SPLIT, HYPOTHETICAL, LEAD, QUESTION_START, REPORTED, expand, sentences
-from ._endings import (
-    CONT,
-    ENDING_KINDS,
-    ENDING_RULES,
-    MY_ENDING_RULES,
-    PET_END,
-    START_ENDING_RULES,
-    clean_ending,
-    rel_kind,
-    resolve,
+from ._clauses import (
+    CLAUSE_SPLIT,
+    CONDITIONAL,
+    HYPOTHETICAL,
+    LEAD,
+    QUESTION_START,
+    REPORTED,
+    elide,
+    expand,
+    statement_part,
 )
-from ._lexicon import (
-    BAD_FIRST,
-    BAD_LAST,
-    BRITISH,
-    COMPOUNDS,
-    CONTEXTUAL,
-    JOBS,
-    LANGS,
-    NAME_STOP,
-    NOT_JOB_WORDS,
-    NOT_JOBS,
-    NOT_NAMES,
-    ORDINALS,
-    ORG_NOUNS,
-    PET_RE,
-    PETS,
-    PLAN_STOP,
-    POSSESSIVE,
-    RELS,
-    STARTERS,
-    STUDENTS,
+from ._discourse import Discourse, SessionMemory, starting_later
+from ._endings import CONT, ENDING_RULES, MY_ENDING_RULES, PET_END, START_ENDING_RULES, rel_kind, resolve
+from ._frames import (
+    CAPTURE_RULES,
+    HELD_MENTION,
+    MY_CAPTURE_RULES,
+    OWNED_START,
+    PASSING_RULES,
+    PRE_RULES,
+    REL_INTRO,
+    TOP_RULES,
 )
+from ._objects import clean_object
 from ._rules import ADV, Rule, f, neg, rule
+from ._things import CAPTURE_PREDICATES, resolve_capture
 from .base import CandidateFact
-from .timeparse import NUMBER_WORDS, TIME_EXPRESSION, resolve_relative_time
 
 __all__ = ["DeterministicExtractor"]
 
@@ -77,55 +77,28 @@ _I = re.IGNORECASE
 _FIRST_PERSON = re.compile(r"\b(?:I|i|[Ww]e)\b(?!')\s+")
 _MY = re.compile(r"\b[Mm]y\s+")
 
-# -------------------------------------------------------------------------- object cleaning
-_TRAIL = re.compile(
-    r"(?:\s+|^)(?:now|anymore|any ?more|any longer|too|as well|either|though|tho|lol|lmao|haha+|hehe|really|"
-    r"a lot|a ton|so much|very much|these days|nowadays|right now|at the moment|currently|again|for now|by the "
-    r"way|btw|sadly|unfortunately|honestly|actually|tbh|obviously|of course|anyway|as usual|always|still|lately|"
-    r"recently|finally|officially|already|instead|in general|personally|originally|on (?:the )?weekends?|at "
-    r"weekends|in my (?:free|spare) time|every (?:day|week|weekend|morning|night)|full[- ]time|part[- ]time|"
-    r"remotely|" + TIME_EXPRESSION + r")[\s.!?,;:)]*$",
-    _I,
-)
-_CUT = re.compile(
-    r"\s*(?:[;:!?()\[\]\"]|\s-\s|\s(?:because|since|but|so|when|whenever|while|where|although|though|unless|"
-    r"until|cause|cuz|except|especially|including|not|if|whereas|plus|and (?:then|I|it|my|the|this|that|there|"
-    r"so|now|also))\b)",
-    _I,
-)
-_COMMA = re.compile(r"\s*,")
-_REL_CUT = re.compile(r"\s+(?:which|who|whom|whose|that)\s.*$", _I)
-_LEAD_FILLER = re.compile(r"^(?:now|still|also|actually|really|currently|just|even|only)\s+", _I)
-_TO = re.compile(r"^to\s+", _I)
-_ARTICLE = re.compile(r"^(?:a|an)\s+", _I)
-_THE_LOWER = re.compile(r"^the\s+(?=[a-z])")
-_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", _I)
-_PREF_SPLIT = re.compile(r"\s+(?:over|rather than|instead of|more than|than|to)\s+", _I)
-_LANG_MOD = re.compile(
-    r"(?:\b(?:a little(?: bit of)?|a bit of|some|basic|fluent|conversational|native|broken|decent|good|okay|"
-    r"intermediate|beginner|advanced|mostly|only|also|both)\s+)+",
-    _I,
-)
-_LANG_TRAIL = re.compile(r"\s+(?:fluently|natively|well|pretty well|a little|poorly)$", _I)
-_NAMED = re.compile(r"\s+(?:named|called)\s+", _I)
-_CALLED = re.compile(r"\b(?:called|named)\s+(.+)$")
-_PET_ADJ = re.compile(r"^(?:new|little|baby|sweet|old)\s+", _I)
-_ORG_CUT = re.compile(r"\s+(?:in|as|on|doing|where|near|since|for)\s+.*$", _I)
-_JOB_CUT = re.compile(r"\s+(?:at|for|with|in|from|by|on|of|who|and|based)\b.*$", _I)
-_ORG_AND = re.compile(r"\s+and\s+(?=[a-z])")
-_PLACE_CUT = re.compile(r"\s+(?:and|with|for|to)\s+.*$", _I)
-_CAP = re.compile(r"[A-ZÀ-Þ][\w'.&-]*")
-_EDGE = " \t\"'`*_.,;:!?-"
+
+class _Hit(NamedTuple):
+    """One fact found in a clause; hits are sorted by ``position`` (text order) before they are emitted."""
+
+    position: int
+    subject: str
+    predicate: str
+    object: str
+    op: str
+    confidence: float
+
 
 # ------------------------------------------------------------------------------ predicate rules
-_Hit = tuple[int, str, str, str, str, float]  # (position, subject, predicate, object, op, confidence)
 _rule, _f, _neg = rule, f, neg
 
 
 # Tried after a subject, in order; the first rule that yields a valid object wins. Verb forms cover both
 # first and third person. Kinds: things (list), thing, place, org, job, name, num, lang, pet, verb, study, pref.
 _RULES: tuple[Rule, ...] = (
+    *PRE_RULES,
     *ENDING_RULES,
+    *TOP_RULES,
     _rule(r"<A>no longer <A><LIKE> <O>", _neg("likes", "things")),
     _rule(r"<ANY><A>(?:do|does) not <A><LIKE> <O>", _neg("likes", "things")),
     _rule(r"<ANY><A>(?:am|is|are) not <A>(?:into|a (?:big |huge )?fan of) <O>", _neg("likes", "things")),
@@ -150,9 +123,9 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A>(?:have |has )?(?:moved|relocated) (?:away |here )?from (?P<x>.+?) to <O>",
           _neg("lives_in", "place", "x"), _f("lives_in", "place"), we_ok=True),
     _rule(r"<A>(?:have |has )?(?:switched|migrated|converted) (?:over )?from (?P<x>.+?) to <O>",
-          _neg("uses", "thing", "x"), _f("uses", "thing")),
+          _neg("@switched", "switched", "x"), _f("@switched", "switched"), we_ok=True),
     _rule(r"<A>(?:have |has )?(?:switched|migrated|converted) (?:over )?to (?P<o>.+?)(?:\s+from\s+(?P<x>.+))?$",
-          _f("uses", "thing"), _neg("uses", "thing", "x")),
+          _f("@switched", "switched"), _neg("@switched", "switched", "x"), we_ok=True),
     _rule(r"<A>(?:hate|hates|dislike|dislikes|detest|detests|loathe|loathes|despise|despises|cannot stand|can not "
           r"stand|cannot bear|abhor|abhors)(?! it when| when) <O>", _f("dislikes", "things")),
     _rule(r"<A>(?:(?:do |does )?(?:love|loves|like|likes|enjoy|enjoys|adore|adores)|(?:am|is|are) <A>(?:a (?:big "
@@ -168,10 +141,11 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A>(?:am|is|are) <A>(?P<o><NUM>)(?: years? old| yrs old| y/?o)?(?=\s*$|\s*[,.!;]|\s+(?:and|now|today|"
           r"this year|btw|by the way)\b)", _f("age", "num")),
     _rule(r"<A>(?:just |recently )?turned (?P<o><NUM>)\b", _f("age", "num")),
-    _rule(r"<A>(?:am|is|are|have been|has been|went|became|turned|have gone|eat) (?:a |an |fully |strictly |mostly )?"
+    _rule(r"<A>(?:am|is|are|have been|has been|went|became|turned|have gone|has gone|eat|eats) (?:a |an |fully |"
+          r"strictly |mostly |properly |full |totally |completely |basically |100% |now )*"
           r"(?P<o>vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|kosher|halal)\b",
           _f("diet", "thing")),
-    _rule(r"<A>(?:am|is|are|have been|has been) (?:\w+ )?allergic to <O>", _f("allergic_to", "things")),
+    _rule(r"<A>(?:am|is|are|have been|has been) (?:\w+ )?allergic to <O>", _f("allergic_to", "allergen")),
     _rule(r"<A>(?:have|has) (?:a |an )?(?:severe |mild |bad )?(?P<o>[\w-]+(?: [\w-]+)?) allergy\b",
           _f("allergic_to", "things")),
     _rule(r"<A>(?:am|is|are|got|have been|has been) <A>(?:happily )?married to <O>", _f("married_to", "name")),
@@ -207,11 +181,13 @@ _RULES: tuple[Rule, ...] = (
           r"(?P<o>(?:a|an|two|three|four|five|\d) .+)", _f("has_pet", "pet"), we_ok=True),
     _rule(r"<A>(?:have|has|have got) (?P<o>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten) (?:kids|"
           r"children|sons|daughters|boys|girls)\b", _f("has_children", "num"), we_ok=True),
+    *CAPTURE_RULES,
     _rule(r"<A>(?:own|owns|drive|drives) (?:a|an|the) <O>", _f("owns", "plain"), we_ok=True),
 )
 # Anchored at "my": attributes of the user stated as "my X is Y".
 _MY_RULES: tuple[Rule, ...] = (
     *MY_ENDING_RULES,
+    *MY_CAPTURE_RULES,
     _rule(r"my (?:full |real |first |legal |given )?name is (?:spelled )?<O>", _f("name", "name")),
     _rule(r"my (?:hobby is|hobbies are|hobbies include|main hobby is|favou?rite hobby is) <O>",
           _f("hobby", "things")),
@@ -230,16 +206,27 @@ _START_RULES: tuple[Rule, ...] = (
     _rule(r"(?P<o>(?-i:[A-Z])[\w'-]+) is my (?P<rel>" + RELS + r")\b", _f("{rel}_name", "name")),
     _rule(r"(?:still |currently |now )?working (?:at|for) <O>", _f("works_at", "org")),
     _rule(r"(?:still |currently |now )?living in <O>", _f("lives_in", "place")),
+    *OWNED_START,
     _rule(r"(?:(?:please |you can |just )?call me|(?:everyone|people|friends|they|my friends|most people) calls? "
           r"me) (?P<o>(?-i:[A-ZÀ-Þ])[\w'-]+)", _f("name", "name")),
 )
-_THIRD_MY = re.compile(r"(?:[Mm]y|[Oo]ur) (?P<rel>" + RELS + r"|" + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+),?)?\s+")
+_THIRD_MY = re.compile(r"(?:(?:[Mm]e|[Mm]yself) and )?(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r"|"
+                       + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+"
+                       r"(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)"
+                       r",?)?(?:\s+(?:\(\d+\)\s+)?|$)")
 _THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
 _THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
     r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
     r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|[a-z]+s|[a-z]{2,}ed)\b)"
 )
 _PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
+_THIRD_TITLE = re.compile(r"(?:Uncle|Aunt|Auntie|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Brother|Sister|Boyfriend|"
+                          r"Girlfriend|Husband|Wife|Partner) (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+")
+_THIRD_BARE = re.compile(r"(?P<rel>" + RELS + r")\s+(?=(?:is|has|was|just|also|still)\b)", _I)
+_BREED = re.compile(r"(?:is|was) (?:a|an) (?P<o>[a-z][\w -]+)", _I)
+_OTHER_SUBJECT = re.compile(r"\b(?:people|they|he|she|you|it|everyone|someone|nobody|will|would|can|could|"
+                            r"who|which|that)\b", _I)
+_IT_ANY = re.compile(r"(?:^|,\s*|\b(?:and|but)\s+)it is (?:now |actually )?(?P<o>(?:a|an)\s.+)", _I)
 _ADVERBS = re.compile(ADV, _I)
 _IT_IS = re.compile(r"it is (?:now )?(?P<o>.+)", _I)
 _LIKE_PREDS = frozenset({"likes", "dislikes", "prefers"})
@@ -255,6 +242,23 @@ class _Ctx:
     last_obj: str | None = None
     hits: list[_Hit] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)  # "brother" -> "luis" once "my brother Luis" is said
+    held: bool = False  # the sentence is about "my car" (or another thing held): "it is a 2009 Golf" names it
+    speaker: bool = True  # no one else has been the subject of the sentence yet: a subjectless clause is the user's
+
+
+def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
+    """:func:`._objects.clean_object` of a captured object, with what the sentence tells of it."""
+    return clean_object(raw, kind, lowercase=ctx.lowercase, last_obj=ctx.last_obj)
+
+
+def _rel_word(rel: str) -> str:
+    """A relation as the extractor names it: "gf" -> "girlfriend", "mum" -> "mom", "best mate" -> "best friend"."""
+    rel = " ".join(rel.lower().split())
+    rel = REL_ALIASES.get(rel, rel)
+    head = rel.rsplit(" ", 1)[-1]
+    if head in REL_ALIASES:
+        rel = rel[: -len(head)] + REL_ALIASES[head]
+    return BRITISH.get(rel, rel)
 
 
 def _op(value: str) -> Literal["assert", "negate"]:
@@ -262,142 +266,13 @@ def _op(value: str) -> Literal["assert", "negate"]:
 
 
 
-def _strip(value: str) -> str:
-    """Strip edge punctuation, trailing fillers/time expressions and leading fillers until stable."""
-    value = value.strip(_EDGE)
-    while True:
-        shorter = _LEAD_FILLER.sub("", _TRAIL.sub("", value)).strip(_EDGE)
-        if shorter == value:
-            return value
-        value = shorter
-
-
-def _ok(value: str, max_words: int = 6) -> bool:
-    words = value.split()
-    if not words or len(words) > max_words or words[0].lower() in BAD_FIRST:
-        return False
-    if words[-1].strip(".,!") in BAD_LAST or any(w in ("I", "i") for w in words):
-        return False
-    return any(c.isalnum() for c in value)
-
-
-def _name(value: str, lower_ok: bool = False) -> str | None:
-    tokens = value.split()
-    if not tokens or not tokens[0][0].isalpha():
-        return None
-    if not tokens[0][0].isupper():  # lowercase names only when the user types everything in lowercase
-        ok = lower_ok and len(tokens) == 1 and tokens[0].isalpha()
-        return tokens[0] if ok and tokens[0] not in BAD_FIRST | NAME_STOP else None
-    taken = [tokens[0]]
-    for tok in tokens[1:3]:
-        if not tok[0].isupper():
-            break
-        taken.append(tok)
-    name = " ".join(taken).strip(".,'")
-    return name if name and name.split()[0] not in NOT_NAMES else None
-
-
-def _job(value: str) -> str | None:
-    value = _ARTICLE.sub("", _JOB_CUT.sub("", value))
-    words = value.lower().split()
-    if not words or len(words) > 5 or not all(w.replace("-", "").isalpha() for w in words):
-        return None
-    if any(w in NOT_JOB_WORDS for w in words) or words[-1] in NOT_JOBS:
-        return None
-    head = words[-1]
-    known = head in JOBS or head.rstrip("s") in JOBS
-    return value if known or head.endswith(("ologist", "ician", "grapher", "ist")) else None
-
-
-def _items(value: str) -> list[str]:
-    if value.lower() in COMPOUNDS:
-        return [value]
-    out: list[str] = []
-    for item in _LIST_SPLIT.split(value):
-        item = _ARTICLE.sub("", _strip(item))
-        if not _ok(item, 5):
-            break
-        out.append(item)
-    return out
-
-
-def _pet(value: str) -> list[str]:
-    species, _, rest = _NAMED.sub("\x00", _PET_ADJ.sub("", value), count=1).partition("\x00")
-    words = species.lower().split()
-    if not words or len(words) > 4:
-        return []
-    head = words[-1]
-    if head not in PETS and head.rstrip("s") not in PETS and head[:-3] + "y" not in PETS:
-        return []
-    name = _name(rest) if rest else None
-    return [f"{species} named {name}"] if name else [species]
-
-
-def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
-    """Cut, strip and validate one captured object; ``[]`` when it is not usable."""
-    if kind in ENDING_KINDS:
-        return clean_ending(raw, kind, _strip, lambda v: _name(v, ctx.lowercase))
-    if kind in ("verb", "pref", "study", "things"):
-        raw = _TO.sub("", raw.strip())
-    value = _CUT.split(raw, maxsplit=1)[0]
-    if kind not in ("things", "lang", "pet"):
-        value = _COMMA.split(value, maxsplit=1)[0]
-    value = _strip(value)
-    words = value.split()
-    if not words:
-        return []
-    if kind == "pref":
-        value = _PREF_SPLIT.split(value, maxsplit=1)[0]
-    if kind == "verb":
-        bad = words[0].lower() in PLAN_STOP | POSSESSIVE | {"the", "a", "an"} or words[0][0].isupper()
-        return [] if bad or not _ok(value, 12) else [value]
-    if kind in ("things", "thing", "pref"):
-        if words[0].lower() in POSSESSIVE | ORDINALS | {"be"} or words[-1].lower() in CONTEXTUAL:
-            return []
-        if value.lower() in ("it", "them") and ctx.last_obj:
-            return [ctx.last_obj]
-    else:
-        value = _REL_CUT.sub("", value)
-    value = _THE_LOWER.sub("", _ARTICLE.sub("", value))
-    if kind == "name":
-        named = _name(value, ctx.lowercase)
-        return [named] if named else []
-    if kind == "num":
-        low = value.lower().split()[0] if value else ""
-        num = int(low) if low.isdigit() else NUMBER_WORDS.get(low, 0)
-        return [str(num)] if 0 < num < 120 else []
-    if kind == "job":
-        job = _job(value)
-        return [job] if job else []
-    if kind == "things":
-        return _items(value)
-    if kind == "lang":
-        items = [_LANG_TRAIL.sub("", i) for i in _items(_LANG_MOD.sub("", value))]
-        return [i for i in items if i.lower() in LANGS or _CAP.fullmatch(i)]
-    if kind == "petname":
-        named = _name(value)
-        return [named] if named else []
-    if kind == "pet":
-        pets = [_pet(_ARTICLE.sub("", p.strip())) for p in _LIST_SPLIT.split(_COMMA.split(value)[0])]
-        return [p[0] for p in pets if p] if all(pets) else []
-    if kind == "org":
-        value = _ORG_AND.split(value, maxsplit=1)[0]
-        called = _CALLED.search(value)
-        value = (_name(called.group(1)) or "") if called else _ORG_CUT.sub("", value)
-        value = _strip(_THE_LOWER.sub("", value))
-        usable = _ok(value) and (_CAP.search(value) or value.split()[-1] in ORG_NOUNS)
-        return [value] if usable else []
-    if kind == "place":
-        value = _PLACE_CUT.sub("", value)
-        return [value] if _ok(value) and _CAP.search(value) else []
-    return [value] if _ok(value, 8) else []
-
-
 class DeterministicExtractor:
     """Fast regex/rule based extractor of candidate facts from user turns.
 
-    Stateless and thread-safe; all patterns are compiled at import time. :meth:`extract_batch` carries
-    what one turn names ("my brother Luis") over to the next turns of the batch.
+    Thread-safe; all patterns are compiled at import time. :meth:`extract_batch` carries what one turn
+    names ("my brother Luis") and whom it was about over to the next turns of the batch, and of the same
+    conversation session in later batches ("My brother just moved to Paris." ... "He loves it."): a
+    small, bounded memory (:class:`._discourse.SessionMemory`).
 
     Example:
         >>> facts = DeterministicExtractor().extract("I live in Paris now.")
@@ -422,53 +297,76 @@ class DeterministicExtractor:
         """
         return self._extract(text, role, timestamp, {})
 
+    def __init__(self) -> None:
+        self._sessions = SessionMemory()
+
     def extract_batch(self, episodes: Sequence[Episode]) -> list[list[CandidateFact]]:
         """One list of candidates per episode; a relative named in one turn is known in the next ones.
 
         Matches the consolidation ``BatchExtractor`` signature. A named speaker of a multi-party
         transcript (``role="Alice"``) is the subject of that turn's first-person facts.
         """
-        aliases: dict[str, str] = {}
+        batch: dict[str, Discourse] = {}
         out: list[list[CandidateFact]] = []
         for e in episodes:
-            found = self._extract(e.content, e.role, e.timestamp, aliases)
+            state = self._sessions.state_for(e, batch)
+            found = self._extract(e.content, e.role, e.timestamp, state.aliases, state)
             if is_named_speaker(e.role):
                 found = [replace(c, subject=e.role) if c.subject == "user" else c for c in found]
             out.append(found)
         return out
 
     def _extract(
-        self, text: str, role: str, timestamp: datetime | None, aliases: dict[str, str]
+        self, text: str, role: str, timestamp: datetime | None, aliases: dict[str, str],
+        state: Discourse | None = None,
     ) -> list[CandidateFact]:
         reference = timestamp if timestamp is not None else datetime.now(timezone.utc)
         resolve_relative_time("", reference)  # validates the reference (raises on a naive datetime)
         if role.strip().lower() in MACHINE_ROLES or not text or not text.strip():
             return []
-        ctx = _Ctx(aliases=aliases)
+        ctx = _Ctx(aliases=aliases, third=state.third if state is not None else None)
         out: list[CandidateFact] = []
         seen: set[tuple[str, str, str, str]] = set()
-        for original in sentences(text):
+        for original in FACT_SENTENCES.split(text):
             sentence = expand(original)
-            if sentence.endswith("?") or QUESTION_START.match(sentence) or HYPOTHETICAL.search(sentence):
+            if sentence.rstrip().endswith("?"):
+                sentence = statement_part(sentence)
+            if not sentence or QUESTION_START.match(sentence):
                 continue
             ctx.last_pred = ctx.last_obj = None
+            ctx.held = False
+            ctx.speaker = True
             ctx.lowercase = not any(c.isupper() for c in sentence.replace("I ", ""))
             for clause in CLAUSE_SPLIT.split(sentence):
                 if not clause or not clause.strip():
                     continue
+                if CONDITIONAL.search(clause):  # this clause and what it conditions say nothing that holds
+                    break
+                if HYPOTHETICAL.search(clause):  # a modal ("I might quit") holds for its own clause only
+                    continue
                 ctx.hits = []
                 self._clause(clause, ctx)
                 when = resolve_relative_time(clause, reference) if ctx.hits else None
-                for _, subj, pred, obj, op, conf in sorted(ctx.hits, key=lambda hit: hit[0]):
-                    key = (subj, pred, obj.lower(), op)
+                for hit in sorted(ctx.hits, key=lambda hit: hit.position):
+                    key = (hit.subject, hit.predicate, hit.object.lower(), hit.op)
                     if key not in seen:
                         seen.add(key)
-                        out.append(CandidateFact(subj, pred, obj, _op(op), conf, when, original))
-        return out
+                        out.append(CandidateFact(hit.subject, hit.predicate, hit.object, _op(hit.op), hit.confidence,
+                                                 when, original))
+        if state is not None:
+            state.third = ctx.third
+        return starting_later(out, text, reference)
 
     def _clause(self, clause: str, ctx: _Ctx) -> None:
         start = LEAD.match(clause)
         pos0 = start.end() if start else 0
+        if ctx.speaker:
+            clause = elide(clause, pos0)
+        if HELD_MENTION.match(clause, pos0):
+            ctx.held = True
+        if ctx.held and (it := _IT_ANY.search(clause, pos0)):  # "my car's making a noise, it's a 2009 Golf"
+            for value in _clean(it.group("o"), "held", ctx):
+                ctx.hits.append(_Hit(it.start("o"), "user", "owns", value, "assert", 0.7))
         used_my: set[int] = set()
         for m in _MY.finditer(clause):
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
@@ -479,18 +377,33 @@ class DeterministicExtractor:
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
                 continue
             self._apply(_RULES, clause, m.end(), "user", ctx, we=m.group(0)[0] in "Ww")
+            self._passing(clause, m.end(), "user", ctx)
         if not self._apply(_START_RULES, clause, pos0, "user", ctx):
             self._third_party(clause, pos0, used_my, ctx)
+        for m in REL_INTRO.finditer(clause, pos0 + 1):  # "I'm staying with my brother Tom"
+            if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
+                continue
+            rel = _rel_word(m.group("rel"))
+            if m.group("name") not in STARTERS and m.group("name") not in NOT_NAMES and rel not in PETS:
+                self._relative(m.start(), rel, m.group("name"), ctx, becomes_third=False)
 
-    def _relative(self, pos: int, rel: str, name: str, ctx: _Ctx) -> str:
+    def _passing(self, clause: str, pos: int, subject: str, ctx: _Ctx) -> None:
+        """What the clause mentions in passing after its subject (:data:`._frames.PASSING_RULES`)."""
+        for rule_ in PASSING_RULES:
+            for m in rule_.pattern.finditer(clause, pos):
+                ctx.hits.extend(self._fields(rule_, m, clause, subject, ctx, rule_.confidence))
+
+    def _relative(self, pos: int, rel: str, name: str, ctx: _Ctx, *, becomes_third: bool = True) -> str:
         """``user <rel>_name <Name>`` and ``<name> <kind>_of user``; later "my <rel>" means them."""
         pred = rel.replace(" ", "_").replace("-", "_") + "_name"
-        ctx.hits.append((pos, "user", pred, name, "assert", 0.8))
+        ctx.hits.append(_Hit(pos, "user", pred, name, "assert", 0.8))
         subject = name.lower()
         kind = rel_kind(rel)
         if kind:
-            ctx.hits.append((pos, subject, kind, "user", "assert", 0.8))
-        ctx.aliases[rel] = ctx.third = subject
+            ctx.hits.append(_Hit(pos, subject, kind, "user", "assert", 0.8))
+        ctx.aliases[rel] = subject
+        if becomes_third:
+            ctx.third = subject
         return subject
 
     def _third_party(self, clause: str, pos0: int, used_my: set[int], ctx: _Ctx) -> None:
@@ -500,32 +413,43 @@ class DeterministicExtractor:
         if m is not None:
             if m.start() in used_my:
                 return
-            rel, name = m.group("rel").lower(), m.group("name")
+            rel, name = _rel_word(m.group("rel")), m.group("name")
             name = name if name and name not in STARTERS else None
             if rel in PETS:  # "my dog Rex ...", "our cat died"
                 pet = f"{rel} named {name}" if name else rel
                 if PET_END.match(clause, m.end()):
-                    ctx.hits.append((m.start(), "user", "has_pet", pet, "negate", 0.8))
+                    ctx.hits.append(_Hit(m.start(), "user", "has_pet", pet, "negate", 0.8))
                 elif name:
-                    ctx.hits.append((m.start(), "user", "has_pet", pet, "assert", 0.8))
+                    ctx.hits.append(_Hit(m.start(), "user", "has_pet", pet, "assert", 0.8))
+                    if (breed := _BREED.match(clause, m.end())) is not None:  # "our dog Ziggy is a border collie"
+                        for value in _clean(breed.group("o"), "breed", ctx):
+                            ctx.hits.append(_Hit(breed.start("o"), name.lower(), "breed", value, "assert", 0.8))
                 return
-            rel = BRITISH.get(rel, rel)
             subject = self._relative(m.start(), rel, name, ctx) if name else ctx.aliases.get(rel, rel)
             ctx.third = subject
+        elif (m := _THIRD_TITLE.match(clause, pos0)) is not None:  # "Uncle Ray sold ...", "Brother James got ..."
+            subject = m.group("name").lower()
+            ctx.third = subject
+        elif (m := _THIRD_BARE.match(clause, pos0)) is not None:  # "brother's officially in Vancouver now"
+            rel = _rel_word(m.group("rel"))
+            subject = ctx.aliases.get(rel, rel)
+            ctx.third = subject
+        elif (m := _PRONOUN.match(clause, pos0)) is not None:
+            subject = ctx.third
         elif (m := _THIRD_NAME.match(clause, pos0)) is not None:
             if m.group("name") in STARTERS or m.group("name") in NOT_NAMES:
                 return
             subject, conf = m.group("name").lower(), 0.7
             ctx.third = subject
-        elif (m := _PRONOUN.match(clause, pos0)) is not None:
-            subject = ctx.third
         elif (it := _IT_IS.match(clause, pos0)) and ctx.last_pred and ctx.last_pred.startswith("favorite_"):
             values = _clean(it.group("o"), "thing", ctx)  # "my favorite X used to be A, but now it's B"
             if values:
-                ctx.hits.append((it.start(), "user", ctx.last_pred, values[0], "assert", 0.7))
+                ctx.hits.append(_Hit(it.start(), "user", ctx.last_pred, values[0], "assert", 0.7))
             return
-        if subject is not None and m is not None:
-            self._apply(_RULES, clause, m.end(), subject, ctx, conf=conf)
+        applied = subject is not None and m is not None and self._apply(_RULES, clause, m.end(), subject, ctx,
+                                                                         conf=conf)
+        if m is not None and (conf == 0.8 or applied):  # someone else is the subject: so of the next subjectless clause
+            ctx.speaker = False
 
     def _apply(
         self, rules: tuple[Rule, ...], clause: str, pos: int, subject: str, ctx: _Ctx, *, we: bool = False,
@@ -543,22 +467,29 @@ class DeterministicExtractor:
             found = self._fields(rule_, m, clause, subject, ctx, min(rule_.confidence, conf))
             if not found:
                 continue
-            if any(h[2] == "job_title" and h[3].split()[-1].lower() in STUDENTS for h in found):
-                found = [(p, s, "studies_at" if pr == "works_at" else pr, v, o, c) for p, s, pr, v, o, c in found]
+            if any(h.predicate == "job_title" and h.object.split()[-1].lower() in STUDENTS for h in found):
+                found = [h._replace(predicate="studies_at") if h.predicate == "works_at" else h for h in found]
             ctx.hits.extend(found)
-            _, subj, pred, obj, _, _ = found[-1]
+            last = found[-1]
+            subj, pred, obj = last.subject, last.predicate, last.object
             if subj == "user":
                 ctx.last_pred = pred
                 ctx.last_obj = obj if pred in _LIKE_PREDS or pred.startswith("favorite_") else None
                 if pred.endswith("_name") and pred != "name":
                     rel = pred[: -len("_name")].replace("_", " ")
                     if rel_kind(rel) or rel.startswith("ex"):
-                        self._relative(found[-1][0], rel, obj, ctx)
+                        self._relative(last.position, rel, obj, ctx)
             if follow and rules is _RULES:  # "I sold my car and (now) drive a Tesla": same subject, next verb
                 for cont in CONT.finditer(clause, m.start()):
                     self._apply(_RULES, clause, cont.end(), subject, ctx, we=we, conf=conf, follow=False)
             return True
-        return False
+        found_next = False
+        if follow and rules is _RULES:  # "I handed the Niro back and went for a Skoda": the next verb of the subject
+            for cont in CONT.finditer(clause, pos):
+                if REPORTED.search(clause, pos, cont.start()) or _OTHER_SUBJECT.search(clause, pos, cont.start()):
+                    break  # "I'm sure people will ... and love it": the next verb may be someone else's
+                found_next |= self._apply(_RULES, clause, cont.end(), subject, ctx, we=we, conf=conf, follow=False)
+        return found_next
 
     def _fields(self, rule_: Rule, m: re.Match[str], clause: str, subject: str, ctx: _Ctx, conf: float) -> list[_Hit]:
         found: list[_Hit] = []
@@ -577,10 +508,13 @@ class DeterministicExtractor:
                 values = [f"{m.group('k').lower()} named {values[0]}"]
             start = m.start() if group.startswith("=") else m.start(group)
             for value in values:
-                resolved = resolve(pred, value, clause) if pred.startswith("@") else (pred, value)
+                if pred in CAPTURE_PREDICATES:
+                    resolved = resolve_capture(pred, value, m.group(0))
+                else:
+                    resolved = resolve(pred, value, clause) if pred.startswith("@") else (pred, value)
                 if resolved is None:
                     if index == 0 and not rule_.any_field:
                         return []
                     continue
-                found.append((start, subject, resolved[0], resolved[1], op, conf))
+                found.append(_Hit(start, subject, resolved[0], resolved[1], op, conf))
         return found

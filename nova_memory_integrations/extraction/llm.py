@@ -2,7 +2,7 @@
 
 :class:`LLMExtractor` sends a batch of episodes with the existing facts relevant to them
 to a chat model (one structured-output call for the whole batch; prompts and schemas in
-:mod:`nova_memory_integrations.prompts`) and turns the answer into proposals for the
+:mod:`.prompts`) and turns the answer into proposals for the
 consolidator. Robustness, in order:
 
 1. *Repair*: malformed JSON (code fences, trailing commas, Python literals, single
@@ -36,14 +36,14 @@ from pydantic import ValidationError
 
 from .._time import utcnow
 from ..config import ConsolidationConfig
-from ..consolidation.prompts import EpisodeOperationsV1, MemoryOperationV1, PromptSpec, get_prompt, parse_timestamp
-from ..consolidation.types import BatchPlan, Proposal
-from ..engine.roles import GENERIC_ROLES
 from ..errors import ConfigError, ConsolidationError
 from ..memory.facts import normalize_predicate
+from ..text.roles import GENERIC_ROLES
 from ..types import Episode, Fact
 from .base import CandidateFact
 from .llms import LLMReply, StructuredLLM, as_structured_llm
+from .prompts import EpisodeOperationsV1, MemoryOperationV1, PromptSpec, get_prompt, parse_timestamp
+from .proposals import BatchPlan, Proposal
 
 __all__ = ["LLMExtractor", "repair_json"]
 
@@ -176,7 +176,7 @@ class LLMExtractor:
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations langchain-openai
+            pip install "nova-memory-integrations[openai]"   # langchain-openai
 
     Instantiate:
         .. code-block:: python
@@ -198,7 +198,7 @@ class LLMExtractor:
         batch_size: episodes per call.
         max_retries: extra calls after the first for one batch (errors, bad or partial answers).
         backoff: first wait in seconds; doubles per retry up to ``max_backoff``.
-        prompt_version: a version known to :func:`~nova_memory_integrations.prompts.get_prompt`.
+        prompt_version: a version known to :func:`~nova_memory_integrations.extraction.prompts.get_prompt`.
         sleep: the wait function (tests pass a recorder).
     """
 

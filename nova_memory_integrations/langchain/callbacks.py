@@ -14,6 +14,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 
 from ..config import ConsolidationMode
+from ..engine.validation import require_store
 from ..errors import InvalidInputError
 from ..store import NovaStore
 from ._convert import content_key, is_stored_episode, message_to_turn
@@ -100,7 +101,7 @@ class NovaCallbackHandler(BaseCallbackHandler):
         super().__init__()
         if user_id is not None and (not isinstance(user_id, str) or not user_id.strip()):
             raise InvalidInputError("user_id must be a non-empty string or None")
-        self.store = store
+        self.store = require_store(store, NovaStore, type(self).__name__)
         self.user_id = user_id
         self.session_id = session_id
         self.consolidation = consolidation

@@ -12,7 +12,7 @@ from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, BaseDocumentTransformer, Document
 from pydantic import ConfigDict, Field
 
-from ..engine.validation import model_input
+from ..engine.validation import model_input, require_store
 from ..errors import InvalidInputError
 from ..store import NovaStore
 from ._shared import shared_store, warn_failure
@@ -78,7 +78,7 @@ class NovaCompressor(BaseDocumentCompressor, BaseDocumentTransformer):
 
     def __init__(self, store: NovaStore | None = None, **kwargs: Any) -> None:
         """Accept ``store`` positionally too: ``NovaCompressor(store, budget_tokens=500)``."""
-        kwargs["store"] = store
+        kwargs["store"] = None if store is None else require_store(store, NovaStore, type(self).__name__, optional=True)
         with model_input(type(self).__name__):
             super().__init__(**kwargs)
 

@@ -9,6 +9,7 @@ from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage
 
 from ..config import ConsolidationMode
+from ..engine.validation import require_store
 from ..errors import InvalidInputError
 from ..store import NovaStore
 from ._convert import episode_to_message, is_stored_episode, message_to_turn
@@ -82,7 +83,7 @@ class NovaChatMessageHistory(BaseChatMessageHistory):
         for name, value in (("user_id", user_id), ("session_id", session_id)):
             if not isinstance(value, str) or not value.strip():
                 raise InvalidInputError(f"{name} must be a non-empty string")
-        self.store = store
+        self.store = require_store(store, NovaStore, type(self).__name__)
         self.user_id = user_id
         self.session_id = session_id
         self.consolidation = consolidation

@@ -23,6 +23,7 @@ from typing_extensions import NotRequired
 
 from ..config import ConsolidationMode
 from ..consolidation.by_model import DEFAULT_IDLE_SECONDS, ConsolidatesWithModel, ModelConsolidation
+from ..engine.validation import require_store
 from ..errors import InvalidInputError
 from ..retrieval.assemble import Format
 from ..retrieval.section import MEMORY_SECTION_END, MEMORY_SECTION_START
@@ -92,7 +93,7 @@ class NovaMemory(ConsolidatesWithModel, AgentMiddleware[NovaMemoryState, Any, An
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations langchain
+            pip install nova-memory-integrations   # langchain (create_agent) is a dependency
 
     Instantiate:
         .. code-block:: python
@@ -187,7 +188,7 @@ class NovaMemory(ConsolidatesWithModel, AgentMiddleware[NovaMemoryState, Any, An
             raise InvalidInputError("budget_tokens must be a positive integer")
         if consolidation not in get_args(ConsolidationMode):
             raise InvalidInputError(f"consolidation must be one of {get_args(ConsolidationMode)}")
-        self._store = store
+        self._store = None if store is None else require_store(store, NovaStore, type(self).__name__, optional=True)
         self.user_id = user_id
         self.session_id = session_id
         self.budget_tokens = budget_tokens

@@ -14,7 +14,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
-from ..engine.validation import model_input
+from ..engine.validation import model_input, require_store
 from ..store import NovaStore
 from ..types import MemoryKind
 from ._convert import context_item_to_document, hit_to_document
@@ -110,7 +110,7 @@ class NovaRetriever(BaseRetriever):
     def __init__(self, store: NovaStore | None = None, user_id: str | None = None, **kwargs: Any) -> None:
         """Accept ``store`` and ``user_id`` positionally too: ``NovaRetriever(store, "alice")``."""
         if store is not None:
-            kwargs["store"] = store
+            kwargs["store"] = require_store(store, NovaStore, type(self).__name__)
         if user_id is not None:
             kwargs["user_id"] = user_id
         with model_input(type(self).__name__):

@@ -14,6 +14,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from ..engine import agent_tools as impl
+from ..engine.validation import require_store
 from ..store import NovaStore
 from ._shared import WarnOnce, field, first_id, run_configurable, run_context, shared_store
 
@@ -51,7 +52,7 @@ def create_memory_tools(store: NovaStore | None = None, *, user_id: str | None =
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations langchain
+            pip install nova-memory-integrations   # langchain (create_agent) is a dependency
 
     Instantiate:
         .. code-block:: python
@@ -75,6 +76,8 @@ def create_memory_tools(store: NovaStore | None = None, *, user_id: str | None =
         The three tools. A call without a user gets a one-line refusal (and one warning per
         tool set), never another user's memory.
     """
+    if store is not None:
+        store = require_store(store, NovaStore, "create_memory_tools", optional=True)
     warn_no_user = WarnOnce(logger, "nova-memory tools: a call without a user_id got no memory; pass "
                                     "context={'user_id': ...} or config={'configurable': {'user_id': ...}}")
 

@@ -95,22 +95,18 @@ class NamespaceMap:
             )
         return self.user_id, prefix
 
-    def listing_user(self, conditions: Sequence[MatchCondition], limits: LimitsConfig) -> str:
-        """The user whose namespaces a listing enumerates.
+    def listing_user(self, conditions: Sequence[MatchCondition], limits: LimitsConfig) -> str | None:
+        """The user whose namespaces a listing enumerates: the one a prefix names at the user position
+        (not ``*``), else the bound user, else ``None``: every user's (an unbound store is server-side
+        code that may name any user's namespace, so listing them all protects nothing).
 
         Raises:
-            NamespaceError: no prefix condition names a user (and none is bound), or one names another user.
+            NamespaceError: a prefix names a label that is no user id, or another user than the bound one.
         """
         if self.position is not None:
             for cond in conditions:
                 if cond.match_type == "prefix" and len(cond.path) > self.position and cond.path[self.position] != "*":
                     return self._user(cond.path[self.position], limits)
-        if self.user_id is None:
-            raise NamespaceError(
-                f"list_namespaces needs prefix=(...) naming the user at position {self.position} (not '*'): "
-                "a listing spans one user's namespaces only",
-                field="prefix",
-            )
         return self.user_id
 
     def namespace(self, user_id: str, scope: tuple[str, ...]) -> tuple[str, ...] | None:

@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
-import math
 import os
-import reprlib
 from collections.abc import Iterable, Sequence
-from contextlib import ExitStack
-from dataclasses import dataclass, field
 from typing import Protocol
 
 from langgraph.store.base import (
@@ -25,49 +19,25 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from .._time import to_epoch, utcnow
-from ..embeddings.base import embedding_space
 from ..engine.components import Components
 from ..engine.validation import check_user
-from ..errors import EmbeddingError, InvalidInputError, StorageError, StoreClosedError
-from ..retrieval.lexical import match_expression
-from ..retrieval.signals import dense
-from ..storage.items import ITEM_KIND, StoredItem, item_index, item_vector_ids, join_scope, split_scope
-from ..types import new_id
+from ..errors import InvalidInputError, StoreClosedError
+from ..items import ItemService, ItemWrite, StoredItem
 from ._items import NamespaceMap, check_op, encode_value, item_texts, matches, namespace_matches
 
 __all__ = ["NovaLangGraphStore"]
 
-logger = logging.getLogger(__name__)
-
-SPACE_KEY = "items_embedding_space"
-"""``meta`` key: the vector space of the items' vectors (see ``engine/indexer.SPACE_KEY``)."""
-DENSE_K = 4096
-"""Most vectors one search takes from the items' index (nearest first); items beyond them are
-ranked by keywords alone (or last, unscored)."""
-_RECOVER_BATCH = 256
-
 
 class _Engine(Protocol):
-    """What this adapter needs of a ``NovaStore``: its components and whether it is closed."""
+    """What this adapter needs of a ``NovaStore``: its components, its items service and whether it is closed."""
 
     components: Components
 
     @property
+    def items(self) -> ItemService: ...
+
+    @property
     def closed(self) -> bool: ...
-
-
-@dataclass
-class _Vectors:
-    """One item's vectors to write (or, ``deleted``, to drop) in the items' index."""
-
-    user: str
-    scope: tuple[str, ...]
-    item_id: str
-    old: int
-    texts: list[str] = field(default_factory=list)
-    vectors: list[list[float]] = field(default_factory=list)
-    deleted: bool = False
 
 
 class NovaLangGraphStore(BaseStore):
@@ -82,7 +52,7 @@ class NovaLangGraphStore(BaseStore):
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations langgraph
+            pip install nova-memory-integrations   # langgraph is a dependency
 
     Instantiate:
         .. code-block:: python
@@ -130,20 +100,23 @@ class NovaLangGraphStore(BaseStore):
 
     * ``user_position=p`` (default ``0`` when no ``user_id`` is given): ``namespace[p]`` is the
       user id and the scope is the namespace without it: ``("alice", "notes")`` is alice's scope
-      ``("notes",)``. Every operation touches that one user: a ``get``/``put``/``delete``
+      ``("notes",)``. A get, put, delete or search touches that one user: a ``get``/``put``/``delete``
       namespace must have a label at ``p``; a ``search`` prefix must reach ``p`` (``search(())``
-      is refused); ``list_namespaces`` needs ``prefix=`` naming the user at ``p`` (not ``*``) and
-      lists only that user's namespaces. Otherwise :class:`NamespaceError`.
+      is refused, :class:`NamespaceError`). ``list_namespaces`` lists every user's namespaces
+      (as LangGraph's own stores do; a ``prefix=`` naming the user at ``p`` lists that user's
+      alone): a store bound to no user is server-side code that can name any user's namespace.
     * ``user_id="alice"``: the store is alice's alone; every namespace, whatever its labels, is
       a scope of hers; ``search(())`` and ``list_namespaces()`` cover all of her items and no one
       else's.
     * both: ``namespace[p]`` must be ``user_id`` (another user's id is refused); prefixes that
-      stop before ``p`` cover the bound user's items.
+      stop before ``p`` (or hold ``*`` there) cover the bound user's items, and listings too.
 
-    No operation ever reads or writes another user's items, whatever the namespace says: SQL
-    filters by the user, and each user's vectors are in their own Chroma collection. Items
-    written through one mapping are seen through another at the same scope (``user_id=
-    "alice"`` sees ``("notes",)`` where ``user_position=0`` sees ``("alice", "notes")``).
+    A get, put, delete or search touches the one user its namespace maps to, whatever the rest of
+    it says: SQL filters by the user, and each user's vectors are in their own Chroma collection.
+    A store bound to a user never reads or writes another user's items, nor lists their
+    namespaces; only an unbound store's listing spans users. Items written through one mapping
+    are seen through another at the same scope (``user_id="alice"`` sees ``("notes",)`` where
+    ``user_position=0`` sees ``("alice", "notes")``).
 
     **Storage.** SQLite, the system of record (table ``items``): the document as JSON exactly as
     given (it reads back equal, key order kept; values JSON cannot give back unchanged, such
@@ -152,8 +125,10 @@ class NovaLangGraphStore(BaseStore):
     put (kept by later puts), ``updated_at`` of the last. Items are exported and imported with
     the rest of the store.
 
-    **Indexing and search.** A put embeds the item's texts (``index`` paths, default
-    ``index_fields``, ``"$"`` = the whole document; ``index=False`` = none) with the engine's
+    **Indexing and search** are the engine's (``NovaStore.items``, ``items/service.py``); this
+    class translates LangGraph's operations into its calls. A put embeds the item's texts
+    (``index`` paths, default ``index_fields``, ``"$"`` = the whole document; ``index=False`` =
+    none: the texts at LangGraph's paths, picked here) with the engine's
     embedder, synchronously, before anything is written, and writes the vectors into the user's
     own collection of the items' index (``storage.items.item_index``, on the engine's Chroma
     client) inside the indexer's per-user barrier, which erasure holds too. It does not go
@@ -180,7 +155,7 @@ class NovaLangGraphStore(BaseStore):
     ``NotImplementedError``, as ``BaseStore`` does).
 
     Args:
-        store: the ``NovaStore`` (any object with its ``components`` and ``closed``), or a data
+        store: the ``NovaStore`` (any object with its ``components``, ``items`` and ``closed``), or a data
             directory path; default: the process's shared store for ``$NOVA_MEMORY_HOME``
             (as the LangChain adapters).
         user_id: bind the store to this user (see above).
@@ -207,9 +182,12 @@ class NovaLangGraphStore(BaseStore):
             from ..langchain._shared import shared_store
 
             store = shared_store(store)
-        if not isinstance(getattr(store, "components", None), Components):
+        if not isinstance(getattr(store, "components", None), Components) or not isinstance(
+            getattr(store, "items", None), ItemService
+        ):
             raise InvalidInputError(f"store must be a NovaStore or a path, got {type(store).__name__}", field="store")
         self._store = store
+        self._items: ItemService = store.items
         self._c: Components = store.components
         limits = self._c.config.limits
         if user_id is not None:
@@ -230,10 +208,7 @@ class NovaLangGraphStore(BaseStore):
         ):
             raise InvalidInputError("keyword_weight must be a number in [0, 1]", field="keyword_weight")
         self._keyword_weight = float(keyword_weight)
-        self._vectors = item_index(self._c.vectors)
-        self._dirty = False
-        self._adopt_space()
-        self.recover()
+        self._items.prepare(item_texts)  # the embedder's vector space adopted, items left unindexed indexed
 
     # -- properties -----------------------------------------------------------------------------------------------
     @property
@@ -274,20 +249,22 @@ class NovaLangGraphStore(BaseStore):
         checked = [check_op(op, limits) for op in ops]
         where = [self._locate(op) for op in checked]  # every namespace maps to its user before any work
         results: list[Result] = [None] * len(checked)
-        writes: dict[tuple[str, str, str], tuple[PutOp, str, tuple[str, ...]]] = {}
+        writes: dict[tuple[str, tuple[str, ...], str], tuple[PutOp, str, tuple[str, ...]]] = {}
         for n, (op, (user, scope)) in enumerate(zip(checked, where)):
             if isinstance(op, GetOp):
+                assert user is not None
                 results[n] = self._get(op, user, scope)
             elif isinstance(op, SearchOp):
+                assert user is not None
                 results[n] = self._search(op, user, scope)
             elif isinstance(op, ListNamespacesOp):
                 results[n] = self._list_namespaces(op, user)
             else:
-                assert isinstance(op, PutOp)
-                writes.pop((user, join_scope(scope), op.key), None)
-                writes[(user, join_scope(scope), op.key)] = (op, user, scope)  # the last put of a key wins
+                assert isinstance(op, PutOp) and user is not None
+                writes.pop((user, scope, op.key), None)
+                writes[(user, scope, op.key)] = (op, user, scope)  # the last put of a key wins
         if writes:
-            self._write(list(writes.values()))
+            self._items.write([self._write_of(*w) for w in writes.values()], item_texts)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -295,7 +272,8 @@ class NovaLangGraphStore(BaseStore):
         return await asyncio.to_thread(self.batch, list(ops))
 
     # -- operations -------------------------------------------------------------------------------------------------
-    def _locate(self, op: Op) -> tuple[str, tuple[str, ...]]:
+    def _locate(self, op: Op) -> tuple[str | None, tuple[str, ...]]:
+        """``(user, scope)`` of an operation (a listing's user is ``None`` when it spans every user)."""
         limits = self._c.config.limits
         if isinstance(op, (GetOp, PutOp)):
             return self._map.locate(op.namespace, limits)
@@ -304,7 +282,7 @@ class NovaLangGraphStore(BaseStore):
         return self._map.listing_user(op.match_conditions or (), limits), ()
 
     def _get(self, op: GetOp, user: str, scope: tuple[str, ...]) -> Item | None:
-        found = self._c.db.get_item(user, join_scope(scope), op.key)
+        found = self._items.get(user, scope, op.key)
         if found is None:
             return None
         return Item(
@@ -316,212 +294,50 @@ class NovaLangGraphStore(BaseStore):
         )
 
     def _search(self, op: SearchOp, user: str, scope: tuple[str, ...]) -> list[SearchItem]:
-        db = self._c.db
-        query = (op.query or "").strip()
         position = self._map.position
-        if not query and not op.filter and (position is None or len(scope) >= position):  # every row is in view
-            page = db.list_items(user, join_scope(scope), limit=op.limit, offset=op.offset)
-            return [_search_item(it, self._map.namespace(user, it.scope) or it.scope, None) for it in page]
-        rows = db.list_items(user, join_scope(scope))
-        candidates = [
-            (it, ns)
-            for it in rows
-            if (ns := self._map.namespace(user, it.scope)) is not None and matches(it.value, op.filter)
-        ]
-        if not query:
-            return [_search_item(it, ns, None) for it, ns in candidates[op.offset : op.offset + op.limit]]
-        scores = self._scores(user, scope, query, rows, {it.id for it, _ in candidates})
-        scored = sorted((c for c in candidates if c[0].id in scores), key=lambda c: -scores[c[0].id])
-        ranked = scored + [c for c in candidates if c[0].id not in scores]
-        return [_search_item(it, ns, scores.get(it.id)) for it, ns in ranked[op.offset : op.offset + op.limit]]
+        flt = op.filter
+        if not flt and (position is None or len(scope) >= position):  # every row is in view
+            keep = None
+        else:
 
-    def _scores(
-        self, user: str, scope: tuple[str, ...], query: str, rows: list[StoredItem], wanted: set[str]
-    ) -> dict[str, float]:
-        """Hybrid scores of the ``wanted`` items: dense cosine lifted by keyword (BM25) evidence."""
-        c = self._c
-        indexed = {it.id for it in rows if it.indexed and it.vectors}
-        total = sum(it.vectors for it in rows if it.id in indexed)
-        cosine: dict[str, float] = {}
-        if total and wanted & indexed:
-            where = {f"s{n}": label for n, label in enumerate(scope)} or None
-            for vector_id, similarity in dense(
-                self._vectors, ITEM_KIND, c.embedder.embed_query(query), user, min(total, DENSE_K), where
-            ):
-                item_id = vector_id.rpartition(":")[0]
-                if item_id in wanted and item_id in indexed and similarity > cosine.get(item_id, -math.inf):
-                    cosine[item_id] = similarity  # max over an item's vectors
-        keyword: dict[str, float] = {}
-        expr = match_expression(query)
-        if expr is not None and self._keyword_weight > 0:
-            hits = [(i, s) for i, s in c.db.fts_items(user, expr, join_scope(scope), len(rows)) if i in wanted]
-            best = max((s for _, s in hits), default=0.0)
-            keyword = {i: s / best for i, s in hits if s > 0} if best > 0 else {}
-        w = self._keyword_weight
-        out: dict[str, float] = {}
-        for item_id in wanted:
-            cos, kw = cosine.get(item_id), keyword.get(item_id, 0.0)
-            if cos is not None:
-                out[item_id] = cos + w * kw * (1.0 - cos)
-            elif kw:
-                out[item_id] = w * kw
-        return out
+            def keep(it: StoredItem) -> bool:
+                return self._map.namespace(user, it.scope) is not None and matches(it.value, flt)
 
-    def _list_namespaces(self, op: ListNamespacesOp, user: str) -> list[tuple[str, ...]]:
+        hits = self._items.search(
+            user, scope, op.query, keep=keep, limit=op.limit, offset=op.offset, keyword_weight=self._keyword_weight
+        )
+        return [_search_item(h.item, self._map.namespace(user, h.item.scope) or h.item.scope, h.score) for h in hits]
+
+    def _list_namespaces(self, op: ListNamespacesOp, user: str | None) -> list[tuple[str, ...]]:
         conditions = op.match_conditions or ()
         found = [
             ns
-            for scope in self._c.db.item_scopes(user)
-            if (ns := self._map.namespace(user, split_scope(scope))) is not None
+            for owner, scope in self._items.scopes(user)
+            if (ns := self._map.namespace(owner, scope)) is not None
             and all(namespace_matches(ns, cond) for cond in conditions)
         ]
         if op.max_depth is not None:
             found = [ns[: op.max_depth] for ns in found]
         return sorted(set(found))[op.offset : op.offset + op.limit]
 
-    # -- writes -----------------------------------------------------------------------------------------------------
-    def _write(self, writes: list[tuple[PutOp, str, tuple[str, ...]]]) -> None:
-        """Embed, then (under the users' barriers) write SQLite in one transaction and the vectors."""
-        c = self._c
-        prepared: list[tuple[PutOp, str, tuple[str, ...], str | None, list[str], list[str]]] = []
-        for op, user, scope in writes:
-            if op.value is None:
-                prepared.append((op, user, scope, None, [], []))
-                continue
-            paths = [] if op.index is False else list(self._fields if op.index is None else op.index)
-            prepared.append((op, user, scope, encode_value(op.value), paths, item_texts(op.value, paths)))
-        texts = [t for *_, item in prepared for t in item]
-        vectors = c.embedder.embed_documents(texts) if texts else []  # EmbeddingError: nothing written
-        with ExitStack() as barriers:
-            for user in sorted({user for _, user, *_ in prepared}):
-                barriers.enter_context(c.indexer.barrier(user))
-            at = to_epoch(utcnow()) or 0.0
-            pending: list[_Vectors] = []
-            start = 0
-            with c.db.transaction():
-                for op, user, scope, value, paths, item in prepared:
-                    text_scope = join_scope(scope)
-                    if value is None:
-                        gone = c.db.delete_item(user, text_scope, op.key)
-                        if gone is not None:
-                            pending.append(_Vectors(user, scope, gone[0], gone[1], deleted=True))
-                        continue
-                    item_id, old = c.db.put_item(
-                        user, text_scope, op.key, value, json.dumps(paths), "\n".join(item), at, new_id("it")
-                    )
-                    pending.append(_Vectors(user, scope, item_id, old, item, vectors[start : start + len(item)]))
-                    start += len(item)
-            was_dirty = self._dirty
-            written = self._write_vectors(pending)
-            if any(p.deleted for p in pending):
-                c.db.scrub_items()
-        if was_dirty and written:  # the index is reachable again: catch up on items a failure left behind
-            self.recover()
-
-    def _write_vectors(self, pending: list[_Vectors]) -> bool:
-        """Replace the items' vectors in the index and mark them indexed (the caller holds the
-        users' barriers); on failure the items stay unindexed for :meth:`recover`."""
-        if not pending:
-            return True
-        c = self._c
-        stale: dict[str, list[str]] = {}
-        for p in pending:
-            keep = 0 if p.deleted else len(p.texts)
-            stale.setdefault(p.user, []).extend(item_vector_ids(p.item_id, keep, p.old))
-        fresh = [p for p in pending if not p.deleted and p.texts]
-        try:
-            for user, ids in stale.items():
-                self._vectors.delete(ITEM_KIND, ids, user_id=user)
-            self._vectors.upsert(
-                ITEM_KIND,
-                [i for p in fresh for i in item_vector_ids(p.item_id, 0, len(p.texts))],
-                [v for p in fresh for v in p.vectors],
-                [_metadata(p) for p in fresh for _ in p.texts],
-            )
-        except StorageError as exc:
-            self._dirty = True
-            logger.warning(
-                "nova-memory: writing the vectors of %d LangGraph store item(s) failed (%s); they are "
-                "stored and found by keywords until NovaLangGraphStore.recover() indexes them",
-                len(pending),
-                exc,
-            )
-            return False
-        with c.db.transaction():
-            for p in pending:
-                if not p.deleted:
-                    c.db.mark_item_indexed(p.user, p.item_id, len(p.texts))
-        return True
+    def _write_of(self, op: PutOp, user: str, scope: tuple[str, ...]) -> ItemWrite:
+        """The put (or, ``value=None``, delete) as the items service takes it: the document as JSON,
+        the texts at its index paths (``index_fields`` unless the put says)."""
+        if op.value is None:
+            return ItemWrite(user, scope, op.key, None)
+        paths = () if op.index is False else tuple(self._fields if op.index is None else op.index)
+        return ItemWrite(user, scope, op.key, encode_value(op.value), paths, tuple(item_texts(op.value, paths)))
 
     # -- index maintenance ------------------------------------------------------------------------------------------
     def recover(self) -> int:
         """Write the vectors of every item left unindexed (a crash or a failed vector write between
         SQLite and Chroma, an import, a rebuild); returns how many items were indexed."""
-        c = self._c
-        done = 0
-        self._dirty = False
-        while True:
-            rows = c.db.unindexed_items(_RECOVER_BATCH)
-            if not rows:
-                return done
-            by_user: dict[str, list[StoredItem]] = {}
-            for row in rows:
-                by_user.setdefault(row.user_id, []).append(row)
-            for user, items in by_user.items():
-                with c.indexer.barrier(user):
-                    pending = []
-                    for row in items:
-                        now = c.db.get_item(user, join_scope(row.scope), row.key)
-                        if now is None or now.id != row.id or now.indexed:
-                            continue
-                        texts = item_texts(now.value, now.index_paths)
-                        try:
-                            vectors = c.embedder.embed_documents(texts) if texts else []
-                        except EmbeddingError as exc:
-                            self._dirty = True
-                            logger.warning(
-                                "nova-memory: embedding LangGraph store items failed (%s); they stay "
-                                "unindexed until NovaLangGraphStore.recover()",
-                                exc,
-                            )
-                            return done
-                        pending.append(_Vectors(user, now.scope, now.id, now.vectors, texts, vectors))
-                    if not self._write_vectors(pending):
-                        return done
-                    done += len(pending)
+        return self._items.recover(item_texts)
 
     def reindex(self) -> int:
         """Rebuild the items' vectors with the engine's current embedder (after a model change);
         returns how many items were indexed. Run it while nothing else writes items."""
-        self._vectors.reset()
-        self._c.db.reset_items_indexed()
-        self._c.db.set_meta(SPACE_KEY, embedding_space(self._c.embedder))
-        return self.recover()
-
-    def _adopt_space(self) -> None:
-        """Record the embedder's vector space; on a change, rebuild or warn per
-        ``embeddings.on_model_change`` (as the engine's index does)."""
-        current = embedding_space(self._c.embedder)
-        recorded = self._c.db.get_meta(SPACE_KEY)
-        if recorded is None:
-            self._c.db.set_meta(SPACE_KEY, current)
-        elif recorded != current:
-            if self._c.config.embeddings.on_model_change == "reindex":
-                self.reindex()
-            else:
-                logger.warning(
-                    "nova-memory: the LangGraph store items' vectors were made by %s but the store now "
-                    "embeds with %s: dense search over them will be poor until "
-                    "NovaLangGraphStore.reindex()",
-                    reprlib.repr(recorded),
-                    reprlib.repr(current),
-                )
-
-
-def _metadata(p: _Vectors) -> dict[str, str | int | float | bool]:
-    meta: dict[str, str | int | float | bool] = {"user_id": p.user}  # no text: the index stores digests
-    meta.update({f"s{n}": label for n, label in enumerate(p.scope)})
-    return meta
+        return self._items.reindex(item_texts)
 
 
 def _search_item(it: StoredItem, namespace: tuple[str, ...], score: float | None) -> SearchItem:

@@ -19,7 +19,7 @@ from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.llm import LLMChatEndEvent, LLMChatStartEvent
 
-from ..engine.validation import model_input
+from ..engine.validation import model_input, require_store
 from ._convert import memory_text, message_role, message_text
 
 __all__ = ["NovaEventHandler"]
@@ -102,6 +102,10 @@ class NovaEventHandler(BaseEventHandler):
     def __init__(self, store: Any = None, /, **data: Any) -> None:
         if store is not None:
             data["store"] = store
+        if data.get("store") is not None:
+            from ..store import NovaStore
+
+            data["store"] = require_store(data["store"], NovaStore, type(self).__name__)
         with model_input(type(self).__name__):
             super().__init__(**data)
 

@@ -24,7 +24,7 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, mod
 from llama_index.core.memory import BaseMemoryBlock, Memory
 
 from ..consolidation.by_model import DEFAULT_IDLE_SECONDS, ConsolidatesWithModel, ModelConsolidation
-from ..engine.validation import model_input
+from ..engine.validation import model_input, require_store
 from ..retrieval.assemble import fit, render
 from ..types import ContextFormat, ContextItem
 from ._convert import message_role, message_text, messages_to_turns
@@ -116,6 +116,10 @@ class NovaMemoryBlock(ConsolidatesWithModel, BaseMemoryBlock[str]):
     def __init__(self, store: Any = None, /, **data: Any) -> None:
         if store is not None:
             data["store"] = store
+        if data.get("store") is not None:
+            from ..store import NovaStore
+
+            data["store"] = require_store(data["store"], NovaStore, type(self).__name__)
         with model_input(type(self).__name__):
             super().__init__(**data)
 

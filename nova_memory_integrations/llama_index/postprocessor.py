@@ -9,7 +9,7 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from ..engine.validation import model_input
+from ..engine.validation import model_input, require_store
 from ._convert import copy_node_with_text, node_text
 
 __all__ = ["NovaNodePostprocessor"]
@@ -70,6 +70,10 @@ class NovaNodePostprocessor(BaseNodePostprocessor):
     def __init__(self, store: Any = None, /, **data: Any) -> None:
         if store is not None:
             data["store"] = store
+        if data.get("store") is not None:
+            from ..store import NovaStore
+
+            data["store"] = require_store(data["store"], NovaStore, type(self).__name__)
         with model_input(type(self).__name__):
             super().__init__(**data)
 

@@ -12,6 +12,7 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from ..engine.validation import require_store
 from ..errors import InvalidInputError
 from ..retrieval.metadata import DEFAULT_LLM_METADATA_KEYS
 from ..types import MemoryKind
@@ -96,6 +97,9 @@ class NovaRetriever(BaseRetriever):
             raise InvalidInputError("similarity_top_k must be a positive integer", field="similarity_top_k")
         if not user_id or not isinstance(user_id, str):
             raise InvalidInputError("user_id must be a non-empty string", field="user_id")
+        from ..store import NovaStore
+
+        store = require_store(store, NovaStore, type(self).__name__)
         super().__init__(callback_manager=callback_manager, verbose=verbose)
         self.store = store
         self.user_id = user_id

@@ -8,7 +8,7 @@ from typing import Any
 from llama_index.core.tools import FunctionTool
 
 from ..engine import agent_tools as impl
-from ..engine.validation import check_user
+from ..engine.validation import check_user, require_store
 
 __all__ = ["create_memory_tools"]
 
@@ -22,7 +22,7 @@ def create_memory_tools(store: Any, *, user_id: str, session_id: str | None = No
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations llama-index-core
+            pip install nova-memory-integrations   # llama-index-core is a dependency
 
     Instantiate:
         .. code-block:: python
@@ -41,6 +41,9 @@ def create_memory_tools(store: Any, *, user_id: str, session_id: str | None = No
         user_id: whose memory the tools read and write.
         session_id: recorded on notes.
     """
+    from ..store import NovaStore
+
+    store = require_store(store, NovaStore, "create_memory_tools")
     user = check_user(user_id, store.config.limits)
 
     def search_memory(query: str, k: int = 5) -> str:

@@ -29,6 +29,7 @@ from typing import Literal
 
 from .._time import utcnow
 from ..config import LifecycleConfig
+from ..text.sentences import SUMMARY_SENTENCES
 from ..types import Episode
 
 __all__ = [
@@ -71,7 +72,6 @@ _STOPWORD_TEXT = """a about above after again against all also am an and any are
     please maybe well think want got get going one two also i've i'll don't didn't can't that's"""
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 # -- weights and texts ---------------------------------------------------------------------
@@ -126,9 +126,8 @@ def extractive_summary(episodes: Sequence[Episode], max_sentences: int = 5) -> s
     """
     sentences: list[tuple[int, str, str]] = []
     for ep in episodes:
-        for sent in _SENTENCE.split(ep.content.strip()):
-            if sent.strip():
-                sentences.append((len(sentences), ep.role, sent.strip()))
+        for sent in SUMMARY_SENTENCES.split(ep.content):
+            sentences.append((len(sentences), ep.role, sent))
     freq: Counter[str] = Counter()
     words_of: list[list[str]] = []
     for _, _, sent in sentences:

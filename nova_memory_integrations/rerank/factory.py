@@ -48,23 +48,24 @@ def _reset_fallback_warning() -> None:
     _FALLBACK_WARNING.reset()
 
 
-def _short(reason: str, limit: int) -> str:
-    short = " ".join(reason.split()).split(". ")[0]
-    return short if len(short) <= limit else short[: limit - 3] + "..."
+def _one_line(reason: str) -> str:
+    """The whole reason on one line (never cut: its end says what to do)."""
+    return " ".join(reason.split()).rstrip(".")
 
 
 def _warn_unfetched_once(reason: str) -> None:
-    """The one short line (< 200 characters) when the cache has no model and fetching is off or failed."""
-    _FALLBACK_WARNING.warn("No reranker model (%s); using the fallback. Get one: nova-memory models pull; "
-                           "silence: retrieval.reranker = \"fallback\"", _short(reason, 70))
+    """The one line when the cache has no model and fetching is off or failed: why, what to do, how to silence it."""
+    _FALLBACK_WARNING.warn("nova-memory: no reranker model, using the fallback reranker: %s. To silence this, set "
+                           "retrieval.reranker = \"fallback\"", _one_line(reason))
 
 
 def _warn_fallback_once(reason: str) -> None:
+    """The one line when ``retrieval.reranker_model_dir`` holds no usable model."""
     _FALLBACK_WARNING.warn(
-        "No cross-encoder reranker model found (%s); using the fallback. Use one: "
-        "retrieval.reranker_model_dir holding ms-marco-MiniLM-L-12-v2/flashrank-MiniLM-L-12-v2_Q.onnx; "
-        "silence: retrieval.reranker = \"fallback\".",
-        _short(reason, 90),
+        "nova-memory: no reranker model in retrieval.reranker_model_dir, using the fallback reranker: %s. "
+        "Put ms-marco-MiniLM-L-12-v2/ (flashrank-MiniLM-L-12-v2_Q.onnx and its tokenizer files) there; "
+        "to silence this, set retrieval.reranker = \"fallback\"",
+        _one_line(reason),
     )
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "fetch_model",
     "fetching_off",
     "model_url",
+    "next_step",
     "rerankers_dir",
 ]
 
@@ -90,6 +91,25 @@ def fetching_off(fetch: bool | None = True) -> str | None:
         if os.environ.get(name, "").strip().lower() in _TRUE:
             return name
     return None if fetch is None or fetch else "retrieval.reranker_fetch = false"
+
+
+def next_step(off: str | None, model_name: str, root: Path, url: str | None = None) -> str:
+    """What to do to get ``model_name`` into ``root``: allow fetching (naming what turned it off), or
+    place the files by hand.
+
+    Args:
+        off: what :func:`fetching_off` returned (``None``: fetching was on and failed).
+        model_name: the flashrank model.
+        root: the directory that holds models (``<model cache>/rerankers``).
+        url: the base URL (``retrieval.reranker_url``).
+    """
+    if off in _OFF:
+        allow = f"unset {off} (or set it to 0) and run nova-memory models pull"
+    elif off is not None:
+        allow = "run nova-memory models pull (it fetches whatever retrieval.reranker_fetch says)"
+    else:
+        allow = "run nova-memory models pull where the URL is reachable (--url for a mirror)"
+    return f"to get it, {allow}, or unzip {model_url(url)}/{model_name}.zip into {root}"
 
 
 def model_url(configured: str | None = None) -> str:
@@ -163,11 +183,16 @@ def ensure_model(model_name: str, root: Path, *, fetch: bool | None = True, url:
             return found
         off = fetching_off(fetch)
         if off is not None:
-            raise ModelNotAvailable(f"fetching is off ({off}) and {model_name} is not in {root}")
+            raise ModelNotAvailable(
+                f"fetching is off ({off}) and {model_name} is not in {root}; {next_step(off, model_name, root, url)}"
+            )
         failed = _failed.get(f"{model_url(url)}/{model_name}.zip")
         if failed is not None and time.monotonic() - failed[0] < RETRY_AFTER_S:
-            raise ModelNotAvailable(failed[1])
-        return fetch_model(model_name, root, url=url)
+            raise ModelNotAvailable(f"{failed[1]}; {next_step(None, model_name, root, url)}")
+        try:
+            return fetch_model(model_name, root, url=url)
+        except ModelNotAvailable as exc:
+            raise ModelNotAvailable(f"{exc}; {next_step(None, model_name, root, url)}") from exc
 
 
 def fetch_model(model_name: str, root: Path, *, url: str | None = None, timeout: float = TIMEOUT_S) -> Path:
@@ -271,7 +296,7 @@ def _download(source: str, dest: Path, model_name: str, timeout: float) -> str:
         raise ModelNotAvailable(f"got {got} bytes, expected {size} (truncated download?)")
     value = digest.hexdigest()
     if expected is not None and value != expected:
-        raise ModelNotAvailable(f"sha256 {value[:12]}... is not the expected {expected[:12]}...")
+        raise ModelNotAvailable(f"sha256 {value} is not the expected {expected}")
     return value
 
 

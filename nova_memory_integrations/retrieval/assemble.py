@@ -20,6 +20,7 @@ from functools import lru_cache
 from .._time import EARLIEST
 from ..engine.tokens import TokenCounter
 from ..engine.validation import printable
+from ..text.dates import resolve_relative_time
 from ..types import CONTEXT_FORMATS, ContextFormat, ContextItem
 
 __all__ = ["FORMATS", "Format", "escape", "fit", "line", "render", "time_note", "with_speaker"]
@@ -81,8 +82,6 @@ def time_note(text: str, when: datetime | None) -> str:
 @lru_cache(maxsize=4096)
 def _time_note(text: str, when: datetime, _zone: object) -> str:
     """:func:`time_note` of one turn (memoised: a recall renders each line several times)."""
-    from ..extraction.timeparse import resolve_relative_time
-
     notes = []
     for m in list(dict.fromkeys(m.group(0) for m in _RELATIVE.finditer(text)))[:2]:
         resolved = resolve_relative_time(m, when)

@@ -6,7 +6,6 @@ embedder and reranker in :meth:`NovaStore.compress` and :meth:`NovaStore.context
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
@@ -14,17 +13,15 @@ import numpy as np
 
 from ..embeddings.similarity import unit_rows
 from ..engine.tokens import TokenCounter
-from .lexical import terms
+from ..text.sentences import sentences_of, split_sentences
+from ..text.sentences import split_speaker as _split_speaker
+from ..text.terms import terms
 
 __all__ = [
     "extract_sentences", "is_phatic", "near_duplicates", "sentence_memo", "sentences_of", "split_sentences", "stem",
     "strip_phatic",
 ]
 
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[\"'(\[]?[A-Z0-9]|\[)|\n+")
-"""A sentence ends at terminal punctuation before a capital, a digit or a bracket (an
-annotation such as "[shares a photo: ...]" is a sentence of its own), or at a line break."""
-_SPEAKER = re.compile(r"^([^\W\d_][\w.' -]{0,38}):\s+(?=\S)")
 _PHATIC = frozenset(
     """
     wow whoa oh ah aw aww hey hi hello yay yeah yes yep yup sure ok okay cool awesome great amazing nice
@@ -37,17 +34,6 @@ _PHATIC = frozenset(
 """Words of greetings, thanks and applause: a sentence made only of these (and names)
 carries nothing a memory needs ("Wow, Caroline, that sounds awesome!")."""
 _PHATIC_MAX_WORDS = 10
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split text into sentences (on terminal punctuation or line breaks)."""
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
-
-
-def sentences_of(text: str) -> tuple[str, ...]:
-    """The sentences :func:`extract_sentences` chooses among in ``text`` (a speaker prefix
-    such as "Melanie: " aside): the ones whose vectors the indexer keeps."""
-    return tuple(split_sentences(_split_speaker(text)[1]))
 
 
 @lru_cache(maxsize=8_192)
@@ -83,12 +69,6 @@ def near_duplicates(vectors: Sequence[Sequence[float] | np.ndarray], threshold: 
                 dup[i] = int(hits[0])  # the earliest kept item it duplicates
                 kept[i] = False
     return dup
-
-
-def _split_speaker(text: str) -> tuple[str, str]:
-    """``("Caroline: ", rest)`` for a transcript line, ``("", text)`` otherwise."""
-    m = _SPEAKER.match(text)
-    return (m.group(0), text[m.end():]) if m else ("", text)
 
 
 def is_phatic(sentence: str, names: Collection[str] = ()) -> bool:

@@ -48,9 +48,10 @@ class SignalWeights(BaseModel):
     date: float = 2.0
     """Relative boost (score x (1 + date)) of a turn whose event time falls on a day or in a
     stretch the query names ("What did Nate do for Joanna on 25 May, 2022?", "in January 2022",
-    "yesterday": :func:`~.when.named_windows`); with ``fusion="rrf"``, the weight of the ranking
-    of those turns by cosine (``SearchConfig.date_k``). ``0`` turns the boost off. Chosen inside
-    LoCoMo's cross-validation folds over 0 / 1 / 2 / 3 (2 in every fold; see the CHANGELOG)."""
+    "yesterday": :func:`~nova_memory_integrations.text.dates.named_windows`); with
+    ``fusion="rrf"``, the weight of the ranking of those turns by cosine (``SearchConfig.date_k``).
+    ``0`` turns the boost off. Chosen inside LoCoMo's cross-validation folds over 0 / 1 / 2 / 3
+    (2 in every fold; see the CHANGELOG)."""
     recency: float = 0.02
     importance: float = 0.02
     confidence: float = 0.05

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .._time import utcnow
 from ..engine.hooks import Veto
 from ..storage.vectors import Vector
+from ..text.dates import Window, named_windows
 from ..types import MemoryKind
 from .config import SearchConfig
 from .fusion import min_max, recency, rrf, saturating, weight_at, weight_reference
@@ -38,7 +39,6 @@ from .signals import (
     named_speakers,
     without_speaker_name,
 )
-from .when import Window, named_windows
 
 if TYPE_CHECKING:
     from ..engine.components import Components

@@ -16,16 +16,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..embeddings.base import CachedEmbedder
 from ..embeddings.similarity import cosines
 from ..engine.indexer import TABLES
-from ..engine.roles import GENERIC_ROLES
 from ..errors import StorageError
 from ..memory.graph import FactGraph
 from ..memory.temporal import normalize_value
 from ..storage.rows import EpisodeRow
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import Vector, VectorIndex, unreachable
+from ..text.dates import Window
+from ..text.roles import GENERIC_ROLES
+from ..text.terms import terms
 from ..types import Episode, Fact, MemoryKind, Rule
-from .lexical import any_of, phrase, searched_words, terms
-from .when import Window
+from .lexical import any_of, phrase, searched_words
 
 if TYPE_CHECKING:
     from ..engine.components import Components

@@ -5,6 +5,9 @@
 - :mod:`.rest`: the REST API under ``/v1/memory/`` (OpenAPI docs at ``/docs``).
 - :mod:`.mcp_server`: MCP tools over stdio (``nova-memory mcp``) and streamable HTTP.
 - :mod:`.auth`, :mod:`.config`: API keys (optionally pinned to a user), limits, binding.
+- :mod:`.guard`, :mod:`.protocol`: what every request meets first (Host, Origin,
+  Content-Type, header count, body deadline) and the connection-level limits (head size,
+  header deadline, connection cap) that ``nova-memory serve`` runs uvicorn with.
 
 One ``NovaStore`` per server process: several worker processes share memory by talking
 to one server. Importing this package is cheap; FastAPI and uvicorn load with

@@ -11,21 +11,23 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-import anyio
-from fastapi import FastAPI, Request
-from fastapi.encoders import jsonable_encoder
-from fastapi.exceptions import RequestValidationError
-from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
 from .. import __version__
-from ..errors import NovaMemoryError
+from ..errors import NovaMemoryError, needs_extra
 from .auth import ApiError, error_response, store_error
 from .config import ServerConfig
+from .guard import RequestGuard
 from .proxy import MemoryProxy
 from .rest import router
+
+with needs_extra("server"):
+    import anyio
+    from fastapi import FastAPI, Request
+    from fastapi.encoders import jsonable_encoder
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 if TYPE_CHECKING:
     from .. import NovaStore
@@ -76,7 +78,8 @@ def create_app(store: NovaStore, config: ServerConfig | None = None) -> FastAPI:
         from .mcp_server import build_mcp
 
         mcp_server = build_mcp(store, keys=config.api_keys)
-        mcp_server.streamable_http_app(host=config.host, max_request_body_size=config.max_body_bytes)
+        mcp_server.streamable_http_app(host=config.host, max_request_body_size=config.max_body_bytes,
+                                       transport_security=_mcp_security(config))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -94,6 +97,7 @@ def create_app(store: NovaStore, config: ServerConfig | None = None) -> FastAPI:
     app.state.config = config
     app.state.proxy = proxy
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    app.add_middleware(RequestGuard, config=config)  # added last: the outermost layer, before any key check
     _handlers(app)
 
     @app.post("/v1/chat/completions", tags=["proxy"], summary="OpenAI chat completions, with memory")
@@ -110,13 +114,23 @@ def create_app(store: NovaStore, config: ServerConfig | None = None) -> FastAPI:
 
     app.include_router(router)
     if mcp_server is not None:
-        from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+        with needs_extra("server"):
+            from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 
         from .mcp_server import McpAuth
 
         endpoint = McpAuth(StreamableHTTPASGIApp(mcp_server.session_manager), config.api_keys)
         app.router.routes.append(Route("/mcp", endpoint=endpoint, include_in_schema=False))
     return app
+
+
+def _mcp_security(config: ServerConfig) -> Any:
+    """The MCP SDK's own Host / Origin check is off: :class:`RequestGuard` applies the same rules to
+    every route, /mcp included, with the configured names (the SDK matches exact names only)."""
+    with needs_extra("server"):
+        from mcp.server.transport_security import TransportSecuritySettings
+
+    return TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
 async def _health(store: NovaStore, proxy: MemoryProxy) -> JSONResponse:
@@ -145,7 +159,7 @@ def _handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = "request_too_large" if exc.status_code == 413 else None
+        code = {413: "request_too_large", 408: "request_timeout"}.get(exc.status_code)
         return error_response(exc.status_code, str(exc.detail), code=code, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
@@ -162,9 +176,17 @@ def _handlers(app: FastAPI) -> None:
 
 def serve(store: NovaStore, config: ServerConfig, *, log_level: str = "info") -> None:
     """Run the server until interrupted (uvicorn; the root logger is left alone)."""
-    import uvicorn
+    with needs_extra("server"):
+        import uvicorn
+
+    from .protocol import uvicorn_config
 
     config.check_bind()
     app = create_app(store, config)
-    uvicorn.run(app, host=config.host, port=config.port, log_level=log_level,
-                proxy_headers=False, server_header=False)
+    server = uvicorn.Server(uvicorn_config(app, config, log_level=log_level))
+    try:
+        server.run()
+    except KeyboardInterrupt:  # pragma: no cover - as uvicorn.run
+        pass
+    if not server.started:  # e.g. the port is taken: uvicorn has logged why
+        raise SystemExit(3)

@@ -12,8 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.responses import JSONResponse
-
 from ..engine.validation import printable
 from ..errors import (
     ConfigError,
@@ -24,7 +22,11 @@ from ..errors import (
     NovaMemoryError,
     StorageError,
     StoreClosedError,
+    needs_extra,
 )
+
+with needs_extra("server"):
+    from starlette.responses import JSONResponse
 
 __all__ = ["ApiError", "KEY_HEADER", "Principal", "authenticate", "error_response", "resolve_user", "store_error"]
 
@@ -32,8 +34,10 @@ KEY_HEADER = "x-nova-key"
 USER_HEADER = "x-nova-user"
 SESSION_HEADER = "x-nova-session"
 _STATUS_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-                 404: "not_found_error", 405: "invalid_request_error", 413: "invalid_request_error",
-                 422: "invalid_request_error", 429: "rate_limit_error", 502: "upstream_error", 503: "server_error"}
+                 404: "not_found_error", 405: "invalid_request_error", 408: "invalid_request_error",
+                 413: "invalid_request_error", 415: "invalid_request_error", 421: "invalid_request_error",
+                 422: "invalid_request_error", 429: "rate_limit_error", 431: "invalid_request_error",
+                 502: "upstream_error", 503: "server_error"}
 # Most specific first: InvalidInputError and ConfigError are also ValueErrors, NotFoundError a KeyError.
 _STORE_STATUS: tuple[tuple[type[NovaMemoryError], int], ...] = (
     (InvalidInputError, 422), (ConfigError, 400), (NotFoundError, 404), (StoreClosedError, 503),
@@ -128,10 +132,10 @@ def resolve_user(principal: Principal, *named: object) -> str | None:
     path, it never reaches another user's memory. None: the request names no user and
     the key is not pinned (no memory).
     """
-    names = {n for n in named if n not in (None, "")}
-    bad = [n for n in names if not isinstance(n, str)]
-    if bad:
-        raise ApiError(400, "a user id must be a string", param="user")
+    given = [n for n in named if n is not None and n != ""]
+    if any(not isinstance(n, str) for n in given):  # a list or an object: checked before hashing
+        raise ApiError(400, "a user id must be a string", param="user", code="invalid_user")
+    names = set(given)
     if len(names) > 1:
         raise ApiError(400, "the request names two different users (X-Nova-User header and user field)",
                        param="user", code="conflicting_user")

@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import anyio
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-
-from ..errors import NovaMemoryError
+from ..errors import NovaMemoryError, needs_extra
 from .auth import ApiError, Principal, authenticate, resolve_user
+
+with needs_extra("server"):
+    import anyio
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send

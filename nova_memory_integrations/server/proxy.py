@@ -25,17 +25,19 @@ from datetime import datetime, timezone
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import anyio
-import httpx
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import Response, StreamingResponse
-from starlette.types import Receive, Scope, Send
-
 from ..engine.validation import printable
+from ..errors import needs_extra
 from .auth import SESSION_HEADER, USER_HEADER, ApiError, authenticate, resolve_user
 from .config import ServerConfig
 from .messages import inject_memory, latest_user_text, longest_message, reply_text
 from .sse import SSEAssembler
+
+with needs_extra("server"):
+    import anyio
+    import httpx
+    from starlette.requests import ClientDisconnect, Request
+    from starlette.responses import Response, StreamingResponse
+    from starlette.types import Receive, Scope, Send
 
 if TYPE_CHECKING:
     from .. import NovaStore
@@ -84,9 +86,15 @@ def parse_json_object(raw: bytes) -> dict[str, Any]:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise ApiError(400, "the request body is not valid JSON", code="invalid_json") from None
+    except RecursionError:
+        raise _too_deep() from None
     if not isinstance(body, dict):
         raise ApiError(400, "the request body must be a JSON object", code="invalid_json")
     return body
+
+
+def _too_deep() -> ApiError:
+    return ApiError(400, "the request body is JSON nested too deeply", code="invalid_json")
 
 
 @dataclass(frozen=True)
@@ -142,7 +150,11 @@ class MemoryProxy:
         messages = body.get("messages")
         if not isinstance(messages, list):
             raise ApiError(400, "'messages' must be an array of messages", param="messages")
-        if longest_message(messages) > self.config.max_message_chars:
+        try:
+            longest = longest_message(messages)
+        except RecursionError:  # a body just shallow enough to parse, too deep to measure
+            raise _too_deep() from None
+        if longest > self.config.max_message_chars:
             raise ApiError(413, f"a message is over the {self.config.max_message_chars}-character limit",
                            param="messages", code="message_too_large")
         user = resolve_user(principal, request.headers.get(USER_HEADER), body.get("user"))
@@ -152,8 +164,11 @@ class MemoryProxy:
         if exchange is not None:
             memory = await self._recall(exchange)
             if memory:
-                content = json.dumps({**body, "messages": inject_memory(messages, memory)},
-                                     ensure_ascii=False).encode("utf-8")
+                try:
+                    content = json.dumps({**body, "messages": inject_memory(messages, memory)},
+                                         ensure_ascii=False).encode("utf-8")
+                except RecursionError:
+                    raise _too_deep() from None
         upstream = await self._until_disconnect(request, self._send("POST", url, request.headers, content))
         if upstream is None:  # the client left before the upstream answered: the upstream call is dropped
             self._left_early(exchange)
@@ -303,7 +318,7 @@ def _json_reply(data: bytes) -> str | None:
     """The reply text of a chat completion body ("" without one), None when it is no JSON object."""
     try:
         body = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     return reply_text(body) if isinstance(body, dict) else None
 

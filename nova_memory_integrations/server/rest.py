@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..config import ConsolidationMode
+from ..errors import needs_extra
 from ..types import ContextFormat, MemoryKind
 from .auth import USER_HEADER, authenticate, resolve_user
+
+with needs_extra("server"):
+    from fastapi import APIRouter, Depends, Query, Request
 
 __all__ = ["router"]
 

@@ -55,7 +55,7 @@ class SSEAssembler:
             return
         try:
             event = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return
         if not isinstance(event, dict):
             return

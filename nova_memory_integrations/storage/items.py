@@ -1,7 +1,10 @@
 """LangGraph store items: JSON documents by ``(user, scope, key)`` (a mixin of :class:`~.sqlite.SQLiteStore`).
 
-The rows behind :class:`nova_memory_integrations.langgraph.NovaLangGraphStore`. Every
-method takes ``user_id`` and filters by it, so no caller can reach another user's items.
+The rows behind :class:`nova_memory_integrations.langgraph.NovaLangGraphStore`, read and
+written by the items service (``items/service.py``, ``NovaStore.items``). Every method takes
+``user_id`` and filters by it, so no caller can reach another user's items, except the two
+whose names say they span users: :meth:`ItemQueries.unindexed_items` (recovery) and
+:meth:`ItemQueries.item_scopes_of_every_user` (an unbound store's namespace listing).
 A *scope* is a namespace without the user's label, its labels joined by ``.`` (LangGraph
 forbids ``.`` in a label, so the text is unambiguous; ``""`` is the empty scope).
 
@@ -123,6 +126,14 @@ class ItemQueries(Connection):
         return [
             str(r[0])
             for r in self.query("SELECT DISTINCT scope FROM items WHERE user_id = ? ORDER BY scope", [user_id])
+        ]
+
+    def item_scopes_of_every_user(self) -> list[tuple[str, str]]:
+        """``(user_id, scope)`` of every scope holding an item, of every user, sorted: for
+        server-side code that may name any user (an unbound LangGraph store's listing)."""
+        return [
+            (str(r[0]), str(r[1]))
+            for r in self.query("SELECT DISTINCT user_id, scope FROM items ORDER BY user_id, scope")
         ]
 
     def fts_items(self, user_id: str, match: str, scope: str, limit: int) -> list[tuple[str, float]]:

@@ -63,3 +63,16 @@ def test_latency_benchmark_quick_prints_json_result() -> None:
     assert set(res["p95_ms"]["fallback"]) == {"1000", "5000"}
     assert isinstance(res["sublinear"], float) and res["sublinear"] > 0
     assert res["growth"]["fallback"]["size_ratio"] == pytest.approx(5.0)
+
+
+def test_server_load_benchmark_short_run_prints_json_result() -> None:
+    res = _run("server_load.py", "--clients", "4", "--users", "2", "--duration", "4", "--warmup", "2")
+    assert res["benchmark"] == "server_load" and res["clients"] == 4 and res["users"] == 2
+    for kind in ("write", "recall", "chat"):
+        row = res["latency_ms"][kind]
+        assert row["n"] > 0 and row["p50"] <= row["p95"] and row["errors"] == 0
+    assert res["throughput_rps"] > 0 and res["writes_acked"] > 0 and res["chats_acked"] > 0
+    assert res["own_memory_seen"]["recall"] > 0  # the leak check saw real memory
+    assert (res["writes_missing"], res["chats_missing"], res["turns_crossed_users"], res["leaks"]) == (
+        0, 0, 0, {"recall": 0, "chat": 0})
+    assert res["ok"] is True

@@ -18,9 +18,9 @@ from langchain_core.messages import AIMessage
 from pydantic import Field
 
 from nova_memory_integrations import NovaConfig, NovaStore
-from nova_memory_integrations.consolidation.prompts import DEFAULT_PROMPT_VERSION, get_prompt, tool_name
 from nova_memory_integrations.extraction.llm import LLMExtractor, repair_json
 from nova_memory_integrations.extraction.llms import LangChainChatLLM, LlamaIndexLLM, as_structured_llm
+from nova_memory_integrations.extraction.prompts import DEFAULT_PROMPT_VERSION, get_prompt, tool_name
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
 CFG = {"consolidation": {"retry_backoff_seconds": 0.0, "max_retries": 2, "llm_batch_size": 10}}

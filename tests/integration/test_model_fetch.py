@@ -134,11 +134,14 @@ def _closed_port() -> int:
 
 
 def _assert_one_short_warning(caplog: pytest.LogCaptureFixture) -> str:
+    """One warning, on one line, whole (never cut mid-word), with what to do and the setting that silences it."""
     warnings = _warnings(caplog)
     assert len(warnings) == 1, warnings
     message = warnings[0]
-    assert len(message) < 200 and "\n" not in message, message
-    assert 'retrieval.reranker = "fallback"' in message
+    assert "\n" not in message and "..." not in message, message
+    assert message.startswith("nova-memory: no reranker model, using the fallback reranker: "), message
+    assert "to get it, " in message and f"{MODEL}.zip into " in message, message
+    assert message.endswith('To silence this, set retrieval.reranker = "fallback"'), message
     return message
 
 
@@ -218,6 +221,11 @@ def test_fetching_off_never_contacts_the_server(
     assert not online.exists()
     message = _assert_one_short_warning(caplog)
     assert "fetching is off" in message
+    if how in ("NOVA_MEMORY_OFFLINE", "HF_HUB_OFFLINE"):  # the variable to unset, then the pull
+        assert f"to get it, unset {how} (or set it to 0) and run nova-memory models pull, or unzip " in message
+    else:
+        assert "fetching is off (retrieval.reranker_fetch = false)" in message and "nova-memory models pull" in message
+    assert f"{server.url}/{MODEL}.zip into {online}" in message  # or by hand: what to unzip where
 
 
 # -- failures: the fallback, one warning, nothing left behind ------------------------------------------
@@ -358,5 +366,8 @@ def test_models_pull_respects_an_offline_environment(
                                       "--cache-dir", str(tmp_path / "c"), "--path", str(tmp_path / "d"), "--json"])
     assert result.exit_code == 1
     item = json.loads(result.output)["items"][0]
-    assert item["status"] == "error" and "HF_HUB_OFFLINE" in item["detail"]
+    assert item["status"] == "error" and item["detail"] == (
+        f"fetching is off (HF_HUB_OFFLINE=1); to get it, unset HF_HUB_OFFLINE (or set it to 0) and run nova-memory "
+        f"models pull, or unzip {server.url}/{MODEL}.zip into {tmp_path / 'c' / 'rerankers'}"
+    )
     assert server.requests == []

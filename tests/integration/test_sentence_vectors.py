@@ -19,8 +19,8 @@ import pytest
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.embeddings import CachedEmbedder, MiniLMEmbeddings
 from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
-from nova_memory_integrations.retrieval.compress import sentences_of
 from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.text.sentences import sentences_of
 
 USER = "maria"
 T0 = datetime(2023, 8, 1, 18, 0, tzinfo=timezone.utc)

@@ -1,4 +1,5 @@
-"""The package's shape: no import circle, SQL only in ``storage/``, modules under 600 lines."""
+"""The package's shape: no import circle, SQL only in ``storage/``, modules under 600 lines, a text layer at
+the bottom, consolidation over extraction (one way)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,59 @@ def test_the_import_walker_sees_a_known_edge() -> None:
 
 def test_no_import_circle() -> None:
     cycles = [" -> ".join(c) for c in nx.simple_cycles(_graph())]
+    assert cycles == []
+
+
+def _package(module: str) -> str:
+    """The first-level package (or root module) ``module`` belongs to: ``text`` for ``NAME.text.dates``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else NAME
+
+
+def _package_graph() -> nx.DiGraph:
+    """Imports between first-level packages (``extraction`` -> ``text``), each edge with the module pairs."""
+    graph = nx.DiGraph()
+    for a, b in _graph().edges:
+        pa, pb = _package(a), _package(b)
+        if pa != pb:
+            graph.add_edge(pa, pb)
+            graph.edges[pa, pb].setdefault("imports", []).append(f"{a} -> {b}")
+    return graph
+
+
+TEXT_MAY_IMPORT = {"errors"}
+"""Vocabulary modules the text layer may import: ``errors`` (``InvalidInputError`` of a naive datetime)."""
+
+
+def test_the_text_layer_imports_nothing_of_the_package_but_vocabulary() -> None:
+    graph = _package_graph()
+    assert "text" in graph, "the text layer is imported by nothing?"
+    outside = {pb: graph.edges["text", pb]["imports"] for pb in graph.successors("text") if pb not in TEXT_MAY_IMPORT}
+    assert outside == {}
+
+
+def test_the_text_layer_is_read_by_the_services_below_the_engine() -> None:
+    readers = set(_package_graph().predecessors("text"))
+    assert {"extraction", "retrieval", "memory", "engine"} <= readers
+
+
+def test_extraction_never_imports_consolidation() -> None:
+    graph = _package_graph()
+    assert not graph.has_edge("extraction", "consolidation"), graph.edges["extraction", "consolidation"]["imports"]
+    assert graph.has_edge("consolidation", "extraction")  # the one way: consolidation applies what extraction proposes
+
+
+def test_the_engine_never_imports_retrieval() -> None:
+    """``engine/components`` hands the indexer ``text.sentences.sentences_of``, not recall's compression module."""
+    graph = _package_graph()
+    assert not graph.has_edge("engine", "retrieval"), graph.edges["engine", "retrieval"]["imports"]
+
+
+@pytest.mark.parametrize("package", ["text", "extraction", "consolidation", "retrieval"])
+def test_no_package_circle_through(package: str) -> None:
+    """No import path leads from ``package`` back to itself through other packages (module-level circles
+    are :func:`test_no_import_circle`'s)."""
+    cycles = [c for c in nx.simple_cycles(_package_graph()) if package in c]
     assert cycles == []
 
 

@@ -1,5 +1,5 @@
-"""The date fields the extractor (``extraction.timeparse``) and recall (``retrieval.when``) share:
-a day the one resolves is a day the other names."""
+"""The date fields the extractor (``text.dates.resolve_relative_time``) and recall
+(``text.dates.named_windows``) share: a day the one resolves is a day the other names."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from nova_memory_integrations.extraction.timeparse import (
+from nova_memory_integrations.text.dates import (
     DAY_FIELD,
     MONTH_FIELD,
     MONTHS,
     YEAR_FIELD,
+    named_windows,
     resolve_relative_time,
 )
-from nova_memory_integrations.retrieval.when import named_windows
 
 NOW = datetime(2026, 11, 27, 15, 30, tzinfo=timezone.utc)
 

@@ -137,7 +137,7 @@ def test_checked_arguments_check_positional_arguments_too() -> None:
 
 
 def test_a_model_proposed_time_outside_the_range_is_dropped_not_stored() -> None:
-    from nova_memory_integrations.consolidation.prompts import parse_timestamp
+    from nova_memory_integrations.extraction.prompts import parse_timestamp
 
     assert parse_timestamp("0001-01-01T00:00:00+05:00") is None  # OverflowError before
     assert parse_timestamp("9999-12-31") is None

@@ -13,10 +13,11 @@ import nova_memory_integrations.llama_index
 
 EXPECTED_ALL = [
     "CompressedText", "CompressionResult", "ConfigError", "ConsolidationError", "ConsolidationResult", "ContextItem",
-    "ContextResult", "EmbeddingError", "Episode", "Fact", "FactDecision", "InvalidInputError", "NotFoundError",
+    "ContextResult", "EmbeddingError", "Episode", "Fact", "FactDecision", "InvalidInputError", "MissingExtraError",
+    "NotFoundError",
     "NovaCallbackHandler", "NovaChatMessageHistory", "NovaCompressor", "NovaConfig", "NovaMemory", "NovaMemoryError",
     "NovaRetriever", "NovaStore", "Rule", "SearchConfig", "SearchHit", "StorageError", "StoreClosedError",
-    "__version__",
+    "WrongStoreError", "__version__",
 ]
 EXPECTED_LANGCHAIN = ["NovaCallbackHandler", "NovaChatMessageHistory", "NovaCompressor", "NovaMemory",
                       "NovaMemoryState", "NovaRetriever", "create_memory_tools", "render_memory_section"]

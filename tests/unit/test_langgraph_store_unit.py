@@ -43,11 +43,12 @@ def test_positional_mapping_reads_the_user_at_its_position() -> None:
     assert at1.namespace("alice", ()) is None  # a scope too short to hold the user's label: not in view
     assert at1.locate_prefix(("memories", "alice"), LIMITS) == ("alice", ("memories",))
     assert at1.listing_user((MatchCondition("suffix", ("x",)), MatchCondition("prefix", ("m", "bob"))), LIMITS) == "bob"
+    assert at1.listing_user((MatchCondition("prefix", ("memories", "*")),), LIMITS) is None  # every user's
+    assert at1.listing_user((), LIMITS) is None
     for call in (
         lambda: at1.locate(("memories",), LIMITS),
         lambda: at1.locate_prefix(("memories",), LIMITS),
-        lambda: at1.listing_user((MatchCondition("prefix", ("memories", "*")),), LIMITS),
-        lambda: at1.listing_user((), LIMITS),
+        lambda: at1.listing_user((MatchCondition("prefix", ("m", "bad\nid")),), LIMITS),
         lambda: at1.locate(("m", "bad\nid"), LIMITS),
     ):
         with pytest.raises(NamespaceError):

@@ -1,8 +1,9 @@
-"""``retrieval.lexical.terms``: the content words keyword search and compression match on."""
+"""``text.terms.terms``: the content words keyword search and compression match on."""
 
 from __future__ import annotations
 
-from nova_memory_integrations.retrieval.lexical import match_expression, terms
+from nova_memory_integrations.retrieval.lexical import match_expression
+from nova_memory_integrations.text.terms import terms
 
 
 def test_words_are_casefolded() -> None:

@@ -239,12 +239,37 @@ def test_auto_falls_back_with_one_warning_per_process(
     warnings = [r for r in caplog.records if r.name == RERANK_LOGGER and r.levelno == logging.WARNING]
     assert len(warnings) == 1
     message = warnings[0].getMessage()
-    assert "No cross-encoder reranker model found" in message
+    assert message.startswith("nova-memory: no reranker model in retrieval.reranker_model_dir, using the fallback")
     assert "ms-marco-MiniLM-L-12-v2/" in message and "flashrank-MiniLM-L-12-v2_Q.onnx" in message
-    assert "\n" not in message
-    assert len(message) < 320
-    assert 'retrieval.reranker = "fallback"' in message
+    assert "\n" not in message and "..." not in message  # whole, one line
+    with pytest.raises(ModelNotAvailable) as caught:
+        make_reranker("flashrank", model_dir=tmp_path / "nothing")
+    assert " ".join(str(caught.value).split(". ")[0].split()) in message  # the reason, not cut
+    assert message.endswith('to silence this, set retrieval.reranker = "fallback"')
     assert not (tmp_path / "nothing").exists()
+
+
+def test_the_unfetched_warning_is_whole_and_says_what_to_do(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Offline with an empty cache: the warning names the whole reason (it was cut at 70 characters,
+    "... is no..."), how to allow fetching or where to put the files, and the setting that silences it."""
+    rerank_factory._reset_fallback_warning()
+    caplog.set_level(logging.WARNING, logger=RERANK_LOGGER)
+    monkeypatch.setenv("NOVA_MEMORY_OFFLINE", "1")  # nothing is fetched from the default URL
+    monkeypatch.delenv("NOVA_MEMORY_MODEL_URL", raising=False)
+    cache = tmp_path / "a-rather-long-model-cache-directory-name" / "models"
+    assert isinstance(make_reranker("auto", cache_dir=cache), LexicalSemanticReranker)
+    warnings = [r.getMessage() for r in caplog.records if r.name == RERANK_LOGGER and r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    model, root = rerank_factory.FETCH_MODEL, cache / "rerankers"
+    assert warnings[0] == (
+        f"nova-memory: no reranker model, using the fallback reranker: fetching is off (NOVA_MEMORY_OFFLINE) and "
+        f"{model} is not in {root}; to get it, unset NOVA_MEMORY_OFFLINE (or set it to 0) and run nova-memory "
+        f"models pull, or unzip https://huggingface.co/prithivida/flashrank/resolve/main/{model}.zip into {root}. "
+        'To silence this, set retrieval.reranker = "fallback"'
+    )
+    assert not root.exists()
 
 
 def test_factory_fallback_and_errors(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""``retrieval.when.named_windows``: the stretches of time a query names, as UTC windows."""
+"""``text.dates.named_windows``: the stretches of time a query names, as UTC windows."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations.retrieval.signals import in_windows
-from nova_memory_integrations.retrieval.when import named_windows
+from nova_memory_integrations.text.dates import named_windows
 
 NOW = datetime(2026, 11, 27, 15, 30, tzinfo=timezone.utc)  # a Friday
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ...consolidation.prompts import json_instruction, tool_name
+from ..prompts import json_instruction, tool_name
 from .base import LLMReply, Message, text_of
 
 __all__ = ["LangChainChatLLM"]
@@ -19,7 +19,7 @@ class LangChainChatLLM:
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations langchain-openai   # or any chat model package
+            pip install "nova-memory-integrations[openai]"   # langchain-openai; or any chat model package
 
     Instantiate:
         .. code-block:: python

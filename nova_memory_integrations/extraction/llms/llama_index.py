@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ...consolidation.prompts import json_instruction, tool_name
+from ..prompts import json_instruction, tool_name
 from .base import LLMReply, Message, text_of
 
 __all__ = ["LlamaIndexLLM"]
@@ -20,7 +20,7 @@ class LlamaIndexLLM:
     Setup:
         .. code-block:: bash
 
-            pip install nova-memory-integrations llama-index-llms-openai-like
+            pip install "nova-memory-integrations[openai]"   # llama-index-llms-openai-like
 
     Instantiate:
         .. code-block:: python

@@ -1,4 +1,8 @@
-"""Versioned LLM prompts of consolidation, with the pydantic schemas of their output.
+"""Versioned prompts of the LLM extractor, with the pydantic schemas of their output.
+
+The model answers with consolidation's operations, but the prompts live beside the code that sends
+them and reads the answer (:mod:`.llm`, the adapters of :mod:`.llms`): consolidation only applies
+the proposals, so it depends on extraction and never the other way round.
 
 Every prompt lives here, under a version string; a prompt is never edited in place once
 released — a new version is added and ``DEFAULT_PROMPT_VERSION`` moves (the version used

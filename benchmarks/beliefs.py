@@ -1,0 +1,73 @@
+"""What the store believes after ordinary speech: the blind belief sets, scored per kind.
+
+    .venv/bin/python benchmarks/beliefs.py                      # the tuning set (tests/data/beliefs_tuning.jsonl)
+    .venv/bin/python benchmarks/beliefs.py --set test           # the test set, written after the work
+    .venv/bin/python benchmarks/beliefs.py --failures 20        # also print 20 failed scenarios
+
+Each scenario plays its user turns into one user of a fresh store (offline extractor unless
+``--llm`` names a scripted model), consolidating after each turn, then asks
+``facts(as_of=..., known_at=...)`` at the dates its writer labelled. Scoring:
+``tests/belief_scoring.py``. Prints one JSON line last: per kind, scenarios, right,
+recall, precision of the store's changes, false changes (no_change kind), and the time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import emit, log  # noqa: E402
+from belief_scoring import CHANGE_KINDS, TEST_PATH, TUNING_PATH, describe, load_scenarios, run_scenario, score  # noqa: E402
+
+from nova_memory_integrations import NovaStore  # noqa: E402
+from nova_memory_integrations.config import NovaConfig  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--set", choices=("tuning", "test"), default="tuning")
+    parser.add_argument("--path", type=Path, help="another scenarios file")
+    parser.add_argument("--failures", type=int, default=0, help="print this many failed scenarios")
+    parser.add_argument("--only", help="comma-separated scenario ids or kinds")
+    args = parser.parse_args()
+    path = args.path or (TEST_PATH if args.set == "test" else TUNING_PATH)
+    scenarios = load_scenarios(path)
+    if args.only:
+        wanted = set(args.only.split(","))
+        scenarios = [s for s in scenarios if s.id in wanted or s.kind in wanted]
+    config = NovaConfig.model_validate({"consolidation": {"mode": "manual"}})
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp, NovaStore(Path(tmp) / "store", config=config) as store:
+        outcomes = [run_scenario(store, s, f"b{i:04d}") for i, s in enumerate(scenarios)]
+    elapsed = time.perf_counter() - started
+    kinds = score(outcomes)
+    failed = [o for o in outcomes if not o.passed]
+    for o in failed[: args.failures]:
+        log(describe(o))
+    for kind, s in kinds.items():
+        if s.scenarios:
+            log(f"{kind:12s} {s.passed:3d}/{s.scenarios:<3d} recall {s.recall:.3f}  precision "
+                f"{'  n/a' if s.precision is None else format(s.precision, '.3f')}"
+                f"  changes {s.changes:3d}  false changes {s.false_changes}")
+    change = [kinds[k] for k in CHANGE_KINDS if kinds[k].scenarios]
+    emit({
+        "benchmark": "beliefs", "set": path.name, "scenarios": len(scenarios),
+        "right": sum(o.passed for o in outcomes),
+        "min_change_recall": round(min((s.recall for s in change), default=0.0), 3),
+        "change_precision": (round(sum(s.wanted_changes for s in change) / sum(s.changes for s in change), 3)
+                             if any(s.changes for s in change) else None),
+        "false_changes": kinds["no_change"].false_changes,
+        "kinds": {k: s.as_dict() for k, s in kinds.items() if s.scenarios},
+        "seconds": round(elapsed, 1),
+    })
+
+
+if __name__ == "__main__":
+    main()
