@@ -1,4 +1,4 @@
-"""Query -> FTS5 MATCH expression for BM25 over episodes and facts (SQLite FTS5)."""
+"""Words of queries, texts and speakers' names, and the FTS5 MATCH expressions BM25 searches them with."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-__all__ = ["STOPWORDS", "any_of", "match_expression", "phrase", "searched_words", "terms"]
+from ..engine.roles import GENERIC_ROLES
+
+__all__ = ["STOPWORDS", "any_of", "match_expression", "name_words", "phrase", "searched_words", "terms"]
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 
@@ -28,6 +30,11 @@ STOPWORDS = frozenset(
 def terms(text: str, *, max_terms: int = 24) -> list[str]:
     """Content words of ``text``: lowercased, stopwords and one-letter words removed, unique."""
     return list(_terms(text, max_terms))
+
+
+def name_words(role: str) -> list[str]:
+    """The words of a speaker's name (casefolded); none for generic roles (user, assistant, ...)."""
+    return [] if role.casefold() in GENERIC_ROLES else terms(role)
 
 
 @lru_cache(maxsize=65_536)
