@@ -132,11 +132,12 @@ def _materialize(parts: Components, user_id: str, found: Found) -> dict[Key, Can
 
 def _fill_cosine(parts: Components, user_id: str, cands: Mapping[Key, Candidate], qvec: Sequence[float]) -> None:
     """Cosine to the query for every candidate (fetching vectors BM25-only hits lack)."""
+    cosine = Signal.COSINE  # an Enum member read once: as a class attribute it costs ~4 globals
     for kind, sig, _ in _KINDS:
         group = [c for c in cands.values() if c.kind == kind]
         for c in group:
             if sig in c.raw:
-                c.raw[Signal.COSINE] = c.raw[sig]
+                c.raw[cosine] = c.raw[sig]
         missing = [c for c in group if sig not in c.raw]
         if not missing:
             continue
@@ -145,28 +146,29 @@ def _fill_cosine(parts: Components, user_id: str, cands: Mapping[Key, Candidate]
         found = [(c, c.vector) for c in missing if c.vector is not None]
         if found:  # one matrix product for the lot
             for (c, _), cos in zip(found, cosines([v for _, v in found], qvec)):
-                c.raw[Signal.COSINE] = float(cos)
+                c.raw[cosine] = float(cos)
 
 
 def relevance(cands: Mapping[Key, Candidate], weights: SignalWeights, skip: frozenset[Key] = frozenset()
               ) -> dict[Key, dict[Signal, float]]:
-    """The relevance parts of weighted fusion, per candidate (but those in ``skip``):
+    """The parts of weighted fusion that the signals' own scores make, per candidate (but those
+    in ``skip``); its relevance is their sum:
 
-    - a turn: ``dense · cosine + lexical · bm25 / max bm25`` (the max over the turns);
-    - a fact: ``fact_dense · cosine + fact_lexical · bm25 / max bm25`` (over the facts), plus
-      ``graph / (1 + hop)`` for a fact reached through the fact graph;
+    - a turn: ``dense * cosine + lexical * bm25 / max bm25`` (the max over the turns);
+    - a fact: ``fact_dense * cosine + fact_lexical * bm25 / max bm25`` (the max over the facts);
     - a rule: its similarity (``rule``).
     """
     out: dict[Key, dict[Signal, float]] = {}
+    cosine, rule = Signal.COSINE, Signal.RULE
     for kind, sig_d, sig_l in _KINDS:
-        group = [c for key, c in cands.items() if c.kind == kind and key not in skip]
-        top_lex = max((c.raw.get(sig_l, 0.0) for c in group), default=0.0) or 1.0
+        group = [(key, c.raw) for key, c in cands.items() if c.kind == kind and key not in skip]
+        top_lex = max((raw.get(sig_l, 0.0) for _, raw in group), default=0.0) or 1.0
         wd, wl = weights.of(sig_d), weights.of(sig_l)
-        for c in group:
-            out[c.key] = {sig_d: wd * c.raw.get(Signal.COSINE, 0.0), sig_l: wl * c.raw.get(sig_l, 0.0) / top_lex}
+        for key, raw in group:
+            out[key] = {sig_d: wd * raw.get(cosine, 0.0), sig_l: wl * raw.get(sig_l, 0.0) / top_lex}
     for key, c in cands.items():
         if c.kind == "rule" and key not in skip:
-            out[key] = {Signal.RULE: c.raw.get(Signal.RULE, 0.0)}
+            out[key] = {rule: c.raw.get(rule, 0.0)}
     return out
 
 
@@ -175,11 +177,12 @@ def score(inputs: FusionInputs, config: SearchConfig, query: str) -> dict[Key, d
 
     Weighted fusion (``config.fusion == "weighted"``; ``w`` = ``config.weights``)::
 
-        rel(c)        = relevance(c)          (see relevance(): cosines, BM25, graph hops, rules)
-        neighbour(n)  = sum over the pool turns t within neighbour_reach of n in t's session,
-                          at offset d (n after t: d > 0), of
-                          neighbour_weight * rel(t) / |d|  +  reply_weight * rel(t) if d = 1 and t asks
-                        and a turn no signal listed also gets  dense = w.dense * cosine(n)
+        rel(c)        = relevance(c)          (see relevance(): cosines and BM25, rule similarity)
+                        + w.graph / (1 + hop) for a fact reached through the fact graph
+        neighbour(n)  = sum, over the pool turns t with n within neighbour_reach of t in its session
+                        (offset d: n is d turns after t, d < 0 before), of
+                          neighbour_weight * rel(t) / |d|  +  (reply_weight * rel(t) if d = 1 and t asks)
+                        and a turn no signal listed also gets  dense = w.dense * cosine(n)  (rel 0)
         session(t)    = session_weight * (sum of the best 3 rel of t's session's turns) / 3
         s(t)          = rel(t) + neighbour(t) + session(t)
         speaker(t)    = w.speaker * s(t)  if the query names t's speaker
@@ -193,7 +196,8 @@ def score(inputs: FusionInputs, config: SearchConfig, query: str) -> dict[Key, d
         recency    = w.recency * u * 0.5 ** (age_days / recency_half_life_days)
         importance = w.importance * u * importance           (turns)
         access     = w.access * u * ln(1 + n) / ln(6 + n)    (turns, n accesses)
-        weight     = w.effective_weight * u * weight_at(...)  (turns, when that weight is on)
+        weight     = w.effective_weight * u * importance * (1 + access_mult * ln(1 + n))
+                       * exp(-decay_rate * age_days to the reference)   (turns; weight_at)
         confidence = w.confidence * u * effective confidence (facts)
     """
     cands = inputs.cands
@@ -211,20 +215,23 @@ def score(inputs: FusionInputs, config: SearchConfig, query: str) -> dict[Key, d
         unit = 1.0
         parts = _weighted(inputs, config, query)
     w = config.weights
+    moment, half_life = inputs.found.moment, config.recency_half_life_days
+    reference = inputs.reference if w.effective_weight else None  # access counts came with the row read
+    s_recency, s_importance, s_access, s_weight, s_confidence = (
+        Signal.RECENCY, Signal.IMPORTANCE, Signal.ACCESS, Signal.WEIGHT, Signal.CONFIDENCE)
     for key, cand in cands.items():
         c = parts.setdefault(key, {})
         if w.recency:
-            c[Signal.RECENCY] = w.recency * unit * recency(cand.timestamp, inputs.found.moment,
-                                                           config.recency_half_life_days)
-        if (turn := cand.turn) is not None:
-            c[Signal.IMPORTANCE] = w.importance * unit * turn.importance
-            c[Signal.ACCESS] = w.access * unit * saturating(turn.access_count)
-            if w.effective_weight and inputs.reference is not None:  # access counts came with the row read
-                c[Signal.WEIGHT] = w.effective_weight * unit * weight_at(
-                    turn.importance, turn.access_count, turn.timestamp, inputs.reference,
+            c[s_recency] = w.recency * unit * recency(cand.timestamp, moment, half_life)
+        if (turn := cand.episode if cand.episode is not None else cand.row) is not None:
+            c[s_importance] = w.importance * unit * turn.importance
+            c[s_access] = w.access * unit * saturating(turn.access_count)
+            if reference is not None:
+                c[s_weight] = w.effective_weight * unit * weight_at(
+                    turn.importance, turn.access_count, turn.timestamp, reference,
                     access_mult=inputs.access_mult, decay_rate=inputs.decay_rate)
         if cand.fact is not None:
-            c[Signal.CONFIDENCE] = w.confidence * unit * inputs.confidence[cand.fact.id]
+            c[s_confidence] = w.confidence * unit * inputs.confidence[cand.fact.id]
     return parts
 
 
@@ -244,27 +251,31 @@ def _weighted(inputs: FusionInputs, config: SearchConfig, query: str) -> dict[Ke
             passed[n] = passed.get(n, 0.0) + config.neighbour_weight * base[i] / abs(offset)
             if offset == 1 and reply:
                 passed[n] += reply
-    for key in inputs.added:
-        parts[key] = {Signal.DENSE: w.dense * cands[key].raw.get(Signal.COSINE, 0.0)}
-        base[key[1]] = 0.0
+    for key, c in cands.items():
+        if key in inputs.added:
+            parts[key] = {Signal.DENSE: w.dense * c.raw.get(Signal.COSINE, 0.0)}
+            base[key[1]] = 0.0
+    neighbour = Signal.NEIGHBOUR
     for i, value in passed.items():
         if ("episode", i) in cands:
-            parts[("episode", i)][Signal.NEIGHBOUR] = value
+            parts[("episode", i)][neighbour] = value
+    turns = [(key, turn) for key, c in cands.items()
+             if (turn := c.episode if c.episode is not None else c.row) is not None]
     if config.session_weight > 0:
         by_session: dict[str, list[float]] = {}
-        for c in cands.values():
-            if c.kind == "episode" and (turn := c.turn) is not None and turn.session_id:
-                by_session.setdefault(turn.session_id, []).append(base.get(c.id, 0.0))
+        for key, turn in turns:
+            if turn.session_id:
+                by_session.setdefault(turn.session_id, []).append(base.get(key[1], 0.0))
         boost = {s: sum(sorted(v)[-3:]) / 3 for s, v in by_session.items()}
-        for key, c in cands.items():
-            if c.kind == "episode" and (turn := c.turn) is not None and turn.session_id in boost:
-                parts[key][Signal.SESSION] = config.session_weight * boost[turn.session_id]
-    turns = [(c, turn) for c in cands.values() if (turn := c.turn) is not None]
+        session = Signal.SESSION
+        for key, turn in turns:
+            if turn.session_id in boost:
+                parts[key][session] = config.session_weight * boost[turn.session_id]
     named = named_speakers(query, {turn.role for _, turn in turns}) if w.speaker else set()
     windows = inputs.found.windows
     if named or (w.date and windows):  # else no boost applies: no turn's score is summed for one
-        for c, turn in turns:
-            p = parts[c.key]
+        for key, turn in turns:
+            p = parts[key]
             s = sum(p.values())
             if turn.role in named:
                 p[Signal.SPEAKER] = w.speaker * s
