@@ -139,14 +139,15 @@ def build_context(
     """The full pipeline for one query (see :meth:`NovaStore.context`): retrieve (signals ->
     fusion -> rerank, and the vectors compression compares) -> compress -> assemble."""
     start = time.perf_counter()
-    found = pipeline.retrieve(query, user_id, k=config.candidates_for(budget_tokens), config=config, kinds=kinds,
-                              as_of=as_of, session_id=session_id, with_vectors=True)
-    timings = dict(found.timings)
+    retrieved = pipeline.retrieve(query, user_id, k=config.candidates_for(budget_tokens), config=config,
+                                  kinds=kinds, as_of=as_of, session_id=session_id, with_vectors=True)
+    timings = dict(retrieved.timings)
     components = pipeline.components
     counter = components.token_counter
     clock = time.perf_counter()
-    compressed = compress_items([to_item(c) for c in found.hits], [c.vector for c in found.hits],
-                                found.sentence_vectors, query, found.query_vector, counter=counter, config=config)
+    hits = retrieved.hits
+    compressed = compress_items([to_item(c) for c in hits], [c.vector for c in hits], retrieved.sentence_vectors,
+                                query, retrieved.query_vector, counter=counter, config=config)
     timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
 
     clock = time.perf_counter()
