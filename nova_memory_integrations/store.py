@@ -485,9 +485,9 @@ class NovaStore(MaintenanceAPI):
         """
         uid, query = self._check_query(user_id, query, k)
         cfg = self._search_config(preset)
-        cands = self._recall.retrieve(query, uid, k=k * cfg.snippet_max_turns, config=cfg, kinds=kinds,
-                                     as_of=check_timestamp(as_of, "as_of"), session_id=session_id, rerank=rerank)
-        return snippets(self.components, uid, cands, k, cfg.snippet_max_turns)
+        retrieved = self._recall.retrieve(query, uid, k=k * cfg.snippet_max_turns, config=cfg, kinds=kinds,
+                                          as_of=check_timestamp(as_of, "as_of"), session_id=session_id, rerank=rerank)
+        return snippets(self.components, uid, retrieved.hits, k, cfg.snippet_max_turns)
 
     def context(
         self,

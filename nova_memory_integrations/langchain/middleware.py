@@ -26,8 +26,13 @@ from ..consolidation.by_model import DEFAULT_IDLE_SECONDS, ConsolidatesWithModel
 from ..engine.validation import require_store
 from ..errors import InvalidInputError
 from ..retrieval.assemble import Format
-from ..retrieval.section import MEMORY_SECTION_END, MEMORY_SECTION_START
-from ..retrieval.section import SECTION_RE as _SECTION_RE
+from ..retrieval.section import (
+    MEMORY_SECTION_END,
+    MEMORY_SECTION_START,
+    memory_section,
+    with_memory_parts,
+    with_memory_section,
+)
 from ..store import NovaStore
 from ._convert import is_stored_episode, message_text, message_to_turn
 from ._shared import WarnOnce, field, first_id, run_configurable, shared_store, warn_failure
@@ -370,30 +375,18 @@ class NovaMemory(ConsolidatesWithModel, AgentMiddleware[NovaMemoryState, Any, An
 def render_memory_section(system: SystemMessage | None, memory_text: str) -> SystemMessage | None:
     """``system`` with its NovaMemory section replaced by ``memory_text`` (removed if empty).
 
-    Works for string and content-block system messages; the input is never modified.
+    Works for string and content-block system messages; the section is the one the memory
+    server's ``inject_memory`` writes (:mod:`nova_memory_integrations.retrieval.section`). The
+    input is never modified.
     """
-    body = (
-        memory_text.strip().replace(MEMORY_SECTION_START, "<nova_memory>").replace(MEMORY_SECTION_END, "</nova_memory>")
-    )
-    section = f"{MEMORY_SECTION_START}\n{body}\n{MEMORY_SECTION_END}" if body else ""
     if system is None:
+        section = memory_section(memory_text)
         return SystemMessage(content=section) if section else None
     content = system.content
     if isinstance(content, str):
-        base = _SECTION_RE.sub("", content).strip()
-        new_text = "\n\n".join(part for part in (base, section) if part)
-        if new_text == content:
-            return system
-        return system.model_copy(update={"content": new_text})
-    blocks: list[str | dict[Any, Any]] = []
-    for block in content:
-        text = block if isinstance(block, str) else block.get("text") if block.get("type") == "text" else None
-        if isinstance(text, str) and text.lstrip().startswith(MEMORY_SECTION_START):
-            continue
-        blocks.append(block)
-    if section:
-        blocks.append({"type": "text", "text": section})
-    return system.model_copy(update={"content": blocks})
+        new_text = with_memory_section(content, memory_text)
+        return system if new_text == content else system.model_copy(update={"content": new_text})
+    return system.model_copy(update={"content": with_memory_parts(content, memory_text)})
 
 
 def _latest_user_message(messages: Sequence[BaseMessage]) -> HumanMessage | None:

@@ -8,12 +8,14 @@ sigmoid), so that scores from different calls can be compared against a threshol
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
+
+import numpy as np
 
 from ..errors import NovaMemoryError
 
-__all__ = ["ModelNotAvailable", "Reranker"]
+__all__ = ["ModelNotAvailable", "Reranker", "ScoresWithVectors"]
 
 
 class ModelNotAvailable(NovaMemoryError, RuntimeError):
@@ -46,4 +48,17 @@ class Reranker(Protocol):
             One score per text, in input order; higher is more relevant, roughly in
             ``[0, 1]``. An empty ``texts`` gives an empty list.
         """
+        ...
+
+
+@runtime_checkable
+class ScoresWithVectors(Protocol):
+    """A :class:`Reranker` that embeds what it compares, and can take the embeddings its caller
+    already holds instead (the model-free fallback: recall hands it the vectors it has read)."""
+
+    def score_with_vectors(
+        self, query: str, texts: Sequence[str], vectors: Mapping[str, Sequence[float] | np.ndarray]
+    ) -> list[float]:
+        """:meth:`Reranker.score`, reusing ``vectors`` (text -> its embedding; the query's may be
+        among them) and embedding only the texts missing from it."""
         ...

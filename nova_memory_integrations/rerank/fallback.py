@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -194,12 +194,23 @@ class LexicalSemanticReranker:
         Raises:
             ValueError: ``embed`` returned the wrong number of vectors.
         """
+        return self.score_with_vectors(query, texts, {})
+
+    def score_with_vectors(
+        self, query: str, texts: Sequence[str], vectors: Mapping[str, Sequence[float] | np.ndarray]
+    ) -> list[float]:
+        """:meth:`score`, with the embeddings the caller already holds (text -> vector; the query's
+        may be among them): only the texts missing from ``vectors`` are embedded.
+
+        Raises:
+            ValueError: ``embed`` returned the wrong number of vectors.
+        """
         if not texts:
             return []
         lexical = self.lexical_scores(query, texts)
         if self._embed is None:
             return lexical
-        semantic = self.semantic_scores(query, texts)
+        semantic = self.semantic_scores(query, texts, vectors)
         w = self.lexical_weight
         return [w * lex + (1.0 - w) * sem for lex, sem in zip(lexical, semantic, strict=True)]
 
@@ -245,12 +256,16 @@ class LexicalSemanticReranker:
             scores.append(min(acc / total_idf, 1.0))
         return scores
 
-    def semantic_scores(self, query: str, texts: Sequence[str]) -> list[float]:
+    def semantic_scores(
+        self, query: str, texts: Sequence[str], known: Mapping[str, Sequence[float] | np.ndarray] | None = None
+    ) -> list[float]:
         """Cosine similarity of each text's embedding to the query's, clipped to ``[0, 1]``.
 
         Args:
             query: The search query.
             texts: The candidate passages.
+            known: Embeddings already at hand (text -> vector, the query's too): only the
+                others are embedded, once each.
 
         Returns:
             One score per text, in input order (zeros without ``embed``).
@@ -260,7 +275,14 @@ class LexicalSemanticReranker:
         """
         if self._embed is None or not texts:
             return [0.0] * len(texts)
-        vectors = np.asarray(self._embed([query, *texts]), dtype=np.float64)
+        wanted = [query, *texts]
+        if known:
+            missing = [t for t in dict.fromkeys(wanted) if t not in known]
+            if missing:
+                known = {**known, **dict(zip(missing, self._embed(missing)))}
+            vectors = np.asarray([known[t] for t in wanted], dtype=np.float64)
+        else:
+            vectors = np.asarray(self._embed(wanted), dtype=np.float64)
         if vectors.ndim != 2 or vectors.shape[0] != len(texts) + 1:
             raise ValueError(f"embed returned shape {vectors.shape}, expected ({len(texts) + 1}, dim)")
         cosine = cosines(vectors[1:], vectors[0], np.float64)

@@ -1,4 +1,5 @@
-"""Assembly: scored memory items -> a delimited, budgeted context in one of four formats.
+"""Stage 5 of recall, assembly: scored memory items -> a delimited, budgeted context in one of
+four formats (:func:`assemble`: :func:`fit`, then the budget left spent on cut sentences).
 
 Stored content is data, never instructions: every item is put on one line, angle
 brackets and ampersands are escaped (and, in JSON, ``<``/``>`` are ``\\u`` escapes),
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
 
@@ -22,8 +23,9 @@ from ..engine.tokens import TokenCounter
 from ..engine.validation import printable
 from ..text.dates import resolve_relative_time
 from ..types import CONTEXT_FORMATS, ContextFormat, ContextItem
+from .compress import extract_sentences
 
-__all__ = ["FORMATS", "Format", "escape", "fit", "line", "render", "time_note", "with_speaker"]
+__all__ = ["FORMATS", "Format", "assemble", "escape", "fit", "line", "render", "time_note", "with_speaker"]
 
 Format = ContextFormat
 FORMATS = CONTEXT_FORMATS
@@ -279,3 +281,56 @@ def fit(
         text = render(kept, fmt)
         tokens = counter.count(text)
     return text, tokens, kept, dropped
+
+
+def assemble(
+    items: Sequence[ContextItem], fmt: Format, budget: int, counter: TokenCounter, *, fact_share: float = 1.0,
+    query: str = "", fuller: Mapping[str, str] | None = None,
+    relevance: Mapping[str, Mapping[str, float]] | None = None, names: frozenset[str] = frozenset(),
+) -> tuple[str, int, list[ContextItem], list[ContextItem]]:
+    """Stage 5: ``items`` (best first) packed into ``budget`` (:func:`fit`), then what the budget
+    has left spent on giving back the sentences compression cut (``fuller``: id -> the text
+    before the cut; ``relevance`` and ``names`` choose among them as they did).
+
+    Returns ``(text, tokens, kept, dropped)``.
+    """
+    text, tokens, kept, over = fit(items, fmt, budget, counter, fact_share=fact_share)
+    text, tokens, kept = _expand(kept, fuller or {}, text, tokens, query=query, fmt=fmt, budget=budget,
+                                 counter=counter, names=names, relevance=relevance)
+    return text, tokens, kept, over
+
+
+def _expand(
+    kept: list[ContextItem], fuller: Mapping[str, str], text: str, tokens: int, *, query: str, fmt: Format,
+    budget: int, counter: TokenCounter, names: frozenset[str], attempts: int = 6,
+    relevance: Mapping[str, Mapping[str, float]] | None = None,
+) -> tuple[str, int, list[ContextItem]]:
+    """Spend what the budget has left on giving back cut sentences, best items first.
+
+    Each change is costed by its own line; the result is rendered and counted once and
+    the cut version is kept if the real count would exceed the budget.
+    """
+    grown = list(kept)
+    estimate = tokens
+    for pos, item in enumerate(kept):
+        if attempts <= 0 or budget - estimate < 6:
+            break
+        original = fuller.get(item.id)
+        if original is None:
+            continue
+        attempts -= 1
+        room = counter.count(item.text) + budget - estimate - 2
+        longer = extract_sentences(original, query, room, counter, names=names,
+                                   relevance=(relevance or {}).get(item.id))
+        if len(longer) <= len(item.text):
+            continue
+        reason = item.reason.replace("; compressed extractively", "") if longer == original else item.reason
+        wider = item.model_copy(update={"text": longer, "reason": reason})
+        delta = counter.count(line(wider, fmt)) - counter.count(line(item, fmt))
+        if estimate + delta <= budget:
+            grown[pos], estimate = wider, estimate + delta
+    if grown == kept:
+        return text, tokens, kept
+    grown_text = render(grown, fmt)
+    grown_tokens = counter.count(grown_text)
+    return (grown_text, grown_tokens, grown) if grown_tokens <= budget else (text, tokens, kept)

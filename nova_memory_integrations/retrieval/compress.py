@@ -1,25 +1,31 @@
-"""Compression: near-duplicate removal and extractive sentence selection to a budget.
+"""Stage 4 of recall, compression, and the pure functions it is made of.
 
-Pure functions over texts, vectors and a token counter; the store wires them to its
-embedder and reranker in :meth:`NovaStore.compress` and :meth:`NovaStore.context`.
+:func:`compress_items` is the stage: near-duplicates out, small talk out, long items cut to
+their sentences closest to the query, over the vectors the pipeline read (nothing is read
+here). The functions it uses (near-duplicate removal, phatic sentences, extractive sentence
+selection to a budget) are pure functions over texts, vectors and a token counter;
+:meth:`NovaStore.compress` uses them on any texts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from ..embeddings.similarity import unit_rows
+from ..embeddings.similarity import cosines, unit_rows
 from ..engine.tokens import TokenCounter
 from ..text.sentences import sentences_of, split_sentences
 from ..text.sentences import split_speaker as _split_speaker
-from ..text.terms import terms
+from ..types import ContextItem
+from .config import SearchConfig
+from .lexical import name_words, terms
 
 __all__ = [
-    "extract_sentences", "is_phatic", "near_duplicates", "sentence_memo", "sentences_of", "split_sentences", "stem",
-    "strip_phatic",
+    "Compressed", "compress_items", "extract_sentences", "is_phatic", "near_duplicates", "sentence_memo",
+    "sentence_relevance", "sentences_of", "speaker_names", "split_sentences", "stem", "strip_phatic",
 ]
 
 _PHATIC = frozenset(
@@ -225,3 +231,119 @@ def _join(sentences: Sequence[str], idx: Sequence[int]) -> str:
         parts.append(sentences[i])
         prev = i
     return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Compressed:
+    """What compression made of the candidates (:func:`compress_items`)."""
+
+    items: list[ContextItem]
+    """The items kept, in rank order: small talk removed, long ones cut to their sentences
+    closest to the query."""
+    dropped: list[ContextItem]
+    """Near-duplicates and turns of small talk alone, each with why."""
+    fuller: dict[str, str]
+    """Per cut item, its text before the cut (assembly gives sentences back with budget left)."""
+    relevance: dict[str, dict[str, float]]
+    """Per cut turn with kept sentence vectors, each sentence's cosine to the dense query."""
+    names: frozenset[str]
+    """Words of the speakers' names (never a match, never small talk)."""
+    original_tokens: int
+    """Tokens of the items before compression (near-duplicates aside)."""
+
+
+def compress_items(
+    items: Sequence[ContextItem], vectors: Sequence[Sequence[float] | np.ndarray | None],
+    sentence_vectors: Mapping[str, np.ndarray], query: str, query_vector: Sequence[float] | None, *,
+    counter: TokenCounter, config: SearchConfig,
+) -> Compressed:
+    """Stage 4: the ranked ``items`` compressed (see :class:`Compressed`).
+
+    ``vectors[n]`` is the vector of ``items[n]`` (``None``: none, compared as zeros) and
+    ``sentence_vectors`` the kept sentence vectors of turns (id -> flat float32). An item
+    whose vector is within ``dedupe_threshold`` (cosine) of a better one's is dropped; a
+    turn of nothing but small talk is dropped, other turns lose their small-talk sentences;
+    the ``lead_items`` best items are cut to ``lead_item_tokens``, the others to
+    ``max_item_tokens`` (:func:`extract_sentences`, the best sentence kept whole up to
+    ``item_stretch`` times the cap), their sentences ranked by :func:`sentence_relevance`
+    when their vectors are kept, else by the query words they share.
+    """
+    dropped: list[ContextItem] = []
+    dups = near_duplicates(_or_zeros(vectors), config.dedupe_threshold) if len(items) > 1 else {}
+    out: list[ContextItem] = []
+    original = 0
+    names = speaker_names(items)
+    fuller: dict[str, str] = {}
+    caps: dict[int, int] = {}  # position in out -> the cap of an item to cut
+    episodes = {i.id: i.text for i in items if i.kind == "episode"}
+    for i, item in enumerate(items):
+        if i in dups:
+            dropped.append(item.model_copy(update={"reason": f"near-duplicate of {items[dups[i]].id}"}))
+            continue
+        n = counter.count(item.text)
+        original += n
+        if item.kind == "episode":
+            bare = strip_phatic(item.text, names)
+            if not bare:
+                dropped.append(item.model_copy(update={"reason": "greeting or thanks only"}))
+                continue
+            if bare != item.text:
+                item = item.model_copy(update={"text": bare, "reason": item.reason + "; small talk removed"})
+                n = counter.count(bare)
+        cap = config.lead_item_tokens if len(out) < config.lead_items else config.max_item_tokens
+        if n > cap:
+            fuller[item.id] = item.text
+            caps[len(out)] = cap
+        out.append(item)
+    relevance = sentence_relevance({out[i].id: episodes[out[i].id] for i in caps if out[i].id in episodes},
+                                   sentence_vectors, query_vector)
+    for i, cap in caps.items():
+        item = out[i]
+        short = extract_sentences(item.text, query, cap, counter, names=names,
+                                  stretch_to=int(cap * config.item_stretch), relevance=relevance.get(item.id))
+        out[i] = item.model_copy(update={"text": short, "reason": item.reason + "; compressed extractively"})
+    return Compressed(out, dropped, fuller, relevance, names, original)
+
+
+def _or_zeros(vectors: Sequence[Sequence[float] | np.ndarray | None]) -> list[Sequence[float] | np.ndarray]:
+    """``vectors`` with each missing one as zeros (of the others' size)."""
+    dim = next((len(v) for v in vectors if v is not None), 1)
+    zero = [0.0] * dim
+    return [v if v is not None else zero for v in vectors]
+
+
+def speaker_names(items: Sequence[ContextItem]) -> frozenset[str]:
+    """Words of the names of the turns' speakers (roles other than user/assistant/...), casefolded."""
+    roles = {str(i.metadata.get("role", "")) for i in items if i.kind == "episode"}
+    return frozenset(w for r in roles for w in name_words(r))
+
+
+def sentence_relevance(
+    turns: Mapping[str, str], sentence_vectors: Mapping[str, np.ndarray], query_vector: Sequence[float] | None
+) -> dict[str, dict[str, float]]:
+    """Per turn (id -> its text) with kept sentence vectors, each of its sentences
+    (:func:`sentences_of`) by cosine to the dense query: what cutting the turn chooses by. A turn
+    whose kept vectors do not match its sentences now (count or size) is left out (shared words
+    choose there)."""
+    if query_vector is None or not turns:
+        return {}
+    q = np.asarray(query_vector, dtype=np.float32)
+    found: list[tuple[str, tuple[str, ...]]] = []
+    blocks: list[np.ndarray] = []
+    for eid, flat in sentence_vectors.items():
+        if eid not in turns:
+            continue
+        sentences = sentence_memo(turns[eid])
+        if len(sentences) > 1 and flat.size == len(sentences) * q.size:
+            found.append((eid, sentences))
+            blocks.append(flat.reshape(len(sentences), q.size))
+    if not blocks:
+        return {}
+    m = np.concatenate(blocks)
+    cos = cosines(m, q).tolist()
+    out: dict[str, dict[str, float]] = {}
+    at = 0
+    for eid, sentences in found:
+        out[eid] = dict(zip(sentences, cos[at:at + len(sentences)]))
+        at += len(sentences)
+    return out

@@ -7,20 +7,68 @@ and fetches fewer candidates; ``deep`` casts a wider net before reranking.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
 
-__all__ = ["CANDIDATES_BUDGET", "PRESETS", "SearchConfig", "SignalWeights"]
+__all__ = ["CANDIDATES_BUDGET", "PRESETS", "SearchConfig", "Signal", "SignalWeights"]
 
 CANDIDATES_BUDGET = 1_000
 """The budget (tokens) that ``SearchConfig.context_candidates`` is given for."""
 
 
+class Signal(str, Enum):
+    """The name of every score recall gives a candidate: the raw score of a signal that found
+    it (``Candidate.raw``), a part of its fused score (``Candidate.contributions``, ``w_<name>``
+    in ``SearchHit.scores``), the weight of that part (a field of :class:`SignalWeights`, see
+    :meth:`SignalWeights.of`). Members are their names as strings (``Signal.DENSE == "dense"``),
+    so the scores read the same as plain strings everywhere they are shown."""
+
+    DENSE = "dense"
+    """Cosine of a turn to the query: found by the vector index (raw), ``weights.dense`` times the
+    cosine (part)."""
+    LEXICAL = "lexical"
+    """BM25 of a turn (SQLite FTS5; raw), ``weights.lexical`` times it over the best one's (part)."""
+    DATE = "date"
+    """Cosine of a turn whose event time falls in a stretch the query names (raw), the boost of
+    such a turn (part)."""
+    FACT_DENSE = "fact_dense"
+    FACT_LEXICAL = "fact_lexical"
+    GRAPH = "graph"
+    """``1 / (1 + hop)`` of a fact reached through the fact graph from an entity the query names."""
+    RULE = "rule"
+    """Cosine of a rule's condition to the query."""
+    NEIGHBOUR = "neighbour"
+    """The score a listed turn passes to the turns near it in its session."""
+    SESSION = "session"
+    SPEAKER = "speaker"
+    RECENCY = "recency"
+    IMPORTANCE = "importance"
+    ACCESS = "access"
+    WEIGHT = "weight"
+    """The lifecycle's effective weight (its weight is ``SignalWeights.effective_weight``)."""
+    CONFIDENCE = "confidence"
+    COSINE = "cosine"
+    """Cosine of any item to the dense query, whatever found it (raw; weighted fusion)."""
+    RERANK = "rerank"
+    """The reranker's score (part of the head of the ranking, blended with the fused score)."""
+
+    def __str__(self) -> str:  # the name itself, as str() and f-strings show a string (not "Signal.DENSE")
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return self.value.__format__(spec)
+
+
+_WEIGHT_FIELD = {Signal.WEIGHT: "effective_weight"}
+"""The :class:`SignalWeights` field of a signal whose field is not named after it."""
+
+
 class SignalWeights(BaseModel):
-    """Weights of each signal in fusion.
+    """Weights of each signal in fusion, one field per :class:`Signal` that has one.
 
     With ``fusion="weighted"`` an item's base score is
     ``dense * cosine + lexical * bm25 / max_bm25`` (per kind), plus ``graph / (1 + hop)``
@@ -65,6 +113,12 @@ class SignalWeights(BaseModel):
     CHANGELOG). Ages count from the turn's event time to the user's present: the query's
     ``as_of`` (default now), but no later than the user's latest turn
     (:func:`~.fusion.weight_reference`)."""
+
+    def of(self, signal: Signal) -> float:
+        """The weight of ``signal``'s part of the fused score (0 for a signal weighed elsewhere:
+        ``rule``, ``neighbour`` and ``session`` by :class:`SearchConfig`, ``rerank`` by
+        ``SearchConfig.rerank_weight``)."""
+        return float(getattr(self, _WEIGHT_FIELD.get(signal, signal.value), 0.0))
 
 
 class SearchConfig(BaseModel):
@@ -116,7 +170,7 @@ class SearchConfig(BaseModel):
     line of a transcript starts with its speaker's name and the others' lines address them
     by it, so the name pulls in "Hey Tim!" as much as Tim's own news; who said what is the
     speaker boost's part. Keyword search keeps the name. Roles are read from the user's turns
-    (:meth:`~nova_memory_integrations.storage.sqlite.SQLiteStore.speakers`); a store whose
+    (:meth:`~nova_memory_integrations.storage.episodes.EpisodeQueries.speakers`); a store whose
     roles are only user / assistant is unaffected."""
     rerank: bool | None = None
     """``None`` (auto): rerank when a cross-encoder (flashrank or sentence-transformers) is

@@ -1,30 +1,29 @@
-"""Recall: retrieve -> rerank -> compress -> assemble, and compression of arbitrary texts.
+"""Recall's read services over the stages, and compression of arbitrary texts.
 
-The engine's ``context()``, ``retrieve()``, ``search()`` and ``compress()`` delegate here,
-so ``NovaStore`` stays a thin facade and this file reads as the pipeline of one query.
-The functions take the :class:`~.pipeline.RecallPipeline` (stages 1-2) or the engine's
+:func:`build_context` reads as the pipeline of one query: :meth:`~.pipeline.RecallPipeline.retrieve`
+(signals -> fusion -> rerank) -> :func:`.compress.compress_items` -> :func:`.assemble.assemble`,
+each one call. The engine's ``context()``, ``retrieve()``, ``search()`` and ``compress()``
+delegate here, so ``NovaStore`` stays a thin facade. The functions take the
+:class:`~.pipeline.RecallPipeline` or the engine's
 :class:`~nova_memory_integrations.engine.components.Components`, never the facade.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from .._time import to_epoch, utcnow
-from ..embeddings.similarity import cosines
 from ..engine.hooks import Veto
-from ..engine.tokens import TokenCounter
-from ..storage.vectors import Vector
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
-from .assemble import Format, fit, line, render, with_speaker
-from .compress import extract_sentences, near_duplicates, sentence_memo, strip_phatic
-from .config import SearchConfig
-from .signals import Candidate, Key, dense_now, fill_vectors, index_down, keyword_dense, merge_hits, name_words
+from .assemble import Format, assemble, with_speaker
+from .candidate import Candidate
+from .compress import compress_items, extract_sentences, near_duplicates
+from .config import SearchConfig, Signal
+from .rerank import reranker_scores
+from .signals import dense_now, keyword_dense, merge_hits
 
 if TYPE_CHECKING:
     from ..engine.components import Components
@@ -32,27 +31,16 @@ if TYPE_CHECKING:
 
 __all__ = ["build_context", "compress_texts", "dense_search", "snippets", "to_hit", "to_item"]
 
-_SIGNAL_NAMES = {
-    "dense": "semantic match", "lexical": "keyword match (BM25)", "fact_dense": "semantic match",
-    "fact_lexical": "keyword match (BM25)", "graph": "entity in the query's graph neighbourhood",
-    "rule": "rule condition matches", "neighbour": "adjacent turn of a match",
+_FOUND_BY: dict[Signal, str] = {
+    Signal.DENSE: "semantic match", Signal.LEXICAL: "keyword match (BM25)", Signal.FACT_DENSE: "semantic match",
+    Signal.FACT_LEXICAL: "keyword match (BM25)", Signal.GRAPH: "entity in the query's graph neighbourhood",
+    Signal.RULE: "rule condition matches", Signal.NEIGHBOUR: "adjacent turn of a match",
 }
-
-
-def _vectors(components: Components, user_id: str, cands: Sequence[Candidate]) -> list[Sequence[float] | Vector]:
-    """Vectors of candidates: stored ones (fetched once; reused when the reranker had them),
-    else, for rows the indexer has not reached yet, those the read embedded itself (cached)."""
-    fill_vectors(components.db, components.vectors, user_id, cands)
-    missing = [c for c in cands if c.vector is None]
-    cached = components.embedder.cached(c.text for c in missing) if missing else {}
-    found: dict[Key, Sequence[float] | Vector] = {c.key: cached[c.text] for c in missing if c.text in cached}
-    dim = next((len(c.vector) for c in cands if c.vector is not None), 0) or next((len(v) for v in found.values()), 1)
-    zero = [0.0] * dim
-    return [c.vector if c.vector is not None else found.get(c.key, zero) for c in cands]
+"""What an item's explanation says of the signals that found it (others say nothing)."""
 
 
 def _reason(c: Candidate) -> str:
-    found = [n for s, n in _SIGNAL_NAMES.items() if s in c.raw or (s == "graph" and "graph" in c.contributions)]
+    found = [n for s, n in _FOUND_BY.items() if s in c.raw or (s is Signal.GRAPH and s in c.contributions)]
     reason = "found by " + ", ".join(dict.fromkeys(found)) if found else "prior score"
     if c.rerank is not None:
         reason += f"; reranker {c.rerank:.2f}"
@@ -61,9 +49,9 @@ def _reason(c: Candidate) -> str:
 
 def to_item(c: Candidate) -> ContextItem:
     """A pipeline candidate as a public :class:`ContextItem`."""
-    scores = {**{k: round(v, 6) for k, v in c.raw.items()}, "fused": round(c.score, 6)}
+    scores: dict[str, float] = {**{k: round(v, 6) for k, v in c.raw.items()}, "fused": round(c.score, 6)}
     if c.rerank is not None:
-        scores["rerank"] = round(c.rerank, 6)
+        scores[Signal.RERANK] = round(c.rerank, 6)
     if c.episode is not None:
         e = c.episode
         return ContextItem(kind="episode", id=e.id, text=e.content, score=c.score, scores=scores,
@@ -83,7 +71,8 @@ def to_item(c: Candidate) -> ContextItem:
 
 def to_hit(c: Candidate, snippet: Sequence[Candidate] = ()) -> SearchHit:
     """A pipeline candidate as a :class:`SearchHit` (with the turns of its snippet, if any)."""
-    scores = {**c.raw, **{f"w_{k}": v for k, v in c.contributions.items()}}  # raw signals + weighted parts
+    scores: dict[str, float] = {k: v for k, v in c.raw.items()}  # raw signals + weighted parts
+    scores.update((f"w_{k}", v) for k, v in c.contributions.items())
     if c.fact is not None:
         return SearchHit(kind="fact", id=c.id, text=c.text, score=c.score, timestamp=c.timestamp, fact=c.fact,
                          scores=scores, provenance=c.fact.provenance)
@@ -135,77 +124,6 @@ def snippets(
     return [to_hit(g[0], g) for g in groups]
 
 
-def _sentence_relevance(
-    components: Components, user_id: str, turns: Mapping[str, str], qvec: Sequence[float] | None
-) -> dict[str, dict[str, float]]:
-    """Per turn (id -> its text) with kept sentence vectors (one read), each of its sentences
-    (:func:`~.compress.sentences_of`) by cosine to the dense query: what cutting the turn chooses
-    by. A turn whose kept vectors do not match its sentences now (count or size) is left out
-    (shared words choose there)."""
-    if qvec is None or not turns:
-        return {}
-    q = np.asarray(qvec, dtype=np.float32)
-    found: list[tuple[str, tuple[str, ...]]] = []
-    blocks: list[np.ndarray] = []
-    for eid, flat in components.db.sentence_vectors(user_id, list(turns)).items():
-        sentences = sentence_memo(turns[eid])
-        if len(sentences) > 1 and flat.size == len(sentences) * q.size:
-            found.append((eid, sentences))
-            blocks.append(flat.reshape(len(sentences), q.size))
-    if not blocks:
-        return {}
-    m = np.concatenate(blocks)
-    cos = cosines(m, q).tolist()
-    out: dict[str, dict[str, float]] = {}
-    at = 0
-    for eid, sentences in found:
-        out[eid] = dict(zip(sentences, cos[at:at + len(sentences)]))
-        at += len(sentences)
-    return out
-
-
-def _speaker_names(cands: Sequence[Candidate]) -> frozenset[str]:
-    """Words of the speakers' names (roles other than user/assistant/...), casefolded."""
-    roles = {c.episode.role for c in cands if c.episode is not None}
-    return frozenset(w for r in roles for w in name_words(r))
-
-
-def _expand(
-    kept: list[ContextItem], fuller: dict[str, str], text: str, tokens: int, *, query: str, fmt: Format,
-    budget: int, counter: TokenCounter, names: frozenset[str], attempts: int = 6,
-    relevance: Mapping[str, Mapping[str, float]] | None = None,
-) -> tuple[str, int, list[ContextItem]]:
-    """Spend what the budget has left on giving back cut sentences, best items first.
-
-    Each change is costed by its own line; the result is rendered and counted once and
-    the cut version is kept if the real count would exceed the budget.
-    """
-    grown = list(kept)
-    estimate = tokens
-    for pos, item in enumerate(kept):
-        if attempts <= 0 or budget - estimate < 6:
-            break
-        original = fuller.get(item.id)
-        if original is None:
-            continue
-        attempts -= 1
-        room = counter.count(item.text) + budget - estimate - 2
-        longer = extract_sentences(original, query, room, counter, names=names,
-                                   relevance=(relevance or {}).get(item.id))
-        if len(longer) <= len(item.text):
-            continue
-        reason = item.reason.replace("; compressed extractively", "") if longer == original else item.reason
-        wider = item.model_copy(update={"text": longer, "reason": reason})
-        delta = counter.count(line(wider, fmt)) - counter.count(line(item, fmt))
-        if estimate + delta <= budget:
-            grown[pos], estimate = wider, estimate + delta
-    if grown == kept:
-        return text, tokens, kept
-    grown_text = render(grown, fmt)
-    grown_tokens = counter.count(grown_text)
-    return (grown_text, grown_tokens, grown) if grown_tokens <= budget else (text, tokens, kept)
-
-
 def build_context(
     pipeline: RecallPipeline,
     query: str,
@@ -218,65 +136,32 @@ def build_context(
     config: SearchConfig,
     kinds: Sequence[MemoryKind] = ("episode", "fact", "rule"),
 ) -> ContextResult:
-    """The full pipeline for one query (see :meth:`NovaStore.context`)."""
-    timings: dict[str, float] = {}
+    """The full pipeline for one query (see :meth:`NovaStore.context`): retrieve (signals ->
+    fusion -> rerank, and the vectors compression compares) -> compress -> assemble."""
     start = time.perf_counter()
-    qvecs: list[list[float]] = []
-    cands = pipeline.retrieve(query, user_id, k=config.candidates_for(budget_tokens), config=config, kinds=kinds,
-                            as_of=as_of, session_id=session_id, timings=timings, query_vectors=qvecs)
-    clock = time.perf_counter()
+    retrieved = pipeline.retrieve(query, user_id, k=config.candidates_for(budget_tokens), config=config,
+                                  kinds=kinds, as_of=as_of, session_id=session_id, with_vectors=True)
+    timings = dict(retrieved.timings)
     components = pipeline.components
     counter = components.token_counter
-    # compress: near-duplicates out, long items cut to their most relevant sentences
-    dropped: list[ContextItem] = []
-    dups = near_duplicates(_vectors(components, user_id, cands), config.dedupe_threshold) if len(cands) > 1 else {}
-    items: list[ContextItem] = []
-    original = 0
-    names = _speaker_names(cands)
-    fuller: dict[str, str] = {}
-    caps: dict[int, int] = {}  # position in items -> the cap of an item to cut
-    episodes = {c.id: c.episode.content for c in cands if c.episode is not None}
-    for i, c in enumerate(cands):
-        item = to_item(c)
-        if i in dups:
-            dropped.append(item.model_copy(update={"reason": f"near-duplicate of {cands[dups[i]].id}"}))
-            continue
-        n = counter.count(item.text)
-        original += n
-        if item.kind == "episode":
-            bare = strip_phatic(item.text, names)
-            if not bare:
-                dropped.append(item.model_copy(update={"reason": "greeting or thanks only"}))
-                continue
-            if bare != item.text:
-                item = item.model_copy(update={"text": bare, "reason": item.reason + "; small talk removed"})
-                n = counter.count(bare)
-        cap = config.lead_item_tokens if len(items) < config.lead_items else config.max_item_tokens
-        if n > cap:
-            fuller[item.id] = item.text
-            caps[len(items)] = cap
-        items.append(item)
-    # long items cut to their sentences closest to the query (one read of the kept sentence vectors)
-    relevance = _sentence_relevance(components, user_id, {items[i].id: episodes[items[i].id] for i in caps
-                                                          if items[i].id in episodes}, qvecs[0] if qvecs else None)
-    for i, cap in caps.items():
-        item = items[i]
-        short = extract_sentences(item.text, query, cap, counter, names=names,
-                                  stretch_to=int(cap * config.item_stretch), relevance=relevance.get(item.id))
-        items[i] = item.model_copy(update={"text": short, "reason": item.reason + "; compressed extractively"})
+    clock = time.perf_counter()
+    hits = retrieved.hits
+    compressed = compress_items([to_item(c) for c in hits], [c.vector for c in hits], retrieved.sentence_vectors,
+                                query, retrieved.query_vector, counter=counter, config=config)
     timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
 
     clock = time.perf_counter()
-    items = components.hooks.run_list("before_assemble", user_id, items)  # a hook may filter or redact items
-    text, tokens, kept, over = fit(items, fmt, budget_tokens, counter, fact_share=config.fact_share)
-    text, tokens, kept = _expand(kept, fuller, text, tokens, query=query, fmt=fmt, budget=budget_tokens,
-                                 counter=counter, names=names, relevance=relevance)
-    dropped += [i.model_copy(update={"reason": "over the token budget"}) for i in over]
+    items = components.hooks.run_list("before_assemble", user_id, compressed.items)  # may filter or redact items
+    text, tokens, kept, over = assemble(items, fmt, budget_tokens, counter, fact_share=config.fact_share,
+                                        query=query, fuller=compressed.fuller, relevance=compressed.relevance,
+                                        names=compressed.names)
+    dropped = compressed.dropped + [i.model_copy(update={"reason": "over the token budget"}) for i in over]
     timings["assemble_ms"] = round((time.perf_counter() - clock) * 1000, 3)
     kept_eps = [i.id for i in kept if i.kind == "episode"]
     components.db.touch_episodes(user_id, kept_eps, to_epoch(utcnow()) or 0.0)
     timings["total_ms"] = round((time.perf_counter() - start) * 1000, 3)
     kept_tokens = sum(counter.count_many([i.text for i in kept])) if kept else 0
+    original = compressed.original_tokens
     result = ContextResult(
         query=query, user_id=user_id, text=text, tokens=tokens, budget_tokens=budget_tokens, format=fmt,
         tokenizer=counter.name, sources=tuple(kept), dropped=tuple(dropped), timings=timings,
@@ -306,8 +191,8 @@ def compress_texts(
     if not texts:
         return CompressionResult(items=())
     vectors = embedder.embed_cached(list(texts))
-    with pipeline.known_vectors({**dict(zip(texts, vectors)), query: embedder.embed_query(query)}):
-        scores = [float(s) for s in pipeline.reranker.score(query, list(texts))]
+    known = {**dict(zip(texts, vectors)), query: embedder.embed_query(query)}
+    scores = [float(s) for s in reranker_scores(pipeline.reranker, query, list(texts), known)]
     order = sorted(range(len(texts)), key=lambda i: scores[i], reverse=True)
     dups_local = near_duplicates([vectors[i] for i in order], dedupe_threshold)
     duplicates = tuple(order[i] for i in dups_local)
@@ -360,7 +245,7 @@ def dense_search(
 
     def nearest(kind: MemoryKind, n: int) -> dict[str, float]:
         found = dense_now(components, kind, vector, user_id, n, session_id=session_id)
-        if index_down(components.vectors):  # keyword candidates, scored by cosine: never only the newest rows
+        if components.vectors.outage.down:  # keyword candidates, scored by cosine: never only the newest rows
             found = merge_hits(found, keyword_dense(components, kind, query, vector, user_id, n, session_id=session_id))
         return dict(found[:n])
 

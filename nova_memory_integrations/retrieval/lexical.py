@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..text.roles import GENERIC_ROLES
 from ..text.terms import STOPWORDS, terms
 
-__all__ = ["STOPWORDS", "any_of", "match_expression", "phrase", "searched_words", "terms"]
+__all__ = ["STOPWORDS", "any_of", "match_expression", "name_words", "phrase", "searched_words", "terms"]
+
+
+def name_words(role: str) -> list[str]:
+    """The words of a speaker's name (casefolded); none for generic roles (user, assistant, ...)."""
+    return [] if role.casefold() in GENERIC_ROLES else terms(role)
 
 
 def match_expression(text: str) -> str | None:

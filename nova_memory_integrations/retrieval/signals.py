@@ -1,85 +1,154 @@
-"""Candidate generation: each signal returns a ranking of ``(kind, id)`` keys with raw scores."""
+"""Stage 1 of recall: every signal's candidates for one query (:func:`gather`).
+
+Each signal returns a ranking of ``(kind, id)`` keys with raw scores: dense (the vector index,
+and the rows it does not hold yet), keyword (BM25), a day or a span the query names, the fact
+graph, rules. :func:`gather` runs them all for one query and hands fusion what they found.
+"""
 
 from __future__ import annotations
 
-import logging
+import os
 import re
-import sqlite3
 import threading
 import time
-import weakref
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
+from .._time import utcnow
 from ..embeddings.base import CachedEmbedder
 from ..embeddings.similarity import cosines
 from ..engine.indexer import TABLES
-from ..errors import StorageError
 from ..memory.graph import FactGraph
 from ..memory.temporal import normalize_value
-from ..storage.rows import EpisodeRow
 from ..storage.sqlite import SQLiteStore
-from ..storage.vectors import Vector, VectorIndex, unreachable
-from ..text.dates import Window
+from ..storage.vectors import VectorIndex
+from ..text.dates import Window, named_windows
 from ..text.roles import GENERIC_ROLES
-from ..text.terms import terms
-from ..types import Episode, Fact, MemoryKind, Rule
-from .lexical import any_of, phrase, searched_words
+from ..types import Fact, MemoryKind
+from .candidate import Candidate, Key
+from .config import SearchConfig, Signal
+from .lexical import any_of, name_words, phrase, searched_words, terms
+from .reads import read_index
 
 if TYPE_CHECKING:
     from ..engine.components import Components
 
 __all__ = [
-    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Key", "asks", "cosines", "dated",
-    "dense", "dense_now", "fill_vectors", "graph_entities", "graph_facts", "in_windows", "index_down",
-    "keyword_dense", "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense", "read_index",
-    "stored_vectors", "without_speaker_name",
+    "GENERIC_ROLES", "PENDING_EMBED_ALL", "PENDING_EMBED_NEWEST", "Candidate", "Found", "Key", "asks", "cosines",
+    "dated", "dense", "dense_now", "gather", "graph_entities", "graph_facts", "in_windows", "keyword_dense",
+    "lexical", "merge_hits", "name_words", "named_speakers", "pending_dense", "without_speaker_name",
 ]
 
-Key = tuple[MemoryKind, str]
-_T = TypeVar("_T")
-logger = logging.getLogger(__name__)
-RETRY_INDEX_S = 1.0
-"""While the vector index is unreachable, reads try it again at most this often (in between they
-skip it at no cost)."""
-_OUTAGES: weakref.WeakKeyDictionary[VectorIndex, list[float]] = weakref.WeakKeyDictionary()
-"""Indexes found unreachable: ``[since, last try]`` (monotonic)."""
-_OUTAGES_LOCK = threading.Lock()
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
 
+_BESIDE_LOCK = threading.Lock()
+_BESIDE: list[ThreadPoolExecutor] = []
+"""The pool for work of one recall that runs beside its query embedding (the keyword
+search), shared by every store of the process: its tasks never wait on each other, so a
+full pool only queues. Made on first use, and again in a forked child (whose copy of the
+parent's pool has no threads)."""
 
-@dataclass
-class Candidate:
-    """A memory item under consideration, with the raw score of each signal that found it."""
 
-    kind: MemoryKind
-    id: str
-    text: str
-    timestamp: datetime | None = None
-    episode: Episode | None = None
-    row: EpisodeRow | None = None
-    """A turn found by a ranking signal: what ranking reads of its row; ``episode`` is filled
-    once the turn is among those a read returns (:meth:`.pipeline.RecallPipeline.retrieve`)."""
-    fact: Fact | None = None
-    rule: Rule | None = None
-    raw: dict[str, float] = field(default_factory=dict)
-    contributions: dict[str, float] = field(default_factory=dict)
-    score: float = 0.0
-    rerank: float | None = None
-    vector: Sequence[float] | Vector | None = None
-    """Its stored vector, once a step of this recall has read it (later steps reuse it)."""
-    reason: str = ""
+def _beside() -> ThreadPoolExecutor:
+    if not _BESIDE:
+        with _BESIDE_LOCK:
+            if not _BESIDE:
+                _BESIDE.append(ThreadPoolExecutor(max_workers=4, thread_name_prefix="nova-memory-recall"))
+    return _BESIDE[0]
 
-    @property
-    def key(self) -> Key:
-        return (self.kind, self.id)
 
-    @property
-    def turn(self) -> Episode | EpisodeRow | None:
-        """The turn's episode, or its row before that is read (both carry what ranking uses)."""
-        return self.episode if self.episode is not None else self.row
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_BESIDE.clear)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the signals found for one query (:func:`gather`): fusion's input."""
+
+    query_vector: list[float]
+    """The dense query's vector (the query without the name of the one speaker it names)."""
+    moment: datetime
+    """The time the query asks about: its ``as_of``, else the time it was embedded."""
+    windows: tuple[Window, ...]
+    """The stretches of time the query names (:func:`.when.named_windows`)."""
+    rankings: dict[Signal, list[Key]]
+    """Each signal's ranking, best first."""
+    raw: dict[Key, dict[Signal, float]]
+    """Every item a ranking holds, with the raw score of each signal that found it."""
+    graph_hits: list[tuple[Fact, int]]
+    """Facts reached through the fact graph, with their hop."""
+    rule_hits: list[tuple[str, float]]
+    """Rules whose condition is close enough to the query (``rule_min_similarity``)."""
+    timings: dict[str, float]
+    """``embed_ms`` (up to the query's vector) and ``signals_ms`` (the rest)."""
+
+
+def gather(
+    parts: Components, query: str, user_id: str, *, config: SearchConfig, kinds: Sequence[MemoryKind],
+    session_id: str | None, as_of: datetime | None,
+) -> Found:
+    """Every signal's candidates for ``query``: dense, keyword (BM25) and named-date turns,
+    dense, keyword and graph facts, dense rules (each for the ``kinds`` asked)."""
+    clock = time.perf_counter()
+    # the dense query leaves out the name of the speaker it names (read before the keyword
+    # search starts: that holds the connection while it runs)
+    dense_query = (without_speaker_name(query, parts.db.speakers(user_id)) if config.dense_without_speaker
+                   else query)
+    # the keyword search runs beside the query embedding: SQLite and the model both
+    # release the GIL, so on two cores BM25 costs (almost) nothing on top of the floor
+    # (inline when this thread is inside a transaction: a hook may recall there, and the
+    # other thread would wait for the connection this one holds)
+    keyword_search = partial(lexical, parts.db, "episode", query, user_id, config.lexical_k, session_id,
+                             window=config.lexical_window, common=config.lexical_common,
+                             common_min=config.lexical_common_min)
+    keywords = (_beside().submit(keyword_search)
+                if "episode" in kinds and not parts.db.in_transaction_here() else None)
+    try:
+        qvec = parts.embedder.embed_query(dense_query)
+    except BaseException:
+        if keywords is not None:
+            keywords.cancel()
+        raise
+    timings = {"embed_ms": _ms(clock)}
+    clock = time.perf_counter()
+    moment = as_of or utcnow()
+    rankings: dict[Signal, list[Key]] = {}
+    raw: dict[Key, dict[Signal, float]] = {}
+
+    def add(signal: Signal, kind: MemoryKind, hits: Sequence[tuple[str, float]]) -> None:
+        rankings[signal] = [(kind, i) for i, _ in hits]
+        for i, s in hits:
+            raw.setdefault((kind, i), {})[signal] = s
+
+    windows = named_windows(query, moment) if config.date_k or config.weights.date else ()
+    if "episode" in kinds:
+        add(Signal.DENSE, "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k,
+                                               session_id=session_id))
+        add(Signal.LEXICAL, "episode", keywords.result() if keywords is not None else keyword_search())
+        if windows and config.date_k:
+            add(Signal.DATE, "episode", dated(parts.db, user_id, qvec, windows, config.date_k, config.date_pool,
+                                              session_id))
+    graph_hits: list[tuple[Fact, int]] = []
+    if "fact" in kinds and parts.db.has_rows("facts", user_id):  # no facts: skip every fact lookup
+        add(Signal.FACT_DENSE, "fact", dense_now(parts, "fact", qvec, user_id, config.fact_k))
+        add(Signal.FACT_LEXICAL, "fact", lexical(parts.db, "fact", query, user_id, config.fact_k))
+        graph_hits = graph_facts(parts.graph, user_id, query, hops=config.graph_hops, k=config.graph_k,
+                                 as_of=moment)
+        add(Signal.GRAPH, "fact", [(f.id, 1.0 / (1 + hop)) for f, hop in graph_hits])
+    rule_hits: list[tuple[str, float]] = []
+    if "rule" in kinds and config.rule_k > 0 and parts.db.has_rows("rules", user_id):
+        rule_hits = [h for h in dense_now(parts, "rule", qvec, user_id, config.rule_k)
+                     if h[1] >= config.rule_min_similarity]
+    timings["signals_ms"] = _ms(clock)
+    return Found(qvec, moment, windows, rankings, raw, graph_hits, rule_hits, timings)
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def dense(
@@ -90,47 +159,6 @@ def dense(
     if k <= 0:
         return []
     return read_index(vectors, lambda: vectors.query(kind, vector, user_id=user_id, k=k, where=where), [])
-
-
-def read_index(vectors: VectorIndex, read: Callable[[], _T], default: _T) -> _T:
-    """``read()`` of the vector index, or ``default`` while its server is unreachable: reads
-    then rest on keywords (BM25), the fact graph and facts, and the rows not yet indexed (the
-    indexer keeps them queued). One warning per outage; other Chroma errors still raise.
-    """
-    with _OUTAGES_LOCK:
-        outage = _OUTAGES.get(vectors)
-        if outage is not None and time.monotonic() - outage[1] < RETRY_INDEX_S:
-            return default
-    try:
-        out = read()
-    except StorageError as exc:
-        if not unreachable(exc):
-            raise
-        with _OUTAGES_LOCK:
-            outage = _OUTAGES.get(vectors)
-            if outage is not None:
-                outage[1] = time.monotonic()
-                return default
-            _OUTAGES[vectors] = [time.monotonic()] * 2
-        logger.warning("nova-memory: the vector index (Chroma, %s) is unreachable (%s): recall falls back to "
-                       "keywords (BM25), the fact graph and facts; new memories stay in SQLite and are indexed "
-                       "when it is back", _where(vectors), exc)
-        return default
-    if outage is not None:
-        with _OUTAGES_LOCK:
-            if _OUTAGES.pop(vectors, None) is not None:
-                logger.info("nova-memory: the vector index is reachable again after %.1f s",
-                            time.monotonic() - outage[0])
-    return out
-
-
-def _where(vectors: VectorIndex) -> str:
-    try:
-        settings = vectors.client.get_settings()
-        host = settings.chroma_server_host
-        return f"{host}:{settings.chroma_server_http_port}" if host else str(vectors.local_path() or "client")
-    except Exception:
-        return "client"
 
 
 PENDING_EMBED_ALL = 16
@@ -178,12 +206,6 @@ def _cosines(embedder: CachedEmbedder, rows: Sequence[tuple[str, str]], vector: 
     return sorted(((i, float(s)) for (i, _), s in zip(rows, scores)), key=lambda h: h[1], reverse=True)
 
 
-def index_down(vectors: VectorIndex) -> bool:
-    """Whether :func:`read_index` currently treats the vector index as unreachable."""
-    with _OUTAGES_LOCK:
-        return vectors in _OUTAGES
-
-
 def keyword_dense(
     parts: Components, kind: MemoryKind, query: str, vector: Sequence[float], user_id: str, k: int, *,
     session_id: str | None = None,
@@ -217,45 +239,6 @@ def merge_hits(*rankings: Sequence[tuple[str, float]]) -> list[tuple[str, float]
             if i not in best or s > best[i]:
                 best[i] = s
     return sorted(best.items(), key=lambda h: h[1], reverse=True)
-
-
-def stored_vectors(
-    db: SQLiteStore, vectors: VectorIndex, user_id: str, cands: Sequence[Candidate],
-) -> dict[Key, Vector]:
-    """The indexed vectors of one user's candidates (unindexed ones are absent): episodes' from
-    the copies SQLite keeps beside their rows, the rest with one index lookup per kind.
-
-    An episode indexed before copies were kept is read from the index, and its copy kept then
-    (that write fails open: the read has its vectors either way).
-    """
-    by_kind: dict[MemoryKind, list[str]] = {}
-    for c in cands:
-        by_kind.setdefault(c.kind, []).append(c.id)
-    out: dict[Key, Vector] = {}
-    for kind, ids in by_kind.items():
-        kept = db.episode_vectors(user_id, ids) if kind == "episode" else {}
-        out.update({(kind, i): v for i, v in kept.items()})
-        rest = [i for i in ids if i not in kept]
-        if not rest:
-            continue
-        none: dict[str, Vector] = {}
-        found = read_index(vectors, lambda: vectors.get_embeddings(kind, rest, user_id=user_id), none)  # noqa: B023
-        out.update({(kind, i): v for i, v in found.items()})
-        if kind == "episode" and found:
-            try:
-                db.keep_episode_vectors(user_id, found)
-            except (StorageError, sqlite3.Error) as exc:
-                logger.debug("nova-memory: vectors read from the index not kept in SQLite (%s)", exc)
-    return out
-
-
-def fill_vectors(db: SQLiteStore, vectors: VectorIndex, user_id: str, cands: Sequence[Candidate]) -> None:
-    """Give each candidate its stored vector (:func:`stored_vectors`) unless a step of this recall
-    has read it already; unindexed ones keep ``None``."""
-    found = stored_vectors(db, vectors, user_id, [c for c in cands if c.vector is None])
-    for c in cands:
-        if c.vector is None and c.key in found:
-            c.vector = found[c.key]
 
 
 def lexical(
@@ -309,11 +292,6 @@ def dated(
 def in_windows(moment: datetime | None, windows: Sequence[Window]) -> bool:
     """Whether ``moment`` falls in one of the half-open ``windows``."""
     return moment is not None and any(start <= moment < end for start, end in windows)
-
-
-def name_words(role: str) -> list[str]:
-    """The words of a speaker's name (casefolded); none for generic roles (user, assistant, ...)."""
-    return [] if role.casefold() in GENERIC_ROLES else terms(role)
 
 
 _TRAILING_NOTES = re.compile(r"(?:\s*\[[^\[\]]*\])+\s*$")

@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..retrieval.section import SECTION_RE, memory_section, with_memory_section
+from ..retrieval.section import memory_section, with_memory_parts, with_memory_section
 
 __all__ = ["SYSTEM_ROLES", "content_text", "inject_memory", "latest_user_text", "longest_message", "reply_text"]
 
@@ -56,19 +56,15 @@ def inject_memory(messages: Sequence[Any], memory_text: str) -> list[Any]:
     ``memory_text`` only removes a previous section. The input is never modified.
     """
     out = list(messages)
-    section = memory_section(memory_text)
     for i, message in enumerate(out):
         if not isinstance(message, dict) or message.get("role") not in SYSTEM_ROLES:
             continue
         content = message.get("content")
-        if isinstance(content, list):
-            kept = [p for p in content
-                    if not (isinstance(p, dict) and isinstance(p.get("text"), str) and SECTION_RE.search(p["text"]))]
-            new_content: Any = kept + ([{"type": "text", "text": section}] if section else [])
-        else:
-            new_content = with_memory_section(content if isinstance(content, str) else "", memory_text)
+        new_content: Any = (with_memory_parts(content, memory_text) if isinstance(content, list)
+                            else with_memory_section(content if isinstance(content, str) else "", memory_text))
         out[i] = {**message, "content": new_content}
         return out
+    section = memory_section(memory_text)
     if section:
         out.insert(0, {"role": "system", "content": section})
     return out

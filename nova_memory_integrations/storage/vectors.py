@@ -142,6 +142,9 @@ class VectorIndex:
         self._create_lock = threading.Lock()  # one get_or_create at a time
         self._collections: OrderedDict[str, Any] = OrderedDict()
         self._vec_cache: OrderedDict[tuple[str, str, str], Vector] = OrderedDict()
+        from .outage import Outage
+
+        self.outage = Outage()  # whether reads find the index unreachable (recall skips it meanwhile)
 
     def ping(self) -> None:
         """Raise unless Chroma answers (a heartbeat: no embedding is wasted on a server that is down).

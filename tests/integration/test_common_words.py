@@ -47,7 +47,7 @@ def turns(tmp_path_factory: pytest.TempPathFactory, minilm_onnx: object) -> Iter
 
 
 def _keyword_hits(store: NovaStore, query: str, config: SearchConfig) -> set[str]:
-    cands = store._recall.retrieve(query, USER, k=200, config=config)
+    cands = store._recall.retrieve(query, USER, k=200, config=config).hits
     return {c.id for c in cands if "lexical" in c.raw}
 
 
@@ -75,7 +75,7 @@ def test_a_query_of_common_words_finds_nothing_by_keyword(turns: tuple[NovaStore
 def test_a_query_of_common_words_is_still_answered_by_dense_search(
         turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
     store, ids = turns
-    cands = store._recall.retrieve("stayed at work", USER, k=10, config=RULE)
+    cands = store._recall.retrieve("stayed at work", USER, k=10, config=RULE).hits
     assert {c.id for c in cands} & ids["late"]
 
 

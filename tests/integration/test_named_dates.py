@@ -57,7 +57,7 @@ def turns(tmp_path_factory: pytest.TempPathFactory, minilm_onnx: object) -> Iter
 
 
 def _retrieve(store: NovaStore, query: str, config: SearchConfig, k: int = 50) -> list[object]:
-    return store._recall.retrieve(query, USER, k=k, config=config)
+    return store._recall.retrieve(query, USER, k=k, config=config).hits
 
 
 def _dated(store: NovaStore, query: str, config: SearchConfig) -> set[str]:
@@ -143,7 +143,7 @@ def test_another_users_turn_on_that_day_is_never_found(turns: tuple[NovaStore, d
 def test_a_session_scoped_recall_keeps_to_its_session(turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
     store, ids = turns
     cands = store._recall.retrieve("between 20 May and 25 May 2022", USER, k=50, config=_config(date_k=100),
-                                   session_id="s1")
+                                   session_id="s1").hits
     assert {c.id for c in cands if "date" in c.raw} <= {i for i in ids["other_days"] if _on(store, i, 24)}
 
 
@@ -182,7 +182,7 @@ def test_with_rrf_fusion_the_days_turns_are_a_ranking_of_their_own(
 def test_yesterday_counts_from_the_querys_as_of(turns: tuple[NovaStore, dict[str, set[str]]]) -> None:
     store, ids = turns
     cands = store._recall.retrieve("What did I give you yesterday?", USER, k=50, config=_config(),
-                                   as_of=DAY + timedelta(days=1, hours=3))
+                                   as_of=DAY + timedelta(days=1, hours=3)).hits
     assert {c.id for c in cands if "date" in c.raw} == ids["day"]  # type: ignore[attr-defined]
 
 

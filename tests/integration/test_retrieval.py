@@ -308,7 +308,7 @@ def test_turns_of_the_speaker_named_in_the_query_are_boosted(store: NovaStore) -
         {"user_id": USER, "role": "user", "content": "I painted my garden fence green.", "session_id": "s2"},
     ])
     config = SearchConfig.preset("balanced")
-    cands = store._recall.retrieve("What did Alice paint?", USER, k=10, config=config, kinds=("episode",))
+    cands = store._recall.retrieve("What did Alice paint?", USER, k=10, config=config, kinds=("episode",)).hits
     by_role = {c.episode.role: c for c in cands if c.episode is not None}
     alice = by_role["alice"]
     priors = {"speaker", "recency", "importance", "access", "confidence"}  # added after the boost
@@ -316,5 +316,5 @@ def test_turns_of_the_speaker_named_in_the_query_are_boosted(store: NovaStore) -
     assert alice.contributions["speaker"] == pytest.approx(config.weights.speaker * base)
     assert "speaker" not in by_role["bob"].contributions and "speaker" not in by_role["user"].contributions
     off = config.model_copy(update={"weights": config.weights.model_copy(update={"speaker": 0.0})})
-    plain = store._recall.retrieve("What did Alice paint?", USER, k=10, config=off, kinds=("episode",))
+    plain = store._recall.retrieve("What did Alice paint?", USER, k=10, config=off, kinds=("episode",)).hits
     assert all("speaker" not in c.contributions for c in plain)
