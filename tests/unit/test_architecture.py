@@ -112,6 +112,65 @@ def test_the_engine_never_imports_retrieval() -> None:
     assert not graph.has_edge("engine", "retrieval"), graph.edges["engine", "retrieval"]["imports"]
 
 
+ARCHITECTURE = PACKAGE.parent / "ARCHITECTURE.md"
+LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("adapters", frozenset({"langchain", "llama_index", "langgraph", "cli", "server"})),
+    ("facade", frozenset({"store"})),
+    ("services", frozenset({"retrieval", "consolidation", "extraction", "items", "maintenance"})),
+    ("engine", frozenset({"engine"})),
+    ("domain", frozenset({"memory"})),
+    ("providers", frozenset({"embeddings", "rerank"})),
+    ("storage", frozenset({"storage"})),
+    ("text", frozenset({"text"})),
+    ("vocabulary", frozenset({"types", "errors", "config", "_time", "_once", "_threads"})),
+)
+"""The layer order of ARCHITECTURE.md, top to bottom (the package root's front door -- ``__init__``,
+``__main__``, ``_compat`` -- stands outside it: it re-exports every layer)."""
+FRONT_DOOR = frozenset({NAME, "__main__", "_compat"})
+
+
+def _layer_lines() -> dict[str, str]:
+    """ARCHITECTURE.md's layer block: layer name -> the text of its lines."""
+    block = ARCHITECTURE.read_text(encoding="utf-8").split("## Layers", 1)[1].split("```")[1]
+    names = {name for name, _ in LAYERS}
+    out: dict[str, str] = {}
+    current = None
+    for line in block.splitlines():
+        head = line[:14].strip()
+        if head in names:
+            current = head
+        if current is not None:
+            out[current] = out.get(current, "") + "\n" + line
+    return out
+
+
+def test_the_layers_here_are_the_layers_of_architecture_md() -> None:
+    lines = _layer_lines()
+    assert list(lines) == [name for name, _ in LAYERS]
+    missing = [f"{pkg} under {layer}" for layer, pkgs in LAYERS for pkg in sorted(pkgs)
+               if not re.search(rf"(?<![\w./]){re.escape(pkg)}(/|\.py\b)", lines[layer])]
+    assert missing == []
+
+
+def test_every_package_has_a_layer() -> None:
+    placed = set().union(*(pkgs for _, pkgs in LAYERS))
+    unplaced = sorted({_package(m) for m in _modules()} - placed - FRONT_DOOR)
+    assert unplaced == []
+
+
+def test_every_import_points_down_the_layers() -> None:
+    """An import goes to a module of the same layer or of a layer below, never up."""
+    rank = {pkg: i for i, (_, pkgs) in enumerate(LAYERS) for pkg in pkgs}
+    upward = sorted(f"{a} -> {b}" for a, b in _graph().edges
+                    if _package(a) in rank and _package(b) in rank and rank[_package(b)] < rank[_package(a)])
+    assert upward == []
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    rank = {pkg: i for i, (_, pkgs) in enumerate(LAYERS) for pkg in pkgs}
+    assert rank["storage"] > rank["engine"] > rank["retrieval"]  # storage -> engine would be flagged
+
+
 @pytest.mark.parametrize("package", ["text", "extraction", "consolidation", "retrieval"])
 def test_no_package_circle_through(package: str) -> None:
     """No import path leads from ``package`` back to itself through other packages (module-level circles
