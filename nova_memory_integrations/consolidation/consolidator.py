@@ -46,6 +46,7 @@ from ..types import ConsolidationResult, Episode, Fact, FactDecision
 from .types import BatchExtractor, BatchPlan, ConsolidationSource, ExtractorSource, Proposal, tally
 
 if TYPE_CHECKING:
+    from ..changes.tracker import ChangeTracker
     from ..extraction.llm import LLMExtractor
     from ..memory.entities import EntityResolver, RelatedFacts
 
@@ -81,8 +82,11 @@ class Consolidator:
         entities: EntityResolver | None = None,
         related: RelatedFacts | None = None,
         hooks: Hooks | None = None,
+        changes: ChangeTracker | None = None,
     ) -> None:
         self.db = db
+        self.changes = changes
+        """Plans what each user episode ends or corrects (deterministic runs; ``None``: off)."""
         self.hooks = hooks if hooks is not None else Hooks()
         self.facts = facts
         self.batch_size = batch_size
@@ -175,6 +179,7 @@ class Consolidator:
                 with self.db.transaction():
                     now = utcnow()
                     for episode in done:
+                        handled: list[str] = []  # sentences whose statements already ended or replaced a fact
                         for proposal in plan.proposals[episode.id]:
                             try:  # a hook may change or veto the statement
                                 proposal = self.hooks.run("before_decision", user_id, proposal)
@@ -183,6 +188,12 @@ class Consolidator:
                             made, ids = self._apply(user_id, proposal, at=proposal.valid_from or episode.timestamp,
                                                     episode_ids=[episode.id], now=now)
                             self.hooks.run("after_decision", user_id, made)
+                            decisions += made
+                            changed += ids
+                            if any(d.op in ("UPDATE", "DELETE") for d in made):
+                                handled.append(proposal.source_text)
+                        if self.changes is not None and not getattr(src, "needs_context", False):
+                            made, ids = self._apply_changes(user_id, episode, now, handled)
                             decisions += made
                             changed += ids
                     self.db.mark_processed(user_id, [e.id for e in done])
@@ -314,6 +325,46 @@ class Consolidator:
             made += ended
             more += changed
         return made, more
+
+    def _apply_changes(
+        self, user_id: str, episode: Episode, now: datetime, handled: Sequence[str] = (),
+    ) -> tuple[list[FactDecision], list[str]]:
+        """Apply what the change planner (:mod:`..changes`) finds in one user episode, after its own
+        statements: corrections retract the wrong value, endings close the target fact at the clause's time.
+        Each goes through the ``before_decision`` / ``after_decision`` hooks as a proposal."""
+        assert self.changes is not None
+        plan = self.changes.plan(user_id, episode, handled=handled)
+        decisions: list[FactDecision] = []
+        changed: list[str] = []
+        retracted: set[str] = set()
+        for fix in plan.corrections:
+            wrong = fix.fact.fact
+            prop = Proposal(wrong.subject, wrong.predicate, fix.new_object, op="UPDATE", target_fact_id=wrong.id,
+                            reason=fix.reason)
+            try:
+                prop = self.hooks.run("before_decision", user_id, prop)
+            except Veto:
+                continue
+            made, ids = self.facts.retract(user_id, wrong, prop.object, at=episode.timestamp, episode_ids=[episode.id],
+                                           reason=prop.reason or fix.reason, now=now)
+            retracted.add(wrong.lineage_id)
+            self.hooks.run("after_decision", user_id, [made])
+            decisions.append(made)
+            changed += ids
+        for end in plan.endings:
+            if end.fact.lineage_id in retracted:
+                continue
+            prop = Proposal(end.fact.subject, end.fact.predicate, end.fact.object, op="DELETE",
+                            target_fact_id=end.fact.id, valid_from=end.at, reason=end.reason)
+            try:
+                prop = self.hooks.run("before_decision", user_id, prop)
+            except Veto:
+                continue
+            made_list, ids = self._apply(user_id, prop, at=prop.valid_from or end.at, episode_ids=[episode.id], now=now)
+            self.hooks.run("after_decision", user_id, made_list)
+            decisions += made_list
+            changed += ids
+        return decisions, changed
 
     def _held(self, user_id: str, subject: str, predicate: str, at: datetime) -> list[str]:
         """The values of ``subject predicate`` holding at ``at``."""

@@ -1,0 +1,63 @@
+"""The change planner in consolidation: one user episode -> its :class:`~.planner.ChangePlan`.
+
+:class:`ChangeTracker` is what the consolidator holds. For each user episode of a deterministic
+batch, once the extractor's own statements of that episode are applied, it reads the user's facts
+holding at the episode's time (only when a cue fired: most turns cost one regex pass) and plans;
+the consolidator applies the plan in the batch's transaction. Meaning is the store's embedder
+(already loaded), asked only when a cue fired, candidates exist and names or references do not
+decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._time import to_epoch
+from ..storage.sqlite import SQLiteStore
+from ..types import Episode
+from .planner import ChangePlan, pending, plan_changes
+
+__all__ = ["ChangeTracker"]
+
+
+class ChangeTracker:
+    """Plans the endings and corrections of user episodes against one store's facts.
+
+    Args:
+        db: the store's SQLite (facts are read through its user-scoped methods).
+        embedder: anything with ``embed_documents`` (``embed_cached`` is used when present);
+            ``None``: meaning is not used.
+    """
+
+    def __init__(self, db: SQLiteStore, embedder: Any | None = None) -> None:
+        self.db = db
+        self.embedder = embedder
+
+    def plan(self, user_id: str, episode: Episode, *, handled: Sequence[str] = ()) -> ChangePlan:
+        """The plan for one episode (empty for other roles and for turns without a pending cue).
+
+        ``handled``: the sentences in which the extractor's own statements already ended or replaced
+        a fact (:func:`~.planner.pending`).
+        """
+        if episode.role != "user" or not episode.content or not pending(episode.content, handled):
+            return ChangePlan()
+        at = episode.timestamp
+        # believed facts still valid at `at`, and those this very episode closed at `at` (correctable)
+        facts = [f for f in self.db.current_facts(user_id, valid_after=(to_epoch(at) or 0.0) - 1e-3)
+                 if f.valid_from <= at]
+        if not facts:
+            return ChangePlan()
+        return plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,
+                            similarity=self.similarity if self.embedder is not None else None)
+
+    def similarity(self, clause: str, texts: Sequence[str]) -> list[float]:
+        """Cosine of ``clause`` and each of ``texts`` under the store's embedder."""
+        embed = getattr(self.embedder, "embed_cached", None) or self.embedder.embed_documents  # type: ignore[union-attr]
+        vectors = np.asarray(embed([clause, *texts]), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        unit = vectors / norms[:, None]
+        return [float(x) for x in unit[1:] @ unit[0]]
