@@ -29,8 +29,8 @@ from .targets import FactInfo, _stem, name_evidence
 __all__ = ["Correction", "find_corrections", "new_value", "substitute"]
 
 _I = re.IGNORECASE
-_NOT = re.compile(r",?\s+not\s+(?:a |an |the |my )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)(?=\s*(?:[.,;!?—:)-]|$|"
-                  r"\s(?:but|and|because|as|lol|haha|either|anymore|it's|I|though)\b))", _I)
+_NOT = re.compile(r"\s*[,—-]\s*not\s+(?:a |an |the |my )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)(?=\s*(?:[.,;!?—:)-]|$|"
+                  r"\s(?:but|and|because|as|lol|haha|either|it's|I|though)\b))", _I)
 _NOT_FIRST = re.compile(r"\bnot\s+(?:a |an |the )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)\s*[,;—-]+\s*(?:it's|it is|"
                         r"but|I'm|we're|he's|she's)\s+(?:actually\s+)?(?:in |at |a |an |the )?(?P<y>[^.;!?]+)", _I)
 _SAID = re.compile(r"\bI (?:said|wrote|typed|put|told you|mentioned|called (?:it|him|her))\s+(?P<x>[\w'&+.-]+"
@@ -40,8 +40,9 @@ _NAME_IS = re.compile(r"\bname(?:'s| is)\s+(?P<y>[^.;!?]+)", _I)
 _MEANT = re.compile(r"\bI meant\s+(?P<y>[^.;!?]+)|\bmy [\w-]+(?: [\w-]+)? (?:is|are|was) (?:actually |really )?"
                     r"(?:to |in |at |with |for |a |an |the )?(?P<z>[^.;!?—]+)", _I)
 _LEAD = re.compile(r"\b(?:it's|it is|i'm|i am|we're|we are|he's|she's|they're|he is|she is|is|are|was|at|in|for|"
-                   r"to|with|a|an|the)\b|'s\b|[:—,-]", _I)
-_AFTER = re.compile(r"\b(?:it's|it is|I'm|I am|we're|we are|he's|she's|they're|he is|she is|is)\s+(?:actually\s+)?"
+                   r"to|with|a|an|the|meant|mean|said)\b|'s\b|[:—,-]", _I)
+_AFTER = re.compile(r"\b(?:it's|it is|I'm|I am|we're|we are|he's|she's|they're|he is|she is|is|(?:live|lives|living|"
+                    r"work|works|working|study|studies|moved|drive|drives))\s+(?:actually\s+)?"
                     r"(?:in |at |with |for |to |a |an |the )?(?P<y>[^.;!?—]+)", _I)
 _COPULAR = re.compile(r"\b(?:it's|it is|i'm|i am|we're|he's|she's|they're|is|are|'s)\b[^.;!?]{0,40},?\s+not\s", _I)
 _CUT = re.compile(r"\s*(?:[.,;!?()—:\"]|\s-\s|\bnot\b|\bbut\b|\band\b|\bbecause\b|\bso\b|\bwhich\b|\bwho\b|\bthat\b|"
@@ -107,8 +108,10 @@ def substitute(obj: str, named: set[str], new: str) -> str:
 
 
 def _best(infos: Sequence[FactInfo], span_text: str) -> tuple[FactInfo, float] | None:
+    """The one fact ``span_text`` names best (its whole object first: "Leeds" is "Leeds", not "Leeds Uni")."""
     span = words(span_text)
-    scored = [(i, name_evidence(i, span)) for i in infos]
+    whole = " ".join(w.low for w in span)
+    scored = [(i, 1.1 if i.phrase == whole else name_evidence(i, span)) for i in infos]
     scored = [s for s in scored if s[1] >= 0.8]
     if not scored:
         return None

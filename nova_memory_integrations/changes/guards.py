@@ -135,6 +135,10 @@ def find_actor(prefix: str, known: Known) -> Actor:
     the cue ("problem solved itself, *Pat* sold up"); when the cue follows "and" directly, the part
     before it has the shared subject ("*She* hates it and quit").
     """
+    last = prefix.rsplit(",", 1)[-1]
+    if m := _AND_I.match(last[_LEAD.match(last).end():]):  # type: ignore[union-attr]  # "Priya and I split up"
+        partner = re.sub(r"^(?:my|our)\s+", "", m.group("x"), flags=_I)
+        return Actor("user", partner=_person(partner, known) or partner.lower())
     parts = [p for p in _SEGMENTS.split(prefix)]
     while len(parts) > 1 and not parts[-1][_LEAD.match(parts[-1]).end():].strip():  # type: ignore[union-attr]
         parts.pop()

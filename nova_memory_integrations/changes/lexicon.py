@@ -86,6 +86,10 @@ class Cue:
 
 
 _ANYTHING = _cats(_POS, _JOB, _REL, _MEM, _HAB, _PET, _HOME, _STUDY, ANY)
+_BE = ("(?:" + "|".join(f"(?<={w} )" for w in (r"\bis", "'s", r"\bare", "'re", r"\bwas", r"\bwere", r"\bhas", r"\bhave", "'ve",
+                                               r"\bnow", r"\ball", r"\blong", r"\bso", r"\bofficially", r"\btruly"))
+       + ")")
+"""Right after a form of "be" or "have" (or an adverb after one): "the car's *gone*", "Bean There is *history*"."""
 _OBJ = r"(?:it|him|her|them|(?:the|my|our|his|her|their) [\w'&+-]+(?: [\w'&+-]+){0,3}|[A-Z][\w'&+-]*(?: [A-Z][\w'&+-]*){0,3})"
 """A short object between a verb and its particle ("gave *the Yamaha* away", "let *it* go")."""
 
@@ -96,21 +100,21 @@ CUES: tuple[Cue, ...] = (
         r"|\bwork(?:ing)? (?:my|his|her|their) notice\b", _cats(_JOB), kind="announce"),
     # -- generic endings
     Cue("no longer", r"\bno longer\b|\bnot any longer\b", _ANYTHING, negated=True),
-    Cue("not any more", r"\b(?:not|n't|never)\b[^.;!?]{0,60}?\bany ?more\b|\bnot (?:mine|ours|his|hers|theirs)\b",
+    Cue("not any more", r"\b(?:not|never|\w+n't)\b[^.;!?]{0,60}?\bany ?more\b|\bnot (?:mine|ours|his|hers|theirs)\b",
         _ANYTHING, negated=True),
     Cue("no more", r"\bno more\b", _cats(_HAB, _MEM, _POS, _JOB, ANY), strength=0.8, negated=True),
     Cue("used to", r"\bused to\b", _ANYTHING, strength=0.7),
     Cue("ex-", r"\bex-?(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|employer|colleague|boss)\b"
         r"|\bmy ex\b", _cats(_REL, _JOB), noun=True),
     Cue("former", r"\b(?:former|formerly|erstwhile)\b", _ANYTHING, strength=0.7),
-    Cue("is history", r"\b(?:is|are|'s|was) (?:now |officially )?(?:history|a thing of the past|behind (?:me|us))\b",
+    Cue("is history", _BE + r"(?:history|a thing of the past|behind (?:me|us))\b",
         _ANYTHING),
-    Cue("is over", r"\b(?:is|are|'s|was|were) (?:now |officially |well and truly |so )?(?:over|finished|done|through)"
-        r"(?! with)\b(?!\s+(?:the|a|an|my|our|\d))", _ANYTHING, strength=0.8),
+    Cue("is over", _BE + r"(?:over|finished|done|through)(?! with)\b(?!\s+(?:the|a|an|my|our|\d))", _ANYTHING,
+        strength=0.8),
     Cue("done with", r"\b(?:done|finished|through) with\b", _ANYTHING, strength=0.8),
-    Cue("dead", r"\b(?:is|'s|are) (?:now )?dead(?: in the water)?\b", _cats(_HAB, _MEM, ANY), strength=0.7),
-    Cue("gone", r"\b(?:is|'s|are|'re|has|have) (?:now |all |long |officially )?gone(?=\s*(?:[.,;!—-]|$|now\b|for good\b))"
-        r"|\bgone for good\b", _cats(_POS, _PET, _REL, _HAB, _JOB, ANY), strength=0.8),
+    Cue("dead", _BE + r"dead(?: in the water)?\b", _cats(_HAB, _MEM, ANY), strength=0.7),
+    Cue("gone", _BE + r"gone(?=\s*(?:[.,;!—-]|$|now\b|for good\b))|\bgone for good\b",
+        _cats(_POS, _PET, _REL, _HAB, _JOB, ANY), strength=0.8),
     Cue("moved on", r"\bmoved on from\b", _ANYTHING, strength=0.8),
     Cue("said goodbye", r"\b(?:said|saying|bid|bade) (?:goodbye|farewell|good-bye) to\b", _cats(_POS, _PET, _JOB,
         _HOME, _MEM), strength=0.9),
@@ -135,14 +139,16 @@ CUES: tuple[Cue, ...] = (
     Cue("lost", r"\blost\b(?! (?:weight|track|touch|interest in (?:it|the)|my (?:mind|temper|voice|keys|way)))",
         _cats(_PET, _JOB, _POS, _REL), strength=0.6),
     # -- jobs
-    Cue("resigned", r"\b(?:resigned|resignation|quit my job|walked out on)\b", _cats(_JOB, _MEM), noun=False),
-    Cue("laid off", r"\b(?:laid off|lay-?offs?|made redundant|redundanc(?:y|ies)|let go|fired|sacked|got the sack|"
+    Cue("resigned", r"\b(?:resigned|resignation|quit my job)\b|\bwalked out (?:of|on) (?:my|the|his|her|their) "
+        r"(?:job|work|shift|employer)\b", _cats(_JOB, _MEM)),
+    Cue("laid off", r"\b(?:laid off|lay-?offs?|made redundant|redundanc(?:y|ies)|let go|let (?:me|him|her|them|us) go|"
+        r"fired|sacked|got the sack|"
         r"got the boot|lost (?:my|his|her|their) job|downsized)\b", _cats(_JOB)),
     Cue("layoffs", r"\b(?:the|January|February|March|April|May|June|July|August|September|October|November|"
         r"December|recent|latest|big) lay-?offs\b", _cats(_JOB), noun=True),
     Cue("retired", r"(?<!\ba )(?<!\bthe )\b(?:retired|retirement)\b(?! (?:the|my|our) )", _cats(_JOB, _MEM),
         ends_roles=True),
-    Cue("last day", r"\blast (?:day|shift)(?: (?:at|with)\b|(?! of\b))",
+    Cue("last day", r"\b(?:last|final) (?:day|shift)(?: (?:at|with)\b|(?! of\b))",
         _cats(_JOB, _STUDY, _MEM)),
     Cue("contract ended", r"\bcontract (?:has |had )?(?:ended|finished|wrapped(?: up)?|ran out|is up|expired|"
         r"was(?:n't| not) renewed)\b|\bwrapped up\b", _cats(_JOB), strength=0.8),
@@ -157,11 +163,15 @@ CUES: tuple[Cue, ...] = (
     Cue("not working", r"\b(?:not|no longer) (?:working|employed)\b|\bout of work\b|\bunemployed\b"
         r"|\bbetween jobs\b", _cats(_JOB), strength=0.9, negated=True, noun=True, ends_roles=True),
     # -- relationships
-    Cue("broke up", r"\b(?:broke|broken|breaking) (?:up|it off|off (?:the|our|my) engagement)\b|\bbreak-?up\b"
-        r"|\bsplit(?: up)?\b|\bseparated\b|\bseparation\b|\bcalled it (?:quits|a day)\b|\bended (?:it|things)\b"
-        r"|\bdumped\b|\bout of the picture\b|\bsingle again\b", _cats(_REL, _MEM)),
+    Cue("breakup", r"\b(?:break-?up|separation|split)\b(?= (?:was|is|has|hit|went|last)\b|\s*[.,;!]|$)"
+        r"|\b(?:the|our|my|since|after) (?:break-?up|separation|split)\b", _cats(_REL), noun=True),
+    Cue("broke up", r"\b(?:broke|broken|breaking) (?:up|it off|off (?:the|our|my) engagement)\b"
+        r"|\bsplit(?: up)?\b|\bseparated\b|\bcalled it (?:quits|a day)\b|\bended (?:it|things)\b"
+        r"|\bdumped\b|\bout of the picture\b|\bsingle again\b|\bwalked out on (?:me|us|the kids|the family)\b"
+        r"|\bleft (?:me|us) for\b", _cats(_REL, _MEM)),
     Cue("divorce", r"\b(?:post-)?divorc(?:e|ed|ing)\b", _cats(_REL), noun=True),
-    Cue("are done", r"\b(?:and (?:I|me)|and us|we) (?:are|'re|were) (?:done|finished|over|through)\b",
+    Cue("are done", r"\b(?:and (?:I|me)|we)(?: are|'re| were) (?:done|finished|over|through)\b"
+        r"|\b(?:are|'re|were)(?:n't| not) together any ?more\b|\bno longer together\b",
         _cats(_REL)),
     # -- memberships and subscriptions
     Cue("cancelled", r"\bcancel(?:l?ed|l?ing)\b|\bunsubscribed\b|\blapsed\b|\blet (?:" + _OBJ + r" )?lapse\b",
@@ -210,7 +220,7 @@ redundancies let fired sacked sack boot downsized retirement last contract wrapp
 stepped stepping wound shut closed bust under jumped working employed work unemployed jobs notice broke broken breaking
 break breakup split separated separation called dumped picture single divorce divorced divorcing cancel cancelled
 canceled cancelling canceling unsubscribed lapsed lapse left leaving dropped kicked out find up packed cut stopped
-fell sober since moving stopped move relocation relocated relocating graduated transferred switched switching swapped changed
+fell sober since moving stopped together final move relocation relocated relocating graduated transferred switched switching swapped changed
 replaced upgraded instead mine ours hers theirs his wagon
 correction correct correcting fix clarify meant mean misspoke misremembered slip wrong muddled mixed messed bad
 mistake said typed told mentioned should wait sorry oops typo autocorrect auto actually not
@@ -346,7 +356,8 @@ STOPWORDS = GENERIC_WORDS | frozenset(
     "i me we us you he she it they them him is are was were be been being have has had do does did not no "
     "so but if then than that this these those there here what which who whom when where why how all any "
     "some more most much many one two three four five six seven eight nine ten first last next other another "
-    "same very really still now today yesterday week month year day time lol haha ok okay yeah well".split()
+    "same very really still now today yesterday week month year day time lol haha ok okay yeah well i'm i've i'd "
+    "it's that's we're we've he's she's they're they've you're there's".split()
 )
 """Words never taken for a mention of anything."""
 

@@ -201,6 +201,8 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
         if w.low in _DEFINITE and i + 1 < len(clause_words):
             nouns = [clause_words[j].low for j in range(i + 1, min(i + 3, len(clause_words)))]
             fits = [info for info in scope if any(describes(info, n) for n in nouns)]
+            own = [info for info in fits if info.fact.subject == "user"]
+            fits = own or fits  # the user's "the car" is the user's car, unless the message named another
             for info in fits:
                 refs[info.fact.id] = max(refs.get(info.fact.id, 0.0), 0.8 if len({f.state for f in fits}) == 1
                                          else 0.4)
@@ -223,6 +225,14 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
     return out
 
 
+def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],
+                 scored: list[tuple[FactInfo, Evidence, float]]) -> list[tuple[FactInfo, Evidence, float]]:
+    """The chosen facts and the other candidates of their states (a relationship stored both ways)."""
+    states = {c[0].state for c in chosen}
+    ids = {c[0].fact.id for c in chosen}
+    return chosen + [s for s in scored if s[0].state in states and s[0].fact.id not in ids]
+
+
 def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence],
                 similarity: Similarity | None) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
     cue = hit.cue
@@ -231,7 +241,7 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
                                                           or evidence[i.fact.id].explicit)]
     scored = [(i, evidence[i.fact.id], target_score(evidence[i.fact.id], fit=fits[i.fact.id], strength=cue.strength))
               for i in pool]
-    chosen = choose(scored)
+    chosen = _with_states(choose(scored), scored)
     hinted = any(evidence[i.fact.id].structural > 0 for i in pool)
     specific = {i.state for i in pool if fits[i.fact.id] == 1.0}
     small = ANY not in cue.categories and 0 < len(specific) <= SMALL_POOL
@@ -248,7 +258,7 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
     scored = [(i, with_sim(evidence[i.fact.id], sims.get(i.fact.id, 0.0)),
                target_score(with_sim(evidence[i.fact.id], sims.get(i.fact.id, 0.0)), fit=fits[i.fact.id],
                             strength=cue.strength)) for i in pool]
-    return choose(scored), True
+    return _with_states(choose(scored), scored), True
 
 
 def _when(msg: _Message, hit: CueHit, at: datetime) -> datetime:

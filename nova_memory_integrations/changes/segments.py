@@ -24,7 +24,7 @@ _CLAUSE_SPLIT = re.compile(
     r"she's|he's|they've|it's)\b)"
     r"|,\s+(?=(?:now\s+|then\s+)?(?:I|i|we|she|he|they|it|my|My|our|Our)\b)",
 )
-_QUOTED = re.compile(r"\"[^\"\n]{1,200}\"|(?<![\w])'(?=\S)[^'\n]{2,200}?(?<=[^\s])'(?![\w])")
+_QUOTED = re.compile(r"\"[^\"\n]{1,200}\"|(?<![\w])'(?=\S)(?:[^'\n]|(?<=\w)'(?=\w)){2,200}?(?<=[^\s])'(?![\w])")
 _WORD = re.compile(r"[A-Za-zÀ-ÿ0-9][\w&+'’-]*")
 
 

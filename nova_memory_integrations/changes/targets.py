@@ -86,6 +86,20 @@ CATEGORY_NOUNS: dict[str, frozenset[str]] = {
 _DIGIT = re.compile(r"\d")
 
 
+_SUFFIXES = ("ings", "ing", "ers", "er", "ed", "es", "s")
+
+
+def _lemma(word: str) -> str:
+    """A crude lemma for matching inflections: "smoked", "smoker", "smoking" -> "smok"; "running" -> "run"."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    return word[:-1] if len(word) >= 4 and word.endswith("e") else word
+
+
 def _stem(word: str) -> str:
     word = word.lower().replace("’", "'").removesuffix("'s").strip("'")
     if word.endswith("+") and word.rstrip("+").isalpha() and len(word) > 3:  # "Disney+" names "Disney"
@@ -172,8 +186,11 @@ def _fact_info(fact: Fact) -> FactInfo:
     if category == "relationship" or fact.predicate.endswith(("_name", "_of")):
         person = fact.subject if reverse else fact.object
     first = fact.provenance[0] if fact.provenance else fact.lineage_id
+    # one relationship is one state whichever way it is stored ("user husband_name Tom", "tom spouse_of user")
+    state = f"{category}|{person.lower()}" if category == "relationship" and person else \
+        f"{fact.subject}|{category}|{first}"
     return FactInfo(fact, category, names, proper, " ".join(w.low for w in words(source)), frozenset(kinds),
-                    f"{fact.subject}|{category}|{first}", person.lower())
+                    state, person.lower())
 
 
 def name_evidence(info: FactInfo, span: Sequence[Word]) -> float:
@@ -191,6 +208,9 @@ def name_evidence(info: FactInfo, span: Sequence[Word]) -> float:
         return 0.8
     if hits:
         return 0.5
+    lemmas = {_lemma(n) for n in info.names - GENERIC_WORDS - _KIND_NOUNS if len(n) >= 4}
+    if lemmas & {_lemma(s) for s in stems if len(s) >= 4}:  # "smoked" / "smoker" for "smoking"
+        return 0.8
     for s in stems:
         if len(s) < 3:
             continue
