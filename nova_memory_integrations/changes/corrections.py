@@ -26,7 +26,7 @@ from .lexicon import STOPWORDS
 from .segments import Sentence, words
 from .targets import FactInfo, _stem, name_evidence
 
-__all__ = ["Correction", "find_corrections", "new_value", "substitute"]
+__all__ = ["Correction", "find_corrections", "new_value", "says_corrected", "substitute"]
 
 _I = re.IGNORECASE
 _NOT = re.compile(r"\s*[,—-]\s*not\s+(?:a |an |the |my )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)(?=\s*(?:[.,;!?—:)-]|$|"
@@ -50,6 +50,16 @@ _CUT = re.compile(r"\s*(?:[.,;!?()—:\"]|\s-\s|\bnot\b|\bbut\b|\band\b|\bbecaus
                   r"\bthough\b|\bnow\b|\bthen\b|\bhere\b|\bthere\b|\bthe same\b|\bagain\b)", _I)
 _STRIP = re.compile(r"^(?:actually|really|just|a|an|the|to|in|at|for|with|on|my|our)\s+", _I)
 _NUMBER = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)$", _I)
+
+
+_SAYS_CORRECTED = re.compile(r"\b(?:correct(?:ed|s|ion|ing)?|mistak(?:e|en)|misspo(?:ke|ken)|typo|misremembered|"
+                             r"meant|wrong(?:ly)?|mixed up|never true)\b", _I)
+
+
+def says_corrected(reason: str | None) -> bool:
+    """Whether a model's UPDATE reason says the old value was a mistake, not a change ("user corrected
+    the city"): such an UPDATE retracts the old value instead of closing it."""
+    return bool(reason) and _SAYS_CORRECTED.search(reason or "") is not None
 
 
 @dataclass(frozen=True)

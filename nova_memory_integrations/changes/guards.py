@@ -36,7 +36,7 @@ from .lexicon import (
     REMINISCENCE_MARKERS,
     REPORTING_VERBS,
 )
-from .segments import Clause, Sentence, words
+from .segments import Clause, Sentence, asks as _asks, words
 
 __all__ = ["Actor", "Known", "Verdict", "check", "find_actor"]
 
@@ -208,10 +208,10 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
             break
         actor = find_actor(earlier_clause.text, known)
     cue = hit.cue
-    if sentence.question:
-        return Verdict("question", "asked, not told", actor)
-    before = text[sentence.start:hit.start]
-    for m in _REPORTED.finditer(before):
+    if sentence.question and (clause_index == len(sentence.clauses) - 1 or _asks(sentence.text) or _asks(clause.text)):
+        return Verdict("question", "asked, not told", actor)  # "Sold it last week, so what next?" tells first
+    before = text[(sentence.clauses[clause_index - 1] if clause_index else clause).start:hit.start]
+    for m in _REPORTED.finditer(before):  # in this clause or the one before ("X said, and I quote, ...")
         if m.group("who").lower() not in ("i", "we", "i've", "we've"):
             return Verdict("reported", f"someone else's words ({m.group(0).strip()!r})", actor)
     if m := _REMINISCENCE.search(sentence.text):

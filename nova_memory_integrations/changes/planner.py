@@ -89,6 +89,9 @@ class ChangePlan:
     guarded: tuple[Guarded, ...] = ()
     embedded: bool = False
     """Whether meaning was computed (the similarity callable was called)."""
+    touched: tuple[Fact, ...] = ()
+    """Every fact an unguarded cue or a correction may be about, best first: what an LLM deciding
+    UPDATE / DELETE itself must see (:meth:`~.tracker.ChangeTracker.touched`)."""
 
     @property
     def empty(self) -> bool:
@@ -261,6 +264,17 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
     return _with_states(choose(scored), scored), True
 
 
+def _plausible(hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence]) -> list[FactInfo]:
+    """The candidates a cue may be about: those with structural evidence, else the few states of its own
+    categories (strongest first)."""
+    fits = {i.fact.id: category_fit(i.category, hit.cue.categories) for i in scope}
+    hinted = [i for i in scope if fits[i.fact.id] > 0 and evidence[i.fact.id].structural > 0]
+    if not hinted and ANY not in hit.cue.categories:
+        specific = [i for i in scope if fits[i.fact.id] == 1.0]
+        hinted = specific if len({i.state for i in specific}) <= SMALL_POOL else []
+    return sorted(hinted, key=lambda i: -evidence[i.fact.id].structural)
+
+
 def _when(msg: _Message, hit: CueHit, at: datetime) -> datetime:
     clause = msg.sentences[hit.sentence].clauses[hit.clause]
     found = resolve_relative_time(clause.text, at)
@@ -315,8 +329,9 @@ def plan_changes(
     corrections, used = find_corrections(norm, sentences, find_corrections_cues(norm, sentences), correctable)
     hits = [h for h in find_cues(norm, sentences) if h.sentence not in used
             and not _handled(sentences[h.sentence], marks)]
+    touched: dict[str, Fact] = {c.fact.fact.id: c.fact.fact for c in corrections}
     if not hits or not msg.infos:
-        return ChangePlan(corrections=tuple(corrections))
+        return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()))
     msg.mentions = _mentions(msg)
     endings: dict[str, Ending] = {}
     guarded: list[Guarded] = []
@@ -340,6 +355,7 @@ def plan_changes(
             named = [w for w in msg.words if dest[0] <= w.start < dest[1]]
             scope = [i for i in scope if name_evidence(i, named) < 0.8]
         evidence = _evidence(msg, hit, verdict.actor, scope)
+        touched.update((i.fact.id, i.fact) for i in _plausible(hit, scope, evidence))
         chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity)
         embedded = embedded or used_sim
         states = {c[0].state for c in chosen}
@@ -348,5 +364,6 @@ def plan_changes(
         for info in scope if hit.cue.ends_roles else ():  # retiring ends the whole job: employer and role
             if info.state in states and info.fact.id not in endings:
                 endings[info.fact.id] = Ending(info.fact, when, hit.cue.name, "stated with the ended job")
-    return ChangePlan(tuple(endings.values()), tuple(corrections), tuple(guarded), embedded)
+    return ChangePlan(tuple(endings.values()), tuple(corrections), tuple(guarded), embedded,
+                      tuple(touched.values()))
 

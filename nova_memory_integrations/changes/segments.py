@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Clause", "Sentence", "Word", "normalize_text", "segment", "words"]
+__all__ = ["Clause", "Sentence", "Word", "asks", "normalize_text", "segment", "words"]
 
 _STRAIGHT = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
                            "\u2014": "—"})
@@ -77,8 +77,15 @@ def _pieces(text: str, pattern: re.Pattern[str], start: int, end: int) -> list[t
 
 
 _QUESTION_START = re.compile(
-    r"^\W*(?:should I|should we|do I|do we|do you|did I|can I|can we|could I|would I|is it|are there|what if|"
-    r"how (?:do|can|should|much|long)|what (?:do|should|would|can)|any (?:tips|ideas|advice))\b", re.IGNORECASE)
+    r"^\W*(?:(?:so|and|but|ok|well)\W+)?(?:should I|should we|do I|do we|do you|did I|did you|can I|can we|could I|"
+    r"would I|would you|is it|is that|isn't it|are there|was it|what if|have you|has anyone|how (?:do|can|should|much|"
+    r"long|would)|what (?:do|should|would|can|is|are)|where (?:do|should|can)|why (?:do|would|did)|"
+    r"any (?:tips|ideas|advice))\b", re.IGNORECASE)
+
+
+def asks(text: str) -> bool:
+    """Whether a sentence or clause opens as a question ("should I ...", "is it ...", "what if ...")."""
+    return bool(_QUESTION_START.match(text))
 
 
 def segment(text: str) -> list[Sentence]:

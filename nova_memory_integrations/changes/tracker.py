@@ -17,7 +17,7 @@ import numpy as np
 
 from .._time import to_epoch
 from ..storage.sqlite import SQLiteStore
-from ..types import Episode
+from ..types import Episode, Fact
 from .planner import ChangePlan, pending, plan_changes
 
 __all__ = ["ChangeTracker"]
@@ -52,6 +52,28 @@ class ChangeTracker:
             return ChangePlan()
         return plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,
                             similarity=self.similarity if self.embedder is not None else None)
+
+    def touched(self, user_id: str, episodes: Sequence[Episode], related: Sequence[Fact], limit: int) -> list[Fact]:
+        """``related`` (an LLM batch's context facts) with the current facts the batch's change cues and
+        corrections may be about put first, so the model can answer UPDATE / DELETE against them.
+
+        At most ``max(limit, number touched)`` facts; nothing is read for a batch without a cue.
+        """
+        pending_ones = [e for e in episodes if e.role == "user" and e.content and pending(e.content)]
+        if not pending_ones:
+            return list(related)
+        latest = max(e.timestamp for e in pending_ones)
+        facts = [f for f in self.db.current_facts(user_id, valid_after=(to_epoch(min(
+            e.timestamp for e in pending_ones)) or 0.0) - 1e-3) if f.valid_from <= latest]
+        found: dict[str, Fact] = {}
+        for e in pending_ones:
+            now = [f for f in facts if f.valid_from <= e.timestamp and (f.valid_to is None or f.valid_to >= e.timestamp)]
+            plan = plan_changes(e.content, at=e.timestamp, episode_id=e.id, facts=now)
+            found.update((f.id, f) for f in plan.touched)
+        if not found:
+            return list(related)
+        rest = [f for f in related if f.id not in found]
+        return [*found.values(), *rest][: max(limit, len(found))]
 
     def similarity(self, clause: str, texts: Sequence[str]) -> list[float]:
         """Cosine of ``clause`` and each of ``texts`` under the store's embedder."""

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._time import from_epoch, to_epoch, utcnow
 from ..config import ConsolidationConfig, FactConfig, NovaConfig
+from ..changes.corrections import says_corrected
 from ..engine.hooks import Hooks, Veto
 from ..errors import NotFoundError
 from ..memory.conflicts import (
@@ -165,6 +166,8 @@ class Consolidator:
         related: list[Fact] = []
         if getattr(src, "needs_context", False) and self.related is not None:
             related = self.related(user_id, batch, self.config.llm_context_facts)
+        if getattr(src, "needs_context", False) and self.changes is not None:  # what the batch's cues may end
+            related = self.changes.touched(user_id, batch, related, self.config.llm_context_facts)
         try:
             plan = src.plan(user_id, batch, related)
         except Exception as exc:  # recorded, never lost
@@ -264,6 +267,10 @@ class Consolidator:
         common: dict[str, Any] = {"confidence": prop.confidence, "episode_ids": episode_ids,
                                   "metadata": meta or None, "now": now, "reason_prefix": prop.reason}
         target = self._current(user_id, prop.target_fact_id)
+        if prop.op == "UPDATE" and target is not None and says_corrected(prop.reason):  # a model's correction
+            made, ids = self.facts.retract(user_id, target, prop.object, at=at, episode_ids=episode_ids,
+                                           reason=prop.reason or "corrected", now=now)
+            return [made], ids
         if prop.negate or prop.op == "DELETE":
             if target is not None:
                 return self._negate(user_id, target.subject, target.predicate, [target.object], at, common)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import time
 from datetime import datetime, timedelta, timezone
 
-from nova_memory_integrations import NovaStore
+from fake_llms import FakeToolChatModel, ops_message
+
+from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations._time import utcnow
 
 T0 = datetime(2024, 3, 1, 10, tzinfo=timezone.utc)
@@ -100,3 +102,39 @@ def test_a_repeat_reinforces_and_keeps_the_start(store: NovaStore) -> None:
     (fact,) = store.facts("u", predicate="lives_in", include_history=True)
     assert (fact.object, fact.valid_from, fact.valid_to, fact.occurrence_count) == ("Oxford", T0, None, 2)
     assert fact.confidence > store.config.facts.default_confidence
+
+
+def test_an_llm_sees_the_facts_a_turn_may_end_first(make_store: object) -> None:
+    seen: list[dict[str, str]] = []
+
+    def respond(prompt: object, tools: object) -> object:
+        seen.append(dict(prompt.facts))  # type: ignore[attr-defined]
+        return ops_message([{"episode": ref, "operations": []} for ref, *_ in prompt.episodes])  # type: ignore[attr-defined]
+
+    config = NovaConfig.from_dict({"consolidation": {"llm_context_facts": 2}})
+    store: NovaStore = make_store(config=config, llm=FakeToolChatModel(respond=respond))  # type: ignore[operator]
+    for i, (pred, obj) in enumerate([("likes", "jazz"), ("likes", "chess"), ("speaks", "French"),
+                                     ("owns", "22ft Catalina sailboat"), ("likes", "soup")]):
+        store.add_fact("u", "user", pred, obj, valid_from=T0 + i * DAY)
+    store.add_turn("u", "user", "Long week. Kids had colds, and the boat's been sold. Anyway, soup recipes?",
+                   timestamp=T0 + 30 * DAY)
+    store.consolidate("u")
+    (facts,) = seen
+    assert next(iter(facts.values())) == "user owns 22ft Catalina sailboat"  # first, though beyond the limit
+    # the deterministic planner does not run for an LLM source: the model decides (here: nothing)
+    assert {f.object for f in store.facts("u", predicate="owns")} == {"22ft Catalina sailboat"}
+
+
+def test_an_llm_update_that_corrects_a_mistake_is_a_retraction(make_store: object) -> None:
+    def respond(prompt: object, tools: object) -> object:
+        ref = prompt.fact_ref("user lives_in Paris")  # type: ignore[attr-defined]
+        ops = [{"op": "UPDATE", "subject": "user", "predicate": "lives_in", "object": "Lyon", "target_fact": ref,
+                "reason": "the user corrected the city they moved to"}] if ref else []
+        return ops_message([{"episode": e[0], "operations": ops} for e in prompt.episodes])  # type: ignore[attr-defined]
+
+    store: NovaStore = make_store(llm=FakeToolChatModel(respond=respond))  # type: ignore[operator]
+    store.add_fact("u", "user", "lives_in", "Paris", valid_from=T0)
+    store.add_turn("u", "user", "Sorry, I meant Lyon, not Paris.", timestamp=T0 + 14 * DAY)
+    store.consolidate("u")
+    assert _objects(store, "u", as_of=T0 + 7 * DAY) == {"user:Lyon"}
+    assert {f.object for f in store.facts("u", include_history=True)} == {"Lyon"}

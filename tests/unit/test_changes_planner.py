@@ -174,3 +174,14 @@ def test_what_is_not_a_correction(text: str) -> None:
     facts = [_fact(0, "user", "lives_in", "Paris"), _fact(1, "user", "habit", "smoking"),
              _fact(2, "user", "likes", "coffee")]
     assert plan_changes(text, at=AT, episode_id="now", facts=facts).corrections == ()
+
+
+def test_a_statement_before_a_question_in_one_sentence_still_counts() -> None:
+    assert _ended("Sold the Focus last week, so what should I get next?") == {"user:Ford Focus"}
+    assert _ended("should I sell the Focus and just get a bike?") == set()
+    assert _ended("Is it weird that I quit Tesco without a plan?") == set()
+
+
+def test_someone_elses_words_earlier_in_a_long_message_do_not_silence_the_user() -> None:
+    assert _ended("Mum says hi. Also I sold the Focus on Saturday.") == {"user:Ford Focus"}
+    assert _ended("My mechanic says the Focus is done for, so I guess it's over.") == set()
