@@ -80,6 +80,8 @@ class Cue:
     noun: bool = False
     ends_actor: bool = False
     """Said of a person ("Nan passed away"), it ends every state of theirs, named or not."""
+    needs_name: bool = False
+    """Only a fact the clause names can be its target ("my ex" is someone else than the current partner)."""
     ends_roles: bool = False
     """It ends what someone works *as* too (:data:`ROLE_PREDICATES`): "retired", "not working"; leaving
     one employer ends that employment only (the pharmacist who quits Boots is still a pharmacist)."""
@@ -105,8 +107,8 @@ CUES: tuple[Cue, ...] = (
     Cue("no more", r"\bno more\b", _cats(_HAB, _MEM, _POS, _JOB, ANY), strength=0.8, negated=True),
     Cue("used to", r"\bused to\b", _ANYTHING, strength=0.7),
     Cue("ex-", r"\bex-?(?:wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|employer|colleague|boss)\b"
-        r"|\bmy ex\b", _cats(_REL, _JOB), noun=True),
-    Cue("former", r"\b(?:former|formerly|erstwhile)\b", _ANYTHING, strength=0.7),
+        r"|\bmy ex\b", _cats(_REL, _JOB), noun=True, needs_name=True),
+    Cue("former", r"\b(?:former|formerly|erstwhile)\b", _ANYTHING, strength=0.7, needs_name=True),
     Cue("is history", _BE + r"(?:history|a thing of the past|behind (?:me|us))\b",
         _ANYTHING),
     Cue("is over", _BE + r"(?:over|finished|done|through)(?! with)\b(?!\s+(?:the|a|an|my|our|\d))", _ANYTHING,
@@ -141,15 +143,17 @@ CUES: tuple[Cue, ...] = (
     # -- jobs
     Cue("resigned", r"\b(?:resigned|resignation|quit my job)\b|\bwalked out (?:of|on) (?:my|the|his|her|their) "
         r"(?:job|work|shift|employer)\b", _cats(_JOB, _MEM)),
-    Cue("laid off", r"\b(?:laid off|lay-?offs?|made redundant|redundanc(?:y|ies)|let go|let (?:me|him|her|them|us) go|"
+    Cue("laid off", r"\b(?:laid off|lay-?offs?|made redundant|redundanc(?:y|ies)|let go|let (?:me|us) go|"
         r"fired|sacked|got the sack|"
         r"got the boot|lost (?:my|his|her|their) job|downsized)\b", _cats(_JOB)),
     Cue("layoffs", r"\b(?:the|January|February|March|April|May|June|July|August|September|October|November|"
         r"December|recent|latest|big) lay-?offs\b", _cats(_JOB), noun=True),
+    Cue("retirement", r"\b(?:my|his|her|their|since|after|into|first \w+ of|in) retirement\b|^retirement\b"
+        r"|\bretirement (?:is|has|so far|suits)\b", _cats(_JOB, _MEM), noun=True, ends_roles=True),
     Cue("retired", r"(?<!\ba )(?<!\bthe )\b(?:retired|retirement)\b(?! (?:the|my|our) )", _cats(_JOB, _MEM),
         ends_roles=True),
     Cue("last day", r"\b(?:last|final) (?:day|shift)(?: (?:at|with)\b|(?! of\b))",
-        _cats(_JOB, _STUDY, _MEM)),
+        _cats(_JOB, _STUDY, _MEM), noun=True),
     Cue("contract ended", r"\bcontract (?:has |had )?(?:ended|finished|wrapped(?: up)?|ran out|is up|expired|"
         r"was(?:n't| not) renewed)\b|\bwrapped up\b", _cats(_JOB), strength=0.8),
     Cue("not renewed", r"\b(?:did(?:n't| not)|won't|will not|decided not to|never) renew(?:ed)?\b|\bnot renewing\b"
@@ -178,8 +182,10 @@ CUES: tuple[Cue, ...] = (
         _cats(_MEM, _POS, _HAB)),
     Cue("left", r"\b(?:left|leaving)\b(?! (?:over|behind|alone|it|me|a message|a review|a comment)\b)",
         _cats(_JOB, _MEM, _HOME, _REL, _STUDY), strength=0.6),
-    Cue("dropped out", r"\bdropped out\b|\bdropped\b|\bkicked (?:out|off)\b", _cats(_STUDY, _MEM, _HAB),
+    Cue("dropped out", r"\bdropped out\b|\bkicked (?:out|off)\b", _cats(_STUDY, _MEM, _HAB),
         strength=0.8),
+    Cue("dropped", r"\bdropped\b(?! (?:off|by|in|round|the kids|him|her|them|me)\b)", _cats(_STUDY, _MEM, _HAB),
+        strength=0.8, needs_name=True),
     Cue("out of", r"\b(?:I'm|I am|I'm now|now) out of (?:the )?", _cats(_MEM, _JOB, _REL), strength=0.7),
     Cue("replacement", r"\bfind (?:a )?(?:new|replacement|another) (?:\w+)\b", _cats(_MEM, _JOB), strength=0.5),
     # -- habits
@@ -357,6 +363,9 @@ STOPWORDS = GENERIC_WORDS | frozenset(
     "so but if then than that this these those there here what which who whom when where why how all any "
     "some more most much many one two three four five six seven eight nine ten first last next other another "
     "same very really still now today yesterday week month year day time lol haha ok okay yeah well i'm i've i'd "
+    "tonight weekend morning evening night ago already yet soon again finally totally completely properly "
+    "january february march april may june july august september october november december monday tuesday "
+    "wednesday thursday friday saturday sunday spring summer autumn fall winter christmas easter "
     "it's that's we're we've he's she's they're they've you're there's".split()
 )
 """Words never taken for a mention of anything."""

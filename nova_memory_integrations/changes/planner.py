@@ -20,7 +20,7 @@ from ..types import Fact
 from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
 from .guards import Actor, Known, check
-from .lexicon import ANY, ROLE_PREDICATES
+from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
 from .segments import Sentence, Word, normalize_text, segment, words
 from .targets import (
     THRESHOLD,
@@ -180,11 +180,12 @@ def _scope(actor: Actor, msg: _Message, hit: CueHit, facts: Sequence[Fact]) -> t
 def _destination(msg: _Message, hit: CueHit) -> tuple[int, int]:
     """The span of a cue's clause naming the *new* state ("moved *to Lyon*", "swapped it *for a Tesla*")."""
     clause = msg.sentences[hit.sentence].clauses[hit.clause]
-    m = _TO.search(msg.text, hit.end, clause.end)
+    first = msg.text.find(" ", hit.start, hit.end)  # after the cue's first word: "switched to X", "gave it to X"
+    m = _TO.search(msg.text, first if first > 0 else hit.end, clause.end)
     if m is None:
         return (0, 0)
-    back = _FROM.search(msg.text, m.end(), clause.end)
-    return (m.start(), back.start() if back else clause.end)
+    back = _FROM.search(msg.text, m.end(), clause.end) if hit.cue.kind == "change" else None  # "to X from Y"
+    return (m.start(), back.start() if back else clause.end)  # "sold her to a lad from Leeds": all the buyer
 
 
 def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -> dict[str, Evidence]:
@@ -213,19 +214,35 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
         for info in scope:
             if info.person == actor.partner:
                 refs[info.fact.id] = 1.0
-    # "the only one": among the states of the cue's own categories; never for a cue that can end anything,
-    # nor for a thing (a thing is named)
-    states = {i.state for i in scope if category_fit(i.category, hit.cue.categories) == 1.0}
-    if ANY in hit.cue.categories or actor.kind in ("thing", "indefinite") or actor.kind == "pronoun" and \
-            actor.name == "it":
+    cue = hit.cue
+    states = {i.state for i in scope if category_fit(i.category, cue.categories) == 1.0}
+    if not _may_be_the_only_one(msg, hit, actor, clause_words):
         states = set()
     out: dict[str, Evidence] = {}
     for info in scope:
-        out[info.fact.id] = Evidence(name_clause=name_evidence(info, clause_words),
-                                     name_sentence=name_evidence(info, other_words),
-                                     ref=refs.get(info.fact.id, 0.0),
-                                     unique=1.0 if states == {info.state} else 0.0)
+        ev = Evidence(name_clause=name_evidence(info, clause_words), name_sentence=name_evidence(info, other_words),
+                      ref=refs.get(info.fact.id, 0.0), unique=1.0 if states == {info.state} else 0.0)
+        out[info.fact.id] = Evidence(name_clause=ev.name_clause) if cue.needs_name else ev
     return out
+
+
+def _may_be_the_only_one(msg: _Message, hit: CueHit, actor: Actor, clause_words: list[Word]) -> bool:
+    """Whether "the only state of the cue's categories" can count as evidence for this cue.
+
+    Never for a cue that can end anything, a change to something else across categories, a thing (a
+    thing is named) or someone unknown; and for a verb of several categories only when it names no
+    object of its own ("I quit", not "I cancelled the dentist": that is about the dentist).
+    """
+    cue = hit.cue
+    if ANY in cue.categories or actor.kind in ("thing", "indefinite") or (actor.kind == "pronoun" and actor.name == "it"):
+        return False
+    if len(cue.categories) == 1 or cue.noun:
+        return True
+    if cue.kind == "change":
+        return False
+    after = [w for w in clause_words if w.start >= hit.end and w.low not in STOPWORDS and w.low not in _PRONOUNS
+             and not w.low.isdigit()]
+    return not after
 
 
 def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],

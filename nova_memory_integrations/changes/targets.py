@@ -74,14 +74,13 @@ SIM_FLOOR, SIM_CEIL = 0.25, 0.6
 CATEGORY_NOUNS: dict[str, frozenset[str]] = {
     "job": frozenset("job work company firm employer office contract role position gig shifts".split()),
     "home": frozenset("house flat place home apartment lease tenancy".split()),
-    "membership": frozenset("membership club gym team band subscription choir group crew".split()),
-    "relationship": frozenset("relationship marriage engagement wedding ex".split()),
-    "study": frozenset("course degree school uni university college studies".split()),
+    "membership": frozenset("membership subscription".split()),
+    "relationship": frozenset("relationship marriage engagement".split()),
+    "study": frozenset("course degree studies".split()),
     "habit": frozenset("habit routine".split()),
-    "pet": frozenset(w for w, c in OBJECT_CATEGORY_WORDS.items() if c == "pet"),
-    "possession": frozenset(KIND_WORDS),
 }
-"""Nouns that describe a state of a category ("the company" -> a job, "the gym" -> a membership)."""
+"""Nouns that describe any state of a category ("the company" -> the job, "my membership"); a more
+specific noun ("the gym", "the choir", "the dog") must be a word of the fact itself."""
 
 _DIGIT = re.compile(r"\d")
 
@@ -217,7 +216,7 @@ def name_evidence(info: FactInfo, span: Sequence[Word]) -> float:
         for n in info.names:
             if len(n) >= 5 and n != s and (n.endswith(s) or (len(s) >= 4 and n.startswith(s))):
                 return 0.5
-            if len(s) >= 5 and len(n) >= 5 and s[:4] == n[:4] and (s.startswith(n[:5]) or n.startswith(s[:5])):
+            if len(s) >= 5 and len(n) >= 5 and s[:4] == n[:4] and s not in STOPWORDS:  # "Bonnie" / "Bonneville"
                 return 0.5
     return 0.0
 

@@ -66,7 +66,7 @@ def test_the_anchor_prefilter_never_hides_a_cue() -> None:
 @pytest.mark.parametrize(("text", "cue"), [
     ("the boat's been sold", "sold"), ("Bean There is history.", "is history"), ("the car's gone.", "gone"),
     ("we called it quits", "broke up"), ("since my resignation from Acme", "resigned"),
-    ("Retirement is strange", "retired"), ("after the breakup", "breakup"), ("she moved on from it", "moved on"),
+    ("Retirement is strange", "retirement"), ("after the breakup", "breakup"), ("she moved on from it", "moved on"),
     ("I handed in my notice", "notice"), ("the van was written off", "written off"), ("we rehomed her", "rehomed"),
     ("it lapsed in May", "cancelled"), ("got let go from Kestrel", "laid off"), ("my ex-wife", "ex-"),
 ])
@@ -142,7 +142,7 @@ def test_choose_needs_the_threshold_and_a_margin_unless_named() -> None:
 @pytest.mark.parametrize(("obj", "span", "level"), [
     ("Golf", "sent the old Golf to the scrapyard", 1.0), ("Mazda CX-5", "the CX-5 is a total loss", 1.0),
     ("book club", "quit the book club", 1.0), ("running", "done with running", 1.0),
-    ("little fishing boat", "sell the boat", 0.5), ("22ft Catalina sailboat", "the boat's been sold", 0.5),
+    ("little fishing boat", "sell the boat", 0.8), ("22ft Catalina sailboat", "the boat's been sold", 0.5),
     ("smoking", "haven't smoked since", 0.8), ("Golf", "my golf swing", 1.0), ("Golf", "the Polo", 0.0),
 ])
 def test_name_evidence_levels(obj: str, span: str, level: float) -> None:

@@ -185,3 +185,25 @@ def test_a_statement_before_a_question_in_one_sentence_still_counts() -> None:
 def test_someone_elses_words_earlier_in_a_long_message_do_not_silence_the_user() -> None:
     assert _ended("Mum says hi. Also I sold the Focus on Saturday.") == {"user:Ford Focus"}
     assert _ended("My mechanic says the Focus is done for, so I guess it's over.") == set()
+
+
+@pytest.mark.parametrize("text", [
+    "I cancelled the dentist appointment, can't face it.",  # about the dentist, not the only membership
+    "my ex texted me out of nowhere last night",  # an ex is not the current partner
+    "I dropped the kids at school and went for a run.",
+    "Sold my old guitar on eBay for 80 quid.",  # a thing never stated: not the only possession
+    "switched to oat milk, way better",
+    "Quit the choir, too much drama.",  # a choir never stated: not the only membership
+])
+def test_a_cue_about_something_unknown_ends_nothing(text: str) -> None:
+    few = [_fact(0, "user", "member_of", "Pure Gym"), _fact(1, "user", "girlfriend_name", "Amy"),
+           _fact(2, "user", "owns", "Ford Focus")]
+    assert _ended(text, few) == set()
+
+
+def test_the_buyer_or_the_new_state_is_never_the_ended_one() -> None:
+    facts = [_fact(0, "user", "owns", "Triumph Bonneville"), _fact(1, "user", "works_at", "Leeds Council")]
+    assert _ended("Bonnie's gone. Sold her to a lad from Leeds last weekend.", facts) == {"user:Triumph Bonneville"}
+    moved = [_fact(0, "user", "lives_in", "York"), _fact(1, "user", "works_at", "Leeds Council")]
+    assert _ended("moved to Leeds from York in May", moved) == {"user:York"}
+    assert _ended("switched to Leeds Council, way better", moved) == set()
