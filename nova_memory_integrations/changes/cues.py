@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .lexicon import ANCHORS, CORRECTION_CUES, CUES, Cue, CorrectionCue
+from .lexicon import ANCHORS, CORRECTION_CUES, CUES, CorrectionCue, Cue
 from .segments import Sentence
 
 __all__ = ["CorrectionHit", "CueHit", "find_corrections_cues", "find_cues", "has_cue"]

@@ -36,7 +36,8 @@ from .lexicon import (
     REMINISCENCE_MARKERS,
     REPORTING_VERBS,
 )
-from .segments import Clause, Sentence, asks as _asks, words
+from .segments import Clause, Sentence, words
+from .segments import asks as _asks
 
 __all__ = ["Actor", "Known", "Verdict", "check", "find_actor"]
 
@@ -180,7 +181,7 @@ def find_actor(prefix: str, known: Known) -> Actor:
             return Actor("third", name=who)
         if name.split()[0].lower() in INDEFINITE_ACTORS:
             return Actor("indefinite", name=name.lower())
-        if _VERB_FIRST.match(name) or name[0].islower() and not m.group("pos"):
+        if _VERB_FIRST.match(name) or (name[0].islower() and not m.group("pos")):
             return Actor("implicit")
         return Actor("thing", name=name.lower())
     return Actor("implicit")
@@ -214,21 +215,21 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
     for m in _REPORTED.finditer(before):  # in this clause or the one before ("X said, and I quote, ...")
         if m.group("who").lower() not in ("i", "we", "i've", "we've"):
             return Verdict("reported", f"someone else's words ({m.group(0).strip()!r})", actor)
-    if m := _REMINISCENCE.search(sentence.text):
-        return Verdict("reminiscence", f"a memory of something earlier ({m.group(0)!r})", actor)
+    if memory := _REMINISCENCE.search(sentence.text):
+        return Verdict("reminiscence", f"a memory of something earlier ({memory.group(0)!r})", actor)
     if not cue.negated and _negated(clause, hit, text):
         return Verdict("negation", "the cue is denied", actor)
     upto = text[clause.start:hit.end]
     earlier = sentence.clauses[clause_index - 1].text if clause_index > 0 else ""
-    m = _MODAL.search(upto) or _NOT_YET.search(clause.text)
-    if m is not None:
-        return Verdict("modality", f"a possibility, not a fact ({m.group(0)!r})", actor)
+    maybe = _MODAL.search(upto) or _NOT_YET.search(clause.text)
+    if maybe is not None:
+        return Verdict("modality", f"a possibility, not a fact ({maybe.group(0)!r})", actor)
     if _CONDITIONAL_CLAUSE.match(earlier):
         return Verdict("modality", "under a condition", actor)
     if cue.kind == "announce":
         return Verdict("future", "announced for later", actor)
-    if m := _FUTURE.search(clause.text):
-        return Verdict("future", f"a plan ({m.group(0)!r})", actor)
+    if plan := _FUTURE.search(clause.text):
+        return Verdict("future", f"a plan ({plan.group(0)!r})", actor)
     if text[hit.start:hit.end].lower().split()[0].endswith("ing") and _PROGRESSIVE.search(prefix):
         return Verdict("future", "in progress or planned, not done", actor)
     return Verdict(None, "", actor)

@@ -88,11 +88,12 @@ class Cue:
 
 
 _ANYTHING = _cats(_POS, _JOB, _REL, _MEM, _HAB, _PET, _HOME, _STUDY, ANY)
-_BE = ("(?:" + "|".join(f"(?<={w} )" for w in (r"\bis", "'s", r"\bare", "'re", r"\bwas", r"\bwere", r"\bhas", r"\bhave", "'ve",
-                                               r"\bnow", r"\ball", r"\blong", r"\bso", r"\bofficially", r"\btruly"))
-       + ")")
+_BE_WORDS = (r"\bis", "'s", r"\bare", "'re", r"\bwas", r"\bwere", r"\bhas", r"\bhave", "'ve", r"\bnow", r"\ball",
+             r"\blong", r"\bso", r"\bofficially", r"\btruly")
+_BE = "(?:" + "|".join(f"(?<={w} )" for w in _BE_WORDS) + ")"
 """Right after a form of "be" or "have" (or an adverb after one): "the car's *gone*", "Bean There is *history*"."""
-_OBJ = r"(?:it|him|her|them|(?:the|my|our|his|her|their) [\w'&+-]+(?: [\w'&+-]+){0,3}|[A-Z][\w'&+-]*(?: [A-Z][\w'&+-]*){0,3})"
+_OBJ = (r"(?:it|him|her|them|(?:the|my|our|his|her|their) [\w'&+-]+(?: [\w'&+-]+){0,3}"
+        r"|[A-Z][\w'&+-]*(?: [A-Z][\w'&+-]*){0,3})")
 """A short object between a verb and its particle ("gave *the Yamaha* away", "let *it* go")."""
 
 # Ordered: at one position the first matching cue wins, so longer phrasings come before their parts.
@@ -226,7 +227,8 @@ redundancies let fired sacked sack boot downsized retirement last contract wrapp
 stepped stepping wound shut closed bust under jumped working employed work unemployed jobs notice broke broken breaking
 break breakup split separated separation called dumped picture single divorce divorced divorcing cancel cancelled
 canceled cancelling canceling unsubscribed lapsed lapse left leaving dropped kicked out find up packed cut stopped
-fell sober since moving stopped together final move relocation relocated relocating graduated transferred switched switching swapped changed
+fell sober since moving stopped together final move relocation relocated relocating graduated transferred switched
+switching swapped changed
 replaced upgraded instead mine ours hers theirs his wagon
 correction correct correcting fix clarify meant mean misspoke misremembered slip wrong muddled mixed messed bad
 mistake said typed told mentioned should wait sorry oops typo autocorrect auto actually not
@@ -300,7 +302,8 @@ PREDICATE_CATEGORIES: dict[str, str] = {
                      "position", "role", "career", "employment", "runs_business", "runs", "works", "employed_by",
                      "contracts_for", "freelances_for", "manages", "teaches_at", "drives_for"), _JOB),
     **dict.fromkeys(("dating", "married_to", "engaged_to", "partner", "spouse", "in_relationship_with", "partner_of",
-                     "spouse_of", "fiance_of", "fiancee_of", "sees", "relationship_status", "boyfriend", "girlfriend", "husband", "wife",
+                     "spouse_of", "fiance_of", "fiancee_of", "sees", "relationship_status", "boyfriend", "girlfriend",
+                     "husband", "wife",
                      "fiance", "fiancee", "relationship"), _REL),
     **dict.fromkeys(("has_pet", "pet", "owns_pet", "dog", "cat"), _PET),
     **dict.fromkeys(("lives_in", "lives_at", "home", "address", "resides_in", "rents", "housing", "lives",
@@ -318,9 +321,10 @@ PREDICATE_CATEGORIES: dict[str, str] = {
 IDENTITY = "identity"
 """Who someone is to the user ("user sister_name Grace", "grace sibling_of user"): no cue ends it."""
 
-PREDICATE_SUFFIX_CATEGORIES: tuple[tuple[str, str], ...] = tuple(
-    (f"{r.word.replace(' ', '_')}_name", _REL) for r in RELATIONS.values() if r.partner
-) + (("_of", IDENTITY), ("_name", IDENTITY))
+PREDICATE_SUFFIX_CATEGORIES: tuple[tuple[str, str], ...] = (
+    *((f"{r.word.replace(' ', '_')}_name", _REL) for r in RELATIONS.values() if r.partner),
+    ("_of", IDENTITY), ("_name", IDENTITY),
+)
 """``(suffix, category)`` tried in order for predicates not in :data:`PREDICATE_CATEGORIES`."""
 
 OBJECT_CATEGORY_WORDS: dict[str, str] = {
@@ -400,6 +404,7 @@ FUTURE_MARKERS: tuple[str, ...] = (
     r"\bthis coming\b", r"\bnot until\b", r"\buntil (?:christmas|the end|next|january|february|march|april|may|june|"
     r"july|august|september|october|november|december)\b", r"\bfrom next\b", r"\bby the end of (?:the|this|next)\b",
     r"\bin (?:the )?new year\b", r"\bstarting (?:on|in|next)\b", r"\b(?:weeks?|days?|months?) and I'm\b",
+    r"\b(?:is|'s|will be) (?:on )?(?:this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow)\b",
 )
 """Words that put a clause in the future: a plan, never a change now."""
 

@@ -198,8 +198,8 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
     refs: dict[str, float] = {}
     skip = (hit.start, hit.end) if hit.cue.name in _IDIOMS else (0, 0)
     for i, w in enumerate(clause_words):
-        if w.low in _PRONOUNS and w.start >= hit.start and not skip[0] <= w.start < skip[1] or \
-                w.low in ("it", "that", "this") and actor.kind == "pronoun" and actor.name == "it" and i == 0:
+        if (w.low in _PRONOUNS and w.start >= hit.start and not skip[0] <= w.start < skip[1]) or \
+                (w.low in ("it", "that", "this") and actor.kind == "pronoun" and actor.name == "it" and i == 0):
             for info in _antecedents(msg, w.start):
                 refs[info.fact.id] = 1.0
         if w.low in _DEFINITE and i + 1 < len(clause_words):
@@ -234,7 +234,8 @@ def _may_be_the_only_one(msg: _Message, hit: CueHit, actor: Actor, clause_words:
     object of its own ("I quit", not "I cancelled the dentist": that is about the dentist).
     """
     cue = hit.cue
-    if ANY in cue.categories or actor.kind in ("thing", "indefinite") or (actor.kind == "pronoun" and actor.name == "it"):
+    if ANY in cue.categories or actor.kind in ("thing", "indefinite") or (
+            actor.kind == "pronoun" and actor.name == "it"):
         return False
     if len(cue.categories) == 1 or cue.noun:
         return True

@@ -67,7 +67,8 @@ class ChangeTracker:
             e.timestamp for e in pending_ones)) or 0.0) - 1e-3) if f.valid_from <= latest]
         found: dict[str, Fact] = {}
         for e in pending_ones:
-            now = [f for f in facts if f.valid_from <= e.timestamp and (f.valid_to is None or f.valid_to >= e.timestamp)]
+            now = [f for f in facts
+                   if f.valid_from <= e.timestamp and (f.valid_to is None or f.valid_to >= e.timestamp)]
             plan = plan_changes(e.content, at=e.timestamp, episode_id=e.id, facts=now)
             found.update((f.id, f) for f in plan.touched)
         if not found:

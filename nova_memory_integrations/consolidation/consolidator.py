@@ -25,8 +25,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .._time import from_epoch, to_epoch, utcnow
-from ..config import ConsolidationConfig, FactConfig, NovaConfig
 from ..changes.corrections import says_corrected
+from ..config import ConsolidationConfig, FactConfig, NovaConfig
 from ..engine.hooks import Hooks, Veto
 from ..errors import NotFoundError
 from ..memory.conflicts import (
@@ -268,9 +268,9 @@ class Consolidator:
                                   "metadata": meta or None, "now": now, "reason_prefix": prop.reason}
         target = self._current(user_id, prop.target_fact_id)
         if prop.op == "UPDATE" and target is not None and says_corrected(prop.reason):  # a model's correction
-            made, ids = self.facts.retract(user_id, target, prop.object, at=at, episode_ids=episode_ids,
-                                           reason=prop.reason or "corrected", now=now)
-            return [made], ids
+            fixed, fixed_ids = self.facts.retract(user_id, target, prop.object, at=at, episode_ids=episode_ids,
+                                                  reason=prop.reason or "corrected", now=now)
+            return [fixed], fixed_ids
         if prop.negate or prop.op == "DELETE":
             if target is not None:
                 return self._negate(user_id, target.subject, target.predicate, [target.object], at, common)

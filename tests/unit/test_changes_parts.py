@@ -53,7 +53,7 @@ def test_every_cue_is_well_formed_data() -> None:
 def _corpus() -> list[str]:
     texts = [t["content"] for line in (DATA / "beliefs_tuning.jsonl").read_text().splitlines() if line.strip()
              for t in json.loads(line)["turns"]]
-    return texts + ["I sold it.", "we're done", "it's history now", "the car's gone.", "Dropped out in May.",
+    return [*texts, "I sold it.", "we're done", "it's history now", "the car's gone.", "Dropped out in May.",
                     "I'm not at Acme any more", "no wait, it's Lyon", "Retirement suits me", "We moved!"]
 
 

@@ -77,6 +77,7 @@ def _ended(text: str, facts: list[Fact] = FACTS) -> set[str]:
     ("talk me out of cancelling the gym lol", set()),
     ("I'm moving out of Leeds in the summer.", set()),
     ("Handed in my notice at Tesco today, four weeks to go.", set()),
+    ("My last day at Tesco is Friday, can't wait.", set()),
     ("my first car was a Fiesta, sold it after a year", set()),
     ("Back in school I quit the swim team.", set()),
     ("The doctor says my smoking days are over.", set()),
