@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from ..extraction.timeparse import resolve_relative_time
@@ -106,7 +106,14 @@ class _Message:
     words: list[Word]
     infos: list[FactInfo]
     known: Known
-    mentions: list[tuple[int, FactInfo]] = field(default_factory=list)
+    found: list[tuple[int, FactInfo]] | None = None
+
+    @property
+    def mentions(self) -> list[tuple[int, FactInfo]]:
+        """``(position, fact)`` for every word that names a fact; computed on the first pronoun."""
+        if self.found is None:
+            self.found = _mentions(self)
+        return self.found
 
 
 def _known(facts: Sequence[Fact]) -> Known:
@@ -127,7 +134,7 @@ def _mentions(msg: _Message) -> list[tuple[int, FactInfo]]:
     """``(position, fact)`` for every word of the message that names a fact (for antecedents)."""
     out: list[tuple[int, FactInfo]] = []
     for w in msg.words:
-        if w.low in _PRONOUNS:
+        if w.low in _PRONOUNS or w.low in STOPWORDS:
             continue
         for info in msg.infos:
             if name_evidence(info, [w]) >= 0.5:
@@ -328,7 +335,7 @@ def plan_changes(
         at: when it was said (timezone-aware); relative times ("in June") resolve against it.
         episode_id: its episode (facts first stated by it are never its targets).
         facts: the user's believed facts holding at ``at`` (a fact that this very message closed at
-            ``at`` may be corrected, not ended).
+            ``at`` may be corrected, not ended), and those the message itself stated, whatever their time.
         similarity: cosine of a clause and fact texts; ``None``: meaning is not used.
         handled: sentences in which the extractor already ended or replaced a fact: their change
             cues are not read again (corrections still are).
@@ -339,6 +346,10 @@ def plan_changes(
     sentences = segment(norm)
     marks = [normalize_text(h).strip(" .!?") for h in handled]
     own = [f for f in facts if not f.provenance or f.provenance[0] != episode_id]
+    # the message's own statements that the store kept as history (learnt after a newer value): for those
+    # categories the message's change is older than what is held now, so it ends nothing current
+    dated = {fact_info(f).category for f in facts if f.provenance and f.provenance[0] == episode_id
+             and f.valid_to is not None and f.valid_to <= at}
     open_now = [f for f in own if f.valid_from <= at and (f.valid_to is None or f.valid_to > at)]
     msg = _Message(norm, sentences, words(norm), [fact_info(f) for f in open_now], _known(facts))
     correctable = [fact_info(f) for f in own if f.valid_from < at and (f.valid_to is None or f.valid_to >= at)]
@@ -350,12 +361,13 @@ def plan_changes(
     touched: dict[str, Fact] = {c.fact.fact.id: c.fact.fact for c in corrections}
     if not hits or not msg.infos:
         return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()))
-    msg.mentions = _mentions(msg)
     endings: dict[str, Ending] = {}
     guarded: list[Guarded] = []
     embedded = False
     for hit in hits:
         verdict = check(norm, sentences[hit.sentence], hit.clause, hit, msg.known)
+        if verdict.guard is None and hit.cue.kind == "change" and dated & hit.cue.categories:
+            verdict = replace(verdict, guard="older", reason="the new state is older than the one held")
         if verdict.guard is not None:
             guarded.append(Guarded(hit.cue.name, verdict.guard, verdict.reason))
             continue
@@ -371,7 +383,11 @@ def plan_changes(
         dest = _destination(msg, hit)
         if dest[1] > dest[0]:  # what the clause names as the new state is never the one that ended
             named = [w for w in msg.words if dest[0] <= w.start < dest[1]]
-            scope = [i for i in scope if name_evidence(i, named) < 0.8]
+            held = [i for i in scope if name_evidence(i, named) >= 0.8]
+            if hit.cue.kind == "change" and any(category_fit(i.category, hit.cue.categories) == 1.0 for i in held):
+                guarded.append(Guarded(hit.cue.name, "held", "the new state is already held: nothing changes"))
+                continue
+            scope = [i for i in scope if i not in held]
         evidence = _evidence(msg, hit, verdict.actor, scope)
         touched.update((i.fact.id, i.fact) for i in _plausible(hit, scope, evidence))
         chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity)

@@ -11,6 +11,7 @@ decide.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,8 @@ from ..types import Episode, Fact
 from .planner import ChangePlan, pending, plan_changes
 
 __all__ = ["ChangeTracker"]
+
+_EPSILON = timedelta(milliseconds=1)
 
 
 class ChangeTracker:
@@ -36,18 +39,23 @@ class ChangeTracker:
         self.db = db
         self.embedder = embedder
 
-    def plan(self, user_id: str, episode: Episode, *, handled: Sequence[str] = ()) -> ChangePlan:
+    def plan(
+        self, user_id: str, episode: Episode, *, handled: Sequence[str] = (), stated: Sequence[str] = (),
+    ) -> ChangePlan:
         """The plan for one episode (empty for other roles and for turns without a pending cue).
 
         ``handled``: the sentences in which the extractor's own statements already ended or replaced
-        a fact (:func:`~.planner.pending`).
+        a fact (:func:`~.planner.pending`); ``stated``: the fact versions those statements wrote.
         """
         if episode.role != "user" or not episode.content or not pending(episode.content, handled):
             return ChangePlan()
         at = episode.timestamp
-        # believed facts still valid at `at`, and those this very episode closed at `at` (correctable)
-        facts = [f for f in self.db.current_facts(user_id, valid_after=(to_epoch(at) or 0.0) - 1e-3)
+        # believed facts still valid at `at`, those this very episode closed at `at` (correctable), and
+        # those it stated (whatever their time)
+        facts = [f for f in self.db.current_facts(user_id, valid_after=to_epoch(at - _EPSILON))
                  if f.valid_from <= at]
+        known = {f.id for f in facts}
+        facts += [f for f in self.db.select_facts(user_id, ids=list(stated)) if f.id not in known]
         if not facts:
             return ChangePlan()
         return plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,

@@ -183,6 +183,7 @@ class Consolidator:
                     now = utcnow()
                     for episode in done:
                         handled: list[str] = []  # sentences whose statements already ended or replaced a fact
+                        stated: list[str] = []  # the fact versions this episode's statements wrote
                         for proposal in plan.proposals[episode.id]:
                             try:  # a hook may change or veto the statement
                                 proposal = self.hooks.run("before_decision", user_id, proposal)
@@ -193,10 +194,11 @@ class Consolidator:
                             self.hooks.run("after_decision", user_id, made)
                             decisions += made
                             changed += ids
+                            stated += ids
                             if any(d.op in ("UPDATE", "DELETE") for d in made):
                                 handled.append(proposal.source_text)
                         if self.changes is not None and not getattr(src, "needs_context", False):
-                            made, ids = self._apply_changes(user_id, episode, now, handled)
+                            made, ids = self._apply_changes(user_id, episode, now, handled, stated)
                             decisions += made
                             changed += ids
                     self.db.mark_processed(user_id, [e.id for e in done])
@@ -334,13 +336,13 @@ class Consolidator:
         return made, more
 
     def _apply_changes(
-        self, user_id: str, episode: Episode, now: datetime, handled: Sequence[str] = (),
+        self, user_id: str, episode: Episode, now: datetime, handled: Sequence[str] = (), stated: Sequence[str] = (),
     ) -> tuple[list[FactDecision], list[str]]:
         """Apply what the change planner (:mod:`..changes`) finds in one user episode, after its own
         statements: corrections retract the wrong value, endings close the target fact at the clause's time.
         Each goes through the ``before_decision`` / ``after_decision`` hooks as a proposal."""
         assert self.changes is not None
-        plan = self.changes.plan(user_id, episode, handled=handled)
+        plan = self.changes.plan(user_id, episode, handled=handled, stated=stated)
         decisions: list[FactDecision] = []
         changed: list[str] = []
         retracted: set[str] = set()

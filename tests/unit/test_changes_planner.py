@@ -208,3 +208,20 @@ def test_the_buyer_or_the_new_state_is_never_the_ended_one() -> None:
     moved = [_fact(0, "user", "lives_in", "York"), _fact(1, "user", "works_at", "Leeds Council")]
     assert _ended("moved to Leeds from York in May", moved) == {"user:York"}
     assert _ended("switched to Leeds Council, way better", moved) == set()
+
+
+def test_a_move_the_store_kept_as_history_ends_nothing_current() -> None:
+    """"I moved to Nairobi last month" while a home stated since is held: the extractor kept Nairobi as
+    history (it is older), so the newer home stays."""
+    newer = _fact(0, "user", "lives_in", "Berlin").model_copy(update={"valid_from": AT - timedelta(days=10)})
+    older = Fact(id="n", lineage_id="n", user_id="u", subject="user", predicate="lives_in", object="Nairobi",
+                 confidence=0.8, valid_from=AT - timedelta(days=30), valid_to=AT - timedelta(days=10), ingested_at=AT,
+                 provenance=("now",))
+    plan = plan_changes("I moved to Nairobi last month.", at=AT, episode_id="now", facts=[newer, older])
+    assert plan.endings == () and [g.guard for g in plan.guarded] == ["older"]
+    assert _ended("I moved to Nairobi last month.", [newer]) == {"user:Berlin"}
+
+
+def test_a_move_to_the_home_already_held_changes_nothing() -> None:
+    both = [_fact(0, "user", "lives_in", "Leeds"), _fact(1, "user", "lives_in", "York")]
+    assert _ended("I moved to Leeds last month.", both) == set()
