@@ -83,8 +83,8 @@ class Cue:
     needs_name: bool = False
     """Only a fact the clause names can be its target ("my ex" is someone else than the current partner)."""
     ends_roles: bool = False
-    """It ends what someone works *as* too (:data:`ROLE_PREDICATES`): "retired", "not working"; leaving
-    one employer ends that employment only (the pharmacist who quits Boots is still a pharmacist)."""
+    """It ends what someone works *as* too (:data:`ROLE_PREDICATES`): "retired"; leaving one employer, or
+    being out of work, ends the employment only (the pharmacist between jobs is still a pharmacist)."""
 
 
 _ANYTHING = _cats(_POS, _JOB, _REL, _MEM, _HAB, _PET, _HOME, _STUDY, ANY)
@@ -166,7 +166,7 @@ CUES: tuple[Cue, ...] = (
         r"|\b(?:went|gone) (?:bust|under)\b|\bhas shut\b|\bshut for\b", _cats(_JOB, _MEM, _HAB, _POS), strength=0.8),
     Cue("jumped ship", r"\bjumped ship\b", _cats(_JOB), kind="change"),
     Cue("not working", r"\b(?:not|no longer) (?:working|employed)\b|\bout of work\b|\bunemployed\b"
-        r"|\bbetween jobs\b", _cats(_JOB), strength=0.9, negated=True, noun=True, ends_roles=True),
+        r"|\bbetween jobs\b", _cats(_JOB), strength=0.9, negated=True, noun=True),
     # -- relationships
     Cue("breakup", r"\b(?:break-?up|separation|split)\b(?= (?:was|is|has|hit|went|last)\b|\s*[.,;!]|$)"
         r"|\b(?:the|our|my|since|after) (?:break-?up|separation|split)\b", _cats(_REL), noun=True),
