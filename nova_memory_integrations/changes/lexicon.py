@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..memory.entailments import CAR_MAKES
+
 __all__ = [
     "ANCHORS",
     "ANY",
@@ -331,7 +333,7 @@ OBJECT_CATEGORY_WORDS: dict[str, str] = {
     **dict.fromkeys("dog cat puppy kitten rabbit hamster budgie budgies parrot tortoise guinea horse pony ferret "
                     "lizard snake gecko greyhound lab labrador spaniel collie terrier retriever poodle".split(), _PET),
     **dict.fromkeys("car van campervan bike bicycle motorbike motorcycle boat sailboat scooter phone laptop piano "
-                    "truck suv caravan moped kayak canoe macbook iphone pixel".split(), _POS),
+                    "truck suv caravan moped kayak canoe macbook iphone".split(), _POS),
     **dict.fromkeys("club team gym choir band society league membership subscription orchestra".split(), _MEM),
     **dict.fromkeys("house flat apartment studio home terrace semi bungalow cottage street road avenue".split(), _HOME),
     **dict.fromkeys("university uni college school academy degree course phd masters".split(), _STUDY),
@@ -340,21 +342,17 @@ OBJECT_CATEGORY_WORDS: dict[str, str] = {
 """Object words that give a fact with an unknown predicate its category."""
 
 KIND_WORDS: dict[str, frozenset[str]] = {
-    "car": frozenset("golf civic prius polo fiesta mini corsa focus astra clio yaris corolla leaf model tesla mazda "
-                     "cx-5 niro enyaq outback xc60 rav4 i30 ceed volvo ford honda toyota vw volkswagen kia skoda "
-                     "hyundai nissan subaru bmw audi mercedes peugeot renault fiat".split()),
-    "bike": frozenset("brompton trek domane canyon endurace specialized tarmac bicycle".split()),
-    "motorbike": frozenset("triumph bonneville ducati honda yamaha kawasaki harley vespa".split()),
-    "boat": frozenset("sailboat catalina narrowboat widebeam dinghy yacht".split()),
-    "van": frozenset("campervan t4 transporter".split()),
-    "phone": frozenset("iphone pixel galaxy samsung".split()),
-    "laptop": frozenset("macbook thinkpad".split()),
-    "piano": frozenset("yamaha upright grand u1".split()),
-    "job": frozenset(),
-    "company": frozenset(),
+    "car": CAR_MAKES | frozenset("hatchback saloon sedan estate suv hybrid".split()),
+    "bike": frozenset("bicycle ebike e-bike roadbike".split()),
+    "motorbike": frozenset("motorcycle scooter moped".split()),
+    "boat": frozenset("sailboat yacht dinghy narrowboat widebeam canoe kayak".split()),
+    "van": frozenset("campervan motorhome".split()),
+    "phone": frozenset("iphone smartphone".split()),
+    "laptop": frozenset("macbook notebook chromebook".split()),
 }
-"""A kind noun ("the car") and the words that make an object of that kind; a fact whose object holds the kind
-noun itself is of that kind too. Used to resolve a definite description ("the car's been sold")."""
+"""A kind noun ("the car") and generic words (or car makes) that make an object of that kind; a fact whose
+object holds the kind noun itself (or ends with it: "campervan") is of that kind too. Used to resolve a
+definite description ("the car's been sold"); models and names are never listed here."""
 
 GENERIC_WORDS = frozenset(
     "the a an my our his her their its of in at on for with and or to from by named called old new little big "
