@@ -36,6 +36,7 @@ _NOT_FIRST = re.compile(r"\bnot\s+(?:a |an |the )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+
 _SAID = re.compile(r"\bI (?:said|wrote|typed|put|told you|mentioned|called (?:it|him|her))\s+(?P<x>[\w'&+.-]+"
                    r"(?: [\w'&+.-]+){0,2}?)(?=\s+(?:before|earlier|last time|the other day|by mistake|but|—|-)|[,.;—])",
                    _I)
+_NAMES = re.compile(r"\b(?P<y>[A-Z][\w'&+.-]+) not (?P<x>[A-Z][\w'&+.-]+)\b")
 _NAME_IS = re.compile(r"\bname(?:'s| is)\s+(?P<y>[^.;!?]+)", _I)
 _MEANT = re.compile(r"\bI meant\s+(?P<y>[^.;!?]+)|\bmy [\w-]+(?: [\w-]+)? (?:is|are|was) (?:actually |really )?"
                     r"(?:to |in |at |with |for |a |an |the )?(?P<z>[^.;!?—]+)", _I)
@@ -127,6 +128,8 @@ def _best(infos: Sequence[FactInfo], span_text: str) -> tuple[FactInfo, float] |
         return None
     top = max(s[1] for s in scored)
     best = {s[0].fact.lineage_id: s for s in scored if s[1] == top}
+    if len(best) > 1:  # "Jake" names "user boyfriend_name Jake" and "jake partner_of user": the value wins
+        best = {k: v for k, v in best.items() if v[0].fact.object.strip().lower() != "user"}
     return next(iter(best.values())) if len(best) == 1 else None
 
 
@@ -148,11 +151,14 @@ def _pairs(window: str) -> list[tuple[str | None, str]]:
     for m in _NOT_FIRST.finditer(window):
         if (y := new_value(m.group("y"))) is not None:
             out.append((m.group("x"), y))
+    for m in _NAMES.finditer(window):  # "it's Jack not Jake"
+        out.append((m.group("x"), m.group("y")))
     said = _SAID.search(window)
     if said is not None:
         tail = window[said.end():]
-        for m in list(_NAME_IS.finditer(tail)) + list(_AFTER.finditer(tail)):
-            if (y := new_value(m.group("y"))) is not None and y.lower() != said.group("x").lower():
+        for m in [*_NAME_IS.finditer(tail), *_MEANT.finditer(tail), *_AFTER.finditer(tail)]:
+            y = new_value(m.group("y") or m.groupdict().get("z") or "")
+            if y is not None and y.lower() != said.group("x").lower():
                 out.append((said.group("x"), y))
                 break
     for m in list(_NAME_IS.finditer(window)) + list(_MEANT.finditer(window)):

@@ -197,7 +197,8 @@ CUES: tuple[Cue, ...] = (
         _cats(_HAB, _MEM), strength=0.9),
     Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM), strength=0.6),
     Cue("haven't since", r"\b(?:haven't|have not|hasn't|has not) (?:had|done|been|touched|opened|smoked|played|"
-        r"gone|drunk|used|seen)\b[^.;!?]{0,60}\bsince\b", _cats(_HAB, _MEM), negated=True, strength=0.8),
+        r"gone|drunk|used|seen)\b[^.;!?]{0,60}\b(?:since|in (?:years|ages|months|a long time))\b", _cats(_HAB, _MEM),
+        negated=True, strength=0.8),
     # -- homes
     Cue("moved out", r"\bmoved (?:out|away|house)\b|\bmoving out\b", _cats(_HOME)),
     Cue("the move", r"\b(?:the|our|my) (?:big )?(?:move|relocation)\b(?! (?:to|is|will))|\bafter (?:the|our|my) "
@@ -229,8 +230,8 @@ redundancies let fired sacked sack boot downsized retirement last contract wrapp
 stepped stepping wound shut closed bust under jumped working employed work unemployed jobs notice broke broken breaking
 break breakup split separated separation called dumped picture single divorce divorced divorcing cancel cancelled
 canceled cancelling canceling unsubscribed lapsed lapse left leaving dropped kicked out find up packed cut stopped
-fell sober since moving stopped together final move relocation relocated relocating graduated transferred switched
-switching swapped changed
+fell sober since years ages moving stopped together final move relocation relocated relocating graduated
+transferred switched switching swapped changed
 replaced upgraded instead mine ours hers theirs his wagon
 correction correct correcting fix clarify meant mean misspoke misremembered slip wrong muddled mixed messed bad
 mistake said typed told mentioned should wait sorry oops typo autocorrect auto actually not

@@ -221,6 +221,14 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
         for info in scope:
             if info.person == actor.partner:
                 refs[info.fact.id] = 1.0
+    person = _actor_person(actor, scope)
+    if person:  # the actor's own name is who acts, not what ended ("Jake's mum died", "Tom left early")
+        clause_words = [w for w in clause_words if w.start >= hit.start or w.low.removesuffix("'s") not in
+                        person.split()]
+        if "relationship" in hit.cue.categories and hit.cue.strength >= 0.9 and actor.kind != "thing":
+            for info in scope:  # "Hannah broke off the engagement": the relationship with the actor
+                if info.category == "relationship" and info.person == person:
+                    refs[info.fact.id] = 1.0
     cue = hit.cue
     states = {i.state for i in scope if category_fit(i.category, cue.categories) == 1.0}
     if not _may_be_the_only_one(msg, hit, actor, clause_words):
@@ -231,6 +239,15 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
                       ref=refs.get(info.fact.id, 0.0), unique=1.0 if states == {info.state} else 0.0)
         out[info.fact.id] = Evidence(name_clause=ev.name_clause) if cue.needs_name else ev
     return out
+
+
+def _actor_person(actor: Actor, scope: list[FactInfo]) -> str:
+    """The person acting in a clause (a third party, or the owner of a thing), lower-case; else ``""``."""
+    if actor.kind == "thing" and actor.owner:
+        return actor.owner.lower()
+    if actor.kind == "third":
+        return actor.name.lower()
+    return ""
 
 
 def _may_be_the_only_one(msg: _Message, hit: CueHit, actor: Actor, clause_words: list[Word]) -> bool:

@@ -225,3 +225,21 @@ def test_a_move_the_store_kept_as_history_ends_nothing_current() -> None:
 def test_a_move_to_the_home_already_held_changes_nothing() -> None:
     both = [_fact(0, "user", "lives_in", "Leeds"), _fact(1, "user", "lives_in", "York")]
     assert _ended("I moved to Leeds last month.", both) == set()
+
+
+def test_the_actors_own_name_is_not_what_ended() -> None:
+    facts = [_fact(0, "user", "boyfriend_name", "Jake"), _fact(1, "jake", "partner_of", "user")]
+    assert _ended("Jake's mum died last week.", facts) == set()
+    assert _ended("Jake left early for the match.", facts) == set()
+    assert _ended("Jake broke up with me on Sunday.", facts) == {"user:Jake", "jake:user"}
+
+
+@pytest.mark.parametrize(("text", "old", "new"), [
+    ("I typed Glasgow but I meant Edinburgh, sorry!", "Glasgow", "Edinburgh"),
+    ("Sorry, it's Jack not Jake — autocorrect!", "Jake", "Jack"),
+])
+def test_more_corrections(text: str, old: str, new: str) -> None:
+    facts = [_fact(0, "user", "lives_in", "Glasgow"), _fact(1, "user", "boyfriend_name", "Jake"),
+             _fact(2, "jake", "partner_of", "user")]
+    plan = plan_changes(text, at=AT, episode_id="now", facts=facts)
+    assert [(c.fact.fact.object, c.new_object) for c in plan.corrections] == [(old, new)]
