@@ -3,12 +3,19 @@
     .venv/bin/python benchmarks/beliefs.py                      # the tuning set (tests/data/beliefs_tuning.jsonl)
     .venv/bin/python benchmarks/beliefs.py --set test           # the test set, written after the work
     .venv/bin/python benchmarks/beliefs.py --failures 20        # also print 20 failed scenarios
+    .venv/bin/python benchmarks/beliefs.py --seed-first         # diagnostic: first state asserted directly
 
 Each scenario plays its user turns into one user of a fresh store (offline extractor unless
 ``--llm`` names a scripted model), consolidating after each turn, then asks
 ``facts(as_of=..., known_at=...)`` at the dates its writer labelled. Scoring:
 ``tests/belief_scoring.py``. Prints one JSON line last: per kind, scenarios, right,
 recall, precision of the store's changes, false changes (no_change kind), and the time.
+
+``--seed-first`` is a diagnostic of the change layer alone, never a benchmark figure: the first
+state of each scenario is asserted with ``store.add_fact`` after the first turn
+(``benchmarks/_belief_seed.py``), so a later turn has something to end or correct even where the
+extractor missed the first statement. It also prints how many ``not_current`` checks after a
+change passed.
 """
 
 from __future__ import annotations
@@ -23,8 +30,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _belief_seed import seed_first_state  # noqa: E402
 from _common import emit, log  # noqa: E402
-from belief_scoring import CHANGE_KINDS, TEST_PATH, TUNING_PATH, describe, load_scenarios, run_scenario, score  # noqa: E402
+from belief_scoring import (  # noqa: E402
+    CHANGE_KINDS,
+    TEST_PATH,
+    TUNING_PATH,
+    _date,
+    describe,
+    load_scenarios,
+    run_scenario,
+    score,
+)
 
 from nova_memory_integrations import NovaStore  # noqa: E402
 from nova_memory_integrations.config import NovaConfig  # noqa: E402
@@ -36,6 +53,8 @@ def main() -> None:
     parser.add_argument("--path", type=Path, help="another scenarios file")
     parser.add_argument("--failures", type=int, default=0, help="print this many failed scenarios")
     parser.add_argument("--only", help="comma-separated scenario ids or kinds")
+    parser.add_argument("--seed-first", action="store_true",
+                        help="diagnostic: assert each scenario's first state directly (not a benchmark figure)")
     args = parser.parse_args()
     path = args.path or (TEST_PATH if args.set == "test" else TUNING_PATH)
     scenarios = load_scenarios(path)
@@ -45,7 +64,8 @@ def main() -> None:
     config = NovaConfig.model_validate({"consolidation": {"mode": "manual"}})
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp, NovaStore(Path(tmp) / "store", config=config) as store:
-        outcomes = [run_scenario(store, s, f"b{i:04d}") for i, s in enumerate(scenarios)]
+        after_first = seed_first_state if args.seed_first else None
+        outcomes = [run_scenario(store, s, f"b{i:04d}", after_first=after_first) for i, s in enumerate(scenarios)]
     elapsed = time.perf_counter() - started
     kinds = score(outcomes)
     failed = [o for o in outcomes if not o.passed]
@@ -56,6 +76,11 @@ def main() -> None:
             log(f"{kind:12s} {s.passed:3d}/{s.scenarios:<3d} recall {s.recall:.3f}  precision "
                 f"{'  n/a' if s.precision is None else format(s.precision, '.3f')}"
                 f"  changes {s.changes:3d}  false changes {s.false_changes}")
+    negatives = [(o, c) for o in outcomes for c in o.scenario.checks if c.expect == "not_current"
+                 and c.at > min(_date(t["timestamp"]) for t in o.scenario.turns[1:] or o.scenario.turns)]
+    failed_negatives = sum(1 for o, c in negatives if any(c is f for f, _ in o.failed))
+    log(f"not_current checks after the first turn: {len(negatives) - failed_negatives}/{len(negatives)} pass"
+        f"{'  (seeded first state: diagnostic only)' if args.seed_first else ''}")
     change = [kinds[k] for k in CHANGE_KINDS if kinds[k].scenarios]
     emit({
         "benchmark": "beliefs", "set": path.name, "scenarios": len(scenarios),
@@ -66,6 +91,7 @@ def main() -> None:
         "false_changes": kinds["no_change"].false_changes,
         "kinds": {k: s.as_dict() for k, s in kinds.items() if s.scenarios},
         "seconds": round(elapsed, 1),
+        **({"diagnostic": "seed-first"} if args.seed_first else {}),
     })
 
 

@@ -35,7 +35,7 @@ import json
 import re
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -136,13 +136,21 @@ def _aliases(store: Any, user_id: str) -> dict[str, set[str]]:
     return out
 
 
-def run_scenario(store: Any, scenario: Scenario, user_id: str) -> Outcome:
-    """Play the turns into ``store`` for ``user_id`` (consolidating after each) and check it."""
+def run_scenario(
+    store: Any, scenario: Scenario, user_id: str, *, after_first: Callable[[Any, Scenario, str], None] | None = None,
+) -> Outcome:
+    """Play the turns into ``store`` for ``user_id`` (consolidating after each) and check it.
+
+    ``after_first`` (a diagnostic, never a scored figure) runs once the first turn is consolidated,
+    e.g. to assert the scenario's first state directly (``benchmarks/beliefs.py --seed-first``).
+    """
     learnt: list[tuple[datetime, datetime]] = []  # (turn time, wall clock once consolidated)
     for i, turn in enumerate(scenario.turns):
         store.add_turn(user_id, turn.get("role", "user"), turn["content"], timestamp=turn["timestamp"],
                        session_id=f"{user_id}-s{i}", consolidation="manual")
         store.consolidate(user_id)
+        if i == 0 and after_first is not None:
+            after_first(store, scenario, user_id)
         time.sleep(0.002)  # belief times of consecutive turns stay apart
         learnt.append((_date(turn["timestamp"]), datetime.now(timezone.utc)))
         time.sleep(0.002)

@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .._time import from_epoch, to_epoch, utcnow
+from ..changes.corrections import says_corrected
 from ..config import ConsolidationConfig, FactConfig, NovaConfig
 from ..engine.hooks import Hooks, Veto
 from ..errors import NotFoundError
@@ -51,6 +52,7 @@ from .negation import NOTHING_HELD, Ending, NegationPlan, opposite_predicates, p
 from .types import tally
 
 if TYPE_CHECKING:
+    from ..changes.tracker import ChangeTracker
     from ..memory.entities import EntityResolver, RelatedFacts
 
 __all__ = ["Consolidator"]
@@ -85,8 +87,11 @@ class Consolidator:
         entities: EntityResolver | None = None,
         related: RelatedFacts | None = None,
         hooks: Hooks | None = None,
+        changes: ChangeTracker | None = None,
     ) -> None:
         self.db = db
+        self.changes = changes
+        """Plans what each user episode ends or corrects (deterministic runs; ``None``: off)."""
         self.hooks = hooks if hooks is not None else Hooks()
         self.facts = facts
         self.batch_size = batch_size
@@ -159,6 +164,8 @@ class Consolidator:
         related: list[Fact] = []
         if getattr(src, "needs_context", False) and self.related is not None:
             related = self.related(user_id, batch, self.config.llm_context_facts)
+        if getattr(src, "needs_context", False) and self.changes is not None:  # what the batch's cues may end
+            related = self.changes.touched(user_id, batch, related, self.config.llm_context_facts)
         try:
             plan = src.plan(user_id, batch, related)
         except Exception as exc:  # recorded, never lost
@@ -173,6 +180,8 @@ class Consolidator:
                 with self.db.transaction():
                     now = utcnow()
                     for episode in done:
+                        handled: list[str] = []  # sentences whose statements already ended or replaced a fact
+                        stated: list[str] = []  # the fact versions this episode's statements wrote
                         for proposal in plan.proposals[episode.id]:
                             try:  # a hook may change or veto the statement
                                 proposal = self.hooks.run("before_decision", user_id, proposal)
@@ -181,6 +190,13 @@ class Consolidator:
                             made, ids = self._apply(user_id, proposal, at=proposal.valid_from or episode.timestamp,
                                                     episode_ids=[episode.id], now=now)
                             self.hooks.run("after_decision", user_id, made)
+                            decisions += made
+                            changed += ids
+                            stated += ids
+                            if any(d.op in ("UPDATE", "DELETE") for d in made):
+                                handled.append(proposal.source_text)
+                        if self.changes is not None and not getattr(src, "needs_context", False):
+                            made, ids = self._apply_changes(user_id, episode, now, handled, stated)
                             decisions += made
                             changed += ids
                     self.db.mark_processed(user_id, [e.id for e in done])
@@ -251,6 +267,10 @@ class Consolidator:
         common: dict[str, Any] = {"confidence": prop.confidence, "episode_ids": episode_ids,
                                   "metadata": meta or None, "now": now, "reason_prefix": prop.reason}
         target = self._current(user_id, prop.target_fact_id)
+        if prop.op == "UPDATE" and target is not None and says_corrected(prop.reason):  # a model's correction
+            fixed, fixed_ids = self.facts.retract(user_id, target, prop.object, at=at, episode_ids=episode_ids,
+                                                  reason=prop.reason or "corrected", now=now)
+            return [fixed], fixed_ids
         if prop.negate or prop.op == "DELETE":
             plan = self._negation(user_id, prop, target, at)
             if plan.endings:
@@ -311,6 +331,46 @@ class Consolidator:
         predicate_n = normalize_predicate(prop.predicate)
         return plan_negation(prop.subject, prop.predicate, prop.object, subject_n=subject_n, predicate_n=predicate_n,
                              held=self._held(user_id, subject_n, predicate_n, at))
+
+    def _apply_changes(
+        self, user_id: str, episode: Episode, now: datetime, handled: Sequence[str] = (), stated: Sequence[str] = (),
+    ) -> tuple[list[FactDecision], list[str]]:
+        """Apply what the change planner (:mod:`..changes`) finds in one user episode, after its own
+        statements: corrections retract the wrong value, endings close the target fact at the clause's time.
+        Each goes through the ``before_decision`` / ``after_decision`` hooks as a proposal."""
+        assert self.changes is not None
+        plan = self.changes.plan(user_id, episode, handled=handled, stated=stated)
+        decisions: list[FactDecision] = []
+        changed: list[str] = []
+        retracted: set[str] = set()
+        for fix in plan.corrections:
+            wrong = fix.fact.fact
+            prop = Proposal(wrong.subject, wrong.predicate, fix.new_object, op="UPDATE", target_fact_id=wrong.id,
+                            reason=fix.reason)
+            try:
+                prop = self.hooks.run("before_decision", user_id, prop)
+            except Veto:
+                continue
+            made, ids = self.facts.retract(user_id, wrong, prop.object, at=episode.timestamp, episode_ids=[episode.id],
+                                           reason=prop.reason or fix.reason, now=now)
+            retracted.add(wrong.lineage_id)
+            self.hooks.run("after_decision", user_id, [made])
+            decisions.append(made)
+            changed += ids
+        for end in plan.endings:
+            if end.fact.lineage_id in retracted:
+                continue
+            prop = Proposal(end.fact.subject, end.fact.predicate, end.fact.object, op="DELETE",
+                            target_fact_id=end.fact.id, valid_from=end.at, reason=end.reason)
+            try:
+                prop = self.hooks.run("before_decision", user_id, prop)
+            except Veto:
+                continue
+            made_list, ids = self._apply(user_id, prop, at=prop.valid_from or end.at, episode_ids=[episode.id], now=now)
+            self.hooks.run("after_decision", user_id, made_list)
+            decisions += made_list
+            changed += ids
+        return decisions, changed
 
     def _held(self, user_id: str, subject: str, predicate: str, at: datetime) -> list[str]:
         """The values of ``subject predicate`` holding at ``at`` (the input of the negation plans)."""

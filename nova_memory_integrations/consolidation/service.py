@@ -13,6 +13,7 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..changes.tracker import ChangeTracker
 from ..engine.components import Components
 from ..extraction import DeterministicExtractor
 from ..extraction.proposals import BatchExtractor, ConsolidationSource, deterministic_batch
@@ -46,7 +47,7 @@ class ConsolidationService:
                                entities=c.entities)
         self.consolidator = Consolidator(c.db, c.facts, batch_size=c.config.consolidation.batch_size,
                                          on_facts_changed=c.facts_changed, config=c.config, entities=c.entities,
-                                         related=related, hooks=c.hooks)
+                                         related=related, hooks=c.hooks, changes=ChangeTracker(c.db, c.embedder))
         self._extractor: Any = None
 
     @property

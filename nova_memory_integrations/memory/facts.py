@@ -23,6 +23,7 @@ from .temporal import (
     normalize_value,
     plan_assertion,
     plan_negation,
+    plan_retraction,
     reinforced_confidence,
 )
 
@@ -154,6 +155,69 @@ class FactMemory:
                 reason=reason, fact_id=changed[-1], replaced_fact_id=fact.id, episode_ids=tuple(episode_ids),
             )
             self.db.record_decision(user_id, decision, to_epoch(now) or 0.0)
+        return decision, changed
+
+    def retract(
+        self, user_id: str, wrong: Fact, corrected: str, *, at: datetime, episode_ids: Sequence[str] = (),
+        reason: str, now: datetime | None = None,
+    ) -> tuple[FactDecision, list[str]]:
+        """A correction: ``wrong``'s value was never true, ``corrected`` held from its start instead.
+
+        Every believed version of ``wrong``'s lineage is expired (no closed copy remains, so the
+        latest belief never shows it, while ``known_at`` before now still does); the corrected value
+        takes its ``valid_from`` (:func:`~.temporal.plan_retraction`). Recorded as an UPDATE.
+        """
+        now = now or utcnow()
+        if not corrected.strip():
+            raise InvalidInputError("a correction needs the corrected value")
+        subject, obj = wrong.subject, corrected.strip()
+        if self.resolve is not None:
+            subject, obj = self.resolve(user_id, subject, wrong.predicate, obj)
+        obj_norm = normalize_value(obj)
+        stamp = to_epoch(now) or 0.0
+        changed: list[str] = []
+        with self.db.transaction():
+            versions = self.db.select_facts(user_id, lineage_id=wrong.lineage_id)
+            same = self.db.current_facts(user_id, subject=wrong.subject, predicate=wrong.predicate)
+            rows = {f.id: f for f in [*versions, *same]}
+            plan = plan_retraction(
+                [Interval(f.id, normalize_value(f.object), f.valid_from, f.valid_to) for f in versions],
+                [Interval(f.id, normalize_value(f.object), f.valid_from, f.valid_to) for f in same
+                 if normalize_value(f.object) == obj_norm and f.lineage_id != wrong.lineage_id],
+                at,
+            )
+            for fid in (*plan.expire, *plan.rebase):
+                self.db.expire_fact(user_id, fid, stamp)
+                changed.append(fid)
+            fact_id = plan.reinforce_id
+            if plan.reinforce_id is not None:
+                kept = rows[plan.reinforce_id]
+                conf = reinforced_confidence(kept.confidence, rate=self.config.reinforcement_rate,
+                                             cap=self.config.confidence_cap)
+                self.db.reinforce_fact(user_id, kept.id, conf, list(dict.fromkeys([*kept.provenance, *episode_ids])),
+                                       stamp)
+            if plan.add and plan.valid_from is not None:
+                rebased = [rows[i] for i in plan.rebase]
+                fid = new_id("fa")
+                fact = Fact(
+                    id=fid, lineage_id=rebased[0].lineage_id if rebased else fid, user_id=user_id, subject=subject,
+                    predicate=wrong.predicate, object=obj,
+                    confidence=min(max([wrong.confidence, *(f.confidence for f in rebased)]),
+                                   self.config.confidence_cap),
+                    valid_from=plan.valid_from, valid_to=plan.valid_to, ingested_at=now,
+                    provenance=tuple(dict.fromkeys([*wrong.provenance, *(p for f in rebased for p in f.provenance),
+                                                    *episode_ids])),
+                    metadata={**wrong.metadata, "corrects": wrong.object},
+                )
+                self.db.insert_fact(fact, obj_norm, stamp)
+                fact_id = fid
+                changed.append(fid)
+            decision = FactDecision(
+                op=plan.op, subject=wrong.subject, predicate=wrong.predicate, object=obj,
+                reason=f"{reason}; {plan.reason}" if reason else plan.reason, fact_id=fact_id,
+                replaced_fact_id=wrong.id, episode_ids=tuple(episode_ids),
+            )
+            self.db.record_decision(user_id, decision, stamp)
         return decision, changed
 
     def _close(self, old: Fact, close_at: datetime, episode_ids: Sequence[str], now: datetime) -> list[str]:

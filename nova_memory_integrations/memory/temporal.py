@@ -17,10 +17,12 @@ from typing import Literal
 __all__ = [
     "Interval",
     "Plan",
+    "Retraction",
     "decayed_confidence",
     "normalize_value",
     "plan_assertion",
     "plan_negation",
+    "plan_retraction",
     "reinforced_confidence",
 ]
 
@@ -131,3 +133,52 @@ def plan_negation(object_norm: str | None, at: datetime, existing: Sequence[Inte
     if close:
         return Plan("DELETE", "statement says the fact no longer holds; validity closed", close=close)
     return Plan("NOOP", "negation of a fact that is not currently held")
+
+
+@dataclass(frozen=True)
+class Retraction:
+    """What to do when a value is corrected: it was never true, the corrected one held instead.
+
+    ``expire`` are the believed versions of the wrong value (belief ends now; no closed copy is
+    kept, so the latest belief never shows it valid, while ``known_at`` before still does);
+    ``rebase`` are versions of the corrected value that start later than the wrong one did
+    (replaced by one version from ``valid_from``); ``add`` inserts that version, unless
+    ``reinforce_id`` already covers the start.
+    """
+
+    op: Literal["UPDATE", "NOOP"]
+    reason: str
+    expire: tuple[str, ...] = ()
+    rebase: tuple[str, ...] = ()
+    add: bool = False
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    reinforce_id: str | None = None
+
+
+def plan_retraction(wrong: Sequence[Interval], corrected: Sequence[Interval], at: datetime) -> Retraction:
+    """Plan for "the value of ``wrong`` was a mistake; it is the value of ``corrected``", said at ``at``.
+
+    ``wrong`` are the believed versions of the mistaken value's lineage; ``corrected`` the believed
+    versions of the same subject and predicate holding the corrected value (often the one the same
+    message just added from ``at``). The corrected value takes the wrong one's ``valid_from``; it
+    ends where the wrong one had ended before ``at`` (a closing at ``at`` itself was the mistaken
+    supersession), else stays open. Nothing is deleted: versions are expired.
+    """
+    if not wrong:
+        return Retraction("NOOP", "nothing believed to correct")
+    start = min(iv.valid_from for iv in wrong)
+    ends = [iv.valid_to for iv in wrong]
+    closed = [e for e in ends if e is not None]
+    end = max(closed) if closed and len(closed) == len(ends) and max(closed) < at else None
+    expire = tuple(iv.id for iv in wrong)
+    covering = [iv for iv in corrected if iv.valid_from <= start and _overlaps_from(iv, start)]
+    if covering:
+        return Retraction("UPDATE", "corrected: the old value was never true; the corrected one already held",
+                          expire=expire, reinforce_id=covering[0].id)
+    later = [iv for iv in corrected if iv.valid_from > start]
+    if later and end is None and any(iv.valid_to is not None for iv in later):
+        closed_later = [iv.valid_to for iv in later if iv.valid_to is not None]
+        end = max(closed_later) if len(closed_later) == len(later) else None
+    return Retraction("UPDATE", "corrected: the old value was never true; the corrected one holds from its start",
+                      expire=expire, rebase=tuple(iv.id for iv in later), add=True, valid_from=start, valid_to=end)

@@ -116,7 +116,7 @@ ARCHITECTURE = PACKAGE.parent / "ARCHITECTURE.md"
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("adapters", frozenset({"langchain", "llama_index", "langgraph", "cli", "server"})),
     ("facade", frozenset({"store"})),
-    ("services", frozenset({"retrieval", "consolidation", "extraction", "items", "maintenance"})),
+    ("services", frozenset({"retrieval", "consolidation", "changes", "extraction", "items", "maintenance"})),
     ("engine", frozenset({"engine"})),
     ("domain", frozenset({"memory"})),
     ("providers", frozenset({"embeddings", "rerank"})),

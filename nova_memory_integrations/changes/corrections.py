@@ -1,0 +1,208 @@
+"""Corrections (pure): "I said Paris — I actually moved to Lyon, not Paris" retracts Paris as never true.
+
+A correction needs three things in one window (the sentence of a correction cue and the next one):
+
+1. a cue (:data:`~.lexicon.CORRECTION_CUES`: "actually", "I meant", "sorry, it's", "I misspoke",
+   "wait no", "typo", "I said X before", ...); a bare "Y, not X" counts only in a copular statement
+   ("it's Y, not X", "I'm in Y, not X");
+2. the old value X: a current fact named in the window (after "not", after "I said", or by its
+   words), else the one fact whose predicate the window names ("my allergy is ..." -> ``allergic_to``);
+3. the new value Y: from "Y, not X", "not X, it's Y", "name's Y", "I meant Y" or "it's / I'm / she's
+   (at|in) Y" after X.
+
+The new object is X's object with the named part replaced by Y ("Anytime Fitness" -> "Snap Fitness",
+"border collie named Ziggy" -> "kelpie named Ziggy"). Applying it (:func:`~..memory.temporal.plan_retraction`)
+retracts X's versions and lets Y hold from X's start.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cues import CorrectionHit
+from .lexicon import STOPWORDS
+from .segments import Sentence, words
+from .targets import FactInfo, _stem, name_evidence
+
+__all__ = ["Correction", "find_corrections", "new_value", "says_corrected", "substitute"]
+
+_I = re.IGNORECASE
+_NOT = re.compile(r"\s*[,—-]\s*not\s+(?:a |an |the |my )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)(?=\s*(?:[.,;!?—:)-]|$|"
+                  r"\s(?:but|and|because|as|lol|haha|either|it's|I|though)\b))", _I)
+_NOT_FIRST = re.compile(r"\bnot\s+(?:a |an |the )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)\s*[,;—-]+\s*(?:it's|it is|"
+                        r"but|I'm|we're|he's|she's)\s+(?:actually\s+)?(?:in |at |a |an |the )?(?P<y>[^.;!?]+)", _I)
+_SAID = re.compile(r"\bI (?:said|wrote|typed|put|told you|mentioned|called (?:it|him|her))\s+(?P<x>[\w'&+.-]+"
+                   r"(?: [\w'&+.-]+){0,2}?)(?=\s+(?:before|earlier|last time|the other day|by mistake|but|—|-)|[,.;—])",
+                   _I)
+_NAMES = re.compile(r"\b(?P<y>[A-Z][\w'&+.-]+) not (?P<x>[A-Z][\w'&+.-]+)\b")
+_NAME_IS = re.compile(r"\bname(?:'s| is)\s+(?P<y>[^.;!?]+)", _I)
+_MEANT = re.compile(r"\bI meant\s+(?P<y>[^.;!?]+)|\bmy [\w-]+(?: [\w-]+)? (?:is|are|was) (?:actually |really )?"
+                    r"(?:to |in |at |with |for |a |an |the )?(?P<z>[^.;!?—]+)", _I)
+_LEAD = re.compile(r"\b(?:it's|it is|i'm|i am|we're|we are|he's|she's|they're|he is|she is|is|are|was|at|in|for|"
+                   r"to|with|a|an|the|meant|mean|said)\b|'s\b|[:—,-]", _I)
+_AFTER = re.compile(r"\b(?:it's|it is|I'm|I am|we're|we are|he's|she's|they're|he is|she is|is|(?:live|lives|living|"
+                    r"work|works|working|study|studies|moved|drive|drives))\s+(?:actually\s+)?"
+                    r"(?:in |at |with |for |to |a |an |the )?(?P<y>[^.;!?—]+)", _I)
+_COPULAR = re.compile(r"\b(?:it's|it is|i'm|i am|we're|he's|she's|they're|is|are|'s)\b[^.;!?]{0,40},?\s+not\s", _I)
+_CUT = re.compile(r"\s*(?:[.,;!?()—:\"]|\s-\s|\bnot\b|\bbut\b|\band\b|\bbecause\b|\bso\b|\bwhich\b|\bwho\b|\bthat\b|"
+                  r"\bactually\b|\bearlier\b|\bbefore\b|\blast time\b|\bthe other day\b|\blol\b|\bhaha\b|\bbtw\b|"
+                  r"\bthough\b|\bnow\b|\bthen\b|\bhere\b|\bthere\b|\bthe same\b|\bagain\b)", _I)
+_STRIP = re.compile(r"^(?:actually|really|just|a|an|the|to|in|at|for|with|on|my|our)\s+", _I)
+_NUMBER = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)$", _I)
+
+
+_SAYS_CORRECTED = re.compile(r"\b(?:correct(?:ed|s|ion|ing)?|mistak(?:e|en)|misspo(?:ke|ken)|typo|misremembered|"
+                             r"meant|wrong(?:ly)?|mixed up|never true)\b", _I)
+
+
+def says_corrected(reason: str | None) -> bool:
+    """Whether a model's UPDATE reason says the old value was a mistake, not a change ("user corrected
+    the city"): such an UPDATE retracts the old value instead of closing it."""
+    return bool(reason) and _SAYS_CORRECTED.search(reason or "") is not None
+
+
+@dataclass(frozen=True)
+class Correction:
+    """Retract ``fact`` (never true) and let ``new_object`` hold from its start instead."""
+
+    fact: FactInfo
+    new_object: str
+    cue: str
+
+    @property
+    def reason(self) -> str:
+        """The decision's reason."""
+        return f"corrected (cue {self.cue!r}): {self.fact.fact.object!r} was never true, {self.new_object!r} instead"
+
+
+def new_value(raw: str) -> str | None:
+    """The value at the start of ``raw`` ("Kia Ceed, not ...", "Bolt I drive for", "tree nuts — cashews")."""
+    raw = _CUT.split(raw.strip(), maxsplit=1)[0].strip()
+    while (stripped := _STRIP.sub("", raw)) != raw:
+        raw = stripped
+    found = words(raw)
+    if not found:
+        return None
+    if found[0].text[0].isupper() and found[0].text != "I":
+        run = [found[0]]
+        for w in found[1:4]:
+            if not (w.text[0].isupper() or w.text[0].isdigit()) or w.text == "I":
+                break
+            run.append(w)
+        value = raw[run[0].start:run[-1].end]
+    else:
+        value = raw[found[0].start:found[min(len(found), 3) - 1].end]
+    value = value.strip(" '\"")
+    if not value or value.lower() in STOPWORDS or all(w.low in STOPWORDS for w in words(value)):
+        return None
+    return value
+
+
+def substitute(obj: str, named: set[str], new: str) -> str:
+    """``obj`` with the words ``named`` (stems) replaced by ``new``; extends over neighbours ``new`` repeats
+    and numbers ("Anytime Fitness" - "Anytime" + "Snap Fitness" -> "Snap Fitness")."""
+    found = words(obj)
+    hit = [i for i, w in enumerate(found) if _stem(w.text) in named]
+    if not hit:
+        return new
+    new_stems = {_stem(w.text) for w in words(new)}
+    lo, hi = min(hit), max(hit)
+    while hi + 1 < len(found) and (_stem(found[hi + 1].text) in new_stems or _NUMBER.match(found[hi + 1].text)):
+        hi += 1
+    while lo > 0 and (_stem(found[lo - 1].text) in new_stems or _NUMBER.match(found[lo - 1].text)):
+        lo -= 1
+    if lo == 0 and hi == len(found) - 1:
+        return new
+    return f"{obj[:found[lo].start]}{new}{obj[found[hi].end:]}".strip()
+
+
+def _best(infos: Sequence[FactInfo], span_text: str) -> tuple[FactInfo, float] | None:
+    """The one fact ``span_text`` names best (its whole object first: "Leeds" is "Leeds", not "Leeds Uni")."""
+    span = words(span_text)
+    whole = " ".join(w.low for w in span)
+    scored = [(i, 1.1 if i.phrase == whole else name_evidence(i, span)) for i in infos]
+    scored = [s for s in scored if s[1] >= 0.8]
+    if not scored:
+        return None
+    top = max(s[1] for s in scored)
+    best = {s[0].fact.lineage_id: s for s in scored if s[1] == top}
+    if len(best) > 1:  # "Jake" names "user boyfriend_name Jake" and "jake partner_of user": the value wins
+        best = {k: v for k, v in best.items() if v[0].fact.object.strip().lower() != "user"}
+    return next(iter(best.values())) if len(best) == 1 else None
+
+
+def _by_predicate(infos: Sequence[FactInfo], window: str) -> FactInfo | None:
+    stems = {w.low[:5] for w in words(window) if len(w.low) >= 5}
+    found = {i.fact.lineage_id: i for i in infos if i.fact.predicate[:5] in stems}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _pairs(window: str) -> list[tuple[str | None, str]]:
+    """``(x, y)`` pairs of a window: the old value's words (``None`` when not said) and the new value."""
+    out: list[tuple[str | None, str]] = []
+    for m in _NOT.finditer(window):
+        before = window[: m.start()]
+        for lead in reversed([None, *_LEAD.finditer(before)]):  # the last lead that leaves a value
+            if (y := new_value(before[lead.end():] if lead else before)) is not None:
+                out.append((m.group("x"), y))
+                break
+    for m in _NOT_FIRST.finditer(window):
+        if (y := new_value(m.group("y"))) is not None:
+            out.append((m.group("x"), y))
+    for m in _NAMES.finditer(window):  # "it's Jack not Jake"
+        out.append((m.group("x"), m.group("y")))
+    said = _SAID.search(window)
+    if said is not None:
+        tail = window[said.end():]
+        for m in [*_NAME_IS.finditer(tail), *_MEANT.finditer(tail), *_AFTER.finditer(tail)]:
+            y = new_value(m.group("y") or m.groupdict().get("z") or "")
+            if y is not None and y.lower() != said.group("x").lower():
+                out.append((said.group("x"), y))
+                break
+    for m in list(_NAME_IS.finditer(window)) + list(_MEANT.finditer(window)):
+        if (y := new_value(m.group("y") or m.group("z") or "")) is not None:
+            out.append((None, y))
+    return out
+
+
+def find_corrections(
+    text: str, sentences: Sequence[Sentence], hits: Sequence[CorrectionHit], infos: Sequence[FactInfo]
+) -> tuple[list[Correction], set[int]]:
+    """The corrections of a message and the sentences they use (no ending is read there).
+
+    Args:
+        text: the normalised message; ``sentences`` its sentences; ``hits`` its correction cues.
+        infos: the facts that may be corrected (believed, valid up to the message's time).
+    """
+    strong = {h.sentence: h for h in hits if h.cue.name != "not X"}
+    for h in hits:
+        if h.cue.name == "not X" and h.sentence not in strong and _COPULAR.search(sentences[h.sentence].text):
+            strong[h.sentence] = h
+    out: list[Correction] = []
+    used: set[int] = set()
+    done: set[str] = set()
+    for si, hit in sorted(strong.items()):
+        span = [j for j in (si, si + 1) if j < len(sentences) and not sentences[j].question]
+        if not span:
+            continue
+        window = text[sentences[span[0]].start:sentences[span[-1]].end]
+        for x, y in _pairs(window):
+            if x is not None:
+                old = _best(infos, x)
+                named = {_stem(w.text) for w in words(x)}
+            else:  # the one fact the window names, else one of Y's kind ("2 kids" for "three kids"), else by predicate
+                old = _best(infos, re.sub(re.escape(y), " ", window, flags=_I)) or _best(infos, y)
+                old = old or ((i, 0.8) if (i := _by_predicate(infos, window)) else None)
+                named = {_stem(w.text) for w in words(y)} if old else set()
+            if old is None or old[0].fact.lineage_id in done:
+                continue
+            info = old[0]
+            obj = substitute(info.fact.object, named & info.names or named, y)
+            if obj.strip().lower() == info.fact.object.strip().lower() or not obj.strip():
+                continue
+            out.append(Correction(info, obj, hit.cue.name))
+            done.add(info.fact.lineage_id)
+            used.update(span)
+    return out, used

@@ -1,0 +1,91 @@
+"""Finding change cues in a message (pure): where a state is said to have ended or changed.
+
+All cues of :data:`~.lexicon.CUES` are compiled into one alternation (one pass over the text; at one
+position the first cue in table order wins). :func:`has_cue` is the cheap test consolidation runs on
+every user turn before reading any fact.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .lexicon import ANCHORS, CORRECTION_CUES, CUES, CorrectionCue, Cue
+from .segments import Sentence
+
+__all__ = ["CorrectionHit", "CueHit", "find_corrections_cues", "find_cues", "has_cue"]
+
+_FLAGS = re.IGNORECASE
+# every cue starts at a word: one test of the position before trying the alternatives (several times faster)
+_CUE_RE = re.compile(r"\b(?=\w)(?:" + "|".join(f"(?P<c{i}>{c.pattern})" for i, c in enumerate(CUES)) + ")", _FLAGS)
+_CORRECTION_RE = re.compile(
+    r"\b(?=\w)(?:" + "|".join(f"(?P<k{i}>{c.pattern})" for i, c in enumerate(CORRECTION_CUES)) + ")", _FLAGS)
+_WORDS = re.compile(r"[a-z]+")
+
+
+@dataclass(frozen=True)
+class CueHit:
+    """One cue in a message: offsets in the normalised text, and its sentence and clause indexes."""
+
+    cue: Cue
+    start: int
+    end: int
+    sentence: int
+    clause: int
+
+
+@dataclass(frozen=True)
+class CorrectionHit:
+    """One correction cue in a message, and the sentence it is in."""
+
+    cue: CorrectionCue
+    start: int
+    end: int
+    sentence: int
+
+
+def has_cue(text: str) -> bool:
+    """Whether ``text`` holds any change or correction cue (the cheap pre-test: a set lookup of its words
+    in :data:`~.lexicon.ANCHORS` first, the cue expressions only then)."""
+    if ANCHORS.isdisjoint(_WORDS.findall(text.lower())):
+        return False
+    return _CUE_RE.search(text) is not None or _CORRECTION_RE.search(text) is not None
+
+
+def _sentence_of(sentences: list[Sentence], pos: int) -> int | None:
+    for si, s in enumerate(sentences):
+        if s.start <= pos < s.end:
+            return si
+    return None
+
+
+def _locate(sentences: list[Sentence], pos: int) -> tuple[int, int] | None:
+    for si, s in enumerate(sentences):
+        if s.start <= pos < s.end:
+            for ci, c in enumerate(s.clauses):
+                if c.start <= pos < c.end:
+                    return si, ci
+            return None  # in the gap between two clauses (a separator): no clause of its own
+    return None
+
+
+def find_cues(text: str, sentences: list[Sentence]) -> list[CueHit]:
+    """The change cues of a normalised message, in text order, each located in its clause."""
+    out: list[CueHit] = []
+    for m in _CUE_RE.finditer(text):
+        where = _locate(sentences, m.start()) or _locate(sentences, m.end() - 1)
+        if where is None or m.lastgroup is None:
+            continue
+        out.append(CueHit(CUES[int(m.lastgroup[1:])], m.start(), m.end(), *where))
+    return out
+
+
+def find_corrections_cues(text: str, sentences: list[Sentence]) -> list[CorrectionHit]:
+    """The correction cues of a normalised message, in text order."""
+    out: list[CorrectionHit] = []
+    for m in _CORRECTION_RE.finditer(text):
+        where = _sentence_of(sentences, m.end() - 1)
+        if where is None or m.lastgroup is None:
+            continue
+        out.append(CorrectionHit(CORRECTION_CUES[int(m.lastgroup[1:])], m.start(), m.end(), where))
+    return out

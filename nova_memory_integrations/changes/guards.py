@@ -1,0 +1,235 @@
+"""The guard layer (pure): when a cue is not a change of the user's state, and whose news a clause is.
+
+:func:`check` reads one cue in its clause and sentence and answers a :class:`Verdict`: the guard that
+blocks it, if any, and the clause's *actor* (who or what the news is about). Guards, in order:
+
+* ``question``: the sentence asks ("should I sell my Polo?");
+* ``reported``: someone else's words or belief ("Physio says my knees are done with running");
+  quoted speech never reaches here (blanked by :func:`~.segments.normalize_text`);
+* ``reminiscence``: a memory of an earlier, different thing ("my first car", "back in college");
+* ``negation``: the cue is denied ("I didn't sell it"), unless it carries its own negation
+  ("no longer", "didn't renew");
+* ``modality``: a possibility, wish, plan or doubt ("might", "if", "thinking about", "talk me out of");
+* ``future``: the change is ahead ("I'm moving to Berlin in June", "handed in my notice", "next spring"):
+  never a change now.
+
+The actor decides whose facts a cue may end (:mod:`.targets`): the user ("I", "we", "Priya and I", no
+subject at all in diary style), a third party ("my friend Beth", "she", "Tom") whose news never ends the
+user's own facts, a thing ("the boat", "it", "Bean There"), or an indefinite someone ("someone nicked
+the brompton": not an owner).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from .cues import CueHit
+from .lexicon import (
+    FUTURE_MARKERS,
+    INDEFINITE_ACTORS,
+    MODAL_MARKERS,
+    NEGATORS,
+    RELATIONS,
+    REMINISCENCE_MARKERS,
+    REPORTING_VERBS,
+)
+from .segments import Clause, Sentence, words
+from .segments import asks as _asks
+
+__all__ = ["Actor", "Known", "Verdict", "check", "find_actor"]
+
+_I = re.IGNORECASE
+_MODAL = re.compile("|".join(MODAL_MARKERS), _I)
+_FUTURE = re.compile("|".join(FUTURE_MARKERS), _I)
+_REMINISCENCE = re.compile("|".join(REMINISCENCE_MARKERS), _I)
+_REPORTED = re.compile(r"(?P<who>[\w']+)\s+(?:\w+\s+)?" + REPORTING_VERBS, _I)
+_NOT_YET = re.compile(r"\bnot (?:yet|doing it yet|decided)\b", _I)
+_CONDITIONAL_CLAUSE = re.compile(r"^\W*(?:if|unless|whether|in case|what if|suppose)\b", _I)
+_PROGRESSIVE = re.compile(r"(?:\b(?:am|is|are|be|been)|'m|'s|'re)\s+(?:\w+ly\s+|just\s+|now\s+)?$", _I)
+_RELS = "|".join(sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True))
+_LEAD = re.compile(
+    r"^(?:\W*(?:oh|ok|okay|so|well|yeah|yes|no|nope|haha+|lol|lmao|welp|ugh|wow|ah|um|hmm|right|update(?: on [\w ]+?)?|"
+    r"(?:quick|small|big|honest|sad|final) (?:update|news)|news|big news|honestly|anyway|anyways|also|and|but|then|"
+    r"now|just|finally|sadly|unfortunately|officially|basically|fyi|btw|by the way|long story short|in the end|"
+    r"eventually|turns out|guess what|today|yesterday|this morning|last (?:week|night|month)|on \w+day|recently|"
+    r"at last|plot twist|anyhow|well then|as of (?:today|now)|actually)\b[\s,:!.\-—]*)*", _I)
+_AND_I = re.compile(r"^(?P<x>[\w'-]+(?: [\w'-]+)?) and (?:I|me|i)\b(?!')", _I)
+_FIRST = re.compile(r"^(?:I|i|we|We|WE|me|Me)(?:'(?:ve|m|d|re|ll))?\b(?!-)")
+_MY_REL = re.compile(r"^(?:my|our)\s+(?P<rel>" + _RELS + r")\b(?:,?\s+(?P<name>[A-Z][\w-]+))?(?P<pos>'s?\s+"
+                     r"(?P<thing>[\w-]+))?", _I)
+_MY_THING = re.compile(r"^(?:my|our)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)", _I)
+_PRONOUN = re.compile(r"^(?P<p>she|he)(?:'s|'d|'ll)?\b", _I)
+_THEY = re.compile(r"^they(?:'ve|'re|'d)?\b", _I)
+_IT = re.compile(r"^(?:it|that|this)(?:'s)?\b", _I)
+_INDEFINITE = re.compile(r"^(?:someone|somebody|some\s+\w+|an?\s+(?:[\w-]+\s+){0,2}(?P<head>[\w-]+))", _I)
+_THE = re.compile(r"^(?:the|this|that)\s+(?P<np>[\w&+-]+(?:\s+[\w&+-]+){0,3}?)(?='s\b|\s+(?:is|are|was|were|has|"
+                  r"have|had|got|went|'s|been|just|finally)\b|$)", _I)
+_NAME = re.compile(r"^(?P<name>[A-Za-zÀ-ÿ][\w&+-]*(?:\s+[A-Z][\w&+-]*){0,2})(?P<pos>'s?\s+(?P<next>[\w-]+))?")
+_CONTRACTED = frozenset(
+    "been gone got just officially moved left quit done finished dropped transferred a an the not no still now in "
+    "at out off over history back fine getting going moving leaving taking started starting finally really also "
+    "definitely sold split divorced retired".split()
+)
+"""Words after ``'s`` that make it "is"/"has" ("Katie's getting divorced"), not a possessive."""
+_VERB_FIRST = re.compile(r"^(?:[a-z]+(?:ed|ing)|quit|left|sold|sent|gave|put|cut|split|got|went|made|said|bit|"
+                         r"found|took|tore|fell|handed|had|kept|let|lost|told|threw|shut|broke|ran|been|done|"
+                         r"since|after|before|post|first|cancel|finally|still)\b", _I)
+
+ActorKind = Literal["user", "third", "thing", "indefinite", "pronoun", "implicit"]
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the user's facts name: people (a name or relation word -> subject) and their pronoun genders."""
+
+    people: Mapping[str, str]
+    genders: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who or what a clause's news is about.
+
+    ``kind``: ``user``, ``implicit`` (no subject: the user, diary style), ``third`` (``name`` is the
+    subject of their facts), ``thing`` (``name`` is its noun phrase; ``owner`` a third party owning
+    it, e.g. "my neighbour's dog"), ``pronoun`` (``she``/``he``/``it``, resolved by :mod:`.targets`),
+    ``indefinite`` (someone: never an owner). ``partner``: the other one of "Priya and I".
+    """
+
+    kind: ActorKind
+    name: str = ""
+    owner: str = ""
+    partner: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A cue's guard (``None``: not blocked), why, and the actor of its clause."""
+
+    guard: str | None
+    reason: str
+    actor: Actor
+
+
+def _person(name: str, known: Known) -> str | None:
+    low = name.lower().strip()
+    if low in known.people:
+        return known.people[low]
+    parts = low.split()
+    if len(parts) > 1 and parts[0] in RELATIONS:  # "Uncle Ray"
+        return known.people.get(" ".join(parts[1:]), known.people.get(parts[0], " ".join(parts[1:])))
+    if low in RELATIONS:
+        return known.people.get(low, low)
+    return None
+
+
+_SEGMENTS = re.compile(r",\s*|\s+(?:and|but|so|then)\s+", _I)
+
+
+def find_actor(prefix: str, known: Known) -> Actor:
+    """The actor of a clause from its words before the cue (see :class:`Actor`).
+
+    The subject is read at the start of the last comma- or "and"-separated part of the words before
+    the cue ("problem solved itself, *Pat* sold up"); when the cue follows "and" directly, the part
+    before it has the shared subject ("*She* hates it and quit").
+    """
+    last = prefix.rsplit(",", 1)[-1]
+    if m := _AND_I.match(last[_LEAD.match(last).end():]):  # type: ignore[union-attr]  # "Priya and I split up"
+        partner = re.sub(r"^(?:my|our)\s+", "", m.group("x"), flags=_I)
+        return Actor("user", partner=_person(partner, known) or partner.lower())
+    parts = [p for p in _SEGMENTS.split(prefix)]
+    while len(parts) > 1 and not parts[-1][_LEAD.match(parts[-1]).end():].strip():  # type: ignore[union-attr]
+        parts.pop()
+    part = parts[-1] if parts else ""
+    rest = part[_LEAD.match(part).end():]  # type: ignore[union-attr]
+    if not rest.strip():
+        return Actor("implicit")
+    if m := _AND_I.match(rest):
+        partner = re.sub(r"^(?:my|our)\s+", "", m.group("x"), flags=_I)
+        return Actor("user", partner=_person(partner, known) or partner.lower())
+    if _FIRST.match(rest):
+        return Actor("user")
+    if m := _MY_REL.match(rest):
+        who = _person(m.group("name") or m.group("rel"), known) or (m.group("name") or m.group("rel")).lower()
+        thing = m.group("thing")
+        if m.group("pos") and thing and thing.lower() not in _CONTRACTED and not thing.lower().endswith("ing"):
+            return Actor("thing", name=thing.lower(), owner=who)
+        return Actor("third", name=who)
+    if m := _PRONOUN.match(rest):
+        return Actor("pronoun", name=m.group("p").lower())
+    if _THEY.match(rest):
+        return Actor("indefinite", name="they")
+    if _IT.match(rest):
+        return Actor("pronoun", name="it")
+    if m := _MY_THING.match(rest):
+        return Actor("thing", name=m.group("np").lower())
+    if (m := _INDEFINITE.match(rest)) and (m.group("head") or "someone").lower() not in known.people:
+        return Actor("indefinite", name=(m.group("head") or "someone").lower())
+    if m := _THE.match(rest):
+        return Actor("thing", name=m.group("np").lower())
+    if (m := _NAME.match(rest)) is not None:
+        name = m.group("name")
+        who = _person(name, known) or _person(name.split()[0], known)
+        nxt = (m.group("next") or "").lower()
+        possessive = bool(m.group("pos")) and nxt not in _CONTRACTED and not nxt.endswith(("ing", "ed"))
+        if who is not None:
+            if possessive and len(rest) > m.end():  # "Katie's divorce" is Katie's; "Pat's dog" is Pat's thing
+                return Actor("thing", name=nxt, owner=who)
+            return Actor("third", name=who)
+        if name.split()[0].lower() in INDEFINITE_ACTORS:
+            return Actor("indefinite", name=name.lower())
+        if _VERB_FIRST.match(name) or (name[0].islower() and not m.group("pos")):
+            return Actor("implicit")
+        return Actor("thing", name=name.lower())
+    return Actor("implicit")
+
+
+def _negated(clause: Clause, hit: CueHit, text: str) -> bool:
+    before = [w.low for w in words(text, clause.start, hit.start)][-4:]
+    return any(w in NEGATORS or w.endswith("n't") for w in before)
+
+
+def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: Known) -> Verdict:
+    """The guard (if any) that blocks ``hit`` and the actor of its clause.
+
+    Args:
+        text: the normalised message.
+        sentence: the sentence of the cue; ``clause_index`` its clause there.
+        hit: the cue.
+        known: the people the user's facts name (to tell a third party from a thing).
+    """
+    clause = sentence.clauses[clause_index]
+    prefix = text[clause.start:max(clause.start, hit.start)]
+    actor = find_actor(prefix, known)
+    for earlier_clause in reversed(sentence.clauses[:clause_index]):  # "He's done it — retired!": his
+        if actor.kind != "implicit" or prefix.strip():
+            break
+        actor = find_actor(earlier_clause.text, known)
+    cue = hit.cue
+    if sentence.question and (clause_index == len(sentence.clauses) - 1 or _asks(sentence.text) or _asks(clause.text)):
+        return Verdict("question", "asked, not told", actor)  # "Sold it last week, so what next?" tells first
+    before = text[(sentence.clauses[clause_index - 1] if clause_index else clause).start:hit.start]
+    for m in _REPORTED.finditer(before):  # in this clause or the one before ("X said, and I quote, ...")
+        if m.group("who").lower() not in ("i", "we", "i've", "we've"):
+            return Verdict("reported", f"someone else's words ({m.group(0).strip()!r})", actor)
+    if memory := _REMINISCENCE.search(sentence.text):
+        return Verdict("reminiscence", f"a memory of something earlier ({memory.group(0)!r})", actor)
+    if not cue.negated and _negated(clause, hit, text):
+        return Verdict("negation", "the cue is denied", actor)
+    upto = text[clause.start:hit.end]
+    earlier = sentence.clauses[clause_index - 1].text if clause_index > 0 else ""
+    maybe = _MODAL.search(upto) or _NOT_YET.search(clause.text)
+    if maybe is not None:
+        return Verdict("modality", f"a possibility, not a fact ({maybe.group(0)!r})", actor)
+    if _CONDITIONAL_CLAUSE.match(earlier):
+        return Verdict("modality", "under a condition", actor)
+    if cue.kind == "announce":
+        return Verdict("future", "announced for later", actor)
+    if plan := _FUTURE.search(clause.text):
+        return Verdict("future", f"a plan ({plan.group(0)!r})", actor)
+    if text[hit.start:hit.end].lower().split()[0].endswith("ing") and _PROGRESSIVE.search(prefix):
+        return Verdict("future", "in progress or planned, not done", actor)
+    return Verdict(None, "", actor)

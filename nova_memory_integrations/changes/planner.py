@@ -1,0 +1,420 @@
+"""The change planner (pure): one user message and the facts current at its time -> what it ends or corrects.
+
+Detect, then resolve: :mod:`.cues` finds that a state ended or changed, :mod:`.guards` drops what is
+not the user's change now (questions, denials, plans, memories, someone else's words) and names the
+actor, :mod:`.targets` finds which current fact the clause is about, :mod:`.corrections` finds values
+the user takes back. Nothing here reads storage or a clock; meaning comes from an optional
+``similarity(clause, texts) -> cosines`` callable, called only when a cue fired, candidates exist and
+the structural evidence does not decide.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from ..text.dates import resolve_relative_time
+from ..types import Fact
+from .corrections import Correction, find_corrections
+from .cues import CueHit, find_corrections_cues, find_cues, has_cue
+from .guards import Actor, Known, check
+from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
+from .segments import Sentence, Word, normalize_text, segment, words
+from .targets import (
+    THRESHOLD,
+    Evidence,
+    FactInfo,
+    category_fit,
+    choose,
+    describe,
+    describes,
+    fact_info,
+    gender_of,
+    name_evidence,
+    rescale_similarity,
+    target_score,
+    with_sim,
+)
+
+__all__ = ["ChangePlan", "Ending", "Guarded", "Similarity", "pending", "plan_changes"]
+
+Similarity = Callable[[str, Sequence[str]], Sequence[float]]
+"""``(clause, fact texts) -> cosine per text``."""
+
+MAX_SIMILAR = 24
+"""At most this many candidates are embedded for one cue."""
+SMALL_POOL = 6
+"""Meaning is asked when some candidate has structural evidence, or the cue's specific categories hold at
+most this many states (it then decides among them alone); never to search all of a user's facts."""
+
+_PRONOUNS = frozenset({"it", "her", "him", "them", "that", "this", "she", "he"})
+_DEFINITE = frozenset({"the", "my", "our", "his", "her", "their", "that"})
+_IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
+_TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
+_FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Ending:
+    """End ``fact`` in valid time at ``at`` (the clause's time), because of ``cue``."""
+
+    fact: Fact
+    at: datetime
+    cue: str
+    why: str
+
+    @property
+    def reason(self) -> str:
+        """The decision's reason."""
+        return f"ended: cue {self.cue!r}, {self.why}"
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """A cue the guard layer kept from ending anything."""
+
+    cue: str
+    guard: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ChangePlan:
+    """What one message changes: facts it ends, values it corrects, cues it guarded."""
+
+    endings: tuple[Ending, ...] = ()
+    corrections: tuple[Correction, ...] = ()
+    guarded: tuple[Guarded, ...] = ()
+    embedded: bool = False
+    """Whether meaning was computed (the similarity callable was called)."""
+    touched: tuple[Fact, ...] = ()
+    """Every fact an unguarded cue or a correction may be about, best first: what an LLM deciding
+    UPDATE / DELETE itself must see (:meth:`~.tracker.ChangeTracker.touched`)."""
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to apply."""
+        return not self.endings and not self.corrections
+
+
+@dataclass
+class _Message:
+    text: str
+    sentences: list[Sentence]
+    words: list[Word]
+    infos: list[FactInfo]
+    known: Known
+    found: list[tuple[int, FactInfo]] | None = None
+
+    @property
+    def mentions(self) -> list[tuple[int, FactInfo]]:
+        """``(position, fact)`` for every word that names a fact; computed on the first pronoun."""
+        if self.found is None:
+            self.found = _mentions(self)
+        return self.found
+
+
+def _known(facts: Sequence[Fact]) -> Known:
+    people: dict[str, str] = {}
+    for f in facts:
+        if f.subject != "user":
+            people.setdefault(f.subject.lower(), f.subject)
+        if f.subject == "user" and f.predicate.endswith("_name") and f.predicate != "name":
+            rel = f.predicate[: -len("_name")].replace("_", " ")
+            name = f.object.lower().strip()
+            people[rel] = people.get(name, name)
+            people.setdefault(name, name)
+    genders = {subject: gender_of(subject, facts) for subject in set(people.values())}
+    return Known(people, genders)
+
+
+def _mentions(msg: _Message) -> list[tuple[int, FactInfo]]:
+    """``(position, fact)`` for every word of the message that names a fact (for antecedents)."""
+    out: list[tuple[int, FactInfo]] = []
+    for w in msg.words:
+        if w.low in _PRONOUNS or w.low in STOPWORDS:
+            continue
+        for info in msg.infos:
+            if name_evidence(info, [w]) >= 0.5:
+                out.append((w.start, info))
+    return out
+
+
+def _antecedents(msg: _Message, pos: int) -> list[FactInfo]:
+    before = [m for m in msg.mentions if m[0] < pos]
+    if not before:
+        return []
+    last = max(p for p, _ in before)
+    return [i for p, i in before if p == last]
+
+
+def _person_before(msg: _Message, pos: int, pronoun: str, facts: Sequence[Fact]) -> str | None:
+    """The person a ``she``/``he`` at ``pos`` means: the last one named before it, else the most recent one."""
+    gender = {"she": "f", "he": "m"}.get(pronoun, "x")
+    fits = [s for s, g in msg.known.genders.items() if g in (gender, "x")]
+    for w in reversed([w for w in msg.words if w.start < pos]):
+        who = msg.known.people.get(w.low)
+        if who is not None and who in fits:
+            return who
+    recent = sorted((f for f in facts if f.subject != "user" and f.subject in fits),
+                    key=lambda f: (f.ingested_at, f.valid_from), reverse=True)
+    return recent[0].subject if recent else None
+
+
+def _scope(actor: Actor, msg: _Message, hit: CueHit, facts: Sequence[Fact]) -> tuple[list[FactInfo], str | None]:
+    """The facts a clause's actor can end, and the third party whose news it is (if any)."""
+    infos = msg.infos
+    person: str | None = None
+    if actor.kind in ("user", "implicit"):
+        return [i for i in infos if i.fact.subject == "user" or i.fact.object.lower() == "user"], None
+    if actor.kind == "pronoun" and actor.name in ("she", "he"):
+        person = _person_before(msg, hit.start, actor.name, facts)
+        if person is None:
+            return [], None
+    elif actor.kind == "third":
+        person = actor.name
+    elif actor.kind == "thing" and actor.owner:
+        return [i for i in infos if i.fact.subject == actor.owner], actor.owner
+    if person is not None:
+        return [i for i in infos if i.fact.subject == person or (i.category == "relationship" and i.person == person
+                                                                 and i.fact.subject != "user")
+                or (i.person == person and i.fact.subject == "user" and i.category == "relationship")], person
+    return list(infos), None
+
+
+def _destination(msg: _Message, hit: CueHit) -> tuple[int, int]:
+    """The span of a cue's clause naming the *new* state ("moved *to Lyon*", "swapped it *for a Tesla*")."""
+    clause = msg.sentences[hit.sentence].clauses[hit.clause]
+    first = msg.text.find(" ", hit.start, hit.end)  # after the cue's first word: "switched to X", "gave it to X"
+    m = _TO.search(msg.text, first if first > 0 else hit.end, clause.end)
+    if m is None:
+        return (0, 0)
+    back = _FROM.search(msg.text, m.end(), clause.end) if hit.cue.kind == "change" else None  # "to X from Y"
+    return (m.start(), back.start() if back else clause.end)  # "sold her to a lad from Leeds": all the buyer
+
+
+def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -> dict[str, Evidence]:
+    sentence = msg.sentences[hit.sentence]
+    clause = sentence.clauses[hit.clause]
+    dest = _destination(msg, hit)
+    clause_words = [w for w in msg.words if clause.start <= w.start < clause.end and not dest[0] <= w.start < dest[1]]
+    other_words = [w for w in msg.words if sentence.start <= w.start < sentence.end and not
+                   clause.start <= w.start < clause.end]
+    refs: dict[str, float] = {}
+    skip = (hit.start, hit.end) if hit.cue.name in _IDIOMS else (0, 0)
+    for i, w in enumerate(clause_words):
+        if (w.low in _PRONOUNS and w.start >= hit.start and not skip[0] <= w.start < skip[1]) or \
+                (w.low in ("it", "that", "this") and actor.kind == "pronoun" and actor.name == "it" and i == 0):
+            for info in _antecedents(msg, w.start):
+                refs[info.fact.id] = 1.0
+        if w.low in _DEFINITE and i + 1 < len(clause_words):
+            nouns = [clause_words[j].low for j in range(i + 1, min(i + 3, len(clause_words)))]
+            fits = [info for info in scope if any(describes(info, n) for n in nouns)]
+            own = [info for info in fits if info.fact.subject == "user"]
+            fits = own or fits  # the user's "the car" is the user's car, unless the message named another
+            for info in fits:
+                refs[info.fact.id] = max(refs.get(info.fact.id, 0.0), 0.8 if len({f.state for f in fits}) == 1
+                                         else 0.4)
+    if actor.partner:
+        for info in scope:
+            if info.person == actor.partner:
+                refs[info.fact.id] = 1.0
+    person = _actor_person(actor, scope)
+    if person:  # the actor's own name is who acts, not what ended ("Jake's mum died", "Tom left early")
+        clause_words = [w for w in clause_words if w.start >= hit.start or w.low.removesuffix("'s") not in
+                        person.split()]
+        if "relationship" in hit.cue.categories and hit.cue.strength >= 0.9 and actor.kind != "thing":
+            for info in scope:  # "Hannah broke off the engagement": the relationship with the actor
+                if info.category == "relationship" and info.person == person:
+                    refs[info.fact.id] = 1.0
+    cue = hit.cue
+    states = {i.state for i in scope if category_fit(i.category, cue.categories) == 1.0}
+    if not _may_be_the_only_one(msg, hit, actor, clause_words):
+        states = set()
+    out: dict[str, Evidence] = {}
+    for info in scope:
+        ev = Evidence(name_clause=name_evidence(info, clause_words), name_sentence=name_evidence(info, other_words),
+                      ref=refs.get(info.fact.id, 0.0), unique=1.0 if states == {info.state} else 0.0)
+        out[info.fact.id] = Evidence(name_clause=ev.name_clause) if cue.needs_name else ev
+    return out
+
+
+def _actor_person(actor: Actor, scope: list[FactInfo]) -> str:
+    """The person acting in a clause (a third party, or the owner of a thing), lower-case; else ``""``."""
+    if actor.kind == "thing" and actor.owner:
+        return actor.owner.lower()
+    if actor.kind == "third":
+        return actor.name.lower()
+    return ""
+
+
+def _may_be_the_only_one(msg: _Message, hit: CueHit, actor: Actor, clause_words: list[Word]) -> bool:
+    """Whether "the only state of the cue's categories" can count as evidence for this cue.
+
+    Never for a cue that can end anything, a change to something else across categories, a thing (a
+    thing is named) or someone unknown; and for a verb of several categories only when it names no
+    object of its own ("I quit", not "I cancelled the dentist": that is about the dentist).
+    """
+    cue = hit.cue
+    if ANY in cue.categories or actor.kind in ("thing", "indefinite") or (
+            actor.kind == "pronoun" and actor.name == "it"):
+        return False
+    if len(cue.categories) == 1 or cue.noun:
+        return True
+    if cue.kind == "change":
+        return False
+    after = [w for w in clause_words if w.start >= hit.end and w.low not in STOPWORDS and w.low not in _PRONOUNS
+             and not w.low.isdigit()]
+    return not after
+
+
+def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],
+                 scored: list[tuple[FactInfo, Evidence, float]]) -> list[tuple[FactInfo, Evidence, float]]:
+    """The chosen facts and the other candidates of their states (a relationship stored both ways)."""
+    states = {c[0].state for c in chosen}
+    ids = {c[0].fact.id for c in chosen}
+    return chosen + [s for s in scored if s[0].state in states and s[0].fact.id not in ids]
+
+
+def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence],
+                similarity: Similarity | None) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
+    cue = hit.cue
+    fits = {i.fact.id: category_fit(i.category, cue.categories) for i in scope}
+    pool = [i for i in scope if fits[i.fact.id] > 0 and (cue.ends_roles or i.fact.predicate not in ROLE_PREDICATES
+                                                          or evidence[i.fact.id].explicit)]
+    scored = [(i, evidence[i.fact.id], target_score(evidence[i.fact.id], fit=fits[i.fact.id], strength=cue.strength))
+              for i in pool]
+    chosen = _with_states(choose(scored), scored)
+    hinted = any(evidence[i.fact.id].structural > 0 for i in pool)
+    specific = {i.state for i in pool if fits[i.fact.id] == 1.0}
+    small = ANY not in cue.categories and 0 < len(specific) <= SMALL_POOL
+    if chosen or similarity is None or not pool or not (hinted or small):
+        return chosen, False
+    clause = msg.sentences[hit.sentence].clauses[hit.clause].text
+    able = [i for i in pool if target_score(with_sim(evidence[i.fact.id], 1.0), fit=fits[i.fact.id],
+                                            strength=cue.strength) >= THRESHOLD]  # could meaning lift it?
+    if not able:
+        return chosen, False
+    ranked = sorted(able, key=lambda i: (-evidence[i.fact.id].structural, -fits[i.fact.id]))[:MAX_SIMILAR]
+    cosines = similarity(clause, [i.text for i in ranked])
+    sims = {i.fact.id: rescale_similarity(c) for i, c in zip(ranked, cosines, strict=True)}
+    scored = [(i, with_sim(evidence[i.fact.id], sims.get(i.fact.id, 0.0)),
+               target_score(with_sim(evidence[i.fact.id], sims.get(i.fact.id, 0.0)), fit=fits[i.fact.id],
+                            strength=cue.strength)) for i in pool]
+    return _with_states(choose(scored), scored), True
+
+
+def _plausible(hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence]) -> list[FactInfo]:
+    """The candidates a cue may be about: those with structural evidence, else the few states of its own
+    categories (strongest first)."""
+    fits = {i.fact.id: category_fit(i.category, hit.cue.categories) for i in scope}
+    hinted = [i for i in scope if fits[i.fact.id] > 0 and evidence[i.fact.id].structural > 0]
+    if not hinted and ANY not in hit.cue.categories:
+        specific = [i for i in scope if fits[i.fact.id] == 1.0]
+        hinted = specific if len({i.state for i in specific}) <= SMALL_POOL else []
+    return sorted(hinted, key=lambda i: -evidence[i.fact.id].structural)
+
+
+def _when(msg: _Message, hit: CueHit, at: datetime) -> datetime:
+    clause = msg.sentences[hit.sentence].clauses[hit.clause]
+    found = resolve_relative_time(clause.text, at)
+    return found if found is not None and found <= at else at
+
+
+def _handled(sentence: Sentence, handled: Sequence[str]) -> bool:
+    body = sentence.text.strip(" .!?")
+    return bool(body) and any(body in h or h in body for h in handled if h)
+
+
+def pending(text: str, handled: Sequence[str] = ()) -> bool:
+    """Whether a message holds a correction cue, or a change cue outside the sentences ``handled``
+    (where the extractor itself already ended or replaced something): the test run before any fact is read."""
+    norm = normalize_text(text)
+    if not has_cue(norm):
+        return False
+    sentences = segment(norm)
+    if find_corrections_cues(norm, sentences):
+        return True
+    marks = [normalize_text(h).strip(" .!?") for h in handled]
+    return any(not _handled(sentences[h.sentence], marks) for h in find_cues(norm, sentences))
+
+
+def plan_changes(
+    text: str, *, at: datetime, episode_id: str, facts: Sequence[Fact], similarity: Similarity | None = None,
+    handled: Sequence[str] = (),
+) -> ChangePlan:
+    """What a user message ends or corrects among ``facts``.
+
+    Args:
+        text: the message.
+        at: when it was said (timezone-aware); relative times ("in June") resolve against it.
+        episode_id: its episode (facts first stated by it are never its targets).
+        facts: the user's believed facts holding at ``at`` (a fact that this very message closed at
+            ``at`` may be corrected, not ended), and those the message itself stated, whatever their time.
+        similarity: cosine of a clause and fact texts; ``None``: meaning is not used.
+        handled: sentences in which the extractor already ended or replaced a fact: their change
+            cues are not read again (corrections still are).
+    """
+    norm = normalize_text(text)
+    if not facts or not has_cue(norm):
+        return ChangePlan()
+    sentences = segment(norm)
+    marks = [normalize_text(h).strip(" .!?") for h in handled]
+    own = [f for f in facts if not f.provenance or f.provenance[0] != episode_id]
+    # the message's own statements that the store kept as history (learnt after a newer value): for those
+    # categories the message's change is older than what is held now, so it ends nothing current
+    dated = {fact_info(f).category for f in facts if f.provenance and f.provenance[0] == episode_id
+             and f.valid_to is not None and f.valid_to <= at}
+    open_now = [f for f in own if f.valid_from <= at and (f.valid_to is None or f.valid_to > at)]
+    msg = _Message(norm, sentences, words(norm), [fact_info(f) for f in open_now], _known(facts))
+    correctable = [fact_info(f) for f in own if f.valid_from < at and (f.valid_to is None or f.valid_to >= at)]
+    if not find_corrections_cues(norm, sentences):
+        correctable = []
+    corrections, used = find_corrections(norm, sentences, find_corrections_cues(norm, sentences), correctable)
+    hits = [h for h in find_cues(norm, sentences) if h.sentence not in used
+            and not _handled(sentences[h.sentence], marks)]
+    touched: dict[str, Fact] = {c.fact.fact.id: c.fact.fact for c in corrections}
+    if not hits or not msg.infos:
+        return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()))
+    endings: dict[str, Ending] = {}
+    guarded: list[Guarded] = []
+    embedded = False
+    for hit in hits:
+        verdict = check(norm, sentences[hit.sentence], hit.clause, hit, msg.known)
+        if verdict.guard is None and hit.cue.kind == "change" and dated & hit.cue.categories:
+            verdict = replace(verdict, guard="older", reason="the new state is older than the one held")
+        if verdict.guard is not None:
+            guarded.append(Guarded(hit.cue.name, verdict.guard, verdict.reason))
+            continue
+        scope, person = _scope(verdict.actor, msg, hit, facts)
+        if not scope:
+            continue
+        when = _when(msg, hit, at)
+        if hit.cue.ends_actor and person is not None and verdict.actor.kind in ("third", "pronoun"):
+            for info in scope:  # "Nan passed away": every state of hers ends
+                if info.fact.subject == person and info.category != "relationship":
+                    endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, f"{person} died"))
+            continue
+        dest = _destination(msg, hit)
+        if dest[1] > dest[0]:  # what the clause names as the new state is never the one that ended
+            named = [w for w in msg.words if dest[0] <= w.start < dest[1]]
+            held = [i for i in scope if name_evidence(i, named) >= 0.8]
+            if hit.cue.kind == "change" and any(category_fit(i.category, hit.cue.categories) == 1.0 for i in held):
+                guarded.append(Guarded(hit.cue.name, "held", "the new state is already held: nothing changes"))
+                continue
+            scope = [i for i in scope if i not in held]
+        evidence = _evidence(msg, hit, verdict.actor, scope)
+        touched.update((i.fact.id, i.fact) for i in _plausible(hit, scope, evidence))
+        chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity)
+        embedded = embedded or used_sim
+        states = {c[0].state for c in chosen}
+        for info, ev, score in chosen:
+            endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, describe(info, ev, score)))
+        for info in scope if hit.cue.ends_roles else ():  # retiring ends the whole job: employer and role
+            if info.state in states and info.fact.id not in endings:
+                endings[info.fact.id] = Ending(info.fact, when, hit.cue.name, "stated with the ended job")
+    return ChangePlan(tuple(endings.values()), tuple(corrections), tuple(guarded), embedded,
+                      tuple(touched.values()))
+

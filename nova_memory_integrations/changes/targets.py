@@ -1,0 +1,328 @@
+"""Which current fact a cue ends (pure): evidence per candidate, one scoring function, a margin.
+
+A cue says *that* something ended; the target is looked for among the user's facts current at the
+message's time, by four kinds of evidence, each in ``[0, 1]``:
+
+* **name** (``name_clause``, ``name_sentence``): words of the fact's object (or, for a partner, of the
+  person) in the cue's clause, else elsewhere in its sentence: 1.0 for the whole object or a proper
+  word of it ("Golf", "CX-5"), 0.8 for another content word ("running"), 0.5 for a kind noun or a part
+  of a word ("boat" in "sailboat", "Bonnie" for "Bonneville");
+* **reference** (``ref``): a pronoun whose antecedent in the message is the fact ("we gave *it* to the
+  school" after "the Yamaha"), 1.0; a definite description of its kind ("the van", "my job", "the
+  company"), 0.8 when it fits one candidate only, else 0.4;
+* **uniqueness** (``unique``): the fact is the actor's only state of the cue's categories (so "the
+  layoffs" or "retirement" can only mean that job);
+* **meaning** (``sim``): cosine of the clause and the fact's text, rescaled to ``[0, 1]`` between
+  :data:`SIM_FLOOR` and :data:`SIM_CEIL`; computed only when the other evidence does not decide.
+
+:func:`target_score` combines them (formula in its docstring); :func:`choose` applies the threshold
+and the margin. Facts stated together about one subject in one category (``works_at`` and
+``job_title`` of one job) form one *state*: they are counted once and end together.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from ..types import Fact
+from .lexicon import (
+    ANY,
+    GENERIC_WORDS,
+    IDENTITY,
+    KIND_WORDS,
+    OBJECT_CATEGORY_WORDS,
+    PREDICATE_CATEGORIES,
+    PREDICATE_SUFFIX_CATEGORIES,
+    RELATIONS,
+    STOPWORDS,
+)
+from .segments import Word, words
+
+__all__ = [
+    "CATEGORY_NOUNS",
+    "LAMBDA",
+    "MARGIN",
+    "SIM_CEIL",
+    "SIM_FLOOR",
+    "THRESHOLD",
+    "Evidence",
+    "FactInfo",
+    "category_fit",
+    "choose",
+    "describe",
+    "describes",
+    "fact_category",
+    "fact_info",
+    "gender_of",
+    "name_evidence",
+    "rescale_similarity",
+    "target_score",
+    "with_sim",
+]
+
+THRESHOLD = 0.5
+"""Lowest score that ends a fact."""
+MARGIN = 0.2
+"""How far the best candidate must lead the next one (when not named explicitly)."""
+LAMBDA = 0.6
+"""Weight of meaning in the share of the score the structural evidence leaves open."""
+SIM_FLOOR, SIM_CEIL = 0.25, 0.6
+"""Cosine (MiniLM) at or below which meaning counts 0, at or above which it counts 1."""
+
+CATEGORY_NOUNS: dict[str, frozenset[str]] = {
+    "job": frozenset("job work company firm employer office contract role position gig shifts".split()),
+    "home": frozenset("house flat place home apartment lease tenancy".split()),
+    "membership": frozenset("membership subscription".split()),
+    "relationship": frozenset("relationship marriage engagement".split()),
+    "study": frozenset("course degree studies".split()),
+    "habit": frozenset("habit routine".split()),
+}
+"""Nouns that describe any state of a category ("the company" -> the job, "my membership"); a more
+specific noun ("the gym", "the choir", "the dog") must be a word of the fact itself."""
+
+_DIGIT = re.compile(r"\d")
+
+
+_SUFFIXES = ("ings", "ing", "ers", "er", "ed", "es", "s")
+
+
+def _lemma(word: str) -> str:
+    """A crude lemma for matching inflections: "smoked", "smoker", "smoking" -> "smok"; "running" -> "run"."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    return word[:-1] if len(word) >= 4 and word.endswith("e") else word
+
+
+def _stem(word: str) -> str:
+    word = word.lower().replace("’", "'").removesuffix("'s").strip("'")
+    if word.endswith("+") and word.rstrip("+").isalpha() and len(word) > 3:  # "Disney+" names "Disney"
+        word = word.rstrip("+")
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def fact_category(fact: Fact) -> str:
+    """The category of the state a fact holds: by predicate, else by the words of its object, else ``any``."""
+    pred = fact.predicate
+    if pred in PREDICATE_CATEGORIES:
+        category = PREDICATE_CATEGORIES[pred]
+        if category == "possession":  # "owns a flat" is a home, "owns a dog" a pet
+            for w in words(fact.object):
+                if OBJECT_CATEGORY_WORDS.get(_stem(w.low)) in ("home", "pet"):
+                    return OBJECT_CATEGORY_WORDS[_stem(w.low)]
+        return category
+    for suffix, category in PREDICATE_SUFFIX_CATEGORIES:
+        if pred.endswith(suffix):
+            return category
+    for w in words(fact.object):
+        if (found := OBJECT_CATEGORY_WORDS.get(_stem(w.low))) is not None:
+            return found
+    return ANY
+
+
+@dataclass(frozen=True)
+class FactInfo:
+    """A candidate fact and what names it: stems of its words, the proper ones, its kinds, its state."""
+
+    fact: Fact
+    category: str
+    names: frozenset[str]
+    proper: frozenset[str]
+    phrase: str
+    kinds: frozenset[str]
+    state: str
+    """Facts with one ``state`` key were stated together about one subject and category."""
+    person: str = ""
+    """For a relation fact ("user girlfriend_name Priya", "priya partner_of user"): the other person."""
+
+    @property
+    def text(self) -> str:
+        """The fact as words, for the embedder."""
+        subject = "I" if self.fact.subject == "user" else self.fact.subject
+        return f"{subject} {self.fact.predicate.replace('_', ' ')} {self.fact.object}"
+
+
+_INFOS: dict[str, FactInfo] = {}
+_INFOS_MAX = 8192
+
+
+def fact_info(fact: Fact) -> FactInfo:
+    """Precompute what names ``fact`` (its object's words, or the partner's for a reverse relation).
+
+    Memoised by version id (a version never changes; a change is a new version).
+    """
+    cached = _INFOS.get(fact.id)
+    if cached is not None and cached.fact == fact:
+        return cached
+    if len(_INFOS) >= _INFOS_MAX:
+        _INFOS.clear()
+    info = _INFOS[fact.id] = _fact_info(fact)
+    return info
+
+
+def _fact_info(fact: Fact) -> FactInfo:
+    category = fact_category(fact)
+    reverse = fact.object.strip().lower() == "user"
+    source = fact.subject if reverse else fact.object
+    found = [w for w in words(source) if w.low not in STOPWORDS and not w.low.isdigit()]
+    names = frozenset(_stem(w.text) for w in found)
+    proper = frozenset(_stem(w.text) for w in found if w.text[0].isupper() or _DIGIT.search(w.text)
+                       or not w.text.isalpha())
+    kinds = set(CATEGORY_NOUNS.get(category, ()))
+    for kind, members in KIND_WORDS.items():
+        if any(n == kind or n.endswith(kind) or n in members for n in names):
+            kinds.add(kind)
+    person = ""
+    if category == "relationship" or fact.predicate.endswith(("_name", "_of")):
+        person = fact.subject if reverse else fact.object
+    first = fact.provenance[0] if fact.provenance else fact.lineage_id
+    # one relationship is one state whichever way it is stored ("user husband_name Tom", "tom spouse_of user")
+    state = f"{category}|{person.lower()}" if category == "relationship" and person else \
+        f"{fact.subject}|{category}|{first}"
+    return FactInfo(fact, category, names, proper, " ".join(w.low for w in words(source)), frozenset(kinds),
+                    state, person.lower())
+
+
+def name_evidence(info: FactInfo, span: Sequence[Word]) -> float:
+    """How surely ``span`` names the fact (see the module docstring for the levels)."""
+    if not info.names or not span:
+        return 0.0
+    low = " ".join(w.low for w in span)
+    if " " in info.phrase and f" {info.phrase} " in f" {low} ":
+        return 1.0
+    stems = {_stem(w.text) for w in span if w.low not in STOPWORDS}
+    hits = info.names & stems
+    if hits & info.proper or hits == info.names:
+        return 1.0
+    if hits - GENERIC_WORDS - _KIND_NOUNS:
+        return 0.8
+    if hits:
+        return 0.5
+    lemmas = {_lemma(n) for n in info.names - GENERIC_WORDS - _KIND_NOUNS if len(n) >= 4}
+    if lemmas & {_lemma(s) for s in stems if len(s) >= 4}:  # "smoked" / "smoker" for "smoking"
+        return 0.8
+    for s in stems:
+        if len(s) < 3:
+            continue
+        for n in info.names:
+            if len(n) >= 5 and n != s and (n.endswith(s) or (len(s) >= 4 and n.startswith(s))):
+                return 0.5
+            if len(s) >= 5 and len(n) >= 5 and s[:4] == n[:4] and s not in STOPWORDS:  # "Bonnie" / "Bonneville"
+                return 0.5
+    return 0.0
+
+
+_KIND_NOUNS = frozenset().union(*CATEGORY_NOUNS.values())
+
+
+def describes(info: FactInfo, noun: str) -> bool:
+    """Whether a definite description's noun ("the van", "my job") fits the fact."""
+    noun = _stem(noun)
+    if noun in info.kinds:
+        return True
+    return any(n.endswith(noun) and len(noun) >= 3 for n in info.names)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The evidence that a cue's clause is about one fact (each in ``[0, 1]``; ``sim`` rescaled)."""
+
+    name_clause: float = 0.0
+    name_sentence: float = 0.0
+    ref: float = 0.0
+    unique: float = 0.0
+    sim: float = 0.0
+
+    @property
+    def structural(self) -> float:
+        """``E = max(name_clause, 0.8 * name_sentence, ref, 0.6 * unique)``."""
+        return max(self.name_clause, 0.8 * self.name_sentence, self.ref, 0.6 * self.unique)
+
+    @property
+    def explicit(self) -> bool:
+        """Named in the clause or referred to by a pronoun: several such facts may all end."""
+        return self.name_clause >= 0.8 or self.ref >= 1.0
+
+
+def category_fit(category: str, cue_categories: Iterable[str]) -> float:
+    """1 when the cue can end the fact's category, 0.8 when either side is ``any``, else 0 (and always 0
+    for who someone is to the user: ``identity``)."""
+    cats = frozenset(cue_categories)
+    if category == IDENTITY:
+        return 0.0
+    if category in cats:
+        return 1.0
+    return 0.8 if ANY in cats or category == ANY else 0.0
+
+
+def rescale_similarity(cosine: float) -> float:
+    """``clip((cos - SIM_FLOOR) / (SIM_CEIL - SIM_FLOOR), 0, 1)``."""
+    return min(1.0, max(0.0, (cosine - SIM_FLOOR) / (SIM_CEIL - SIM_FLOOR)))
+
+
+def target_score(evidence: Evidence, *, fit: float, strength: float) -> float:
+    """The score of one candidate fact for one cue.
+
+    ``score = fit * strength * (E + LAMBDA * sim * (1 - E))`` where ``E`` is the strongest structural
+    evidence (:attr:`Evidence.structural`): name in the clause, 0.8 x name in the sentence, reference,
+    0.6 x uniqueness. Meaning fills part of what structure leaves open, so it can confirm a weak
+    structural hint but alone reaches at most ``fit * strength * LAMBDA``. ``fit`` is
+    :func:`category_fit`, ``strength`` the cue's.
+    """
+    e = evidence.structural
+    return fit * strength * (e + LAMBDA * evidence.sim * (1.0 - e))
+
+
+def choose(scored: Sequence[tuple[FactInfo, Evidence, float]]) -> list[tuple[FactInfo, Evidence, float]]:
+    """The candidates a cue ends: every explicit one at or above :data:`THRESHOLD`; otherwise the best one
+    when it reaches the threshold and leads the best candidate of another state by :data:`MARGIN`."""
+    passing = [s for s in scored if s[2] >= THRESHOLD]
+    if not passing:
+        return []
+    explicit = [s for s in passing if s[1].explicit]
+    ranked = sorted(scored, key=lambda s: -s[2])
+    if explicit:
+        top = max(s[2] for s in explicit)
+        rivals = [s[2] for s in ranked if not s[1].explicit and s[0].state not in {e[0].state for e in explicit}]
+        if rivals and top - max(rivals) < MARGIN:
+            return []
+        return explicit
+    best = ranked[0]
+    rivals = [s[2] for s in ranked[1:] if s[0].state != best[0].state]
+    if rivals and best[2] - max(rivals) < MARGIN:
+        return []
+    return [best]
+
+
+def describe(info: FactInfo, evidence: Evidence, score: float) -> str:
+    """A short account of why a fact was chosen (recorded in the decision's reason)."""
+    parts = [f"{k} {v:.2f}" for k, v in (("name", evidence.name_clause), ("sentence name", evidence.name_sentence),
+                                          ("reference", evidence.ref), ("only one", evidence.unique),
+                                          ("meaning", evidence.sim)) if v]
+    return f"score {score:.2f} ({', '.join(parts) or 'no evidence'})"
+
+
+def with_sim(evidence: Evidence, sim: float) -> Evidence:
+    """``evidence`` with its meaning set."""
+    return replace(evidence, sim=sim)
+
+
+def gender_of(subject: str, facts: Sequence[Fact]) -> str:
+    """``f``, ``m`` or ``x``: from the relation word that names ``subject`` (itself, or ``user <rel>_name``)."""
+    if subject in RELATIONS:
+        return RELATIONS[subject].gender
+    for f in facts:
+        if f.subject == "user" and f.predicate.endswith("_name") and f.object.lower() == subject:
+            rel = f.predicate[: -len("_name")].replace("_", " ")
+            if rel in RELATIONS:
+                return RELATIONS[rel].gender
+    return "x"

@@ -1,0 +1,94 @@
+"""The change planner in consolidation: one user episode -> its :class:`~.planner.ChangePlan`.
+
+:class:`ChangeTracker` is what the consolidator holds. For each user episode of a deterministic
+batch, once the extractor's own statements of that episode are applied, it reads the user's facts
+holding at the episode's time (only when a cue fired: most turns cost one regex pass) and plans;
+the consolidator applies the plan in the batch's transaction. Meaning is the store's embedder
+(already loaded), asked only when a cue fired, candidates exist and names or references do not
+decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+
+from .._time import to_epoch
+from ..storage.sqlite import SQLiteStore
+from ..types import Episode, Fact
+from .planner import ChangePlan, pending, plan_changes
+
+__all__ = ["ChangeTracker"]
+
+_EPSILON = timedelta(milliseconds=1)
+
+
+class ChangeTracker:
+    """Plans the endings and corrections of user episodes against one store's facts.
+
+    Args:
+        db: the store's SQLite (facts are read through its user-scoped methods).
+        embedder: anything with ``embed_documents`` (``embed_cached`` is used when present);
+            ``None``: meaning is not used.
+    """
+
+    def __init__(self, db: SQLiteStore, embedder: Any | None = None) -> None:
+        self.db = db
+        self.embedder = embedder
+
+    def plan(
+        self, user_id: str, episode: Episode, *, handled: Sequence[str] = (), stated: Sequence[str] = (),
+    ) -> ChangePlan:
+        """The plan for one episode (empty for other roles and for turns without a pending cue).
+
+        ``handled``: the sentences in which the extractor's own statements already ended or replaced
+        a fact (:func:`~.planner.pending`); ``stated``: the fact versions those statements wrote.
+        """
+        if episode.role != "user" or not episode.content or not pending(episode.content, handled):
+            return ChangePlan()
+        at = episode.timestamp
+        # believed facts still valid at `at`, those this very episode closed at `at` (correctable), and
+        # those it stated (whatever their time)
+        facts = [f for f in self.db.current_facts(user_id, valid_after=to_epoch(at - _EPSILON))
+                 if f.valid_from <= at]
+        known = {f.id for f in facts}
+        facts += [f for f in self.db.select_facts(user_id, ids=list(stated)) if f.id not in known]
+        if not facts:
+            return ChangePlan()
+        return plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,
+                            similarity=self.similarity if self.embedder is not None else None)
+
+    def touched(self, user_id: str, episodes: Sequence[Episode], related: Sequence[Fact], limit: int) -> list[Fact]:
+        """``related`` (an LLM batch's context facts) with the current facts the batch's change cues and
+        corrections may be about put first, so the model can answer UPDATE / DELETE against them.
+
+        At most ``max(limit, number touched)`` facts; nothing is read for a batch without a cue.
+        """
+        pending_ones = [e for e in episodes if e.role == "user" and e.content and pending(e.content)]
+        if not pending_ones:
+            return list(related)
+        latest = max(e.timestamp for e in pending_ones)
+        facts = [f for f in self.db.current_facts(user_id, valid_after=(to_epoch(min(
+            e.timestamp for e in pending_ones)) or 0.0) - 1e-3) if f.valid_from <= latest]
+        found: dict[str, Fact] = {}
+        for e in pending_ones:
+            now = [f for f in facts
+                   if f.valid_from <= e.timestamp and (f.valid_to is None or f.valid_to >= e.timestamp)]
+            plan = plan_changes(e.content, at=e.timestamp, episode_id=e.id, facts=now)
+            found.update((f.id, f) for f in plan.touched)
+        if not found:
+            return list(related)
+        rest = [f for f in related if f.id not in found]
+        return [*found.values(), *rest][: max(limit, len(found))]
+
+    def similarity(self, clause: str, texts: Sequence[str]) -> list[float]:
+        """Cosine of ``clause`` and each of ``texts`` under the store's embedder."""
+        embed = getattr(self.embedder, "embed_cached", None) or self.embedder.embed_documents  # type: ignore[union-attr]
+        vectors = np.asarray(embed([clause, *texts]), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        unit = vectors / norms[:, None]
+        return [float(x) for x in unit[1:] @ unit[0]]
