@@ -18,13 +18,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ._threads import STORAGE, BackgroundWorker, reading, track
 from ._time import to_epoch, utcnow
 from .config import ConsolidationMode, NovaConfig, default_home, load_config
 from .consolidation.service import ConsolidationService
 from .embeddings import EmbeddingsLike
 from .engine.capture import record_turns
 from .engine.components import Components, build_components
-from .engine.scheduler import BackgroundWorker
 from .engine.tokens import TokenCounter
 from .engine.validation import (
     check_content,
@@ -126,6 +126,8 @@ class NovaStore(MaintenanceAPI):
         self._worker = BackgroundWorker(self._background_job, interval=cfg.consolidation.interval_seconds,
                                         debounce=cfg.consolidation.debounce_seconds)
         self._lifecycle = LifecycleScheduler(self.components)  # passes every lifecycle.schedule_interval_s
+        self._inherited = False  # True in a forked child: the files are the parent's to close
+        track(self, rank=STORAGE, stop=NovaStore._close_at_exit, after_fork=NovaStore._after_fork)
         self.components.recover()
         if cfg.consolidation.mode == "background":
             self._worker.start()
@@ -167,6 +169,23 @@ class NovaStore(MaintenanceAPI):
         finally:
             self._closed = True
             self.components.close()
+
+    def _close_at_exit(self) -> None:
+        """At interpreter exit, once every worker and pool has stopped (``_threads.stop_all``): close
+        what is left without waiting for the index (its queued rows stay unindexed in SQLite, and
+        are indexed when the store is next opened) nor a last consolidation pass."""
+        with self._lock:
+            if self._closed or self._closing:
+                return
+            self._closing = True
+        self._closed = True
+        if self._inherited:  # a forked child's copy: the parent owns the files and the lock
+            return
+        self.components.close(drain=False)
+
+    def _after_fork(self) -> None:
+        self._inherited = True
+        self._lock = threading.RLock()
 
     def __enter__(self) -> NovaStore:
         return self
@@ -455,8 +474,9 @@ class NovaStore(MaintenanceAPI):
         :meth:`context`.
         """
         uid, query = self._check_query(user_id, query, k)
-        return dense_search(self.components, query, uid, k=k, kinds=kinds, session_id=session_id,
-                            as_of=check_timestamp(as_of, "as_of"))
+        with reading():  # the indexer yields to it
+            return dense_search(self.components, query, uid, k=k, kinds=kinds, session_id=session_id,
+                                as_of=check_timestamp(as_of, "as_of"))
 
     def retrieve(
         self,
@@ -478,9 +498,10 @@ class NovaStore(MaintenanceAPI):
         """
         uid, query = self._check_query(user_id, query, k)
         cfg = self._search_config(preset)
-        cands = self._recall.retrieve(query, uid, k=k * cfg.snippet_max_turns, config=cfg, kinds=kinds,
-                                     as_of=check_timestamp(as_of, "as_of"), session_id=session_id, rerank=rerank)
-        return snippets(self.components, uid, cands, k, cfg.snippet_max_turns)
+        with reading():
+            cands = self._recall.retrieve(query, uid, k=k * cfg.snippet_max_turns, config=cfg, kinds=kinds,
+                                         as_of=check_timestamp(as_of, "as_of"), session_id=session_id, rerank=rerank)
+            return snippets(self.components, uid, cands, k, cfg.snippet_max_turns)
 
     def context(
         self,
@@ -505,8 +526,10 @@ class NovaStore(MaintenanceAPI):
         if format not in FORMATS:
             raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}, not {reprlib.repr(format)}")
         uid, query = self._check_query(user_id, query, 1)
-        return build_context(self._recall, query, uid, budget_tokens=budget, as_of=check_timestamp(as_of, "as_of"),
-                             fmt=format, session_id=session_id, config=self._search_config(preset), kinds=kinds)
+        with reading():  # the indexer yields to it
+            return build_context(self._recall, query, uid, budget_tokens=budget,
+                                 as_of=check_timestamp(as_of, "as_of"), fmt=format, session_id=session_id,
+                                 config=self._search_config(preset), kinds=kinds)
 
     def compress(
         self, query: str, texts: Sequence[str], *, budget_tokens: int | None = None, k: int | None = None,

@@ -8,16 +8,15 @@ writes, except access counts of what it returns.
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from .._threads import Pool
 from .._time import utcnow
 from ..engine.hooks import Veto
 from ..storage.vectors import Vector
@@ -46,24 +45,16 @@ if TYPE_CHECKING:
 
 __all__ = ["RecallPipeline"]
 
-_BESIDE_LOCK = threading.Lock()
-_BESIDE: list[ThreadPoolExecutor] = []
+_BESIDE = Pool(4, "nova-memory-recall")
 """The pool for work of one recall that runs beside its query embedding (the keyword
 search), shared by every store of the process: its tasks never wait on each other, so a
-full pool only queues. Made on first use, and again in a forked child (whose copy of the
-parent's pool has no threads)."""
+full pool only queues. Its threads start on first use, and again in a forked child (whose
+copy of the parent's pool has none); the interpreter's exit stops them after the stores'
+workers (``_threads``)."""
 
 
-def _beside() -> ThreadPoolExecutor:
-    if not _BESIDE:
-        with _BESIDE_LOCK:
-            if not _BESIDE:
-                _BESIDE.append(ThreadPoolExecutor(max_workers=4, thread_name_prefix="nova-memory-recall"))
-    return _BESIDE[0]
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_BESIDE.clear)
+def _beside() -> Pool:
+    return _BESIDE
 
 
 class RecallPipeline:
