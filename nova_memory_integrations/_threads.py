@@ -51,12 +51,13 @@ __all__ = [
     "BackgroundWorker",
     "Pool",
     "exiting",
-    "in_read",
+    "throttled",
     "reading",
     "reads_in_flight",
-    "step",
+    "background_step",
     "stop_all",
     "track",
+    "unthrottled",
     "yield_to_reads",
 ]
 
@@ -113,16 +114,6 @@ def exiting() -> bool:
     return _exiting
 
 
-def step(background: bool = True) -> None:
-    """Between two steps of long work (model runs): raises ``RuntimeError`` once the interpreter
-    is exiting (no C++ call starts under a finalising interpreter); background work (not a read's)
-    also yields to the reads in flight."""
-    if _exiting:
-        raise RuntimeError("the interpreter is exiting")
-    if background:
-        yield_to_reads()
-
-
 def stop_all() -> None:
     """Stop every registered object in rank order and join its threads (once; at exit)."""
     global _exiting
@@ -137,9 +128,10 @@ def stop_all() -> None:
 
 
 def _after_fork_in_child() -> None:
-    global _registry_lock, _reads_cond, _reads
+    global _registry_lock, _reads_cond, _reads, _background
     _registry_lock = threading.Lock()  # the parent's holder does not exist here
     _reads_cond = threading.Condition()
+    _background = 0
     _reads = 1 if getattr(_reader, "depth", 0) else 0  # only this thread's read can be in flight here
     for owner, reset in _alive(4):
         try:
@@ -156,9 +148,16 @@ if hasattr(os, "register_at_fork"):
 # -- reads first ------------------------------------------------------------------------------------
 _reads_cond = threading.Condition()
 _reads = 0
+_background = 0
 _reader = threading.local()
-READ_YIELD_MAX_S = 0.25
+READ_YIELD_MAX_S = 0.05
 """The longest one :func:`yield_to_reads` pauses: background work is slowed by reads, never stopped."""
+BACKGROUND_SLOTS_UNDER_READS = 1
+"""Background steps (model runs) that run at once while reads are in flight (one core's worth)."""
+BACKGROUND_DUTY_UNDER_READS = 0.5
+"""The share of its time a background step's thread works while reads are in flight: after each
+step it rests as long as the step took (``0.5``), so the indexer takes at most half of one core
+from the reads; ``1``: no rest."""
 
 
 @contextmanager
@@ -185,9 +184,22 @@ def reading() -> Iterator[None]:
                 _reads_cond.notify_all()
 
 
-def in_read() -> bool:
-    """Whether this thread is inside :func:`reading` (work it hands to a pool is the read's too)."""
-    return bool(getattr(_reader, "depth", 0))
+def throttled() -> bool:
+    """Whether background work of this thread gives way to reads: not when the thread is inside
+    :func:`reading` (work it hands to a pool is the read's too) nor :func:`unthrottled`."""
+    return not getattr(_reader, "depth", 0) and not getattr(_reader, "urgent", False)
+
+
+@contextmanager
+def unthrottled() -> Iterator[None]:
+    """Background work of this thread runs at full speed inside the block (work that fell too
+    far behind: reads slow it down, they never starve it)."""
+    before = getattr(_reader, "urgent", False)
+    _reader.urgent = True
+    try:
+        yield
+    finally:
+        _reader.urgent = before
 
 
 def reads_in_flight() -> int:
@@ -195,11 +207,45 @@ def reads_in_flight() -> int:
     return _reads
 
 
+@contextmanager
+def background_step(background: bool = True) -> Iterator[None]:
+    """One step of long work (a model run and its pooling) inside the block.
+
+    Raises ``RuntimeError`` once the interpreter is exiting: no C++ call starts under a
+    finalising interpreter. A background step (``background`` true and this thread
+    :func:`throttled`; others run at once) takes one of the process's background slots: as
+    many as it likes with no read in flight, :data:`BACKGROUND_SLOTS_UNDER_READS` while reads
+    are in flight, after which it rests per :data:`BACKGROUND_DUTY_UNDER_READS`: background
+    work leaves the other cores, and half of its own, to the reads.
+    """
+    global _background
+    if _exiting:
+        raise RuntimeError("the interpreter is exiting")
+    if not background or not throttled():
+        yield
+        return
+    with _reads_cond:
+        while _reads and _background >= BACKGROUND_SLOTS_UNDER_READS and not _exiting:
+            _reads_cond.wait(0.1)
+        _background += 1
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        try:
+            if _reads and BACKGROUND_DUTY_UNDER_READS < 1:  # rest, holding the slot, as long as the step took
+                time.sleep((time.monotonic() - start) * (1 / BACKGROUND_DUTY_UNDER_READS - 1))
+        finally:
+            with _reads_cond:
+                _background -= 1
+                _reads_cond.notify_all()
+
+
 def yield_to_reads(max_wait: float = READ_YIELD_MAX_S) -> float:
     """Pause while reads are in flight (up to ``max_wait`` seconds); returns the seconds paused.
 
     Called by background work between steps; free when no read is in flight."""
-    if not _reads or _exiting or getattr(_reader, "depth", 0):  # a read never waits for reads
+    if not _reads or _exiting or not throttled():  # a read never waits for reads
         return 0.0
     start = time.monotonic()
     deadline = start + max_wait

@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._threads import Pool, in_read, step
+from .._threads import Pool, background_step, throttled
 from ..config import model_cache_dir
 from ..errors import EmbeddingError
 from ._cache_file import file_lock, forget, install, is_intact, recorded_digest, sha256_file, sidecar, tmp_name
@@ -557,18 +557,18 @@ class OnnxMiniLMEmbeddings:
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share a batch
         batches = [order[start:start + size] for start in range(0, len(order), size)]
         per_span: list[np.ndarray | None] = [None] * len(ids)
-        background = not query and not in_read()  # an indexing batch: reads in flight go first
+        background = not query and throttled()  # an indexing batch: reads in flight go first
 
         def work(part: list[list[int]]) -> list[tuple[list[int], np.ndarray]]:
             out = []
             for rows in part:
-                step(background)  # raises once the interpreter exits; an indexing batch yields to reads
-                feeds = _pad([ids[i] for i in rows], self._names)
-                hidden = _run(session, feeds)
-                out.append((rows, _pool(hidden, feeds["attention_mask"], self._pooling)))
-                for at, i in enumerate(rows):
-                    if (where := spans[i]) is not None:
-                        per_span[i] = span_pool(hidden[at], encodings[i].offsets, where)
+                with background_step(background):  # one core while reads are in flight; raises at exit
+                    feeds = _pad([ids[i] for i in rows], self._names)
+                    hidden = _run(session, feeds)
+                    out.append((rows, _pool(hidden, feeds["attention_mask"], self._pooling)))
+                    for at, i in enumerate(rows):
+                        if (where := spans[i]) is not None:
+                            per_span[i] = span_pool(hidden[at], encodings[i].offsets, where)
             return out
 
         try:

@@ -10,10 +10,12 @@ were never indexed (a crash, an embedding failure) are found again through the
 
 The worker is a :class:`~nova_memory_integrations._threads.BackgroundWorker` (its debounce is
 ``max_wait_ms``, the time a burst may accumulate): it stops after the stores' other jobs at
-interpreter exit, and starts again after a ``fork``. Reads come first: between its steps (each
-model run, each write of a user's vectors) the worker pauses while a read is in flight
-(:func:`~nova_memory_integrations._threads.yield_to_reads`), and under reads it takes batches
-of ``batch_size`` rows, not ``max_batch_size``, so no single write holds a read up for long.
+interpreter exit, and starts again after a ``fork``. Reads come first: while a read is in
+flight (``_threads.reading``) the worker takes batches of ``batch_size`` rows, not
+``max_batch_size``, embeds them on at most half of one core (``_threads.background_step``) and
+writes their vectors in small writes, each after the reads in flight (bounded), so that no
+Chroma write, which holds the GIL throughout, holds a read up for long. Once the index has
+been behind for :data:`CATCH_UP_S` without a break, it stops giving way until it has caught up.
 """
 
 from __future__ import annotations
@@ -24,12 +26,21 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Literal
 
 import numpy as np
 
-from .._threads import INDEXING, BackgroundWorker, exiting, reads_in_flight, track, yield_to_reads
+from .._threads import (
+    INDEXING,
+    BackgroundWorker,
+    exiting,
+    reads_in_flight,
+    throttled,
+    track,
+    unthrottled,
+    yield_to_reads,
+)
 from ..embeddings.base import CachedEmbedder, embedding_space
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import VectorIndex, VectorKind
@@ -47,6 +58,11 @@ INDEX_WAIT_S = 30.0
 """How long a call that must see a user's index in sync (delete, forget, export) waits for it.
 
 Reads never wait: rows still queued are served from SQLite (see :meth:`Indexer.pending_ids`)."""
+WRITE_ROWS_UNDER_READS = 32
+"""Rows per vector write while reads are in flight (see :func:`_writes`)."""
+CATCH_UP_S = 30.0
+"""Once the index has been behind this long without a break, the worker stops giving way to
+reads until it has caught up: reads slow indexing down, they never starve it."""
 SPACE_KEY = "embedding_space"
 """``meta`` key: the vector space (:func:`.embeddings.embedding_space`) of the indexed vectors."""
 
@@ -83,6 +99,7 @@ class Indexer:
         self._locks_guard = threading.Lock()
         self._failures = 0
         self.last_error: str | None = None
+        self._behind_since: float | None = None  # since when rows have been waiting without a break
         self._worker = BackgroundWorker(self._drain, interval=math.inf, debounce=self.max_wait, name="indexer",
                                         final_pass=False, exit_rank=INDEXING)
         track(self, rank=INDEXING, after_fork=Indexer._after_fork)
@@ -123,6 +140,8 @@ class Indexer:
     def submit(self, table: Table, items: Iterable[tuple[str, str]]) -> None:
         """Queue ``(row_id, user_id)`` pairs for (re)indexing or removal."""
         with self._cond:
+            if not self._queue and not self._in_flight:
+                self._behind_since = time.monotonic()
             n = 0
             for row_id, user_id in items:
                 self._queue.append((table, row_id, user_id))
@@ -169,7 +188,7 @@ class Indexer:
                 if busy == 0:
                     return True
                 if not self._worker.running:  # never started, died, or left behind by a fork
-                    if self._stopping:
+                    if self._stopping or exiting():  # none will start again
                         return False
                     self._ensure_thread(now=True)
                 remaining = None if deadline is None else deadline - time.monotonic()
@@ -209,8 +228,8 @@ class Indexer:
                 return None
             # a backlog: take more, so that each user's rows reach Chroma in fewer calls, unless
             # reads are in flight (a smaller batch holds no read up for long)
-            size = self.max_batch_size if len(self._queue) > self.batch_size and not reads_in_flight() \
-                else self.batch_size
+            size = self.max_batch_size if len(self._queue) > self.batch_size and not (
+                reads_in_flight() and throttled()) else self.batch_size
             self._in_flight = [self._queue.popleft() for _ in range(min(size, len(self._queue)))]
             return list(self._in_flight)
 
@@ -223,10 +242,12 @@ class Indexer:
 
     def _index_batch(self, batch: list[tuple[Table, str, str]]) -> bool:
         """Index one batch; False when the worker is to stop (the batch is queued again)."""
+        behind = self._behind_since is not None and time.monotonic() - self._behind_since > CATCH_UP_S
         try:
             if self._failures:
                 self.vectors.ping()  # still down: no embedding wasted on the retry
-            self._index(batch)
+            with unthrottled() if behind else nullcontext():
+                self._index(batch)
         except Exception as exc:
             return self._retry_later(batch, exc)
         except BaseException:  # the worker dies (SystemExit ...): its batch goes back first, for the
@@ -242,6 +263,8 @@ class Indexer:
                 self._pending_users[user_id] -= 1
                 if self._pending_users[user_id] <= 0:
                     del self._pending_users[user_id]
+            if not self._queue:
+                self._behind_since = None
             self._cond.notify_all()
         return True
 
@@ -297,18 +320,18 @@ class Indexer:
                 for n, r in enumerate(live):
                     by_user.setdefault(str(r["user_id"]), []).append(n)
                 for user_id, rows_of_user in by_user.items():
-                    yield_to_reads()  # a read in flight goes first
-                    with self.barrier(user_id):  # rows erased while we embedded stay out of the index
-                        kept = self._still_live(table, [live[n]["id"] for n in rows_of_user])
-                        keep = [n for n in rows_of_user if live[n]["id"] in kept]
-                        if keep:
-                            ids, vecs = [live[n]["id"] for n in keep], [vectors[n] for n in keep]
-                            self.vectors.upsert(kind, ids, vecs, [_meta(table, live[n]) for n in keep])
-                            if table == "episodes":  # with a copy of each vector beside the row, for recall
-                                self.db.mark_episodes_indexed(
-                                    ids, vecs, None if per_sentence is None else [per_sentence[n] for n in keep])
-                            else:
-                                self.db.mark_indexed(table, ids)
+                    for chunk in _writes(rows_of_user):
+                        with self.barrier(user_id):  # rows erased while we embedded stay out of the index
+                            kept = self._still_live(table, [live[n]["id"] for n in chunk])
+                            keep = [n for n in chunk if live[n]["id"] in kept]
+                            if keep:
+                                ids, vecs = [live[n]["id"] for n in keep], [vectors[n] for n in keep]
+                                self.vectors.upsert(kind, ids, vecs, [_meta(table, live[n]) for n in keep])
+                                if table == "episodes":  # with a copy of each vector beside the row, for recall
+                                    self.db.mark_episodes_indexed(
+                                        ids, vecs, None if per_sentence is None else [per_sentence[n] for n in keep])
+                                else:
+                                    self.db.mark_indexed(table, ids)
 
     def _still_live(self, table: Table, ids: list[str]) -> set[str]:
         """Which of these rows still exist (and, for facts, are not expired) in SQLite."""
@@ -327,6 +350,20 @@ class Indexer:
             lock = self._user_locks.setdefault(user_id, threading.Lock())
         with lock:
             yield
+
+
+def _writes(rows: list[int]) -> Iterator[list[int]]:
+    """A user's rows of a batch in one write, or, while reads are in flight, in writes of at most
+    :data:`WRITE_ROWS_UNDER_READS` rows, each after the reads in flight (bounded): a Chroma write
+    holds the GIL throughout (~30 ms + ~1 ms a row on a busy machine), which every read waits out."""
+    start = 0
+    while start < len(rows):
+        size = len(rows)
+        if reads_in_flight() and throttled():
+            yield_to_reads()
+            size = WRITE_ROWS_UNDER_READS
+        yield rows[start:start + size]
+        start += size
 
 
 def _text(table: Table, row: object) -> str:

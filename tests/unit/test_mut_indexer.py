@@ -818,3 +818,23 @@ def test_a_batch_cut_short_by_the_stop_is_no_failure(rows: SQLiteStore, db: SQLi
     with caplog.at_level(logging.WARNING):
         ix.stop(timeout=5, drain=False)
     assert ix.pending("alice") == 1 and ix.last_error is None and not caplog.records
+
+
+def test_an_index_behind_for_too_long_stops_giving_way_to_reads(rows: SQLiteStore, db: SQLiteStore,
+                                                                 vectors: VectorIndex, embedder: CachedEmbedder,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from nova_memory_integrations import _threads
+    from nova_memory_integrations.engine import indexer as indexer_module
+
+    seen: list[bool] = []
+    ix = Indexer(db, vectors, embedder, max_wait_ms=1)
+    real = ix._index
+    monkeypatch.setattr(ix, "_index", lambda batch: (seen.append(_threads.throttled()), real(batch)))
+    ix.submit("episodes", [("ae1", "alice")])
+    assert ix.wait(timeout=30)
+    assert ix._behind_since is None  # caught up
+    monkeypatch.setattr(indexer_module, "CATCH_UP_S", 0.0)
+    ix.submit("episodes", [("ae2", "alice")])
+    assert ix.wait(timeout=30)
+    ix.stop(timeout=5)
+    assert seen == [True, False]

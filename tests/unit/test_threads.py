@@ -75,8 +75,13 @@ def test_nothing_starts_once_the_exit_began() -> None:
         worker.start()
         print("worker-running", worker.running)
         print("inline", pool.submit(threading.current_thread).result() is threading.main_thread())
+        try:
+            with t.background_step():  # no model run starts
+                print("ran")
+        except RuntimeError:
+            print("refused")
     """)
-    assert out == ["worker-running", "False", "inline", "True"]
+    assert out == ["worker-running", "False", "inline", "True", "refused"]
 
 
 def test_a_stopped_pool_runs_calls_in_the_caller() -> None:
@@ -191,3 +196,67 @@ def test_a_yield_is_bounded() -> None:
 
 def test_a_yield_without_reads_is_free() -> None:
     assert yield_to_reads(5) == 0.0
+
+
+def _overlap(steps: int, under_read: bool, hold: float = 0.03) -> tuple[int, float]:
+    """Two threads each run ``steps`` background steps; the most running at once, and the time taken."""
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def work() -> None:
+        for _ in range(steps):
+            with _threads.background_step():
+                with lock:
+                    running[0] += 1
+                    most[0] = max(most[0], running[0])
+                time.sleep(hold)
+                with lock:
+                    running[0] -= 1
+
+    def run() -> float:
+        threads = [threading.Thread(target=work) for _ in range(2)]
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        return time.monotonic() - t0
+
+    if not under_read:
+        took = run()
+        return most[0], took
+    entered, leave = threading.Event(), threading.Event()
+
+    def read() -> None:
+        with reading():
+            entered.set()
+            leave.wait(30)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    entered.wait(5)
+    try:
+        took = run()
+    finally:
+        leave.set()
+        reader.join(5)
+    return most[0], took
+
+
+def test_background_steps_take_one_core_at_half_time_under_reads() -> None:
+    most, took = _overlap(4, under_read=True)
+    assert most == 1
+    assert took >= 2 * 4 * 0.03 / _threads.BACKGROUND_DUTY_UNDER_READS * 0.9  # serial, with rests
+
+
+def test_background_steps_run_together_without_reads() -> None:
+    most, took = _overlap(4, under_read=False)
+    assert most == 2
+
+
+def test_unthrottled_work_and_a_reads_own_work_do_not_give_way() -> None:
+    with reading():
+        assert not _threads.throttled()
+    with _threads.unthrottled():
+        assert not _threads.throttled()
+    assert _threads.throttled()
