@@ -126,7 +126,8 @@ class NovaStore(MaintenanceAPI):
         self._worker = BackgroundWorker(self._background_job, interval=cfg.consolidation.interval_seconds,
                                         debounce=cfg.consolidation.debounce_seconds)
         self._lifecycle = LifecycleScheduler(self.components)  # passes every lifecycle.schedule_interval_s
-        self._inherited = False  # True in a forked child: the files are the parent's to close
+        self._opened_by = os.getpid()
+        self._inherited = 0  # in a forked child: the pid of the parent that opened it (closed here)
         track(self, rank=STORAGE, stop=NovaStore._close_at_exit, after_fork=NovaStore._after_fork)
         self.components.recover()
         if cfg.consolidation.mode == "background":
@@ -150,6 +151,11 @@ class NovaStore(MaintenanceAPI):
     # -- lifecycle ----------------------------------------------------------------------
     def _check_open(self) -> None:
         if self._closed:
+            if self._inherited:
+                raise StoreClosedError(
+                    f"this NovaStore was opened by process {self._inherited} before it forked: its SQLite "
+                    "connection, Chroma client and threads are that process's. Open a NovaStore in this process "
+                    "(on another data directory), or share one store through `nova-memory serve`")
             raise StoreClosedError("this NovaStore is closed")
 
     def flush(self, timeout: float | None = None) -> bool:
@@ -179,12 +185,14 @@ class NovaStore(MaintenanceAPI):
                 return
             self._closing = True
         self._closed = True
-        if self._inherited:  # a forked child's copy: the parent owns the files and the lock
-            return
         self.components.close(drain=False)
 
     def _after_fork(self) -> None:
-        self._inherited = True
+        """In a forked child the store is closed, and left to the parent: a connection and a Chroma
+        client carried across a fork are unsafe (Chroma's hang) and its threads are gone."""
+        if not self._closed:
+            self._inherited = self._inherited or self._opened_by
+            self._closed = True
         self._lock = threading.RLock()
 
     def __enter__(self) -> NovaStore:

@@ -36,6 +36,18 @@ in one process share one descriptor and the last one to close releases it."""
 _GUARD = threading.Lock()
 
 
+def _after_fork_in_child() -> None:
+    """A forked child holds none of its parent's record locks: it must take a directory's lock
+    itself (and be refused while the parent owns it), not believe it inherited the ownership."""
+    global _GUARD
+    _GUARD = threading.Lock()
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class DataDirLock:
     """The exclusive lock of one data directory (taken on construction).
 

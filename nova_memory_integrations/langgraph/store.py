@@ -25,6 +25,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from .._threads import reading
 from .._time import to_epoch, utcnow
 from ..embeddings.base import embedding_space
 from ..engine.components import Components
@@ -330,7 +331,8 @@ class NovaLangGraphStore(BaseStore):
         ]
         if not query:
             return [_search_item(it, ns, None) for it, ns in candidates[op.offset : op.offset + op.limit]]
-        scores = self._scores(user, scope, query, rows, {it.id for it, _ in candidates})
+        with reading():  # the indexer gives way to it
+            scores = self._scores(user, scope, query, rows, {it.id for it, _ in candidates})
         scored = sorted((c for c in candidates if c[0].id in scores), key=lambda c: -scores[c[0].id])
         ranked = scored + [c for c in candidates if c[0].id not in scores]
         return [_search_item(it, ns, scores.get(it.id)) for it, ns in ranked[op.offset : op.offset + op.limit]]
