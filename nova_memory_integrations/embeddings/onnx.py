@@ -589,9 +589,8 @@ class OnnxMiniLMEmbeddings:
 
     def _workers(self) -> Pool:
         with self._lock:
-            if self._executor is None:  # stopped at interpreter exit after the indexers that use it
-                self._executor = Pool(self.threads, "nova-memory-embed")
-            return self._executor
+            self._executor = self._executor or Pool(self.threads, "nova-memory-embed")  # stopped at exit after
+            return self._executor  # the indexers that use it
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query text (fp32 unless ``quantize=True``; the fallback embeds everything)."""
