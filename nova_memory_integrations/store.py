@@ -18,13 +18,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ._threads import STORAGE, BackgroundWorker, reading, track
 from ._time import to_epoch, utcnow
 from .config import ConsolidationMode, NovaConfig, default_home, load_config
 from .consolidation.service import ConsolidationService
 from .embeddings import EmbeddingsLike
 from .engine.capture import record_turns
 from .engine.components import Components, build_components
-from .engine.scheduler import BackgroundWorker
 from .engine.tokens import TokenCounter
 from .engine.validation import (
     check_content,
@@ -128,6 +128,9 @@ class NovaStore(MaintenanceAPI):
         self._worker = BackgroundWorker(self._background_job, interval=cfg.consolidation.interval_seconds,
                                         debounce=cfg.consolidation.debounce_seconds)
         self._lifecycle = LifecycleScheduler(self.components)  # passes every lifecycle.schedule_interval_s
+        self._opened_by = os.getpid()
+        self._inherited = 0  # in a forked child: the pid of the parent that opened it (closed here)
+        track(self, rank=STORAGE, stop=NovaStore._close_at_exit, after_fork=NovaStore._after_fork)
         self.components.recover()
         if cfg.consolidation.mode == "background":
             self._worker.start()
@@ -155,6 +158,11 @@ class NovaStore(MaintenanceAPI):
     # -- lifecycle ----------------------------------------------------------------------
     def _check_open(self) -> None:
         if self._closed:
+            if self._inherited:
+                raise StoreClosedError(
+                    f"this NovaStore was opened by process {self._inherited} before it forked: its SQLite "
+                    "connection, Chroma client and threads are that process's. Open a NovaStore in this process "
+                    "(on another data directory), or share one store through `nova-memory serve`")
             raise StoreClosedError("this NovaStore is closed")
 
     def flush(self, timeout: float | None = None) -> bool:
@@ -174,6 +182,25 @@ class NovaStore(MaintenanceAPI):
         finally:
             self._closed = True
             self.components.close()
+
+    def _close_at_exit(self) -> None:
+        """At interpreter exit, once every worker and pool has stopped (``_threads.stop_all``): close
+        what is left without waiting for the index (its queued rows stay unindexed in SQLite, and
+        are indexed when the store is next opened) nor a last consolidation pass."""
+        with self._lock:
+            if self._closed or self._closing:
+                return
+            self._closing = True
+        self._closed = True
+        self.components.close(drain=False)
+
+    def _after_fork(self) -> None:
+        """In a forked child the store is closed, and left to the parent: a connection and a Chroma
+        client carried across a fork are unsafe (Chroma's hang) and its threads are gone."""
+        if not self._closed:
+            self._inherited = self._inherited or self._opened_by
+            self._closed = True
+        self._lock = threading.RLock()
 
     def __enter__(self) -> NovaStore:
         return self
@@ -462,8 +489,9 @@ class NovaStore(MaintenanceAPI):
         :meth:`context`.
         """
         uid, query = self._check_query(user_id, query, k)
-        return dense_search(self.components, query, uid, k=k, kinds=kinds, session_id=session_id,
-                            as_of=check_timestamp(as_of, "as_of"))
+        with reading():  # the indexer yields to it
+            return dense_search(self.components, query, uid, k=k, kinds=kinds, session_id=session_id,
+                                as_of=check_timestamp(as_of, "as_of"))
 
     def retrieve(
         self,
@@ -485,9 +513,11 @@ class NovaStore(MaintenanceAPI):
         """
         uid, query = self._check_query(user_id, query, k)
         cfg = self._search_config(preset)
-        retrieved = self._recall.retrieve(query, uid, k=k * cfg.snippet_max_turns, config=cfg, kinds=kinds,
-                                          as_of=check_timestamp(as_of, "as_of"), session_id=session_id, rerank=rerank)
-        return snippets(self.components, uid, retrieved.hits, k, cfg.snippet_max_turns)
+        with reading():
+            retrieved = self._recall.retrieve(query, uid, k=k * cfg.snippet_max_turns, config=cfg, kinds=kinds,
+                                              as_of=check_timestamp(as_of, "as_of"), session_id=session_id,
+                                              rerank=rerank)
+            return snippets(self.components, uid, retrieved.hits, k, cfg.snippet_max_turns)
 
     def context(
         self,
@@ -512,8 +542,10 @@ class NovaStore(MaintenanceAPI):
         if format not in FORMATS:
             raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}, not {reprlib.repr(format)}")
         uid, query = self._check_query(user_id, query, 1)
-        return build_context(self._recall, query, uid, budget_tokens=budget, as_of=check_timestamp(as_of, "as_of"),
-                             fmt=format, session_id=session_id, config=self._search_config(preset), kinds=kinds)
+        with reading():  # the indexer yields to it
+            return build_context(self._recall, query, uid, budget_tokens=budget,
+                                 as_of=check_timestamp(as_of, "as_of"), fmt=format, session_id=session_id,
+                                 config=self._search_config(preset), kinds=kinds)
 
     def compress(
         self, query: str, texts: Sequence[str], *, budget_tokens: int | None = None, k: int | None = None,

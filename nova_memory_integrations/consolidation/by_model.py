@@ -15,10 +15,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 from .._once import WarnOnce
+from .._threads import EXIT_TIMEOUT_S, JOBS, Pool, track
 from ..config import ConsolidationConfig
 from ..extraction.llm import LLMExtractor
 
@@ -58,11 +59,12 @@ class ModelConsolidation:
         self._pending: dict[str, int] = {}
         self._timers: dict[str, threading.Timer] = {}
         self._lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nova-memory-model-consolidation")
+        self._pool = Pool(1, "nova-memory-model-consolidation")
         self._futures: list[Future[None]] = []
         self._warned = WarnOnce(logger, "nova-memory model consolidation failed (turns kept, retried on the next "
                                         "run): %s: %s")
         self._closed = False
+        track(self, rank=JOBS, stop=ModelConsolidation._close_at_exit)  # before the store's indexer and storage
 
     @classmethod
     def build(
@@ -109,12 +111,24 @@ class ModelConsolidation:
 
     def close(self) -> None:
         """Stop the timers and wait for running consolidations (pending turns stay unprocessed)."""
+        self._close()
+        self._pool.shutdown()
+
+    def _close(self) -> None:
         with self._lock:
             self._closed = True
             for timer in self._timers.values():
                 timer.cancel()
             self._timers.clear()
-        self._pool.shutdown(wait=True)
+
+    def _close_at_exit(self) -> None:
+        """At interpreter exit: the run under way finishes, queued ones are dropped (their turns stay
+        unprocessed, for the next run)."""
+        self._close()
+        with self._lock:
+            for future in self._futures:
+                future.cancel()
+        self._pool.shutdown(EXIT_TIMEOUT_S)
 
     # -- internals --------------------------------------------------------------------------
     def _arm_locked(self, user_id: str) -> None:

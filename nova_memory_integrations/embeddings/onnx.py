@@ -38,12 +38,12 @@ import os
 import threading
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from .._threads import Pool, background_step, throttled
 from ..config import model_cache_dir
 from ..errors import EmbeddingError
 from ._cache_file import file_lock, forget, install, is_intact, recorded_digest, sha256_file, sidecar, tmp_name
@@ -399,7 +399,7 @@ class OnnxMiniLMEmbeddings:
         self._session: Any = None  # documents
         self._query_session: Any = None
         self._variants = ("", "")  # (documents, queries) as loaded
-        self._executor: ThreadPoolExecutor | None = None
+        self._executor: Pool | None = None
         self._tokenizer: Any = None
         self._names: list[str] = []
         self._pooling = "mean"
@@ -558,16 +558,18 @@ class OnnxMiniLMEmbeddings:
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths share a batch
         batches = [order[start:start + size] for start in range(0, len(order), size)]
         per_span: list[np.ndarray | None] = [None] * len(ids)
+        background = not query and throttled()  # an indexing batch: reads in flight go first
 
         def work(part: list[list[int]]) -> list[tuple[list[int], np.ndarray]]:
             out = []
             for rows in part:
-                feeds = _pad([ids[i] for i in rows], self._names)
-                hidden = _run(session, feeds)
-                out.append((rows, _pool(hidden, feeds["attention_mask"], self._pooling)))
-                for at, i in enumerate(rows):
-                    if (where := spans[i]) is not None:
-                        per_span[i] = span_pool(hidden[at], encodings[i].offsets, where)
+                with background_step(background):  # one core while reads are in flight; raises at exit
+                    feeds = _pad([ids[i] for i in rows], self._names)
+                    hidden = _run(session, feeds)
+                    out.append((rows, _pool(hidden, feeds["attention_mask"], self._pooling)))
+                    for at, i in enumerate(rows):
+                        if (where := spans[i]) is not None:
+                            per_span[i] = span_pool(hidden[at], encodings[i].offsets, where)
             return out
 
         try:
@@ -585,11 +587,10 @@ class OnnxMiniLMEmbeddings:
             out[rows] = vectors
         return out, per_span
 
-    def _workers(self) -> ThreadPoolExecutor:
+    def _workers(self) -> Pool:
         with self._lock:
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="nova-memory-embed")
-            return self._executor
+            self._executor = self._executor or Pool(self.threads, "nova-memory-embed")  # stopped at exit after
+            return self._executor  # the indexers that use it
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query text (fp32 unless ``quantize=True``; the fallback embeds everything)."""

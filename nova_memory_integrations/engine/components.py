@@ -106,10 +106,11 @@ class Components:
         else:
             self.indexer.recover()
 
-    def close(self) -> None:
-        """Stop the indexer (after its pending rows), close SQLite, release the directory."""
+    def close(self, *, drain: bool = True) -> None:
+        """Stop the indexer (after its pending rows, unless not ``drain``: they stay unindexed in
+        SQLite for the next open), close SQLite, release the directory."""
         try:
-            self.indexer.stop()
+            self.indexer.stop(drain=drain)
         finally:
             try:
                 self.db.close()

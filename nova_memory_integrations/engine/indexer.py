@@ -7,20 +7,40 @@ reads never wait, they ask :meth:`Indexer.pending_ids` which of the user's rows 
 in the index yet and serve those from SQLite. Rows that
 were never indexed (a crash, an embedding failure) are found again through the
 ``indexed`` flag in SQLite, so the index always converges to the system of record.
+
+The worker is a :class:`~nova_memory_integrations._threads.BackgroundWorker` (its debounce is
+``max_wait_ms``, the time a burst may accumulate): it stops after the stores' other jobs at
+interpreter exit, and starts again after a ``fork``. Reads come first: while a read is in
+flight (``_threads.reading``) the worker takes batches of ``batch_size`` rows, not
+``max_batch_size``, embeds them on at most half of one core (``_threads.background_step``) and
+writes their vectors in small writes, each after the reads in flight (bounded), so that no
+Chroma write, which holds the GIL throughout, holds a read up for long. Once the index has
+been behind for :data:`CATCH_UP_S` without a break, it stops giving way until it has caught up.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Literal
 
 import numpy as np
 
+from .._threads import (
+    INDEXING,
+    BackgroundWorker,
+    exiting,
+    reads_in_flight,
+    throttled,
+    track,
+    unthrottled,
+    yield_to_reads,
+)
 from ..embeddings.base import CachedEmbedder, embedding_space
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import VectorIndex, VectorKind
@@ -38,6 +58,11 @@ INDEX_WAIT_S = 30.0
 """How long a call that must see a user's index in sync (delete, forget, export) waits for it.
 
 Reads never wait: rows still queued are served from SQLite (see :meth:`Indexer.pending_ids`)."""
+WRITE_ROWS_UNDER_READS = 32
+"""Rows per vector write while reads are in flight (see :func:`_writes`)."""
+CATCH_UP_S = 30.0
+"""Once the index has been behind this long without a break, the worker stops giving way to
+reads until it has caught up: reads slow indexing down, they never starve it."""
 SPACE_KEY = "embedding_space"
 """``meta`` key: the vector space (:func:`.embeddings.embedding_space`) of the indexed vectors."""
 
@@ -69,12 +94,20 @@ class Indexer:
         self._pending_users: Counter[str] = Counter()
         self._cond = threading.Condition()
         self._stopping = False
-        self._thread: threading.Thread | None = None
         self._in_flight: list[tuple[Table, str, str]] = []
         self._user_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self._failures = 0
         self.last_error: str | None = None
+        self._behind_since: float | None = None  # since when rows have been waiting without a break
+        self._worker = BackgroundWorker(self._drain, interval=math.inf, debounce=self.max_wait, name="indexer",
+                                        final_pass=False, exit_rank=INDEXING)
+        track(self, rank=INDEXING, after_fork=Indexer._after_fork)
+
+    @property
+    def _thread(self) -> threading.Thread | None:
+        """The worker's thread (the last one started)."""
+        return self._worker._thread
 
     # -- which embedder made the vectors --------------------------------------------------
     def space_matches(self) -> bool:
@@ -104,14 +137,18 @@ class Indexer:
     def submit(self, table: Table, items: Iterable[tuple[str, str]]) -> None:
         """Queue ``(row_id, user_id)`` pairs for (re)indexing or removal."""
         with self._cond:
+            if not self._queue and not self._in_flight:
+                self._behind_since = time.monotonic()
             n = 0
             for row_id, user_id in items:
                 self._queue.append((table, row_id, user_id))
                 self._pending_users[user_id] += 1
                 n += 1
-            if n:
-                self._ensure_thread()
-                self._cond.notify_all()
+            if not n:
+                return
+            full = len(self._queue) >= self.batch_size  # a whole batch: no burst wait
+            self._cond.notify_all()
+        self._ensure_thread(now=full)
 
     def recover(self) -> int:
         """Queue every row SQLite marks as not indexed (after a crash or reindex)."""
@@ -147,92 +184,108 @@ class Indexer:
                 busy = sum(self._pending_users.values()) if user_id is None else self._pending_users[user_id]
                 if busy == 0:
                     return True
-                if self._thread is None or not self._thread.is_alive():
-                    self._ensure_thread()
+                if not self._worker.running:  # never started, died, or left behind by a fork
+                    if self._stopping or exiting():  # none will start again
+                        return False
+                    self._ensure_thread(now=True)
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return False
                 self._cond.wait(timeout=remaining if remaining is not None else 1.0)
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """Drain the queue (up to ``timeout``) and stop the worker."""
-        self.wait(timeout=timeout)
+    def stop(self, timeout: float = 30.0, *, drain: bool = True) -> None:
+        """Drain the queue (up to ``timeout``; not when not ``drain``) and stop the worker (after
+        its current batch, which goes back to the queue if it cannot finish)."""
+        if drain:
+            self.wait(timeout=timeout)
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
-            thread = self._thread
-        if thread is not None:
-            thread.join(timeout=timeout)
+        self._worker.stop(timeout)
 
     # -- worker side ----------------------------------------------------------------------
-    def _ensure_thread(self) -> None:
+    def _ensure_thread(self, *, now: bool = False) -> None:
         if self._stopping:
             return
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._run, name="nova-memory-indexer", daemon=True)
-            self._thread.start()
+        self._worker.start()  # idempotent; restarts a thread that died or that a fork left behind
+        self._worker.poke(now=now or self.max_wait <= 0)
+
+    def _after_fork(self) -> None:
+        """In a forked child: the parent's worker thread is not here; what it had taken is queued again."""
+        self._cond = threading.Condition()
+        self._locks_guard = threading.Lock()
+        self._user_locks = {}
+        if self._in_flight:
+            self._queue.extendleft(reversed(self._in_flight))
+            self._in_flight = []
 
     def _take_batch(self) -> list[tuple[Table, str, str]] | None:
         with self._cond:
-            while not self._queue and not self._stopping:
-                self._cond.wait(timeout=1.0)
-            if not self._queue:
+            if not self._queue or self._stopping:
                 return None
-            if len(self._queue) < self.batch_size and self.max_wait > 0:
-                self._cond.wait(timeout=self.max_wait)  # let a burst accumulate
-            # a backlog: take more, so that each user's rows reach Chroma in fewer calls
-            size = self.batch_size if len(self._queue) <= self.batch_size else self.max_batch_size
+            # a backlog: take more, so that each user's rows reach Chroma in fewer calls, unless
+            # reads are in flight (a smaller batch holds no read up for long)
+            size = self.max_batch_size if len(self._queue) > self.batch_size and not (
+                reads_in_flight() and throttled()) else self.batch_size
             self._in_flight = [self._queue.popleft() for _ in range(min(size, len(self._queue)))]
             return list(self._in_flight)
 
-    def _run(self) -> None:
-        while True:
+    def _drain(self) -> None:
+        """The worker's job: index queued batches until the queue is empty or the worker stops."""
+        while not self._worker.stopping:
             batch = self._take_batch()
-            if batch is None:
+            if batch is None or not self._index_batch(batch):
                 return
-            try:
-                if self._failures:
-                    self.vectors.ping()  # still down: no embedding wasted on the retry
-                self._index(batch)
-            except Exception as exc:
-                if not self._retry_later(batch, exc):
-                    return
-                continue
-            except BaseException:  # the worker dies (SystemExit ...): its batch goes back first, for the
-                with self._cond:   # worker `wait` or `submit` start next, or `recover` at the next open
-                    self._in_flight = []
-                    self._queue.extendleft(reversed(batch))
-                raise
+
+    def _index_batch(self, batch: list[tuple[Table, str, str]]) -> bool:
+        """Index one batch; False when the worker is to stop (the batch is queued again)."""
+        behind = self._behind_since is not None and time.monotonic() - self._behind_since > CATCH_UP_S
+        try:
             if self._failures:
-                logger.info("nova-memory indexer: indexing again after %d failed attempt(s)", self._failures)
-            self._failures = 0
-            self.last_error = None
-            with self._cond:
-                self._in_flight = []
-                for _, _, user_id in batch:
-                    self._pending_users[user_id] -= 1
-                    if self._pending_users[user_id] <= 0:
-                        del self._pending_users[user_id]
-                self._cond.notify_all()
+                self.vectors.ping()  # still down: no embedding wasted on the retry
+            with unthrottled() if behind else nullcontext():
+                self._index(batch)
+        except Exception as exc:
+            return self._retry_later(batch, exc)
+        except BaseException:  # the worker dies (SystemExit ...): its batch goes back first, for the
+            self._requeue(batch)  # worker `wait` or `submit` start next, or `recover` at the next open
+            raise
+        if self._failures:
+            logger.info("nova-memory indexer: indexing again after %d failed attempt(s)", self._failures)
+        self._failures = 0
+        self.last_error = None
+        with self._cond:
+            self._in_flight = []
+            for _, _, user_id in batch:
+                self._pending_users[user_id] -= 1
+                if self._pending_users[user_id] <= 0:
+                    del self._pending_users[user_id]
+            if not self._queue:
+                self._behind_since = None
+            self._cond.notify_all()
+        return True
+
+    def _requeue(self, batch: list[tuple[Table, str, str]]) -> None:
+        with self._cond:
+            self._in_flight = []
+            self._queue.extendleft(reversed(batch))
 
     def _retry_later(self, batch: list[tuple[Table, str, str]], exc: Exception) -> bool:
         """Put a failed batch back at the head of the queue (its rows stay unindexed in SQLite)
         and back off (doubling, capped at :data:`_MAX_BACKOFF_S`; new work does not cut it short).
 
         One warning per run of failures. Returns False when the store is stopping: the rows
-        stay queued, and unindexed in SQLite for :meth:`recover` on the next open.
+        stay queued, and unindexed in SQLite for :meth:`recover` on the next open (a batch cut
+        short by the stop itself, e.g. at interpreter exit, is no failure and logs nothing).
         """
+        self._requeue(batch)
+        if self._stopping or self._worker.stopping or exiting():
+            return False
         self._failures += 1
         self.last_error = f"{type(exc).__name__}: {exc}"
         log = logger.warning if self._failures == 1 else logger.debug
         log("nova-memory indexer: batch of %d failed (%s); will retry", len(batch), exc)
-        retry_at = time.monotonic() + min(_MAX_BACKOFF_S, 0.1 * 2 ** min(self._failures, 16))
-        with self._cond:
-            self._in_flight = []
-            self._queue.extendleft(reversed(batch))
-            while not self._stopping and (left := retry_at - time.monotonic()) > 0:
-                self._cond.wait(timeout=left)
-            return not self._stopping
+        return self._worker.sleep(min(_MAX_BACKOFF_S, 0.1 * 2 ** min(self._failures, 16)))
 
     def _index(self, batch: list[tuple[Table, str, str]]) -> None:
         by_table: dict[Table, dict[str, str]] = {}  # row id -> user id (unique: Chroma rejects duplicate ids)
@@ -264,17 +317,18 @@ class Indexer:
                 for n, r in enumerate(live):
                     by_user.setdefault(str(r["user_id"]), []).append(n)
                 for user_id, rows_of_user in by_user.items():
-                    with self.barrier(user_id):  # rows erased while we embedded stay out of the index
-                        kept = self._still_live(table, [live[n]["id"] for n in rows_of_user])
-                        keep = [n for n in rows_of_user if live[n]["id"] in kept]
-                        if keep:
-                            ids, vecs = [live[n]["id"] for n in keep], [vectors[n] for n in keep]
-                            self.vectors.upsert(kind, ids, vecs, [_meta(table, live[n]) for n in keep])
-                            if table == "episodes":  # with a copy of each vector beside the row, for recall
-                                self.db.mark_episodes_indexed(
-                                    ids, vecs, None if per_sentence is None else [per_sentence[n] for n in keep])
-                            else:
-                                self.db.mark_indexed(table, ids)
+                    for chunk in _writes(rows_of_user):
+                        with self.barrier(user_id):  # rows erased while we embedded stay out of the index
+                            kept = self._still_live(table, [live[n]["id"] for n in chunk])
+                            keep = [n for n in chunk if live[n]["id"] in kept]
+                            if keep:
+                                ids, vecs = [live[n]["id"] for n in keep], [vectors[n] for n in keep]
+                                self.vectors.upsert(kind, ids, vecs, [_meta(table, live[n]) for n in keep])
+                                if table == "episodes":  # with a copy of each vector beside the row, for recall
+                                    self.db.mark_episodes_indexed(
+                                        ids, vecs, None if per_sentence is None else [per_sentence[n] for n in keep])
+                                else:
+                                    self.db.mark_indexed(table, ids)
 
     def _still_live(self, table: Table, ids: list[str]) -> set[str]:
         """Which of these rows still exist (and, for facts, are not expired) in SQLite."""
@@ -293,6 +347,20 @@ class Indexer:
             lock = self._user_locks.setdefault(user_id, threading.Lock())
         with lock:
             yield
+
+
+def _writes(rows: list[int]) -> Iterator[list[int]]:
+    """A user's rows of a batch in one write, or, while reads are in flight, in writes of at most
+    :data:`WRITE_ROWS_UNDER_READS` rows, each after the reads in flight (bounded): a Chroma write
+    holds the GIL throughout (~30 ms + ~1 ms a row on a busy machine), which every read waits out."""
+    start = 0
+    while start < len(rows):
+        size = len(rows)
+        if reads_in_flight() and throttled():
+            yield_to_reads()
+            size = WRITE_ROWS_UNDER_READS
+        yield rows[start:start + size]
+        start += size
 
 
 def _text(table: Table, row: object) -> str:

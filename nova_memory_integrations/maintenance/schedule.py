@@ -14,7 +14,7 @@ import math
 import threading
 from typing import TYPE_CHECKING
 
-from ..engine.scheduler import BackgroundWorker
+from .._threads import BackgroundWorker
 from ..memory.lifecycle_rules import CapacityLevel
 from .lifecycle import LifecycleReport, apply_lifecycle
 

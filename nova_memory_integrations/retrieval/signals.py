@@ -7,17 +7,15 @@ graph, rules. :func:`gather` runs them all for one query and hands fusion what t
 
 from __future__ import annotations
 
-import os
 import re
-import threading
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from .._threads import Pool
 from .._time import utcnow
 from ..embeddings.base import CachedEmbedder
 from ..embeddings.similarity import cosines
@@ -45,24 +43,16 @@ __all__ = [
 
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
 
-_BESIDE_LOCK = threading.Lock()
-_BESIDE: list[ThreadPoolExecutor] = []
+_BESIDE = Pool(4, "nova-memory-recall")
 """The pool for work of one recall that runs beside its query embedding (the keyword
 search), shared by every store of the process: its tasks never wait on each other, so a
-full pool only queues. Made on first use, and again in a forked child (whose copy of the
-parent's pool has no threads)."""
+full pool only queues. Its threads start on first use, and again in a forked child (whose
+copy of the parent's pool has none); the interpreter's exit stops them after the stores'
+workers (``_threads``)."""
 
 
-def _beside() -> ThreadPoolExecutor:
-    if not _BESIDE:
-        with _BESIDE_LOCK:
-            if not _BESIDE:
-                _BESIDE.append(ThreadPoolExecutor(max_workers=4, thread_name_prefix="nova-memory-recall"))
-    return _BESIDE[0]
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_BESIDE.clear)
+def _beside() -> Pool:
+    return _BESIDE
 
 
 @dataclass(frozen=True)

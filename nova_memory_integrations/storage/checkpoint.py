@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..engine.scheduler import BackgroundWorker  # a stdlib-only leaf: no import circle
+from .._threads import BackgroundWorker  # a stdlib-only leaf: no upward import
 
 __all__ = ["CHECKPOINT_DELAY_S", "WAL_FALLBACK_PAGES", "WalCheckpointer"]
 

@@ -231,5 +231,19 @@ def test_no_module_over_the_line_limit() -> None:
 
 def test_the_package_root_holds_only_the_front_door() -> None:
     root = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert root == ["__init__.py", "__main__.py", "_compat.py", "_once.py", "_time.py", "config.py", "errors.py",
+    assert root == ["__init__.py", "__main__.py", "_compat.py", "_once.py", "_threads.py", "_time.py", "config.py", "errors.py",
                     "store.py", "types.py"]
+
+
+def test_the_threads_module_is_a_leaf() -> None:
+    """``_threads`` (the one background worker, the pools, their stop at exit) is imported by every
+    layer, storage included, so it imports nothing of the package."""
+    assert sorted(_graph().successors(f"{NAME}._threads")) == []
+
+
+def test_storage_imports_nothing_above_it() -> None:
+    upward = sorted(f"{m} -> {d}" for m, d in _graph().edges
+                    if m.startswith(f"{NAME}.storage") and d.split(".")[1] in {
+                        "engine", "retrieval", "consolidation", "extraction", "maintenance", "memory", "embeddings",
+                        "rerank", "langchain", "llama_index", "langgraph", "cli", "server", "store"})
+    assert upward == []

@@ -769,3 +769,68 @@ def test_the_rows_a_worker_died_on_are_served_as_pending(one_row_batches: Indexe
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     kill_the_first_worker(one_row_batches, embedder, monkeypatch, [("ae1", "alice")])
     assert one_row_batches.pending_ids("alice", "episodes") == ["ae1"]
+
+
+# -- exit and fork (``_threads``) ----------------------------------------------------------------------------------
+
+
+def test_a_stop_without_drain_leaves_the_rows_queued_and_unindexed(rows: SQLiteStore, db: SQLiteStore,
+                                                                    vectors: VectorIndex,
+                                                                    embedder: CachedEmbedder) -> None:
+    ix = Indexer(db, vectors, embedder, max_wait_ms=5000)  # the burst wait keeps the row queued
+    ix.submit("episodes", [("ae1", "alice")])
+    t0 = time.monotonic()
+    ix.stop(timeout=5, drain=False)
+    assert time.monotonic() - t0 < 2.5
+    assert ix.pending("alice") == 1 and "ae1" in {i for i, _ in db.unindexed_ids("episodes")}
+    assert ix.wait("alice", timeout=5) is False  # stopped: no worker is started again
+
+
+def test_after_a_fork_the_rows_the_parents_worker_held_are_indexed(rows: SQLiteStore, indexer: Indexer,
+                                                                    vectors: VectorIndex) -> None:
+    with indexer._cond:  # as a fork copies it: the parent's worker had taken ae1 (pending, in flight)
+        indexer._in_flight = [("episodes", "ae1", "alice")]
+        indexer._pending_users["alice"] += 1
+    indexer._after_fork()
+    assert indexer.pending_ids("alice", "episodes") == ["ae1"]
+    assert indexer.wait("alice", timeout=30) is True
+    assert set(stored(vectors, "episode", "alice")) == {"ae1"}
+
+
+def test_a_batch_cut_short_by_the_stop_is_no_failure(rows: SQLiteStore, db: SQLiteStore, vectors: VectorIndex,
+                                                     embedder: CachedEmbedder, monkeypatch: pytest.MonkeyPatch,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    started = threading.Event()
+
+    def cut(texts: list[str], *, remember: bool = True) -> list[list[float]]:
+        started.set()
+        time.sleep(0.3)
+        raise RuntimeError("the interpreter is exiting")
+
+    monkeypatch.setattr(embedder, "embed_cached", cut)
+    ix = Indexer(db, vectors, embedder, max_wait_ms=1, sentences=None)
+    ix.submit("facts", [("af1", "alice")])
+    assert started.wait(10)
+    with caplog.at_level(logging.WARNING):
+        ix.stop(timeout=5, drain=False)
+    assert ix.pending("alice") == 1 and ix.last_error is None and not caplog.records
+
+
+def test_an_index_behind_for_too_long_stops_giving_way_to_reads(rows: SQLiteStore, db: SQLiteStore,
+                                                                 vectors: VectorIndex, embedder: CachedEmbedder,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from nova_memory_integrations import _threads
+    from nova_memory_integrations.engine import indexer as indexer_module
+
+    seen: list[bool] = []
+    ix = Indexer(db, vectors, embedder, max_wait_ms=1)
+    real = ix._index
+    monkeypatch.setattr(ix, "_index", lambda batch: (seen.append(_threads.throttled()), real(batch)))
+    ix.submit("episodes", [("ae1", "alice")])
+    assert ix.wait(timeout=30)
+    assert ix._behind_since is None  # caught up
+    monkeypatch.setattr(indexer_module, "CATCH_UP_S", 0.0)
+    ix.submit("episodes", [("ae2", "alice")])
+    assert ix.wait(timeout=30)
+    ix.stop(timeout=5)
+    assert seen == [True, False]
