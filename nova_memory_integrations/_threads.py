@@ -19,10 +19,11 @@ each registered object's ``after_fork`` in the child, which drops the dead threa
 (new locks, no thread, work the dead thread had taken handed back), so a worker starts again
 on its next use instead of waiting forever on a thread that does not exist.
 
-Reads first. :func:`reading` marks a read (a query embedding, a recall) in flight;
-background work calls :func:`yield_to_reads` between its steps (each model run of an indexing
-batch, each write of its vectors) and pauses while reads are in flight, up to a bound, so
-that reads get the CPU and the GIL during an import while the indexer still catches up.
+Reads first. :func:`reading` marks a read (a search, a recall) in flight in the process.
+While one is, background model runs (:func:`background_step`: the indexer's ONNX batches) take
+one slot, one core's worth, and rest as long as each run took, and background writes wait for
+the reads in flight (:func:`yield_to_reads`, bounded): reads get the CPU and the GIL during an
+import. Work that must catch up runs :func:`unthrottled`; a read's own work never waits.
 
 A stdlib-only leaf: every layer may import it.
 """
@@ -41,7 +42,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 __all__ = [
     "INDEXING",
@@ -50,12 +51,12 @@ __all__ = [
     "STORAGE",
     "BackgroundWorker",
     "Pool",
+    "background_step",
     "exiting",
-    "throttled",
     "reading",
     "reads_in_flight",
-    "background_step",
     "stop_all",
+    "throttled",
     "track",
     "unthrottled",
     "yield_to_reads",
@@ -64,7 +65,7 @@ __all__ = [
 logger = logging.getLogger("nova_memory_integrations")
 
 T = TypeVar("T")
-Owner = TypeVar("Owner")
+OwnerT = TypeVar("OwnerT")
 
 JOBS = 0
 """Rank of jobs that feed others (consolidation, lifecycle, model consolidation, checkpoints)."""
@@ -79,31 +80,42 @@ EXIT_TIMEOUT_S = 30.0
 
 # -- the registry -----------------------------------------------------------------------------------
 _registry_lock = threading.Lock()
-_registry: list[tuple[int, int, weakref.ref[Any], Callable[[Any], object] | None, Callable[[Any], object] | None]] = []
+
+
+class _Entry(NamedTuple):
+    rank: int
+    order: int
+    ref: weakref.ref[Any]
+    stop: Callable[[Any], object] | None
+    after_fork: Callable[[Any], object] | None
+
+
+_registry: list[_Entry] = []
 _order = itertools.count()
 _prune_at = 64
 _exiting = False
 
 
-def track(owner: Owner, *, rank: int, stop: Callable[[Owner], object] | None = None,
-          after_fork: Callable[[Owner], object] | None = None) -> None:
+def track(owner: OwnerT, *, rank: int, stop: Callable[[OwnerT], object] | None = None,
+          after_fork: Callable[[OwnerT], object] | None = None) -> None:
     """Stop ``owner`` at interpreter exit (``stop(owner)``, in rank order, then registration order)
     and reset it in a forked child (``after_fork(owner)``). Holds ``owner`` weakly."""
     global _prune_at
     ref = weakref.ref(owner)
     with _registry_lock:
         if len(_registry) >= _prune_at:  # drop the dead now and then
-            _registry[:] = [e for e in _registry if e[2]() is not None]
+            _registry[:] = [e for e in _registry if e.ref() is not None]
             _prune_at = max(64, 2 * len(_registry))
-        _registry.append((rank, next(_order), ref, stop, after_fork))
+        _registry.append(_Entry(rank, next(_order), ref, stop, after_fork))
 
 
-def _alive(kind: int) -> list[tuple[Any, Callable[[Any], object]]]:
+def _alive(*, fork: bool) -> list[tuple[Any, Callable[[Any], object]]]:
+    """The live owners with their exit stop (or after-fork reset), in rank then registration order."""
     with _registry_lock:
-        entries = sorted(_registry, key=lambda e: (e[0], e[1]))
+        entries = sorted(_registry, key=lambda e: (e.rank, e.order))
     out = []
     for entry in entries:
-        owner, action = entry[2](), entry[kind]
+        owner, action = entry.ref(), entry.after_fork if fork else entry.stop
         if owner is not None and action is not None:
             out.append((owner, action))
     return out
@@ -120,7 +132,7 @@ def stop_all() -> None:
     if _exiting:
         return
     _exiting = True
-    for owner, stop in _alive(3):
+    for owner, stop in _alive(fork=False):
         try:
             stop(owner)
         except Exception as exc:  # best effort: the next ones must still stop
@@ -133,7 +145,7 @@ def _after_fork_in_child() -> None:
     _reads_cond = threading.Condition()
     _background = 0
     _reads = 1 if getattr(_reader, "depth", 0) else 0  # only this thread's read can be in flight here
-    for owner, reset in _alive(4):
+    for owner, reset in _alive(fork=True):
         try:
             reset(owner)
         except Exception as exc:  # pragma: no cover - best effort

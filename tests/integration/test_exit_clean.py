@@ -71,7 +71,7 @@ def _env() -> dict[str, str]:
 
 
 def _run(argv: list[str]) -> tuple[int, str]:
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300, env=_env())
+    proc = subprocess.run(argv, capture_output=True, timeout=300, env=_env())  # stdout to a pipe
     return proc.returncode, proc.stderr.decode("utf-8", "replace")
 
 

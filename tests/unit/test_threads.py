@@ -250,7 +250,7 @@ def test_background_steps_take_one_core_at_half_time_under_reads() -> None:
 
 
 def test_background_steps_run_together_without_reads() -> None:
-    most, took = _overlap(4, under_read=False)
+    most, _ = _overlap(4, under_read=False)
     assert most == 2
 
 
