@@ -9,7 +9,7 @@ import http.client
 import json
 import logging
 import os
-import select
+import selectors
 import signal
 import socket
 import subprocess
@@ -150,9 +150,13 @@ def _send_until_answered(port: int, head: bytes, filler: bytes, limit: int) -> t
     sock.sendall(head)
     sock.setblocking(False)
     sent, answer, start = 0, b"", time.monotonic()
+    poll = selectors.DefaultSelector()  # epoll: select() refuses descriptors past 1024, which a long suite reaches
+    poll.register(sock, selectors.EVENT_READ | selectors.EVENT_WRITE)
     try:
         while sent < limit and time.monotonic() - start < 30:
-            readable, writable, _ = select.select([sock], [sock], [], 1)
+            events = poll.select(1)
+            readable = any(mask & selectors.EVENT_READ for _, mask in events)
+            writable = any(mask & selectors.EVENT_WRITE for _, mask in events)
             if readable:
                 break
             if writable:
@@ -172,6 +176,7 @@ def _send_until_answered(port: int, head: bytes, filler: bytes, limit: int) -> t
     except OSError:
         pass
     finally:
+        poll.close()
         sock.close()
     return answer, sent
 
