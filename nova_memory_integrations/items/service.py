@@ -27,6 +27,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._threads import reading
 from .._time import to_epoch, utcnow
 from ..embeddings.base import embedding_space
 from ..engine.components import Components
@@ -180,7 +181,8 @@ class ItemService:
         candidates = [it for it in rows if keep is None or keep(it)]
         if not text:
             return [ItemHit(it, None) for it in candidates[offset : offset + limit]]
-        scores = self._scores(user_id, scope, text, rows, {it.id for it in candidates}, keyword_weight)
+        with reading():  # the indexer gives way to a search in flight
+            scores = self._scores(user_id, scope, text, rows, {it.id for it in candidates}, keyword_weight)
         scored = sorted((it for it in candidates if it.id in scores), key=lambda it: -scores[it.id])
         ranked = scored + [it for it in candidates if it.id not in scores]
         return [ItemHit(it, scores.get(it.id)) for it in ranked[offset : offset + limit]]
