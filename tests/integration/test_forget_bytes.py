@@ -8,7 +8,6 @@ vectors (as Chroma returned them, and unit-normalised, as its cosine HNSW index 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -21,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from heap_probe import heap_env
+from heap_probe import HashEmbeddings, heap_env
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.langgraph import NovaLangGraphStore
@@ -34,23 +33,6 @@ GONE, KEPT = "zebra-user-7731", "okapi-user-4410"
 MARKS = {GONE: ["zebracorn-7731", "ZebraQuill-5521", "Zebrafen-9002"],
          KEPT: ["okapiberry-4410", "OkapiLute-3312", "okapimoor-6604"]}
 _HEX = re.compile(r"[0-9a-f]{32}")
-
-
-class HashEmbeddings:
-    """Deterministic unit vectors of 384 floats (cheap, for the many-rows case)."""
-
-    embedding_space = "tests.HashEmbeddings:384"
-
-    def _one(self, text: str) -> list[float]:
-        seed = int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little")
-        v = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
-        return (v / np.linalg.norm(v)).tolist()
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [self._one(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self._one(text)
 
 
 def _files(root: Path) -> dict[str, bytes]:
