@@ -21,6 +21,9 @@ import json
 import math
 import os
 import random
+import signal
+import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +33,9 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "free_port",
+    "stop",
+    "wait_ready",
     "CACHE_DIR",
     "cached_embeddings",
     "emit",
@@ -301,3 +307,39 @@ def perturb(vectors: np.ndarray, rng: np.random.Generator, sigma: float = 0.015)
     norms = np.linalg.norm(noisy, axis=1, keepdims=True)
     out: np.ndarray = (noisy / np.where(norms == 0, 1.0, norms)).astype(np.float32)
     return out
+
+
+# -- server processes (benchmarks/proxy.py, benchmarks/server_load.py) -------------------------------
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
+    """Poll ``url`` until it answers 200; raise if ``proc`` exits or ``timeout`` passes."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{url}: the process exited with {proc.returncode}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} did not come up")
+
+
+def stop(proc: subprocess.Popen[bytes], wait: float = 60) -> None:
+    """SIGINT (uvicorn's graceful shutdown: pending captures are written), then kill after ``wait`` s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

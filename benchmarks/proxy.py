@@ -34,8 +34,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -44,7 +42,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import emit, generate_queries, generate_turns, log, percentile, set_offline_env, summarize
+from _common import (
+    emit,
+    free_port,
+    generate_queries,
+    generate_turns,
+    log,
+    percentile,
+    set_offline_env,
+    stop,
+    summarize,
+    wait_ready,
+)
 
 set_offline_env()
 
@@ -102,38 +111,6 @@ def upstream_app(latency_ms: float, ttft_ms: float, token_ms: float, tokens: int
                                                          "owned_by": "bench"}]})
 
     return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/models", models)])
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
-    import httpx
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{url} exited with {proc.returncode}")
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"{url} did not come up")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)  # uvicorn's graceful shutdown: pending captures are written
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 # -- phases ------------------------------------------------------------------------------------

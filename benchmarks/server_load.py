@@ -38,8 +38,6 @@ import json
 import os
 import random
 import re
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -48,7 +46,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from _common import emit, generate_queries, generate_turns, log, set_offline_env, summarize
+from _common import emit, free_port, generate_queries, generate_turns, log, set_offline_env, stop, summarize, wait_ready
 
 set_offline_env()
 
@@ -112,38 +110,6 @@ def upstream_app(latency_ms: float) -> Any:
 
 
 # -- processes ------------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 180) -> None:
-    import httpx
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{url}: the process exited with {proc.returncode}")
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"{url} did not come up")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)  # uvicorn's graceful shutdown: pending captures are written
-        try:
-            proc.wait(90)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 # -- the load -------------------------------------------------------------------------------------
 class Ledger:
     """What the server acknowledged, what each kind took, what went wrong."""
@@ -324,17 +290,17 @@ def main() -> None:
         try:
             procs.append(subprocess.Popen([sys.executable, __file__, "--serve-upstream", str(up_port),
                                            "--upstream-ms", str(args.upstream_ms)]))
-            wait_ready(f"{upstream}/models", procs[0])
+            wait_ready(f"{upstream}/models", procs[0], timeout=180)
             cli = Path(sys.executable).with_name("nova-memory")
             procs.append(subprocess.Popen([str(cli), "serve", "--path", str(path), "--upstream", upstream, "--port",
                                            str(port), "--no-mcp", "--log-level", "warning"], env={**os.environ}))
-            wait_ready(f"{base}/health", procs[1])
+            wait_ready(f"{base}/health", procs[1], timeout=180)
             log(f"upstream {upstream} ({args.upstream_ms} ms); server {base}; {args.clients} clients, "
                 f"{args.users} users, {args.warmup:g} s warm-up + {args.duration:g} s")
             wall = asyncio.run(run_load(base, args, ledger))
         finally:
             for proc in reversed(procs):
-                stop(proc)
+                stop(proc, wait=90)
         check = after_check(path, ledger, users)
 
     counts = {k: len(v) for k, v in ledger.ms.items()}
