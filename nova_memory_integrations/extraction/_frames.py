@@ -44,6 +44,7 @@ __all__ = [
     "STARTING_PREDICATES",
     "STARTS_LATER",
     "REL_INTRO",
+    "TENURE",
     "TOP_RULES",
     "Frame",
     "verb_forms",
@@ -123,6 +124,9 @@ class Frame(NamedTuple):
     bare_ing: bool = False
     """The bare -ing form says it too, after a coordinating "and" ("she's back home and working at ...")."""
 
+
+TENURE = r" for (?:\w+ )?(?:years|months)| since (?:\d{4}|(?-i:[A-Z]))"
+"""How long someone has been with an employer ("... for ten years", "... since 2019")."""
 
 _GAP = r"(?P<gap>(?:\s+(?!(?:out|up|on|off|around|through|hard|with|at|for|as|to|my|our)\b)[^\s,;()]+){0,4}?)"
 _ART = r"(?:a|an|the|my|our|his|her|their)"
@@ -244,8 +248,8 @@ TOP_RULES: tuple[Rule, ...] = (
     rule(r"<A>(?:am|is|are) (?:now |currently |still )?(?:on|taking) <O>", f("takes_medication", "med"), we_ok=True),
     rule(r"<A>(?:am|is|are) <A>(?P<o>" + "|".join(sorted(CONDITION_ADJECTIVES, key=len, reverse=True)) + r")\b",
          f("has_condition", "condadj")),
-    rule(r"<A>(?:have|has) been (?:at|with) (?P<o>(?-i:[A-Z])[\w'&-]*(?: (?-i:[A-Z])[\w'&-]*){0,3})(?= for (?:\w+ )?"
-         r"(?:years|months)| since (?:\d{4}|(?-i:[A-Z])))", f("works_at", "corg"), conf=0.6),
+    rule(r"<A>(?:have|has) been (?:at|with) (?P<o>(?-i:[A-Z])[\w'&-]*(?: (?-i:[A-Z])[\w'&-]*){0,3})(?=" + TENURE + ")",
+         f("works_at", "corg"), conf=0.6),
     rule(r"<A>(?:have |has )?(?:just |recently )?moved into <O>", f("lives_in", "home"), we_ok=True),
     rule(r"<A>(?:am|is|are) (?:now )?(?:on|with) (?P<o>(?-i:[A-Z])[\w+'&-]*(?: (?-i:[A-Z])[\w+'&-]*){0,2})"
          r"(?=\s+now\b)", f("uses", "corg"), conf=0.6, we_ok=True),

@@ -66,6 +66,7 @@ from ._frames import (
 from ._objects import clean_object
 from ._rules import ADV, Rule, f, neg, rule
 from ._things import CAPTURE_PREDICATES, resolve_capture
+from ._turn import CONTEXT_RULES, settle
 from .base import CandidateFact
 
 __all__ = ["DeterministicExtractor"]
@@ -98,6 +99,7 @@ _rule, _f, _neg = rule, f, neg
 _RULES: tuple[Rule, ...] = (
     *PRE_RULES,
     *ENDING_RULES,
+    *CONTEXT_RULES,
     *TOP_RULES,
     _rule(r"<A>no longer <A><LIKE> <O>", _neg("likes", "things")),
     _rule(r"<ANY><A>(?:do|does) not <A><LIKE> <O>", _neg("likes", "things")),
@@ -355,7 +357,7 @@ class DeterministicExtractor:
                                                  when, original))
         if state is not None:
             state.third = ctx.third
-        return starting_later(out, text, reference)
+        return settle(starting_later(out, text, reference), text)
 
     def _clause(self, clause: str, ctx: _Ctx) -> None:
         start = LEAD.match(clause)

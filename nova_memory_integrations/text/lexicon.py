@@ -57,6 +57,7 @@ __all__ = [
     "REL_MODIFIERS",
     "REL_ALIASES",
     "REL_KINDS",
+    "ROMANCE_WORDS",
     "SCHOOLS",
     "SERVICES",
     "STARTERS",
@@ -64,6 +65,7 @@ __all__ = [
     "STUDENTS",
     "THING_ADJECTIVES",
     "THIRD_FORMS",
+    "WORK_WORDS",
 ]
 
 
@@ -401,3 +403,14 @@ CONDITION_ADJECTIVES = {
     "arthritic": "arthritis", "pregnant": "pregnancy",
 }
 """Adjectives that state a condition: "I'm diabetic" -> ``has_condition diabetes``."""
+WORK_WORDS = _words(
+    "job jobs work working worked shift shifts boss manager colleague colleagues coworker coworkers co-worker "
+    "office role position promotion promoted notice hired employer career salary payroll contract rota interview "
+    "resigned resignation redundant redundancy"
+) | {"last day", "first day", "first week", "new place", "handed in", "let go", "laid off"}
+"""Words of a turn that talks about work: "I'm at Monmouth Coffee now" there names a workplace."""
+ROMANCE_WORDS = _words(
+    "date dates dated dating boyfriend girlfriend bf gf partner relationship romantic romance anniversary ex "
+    "dumped crush fiance fiancee fiancé fiancée single"
+) | {"broke up", "split up", "ended things", "seeing someone", "moved in together", "out of the picture"}
+"""Words of a turn that talks about a relationship: "I've been with Sam for months" there names a partner."""

@@ -1,0 +1,110 @@
+"""Statements one clause leaves open and the rest of the turn settles (:mod:`.deterministic`).
+
+Some clauses say that a state changed without saying, in their own words, what it changed to or what
+kind of state it is; people let the rest of the turn say it:
+
+* **a move without a destination** ("we moved in October", "Relocated in June with work", "Jonah moved
+  out last week"): the destination is the one place the turn names elsewhere ("First winter in
+  Minneapolis since we moved in October", "Writing to you from Lisbon! Relocated in June"). Two
+  different places, or none, settle nothing.
+* **being at a named place "now"** ("I'm at Monmouth Coffee now", "he's at Tesco now"): a workplace
+  (or a school, a club: :func:`._things.resolve_capture`) when the turn talks about work (a job, a
+  shift, leaving or quitting somewhere, a last or first day); otherwise where someone happens to be,
+  which is not a fact to keep.
+* **being with someone** ("I've been with Sam for about three months"): a partner when the turn talks
+  about a relationship (a date, an ex, breaking up ...); without that, a named employer when the
+  clause gives a tenure ("been with Barclays for ten years", :data:`TENURE`).
+
+The clause rules emit provisional ``@`` predicates (:data:`CONTEXT_RULES`); :func:`settle` turns
+them into facts, or drops them, once the whole turn is known.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..text.dates import MONTHS
+from ..text.lexicon import NOT_NAMES, ROMANCE_WORDS, STARTERS, WORK_WORDS
+from ..text.sentences import FACT_SENTENCES
+from ._frames import TENURE
+from ._rules import f, rule
+from ._things import resolve_capture
+from .base import CandidateFact
+
+__all__ = ["CONTEXT_PREDICATES", "CONTEXT_RULES", "settle"]
+
+_I = re.IGNORECASE
+
+_NOW = r"(?:now|these days|nowadays|at the moment|full[- ]time|part[- ]time)"
+_NAME = r"(?-i:[A-Z])[\w'&+-]*(?: (?:&|of|de) (?-i:[A-Z])[\w'&+-]*| (?-i:[A-Z])[\w'&+-]*){0,3}"
+
+CONTEXT_RULES = (
+    # "I'm at Monmouth Coffee now", "she's now at the BBC"
+    rule(r"<A>(?:am|is|are) (?:now |currently )?(?:working )?at (?P<o>(?:the )?" + _NAME + r")(?=\s+" + _NOW + r"\b)",
+         f("@now_at", "corg"), we_ok=True),
+    rule(r"<A>(?:am|is|are) (?:now|currently) (?:working )?at (?P<o>(?:the )?" + _NAME + r")", f("@now_at", "corg"),
+         we_ok=True),
+    # "I've been with Sam for about three months", "she's with Marco now"
+    rule(r"<A>(?:am|is|are|have been|has been) (?:together )?with (?P<o>(?-i:[A-Z])[a-zà-ÿ'-]+)(?=\s+(?:for|since|"
+         r"now)\b|\s*[,.;!)]|\s*$)", f("@with", "person")),
+    # "we moved in October", "Relocated in June with work", "Jonah moved out last week"
+    rule(r"<A>(?:have |has |had )?(?:just |recently |finally )?(?:moved|relocated|emigrated)(?: (?:house|home|out|"
+         r"away|over|back|abroad|in))?(?=\s+(?:in|last|this|earlier|during|with|over the|back in|recently|yesterday|"
+         r"when|after)\b|\s*$|\s*[,.;!)])",
+         f("@moved", "status", "=moved"), we_ok=True),
+)
+"""Clause rules whose statement the rest of the turn settles (tried after the capture rules' tops)."""
+CONTEXT_PREDICATES = frozenset({"@now_at", "@with", "@moved"})
+
+_WORK = re.compile(r"\b(?:" + "|".join(sorted(WORK_WORDS, key=len, reverse=True)) + r")\b"
+                   r"|\b(?:left|quit|leaving|quitting) (?!(?:the|a|an|my|home|it|him|her|them|early|for|town|"
+                   r"school)\b)(?-i:[\w'-]*[A-Za-z])", _I)
+_ROMANCE = re.compile(r"\b(?:" + "|".join(sorted(ROMANCE_WORDS, key=len, reverse=True)) + r")\b", _I)
+_PLACE = re.compile(r"\b(?:in|to|from)\s+(?:the\s+)?(?P<p>(?-i:[A-Z])[a-zà-ÿ'-]+(?:\s+(?-i:[A-Z])[a-zà-ÿ'-]+){0,2})",
+                    _I)
+_ORIGIN = re.compile(r"\b(?:moved|relocated|emigrated|came|come|originally|am|is|are)(?: \w+)? from\s+$", _I)
+_NOT_PLACES = frozenset({*(m.capitalize() for m in MONTHS), *STARTERS, *NOT_NAMES})
+
+
+def _places(text: str) -> set[str]:
+    """The places a turn's statements name ("in Minneapolis", "from Lisbon"), without the place one moved from."""
+    found: set[str] = set()
+    for sentence in FACT_SENTENCES.split(text):
+        if sentence.rstrip().endswith("?"):
+            continue
+        for m in _PLACE.finditer(sentence):
+            words = m.group("p").split()
+            if words[0] in _NOT_PLACES or _ORIGIN.search(sentence, 0, m.start("p")):
+                continue
+            found.add(m.group("p"))
+    return found
+
+
+def settle(found: Sequence[CandidateFact], text: str) -> list[CandidateFact]:
+    """``found`` with each provisional ``@`` statement made a fact (or dropped) from what the turn says."""
+    if not any(c.predicate in CONTEXT_PREDICATES for c in found):
+        return list(found)
+    out: list[CandidateFact] = []
+    places: set[str] | None = None
+    for c in found:
+        if c.predicate not in CONTEXT_PREDICATES:
+            out.append(c)
+            continue
+        if c.predicate == "@moved":
+            if places is None:
+                places = _places(text)
+            stated = any(o.subject == c.subject and o.predicate == "lives_in" and o.op == "assert" for o in found)
+            if len(places) == 1 and not stated:
+                out.append(replace(c, predicate="lives_in", object=next(iter(places))))
+        elif c.predicate == "@now_at":
+            if _WORK.search(text):
+                resolved = resolve_capture("@joined", c.object, "")
+                if resolved is not None:
+                    out.append(replace(c, predicate=resolved[0], object=resolved[1]))
+        elif _ROMANCE.search(text):  # @with
+            out.append(replace(c, predicate="dating"))
+        elif re.search(r"\bwith " + re.escape(c.object) + r"(?:" + TENURE + ")", c.source_text):
+            out.append(replace(c, predicate="works_at", confidence=min(c.confidence, 0.6)))
+    return out

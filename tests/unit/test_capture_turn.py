@@ -1,0 +1,80 @@
+"""Capture of what one clause leaves open and the rest of the turn settles (#38, ``extraction/_turn``).
+
+Each case shows one mechanism on phrasings of its own (not those of the belief sets), with cases where the
+mechanism must not fire: a move whose destination the turn does not name (or names twice), being "at" a
+place in a turn that is not about work, being "with" someone in a turn that is not about a relationship.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from nova_memory_integrations.extraction import DeterministicExtractor
+
+REF = datetime(2024, 11, 20, 10, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> DeterministicExtractor:
+    return DeterministicExtractor()
+
+
+def facts(extractor: DeterministicExtractor, text: str) -> set[tuple[str, str, str]]:
+    return {(c.subject, c.predicate, c.object) for c in extractor.extract(text, timestamp=REF) if c.op == "assert"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a move without a destination: the one place the turn names
+        ("Greetings from Valencia! We relocated over the summer for my wife's job.", ("user", "lives_in", "Valencia")),
+        ("We moved in March and the flat in Gdansk still has no curtains.", ("user", "lives_in", "Gdansk")),
+        ("My cousin Priya moved out in August and she's renting a room in Dundee now.",
+         ("priya", "lives_in", "Dundee")),
+        # being at a named place "now", in a turn about work
+        ("Handed in my notice at the council. I'm at Octopus Energy now, much better team.",
+         ("user", "works_at", "Octopus Energy")),
+        ("My sister Hana quit Boots, she's at Superdrug these days.", ("hana", "works_at", "Superdrug")),
+        # being with someone, in a turn about a relationship
+        ("After the breakup with my ex I thought I'd stay single, but I've been with Theo since spring.",
+         ("user", "dating", "Theo")),
+        # without a relationship, a tenure names an employer
+        ("I've been with Barclays for years and the pension is decent.", ("user", "works_at", "Barclays")),
+    ],
+)
+def test_the_turn_settles_what_a_clause_leaves_open(extractor: DeterministicExtractor, text: str,
+                                                    expected: tuple[str, str, str]) -> None:
+    assert expected in facts(extractor, text)
+
+
+def test_a_move_settles_at_the_time_of_the_move(extractor: DeterministicExtractor) -> None:
+    found = [c for c in extractor.extract("We moved in March and the flat in Gdansk still has no curtains.",
+                                          timestamp=REF) if c.predicate == "lives_in"]
+    assert [(c.object, c.valid_from) for c in found] == [("Gdansk", datetime(2024, 3, 1, tzinfo=timezone.utc))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # no place named, or two: the destination is unknown
+        "We moved last month and the boxes are still everywhere.",
+        "We moved in June, the van drove from Leeds to York twice.",
+        # the place one moved from is not where one lives
+        "We moved out of Leeds in June, still no broadband.",
+        # a place in a question is not a statement
+        "We finally moved last week! Is Porto nice in winter?",
+        # "moved on" is getting over something, not a move
+        "I've moved on since the breakup, spent the weekend in Bath.",
+        # being "at" a place in a turn that is not about work
+        "I'm at Heathrow now, the flight is delayed again.",
+        "We're at Alton Towers at the moment and the queues are mad.",
+        # being "with" someone in a turn that is not about a relationship
+        "I'm with Grandma now, she says hi.",
+    ],
+)
+def test_what_the_turn_does_not_settle_is_dropped(extractor: DeterministicExtractor, text: str) -> None:
+    found = facts(extractor, text)
+    assert not any(p in ("lives_in", "works_at", "dating") for _, p, _ in found), found
+    assert not any(p.startswith("@") for _, p, _ in found), found
