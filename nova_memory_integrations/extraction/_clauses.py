@@ -78,7 +78,8 @@ def expand(text: str) -> str:
         out = CONTRACTIONS[word.lower()]
         return out if out.startswith("I ") or word[0].islower() else out[0].upper() + out[1:]
 
-    text = _CONTRACTION_RE.sub(repl, text.translate(_QUOTES))
+    text = _PRONOUN_HAS.sub(r"\1 has ", text.translate(_QUOTES))
+    text = _CONTRACTION_RE.sub(repl, text)
     text = _IS_S.sub(r"\1 is ", _HAS_S.sub(r"\1 has ", text))
     return _AUX_ADVERB.sub(r"\2 \1 ", text)
 
@@ -93,11 +94,12 @@ _AUX_ADVERB = re.compile(r"\b(have|has|had|am|is|are) (just|recently|finally|alr
 _SAYER = (r"\b(?!(?:Let|It|That|What|He|She|There|Here|Who|Where)')([A-ZÀ-Þ][a-zà-ÿ]+|mum|mom|dad|brother|sister|wife|"
           r"husband|son|daughter|boyfriend|girlfriend|partner|friend|mate|boss|manager|flatmate|roommate|"
           r"neighbou?r|cousin|nan|gran|uncle|aunt|colleague|fianc[eé]e?)")
-_HAS_S = re.compile(
-    _SAYER + r"'s (?=(?:(?:just|already|finally|never|recently|always|officially|now|also) )?(?:been|got|gotten|gone|"
-    r"had|lived|moved|left|joined|started|quit|dropped|transferred|taken|bought|sold|decided|done|become|retired|"
-    r"signed|switched|found|made|sent|passed)\b)"
-)
+_PARTICIPLE = (r"(?=(?:(?:just|already|finally|never|recently|always|officially|now|also) )?(?:been|got|gotten|gone|"
+               r"had|lived|moved|left|joined|started|quit|dropped|transferred|taken|bought|sold|decided|done|become|"
+               r"retired|signed|switched|found|made|sent|passed)\b)")
+"""After "'s", a past participle makes the "'s" a "has" ("he's joined", "Tom's just moved")."""
+_HAS_S = re.compile(_SAYER + r"'s " + _PARTICIPLE)
+_PRONOUN_HAS = re.compile(r"\b([Hh]e|[Ss]he|[Ii]t)'s " + _PARTICIPLE)
 _IS_S = re.compile(
     _SAYER + r"'s (?=(?:a|an|in|at|on|from|still|now|really|not|so|very|back|off|out|home|also|with|into|married|"
     r"engaged|pregnant|divorced|fine|okay|currently|properly|officially|just|always|[a-z]+ing)\b)"

@@ -46,24 +46,36 @@ class SessionMemory:
     def __init__(self, limit: int = SESSION_LIMIT, gap: timedelta = SESSION_GAP) -> None:
         self.limit, self.gap = limit, gap
         self._sessions: OrderedDict[tuple[str, str, str], Discourse] = OrderedDict()
+        self._speakers: OrderedDict[tuple[str, str], Discourse] = OrderedDict()  # (user, role) -> latest discourse
         self._lock = threading.Lock()
 
     def state_for(self, episode: Episode, batch: dict[str, Discourse]) -> Discourse:
-        """The discourse ``episode`` continues: its session's (while the session goes on), else its batch's."""
+        """The discourse ``episode`` continues: its session's (while the session goes on), else its batch's,
+        else a copy of the speaker's latest one (a user's next conversation opens on what the last one named:
+        "He's done it, retired!" is about the dad of the turn before, "my brother" is still Luis)."""
         role = episode.role.strip().lower()
         if episode.session_id is None:
             return batch.setdefault(role, Discourse())
         key = (episode.user_id, episode.session_id, role)
+        speaker = (episode.user_id, role)
         with self._lock:
             state = self._sessions.pop(key, None)
             if state is None or state.at is None or abs(episode.timestamp - state.at) > self.gap:
-                state = batch.get(role) or Discourse()
+                state = batch.get(role) or self._continued(speaker)
             state.at = episode.timestamp
             self._sessions[key] = state
-            while len(self._sessions) > self.limit:
-                self._sessions.popitem(last=False)
+            self._speakers.pop(speaker, None)
+            self._speakers[speaker] = state
+            for table in (self._sessions, self._speakers):
+                while len(table) > self.limit:
+                    table.popitem(last=False)
         batch[role] = state
         return state
+
+    def _continued(self, speaker: tuple[str, str]) -> Discourse:
+        """A new discourse that starts from what the speaker's latest one named (a copy: sessions stay apart)."""
+        last = self._speakers.get(speaker)
+        return Discourse() if last is None else Discourse(aliases=dict(last.aliases), third=last.third)
 
     def __len__(self) -> int:
         return len(self._sessions)

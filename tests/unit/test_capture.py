@@ -138,16 +138,33 @@ def test_a_job_that_starts_later_holds_from_its_start(extractor: DeterministicEx
 def test_a_pronoun_in_a_later_turn_of_the_session_is_the_person_named_before() -> None:
     extractor = DeterministicExtractor()
 
-    def turn(text: str, session: str, minutes: int) -> Episode:
-        return Episode(id=f"e{minutes}", user_id="u", session_id=session, role="user", content=text,
+    def turn(text: str, session: str, minutes: int, user: str = "u") -> Episode:
+        return Episode(id=f"e{minutes}", user_id=user, session_id=session, role="user", content=text,
                        timestamp=REF + timedelta(minutes=minutes), ingested_at=REF)
 
     first = extractor.extract_batch([turn("My brother just moved to Lisbon.", "s1", 0)])
     assert ("brother", "lives_in", "Lisbon") in {(c.subject, c.predicate, c.object) for c in first[0]}
     later = extractor.extract_batch([turn("He works at a bakery called Pão Quente now.", "s1", 5)])
     assert [(c.subject, c.predicate) for c in later[0]] == [("brother", "works_at")]
-    other = extractor.extract_batch([turn("He works at a bakery called Pão Quente now.", "s2", 6)])
-    assert other == [[]]  # another conversation: "he" is no one known
+    other = extractor.extract_batch([turn("He works at a bakery called Pão Quente now.", "s9", 6, user="v")])
+    assert other == [[]]  # another user's conversation: "he" is no one known
+
+
+def test_a_users_next_conversation_opens_on_the_people_the_last_one_named() -> None:
+    extractor = DeterministicExtractor()
+
+    def turn(text: str, session: str, days: int, user: str = "u") -> Episode:
+        return Episode(id=f"e{session}", user_id=user, session_id=session, role="user", content=text,
+                       timestamp=REF + timedelta(days=days), ingested_at=REF)
+
+    extractor.extract_batch([turn("My aunt Carmen teaches yoga in Malaga.", "a", 0)])
+    weeks_later = extractor.extract_batch([turn("She's joined a walking club, the Ramblers of Nerja.", "b", 40)])
+    assert ("carmen", "member_of") in {(c.subject, c.predicate) for c in weeks_later[0]}
+    aunt = extractor.extract_batch([turn("My aunt has moved to Ronda.", "c", 60)])
+    assert ("carmen", "lives_in", "Ronda") in {(c.subject, c.predicate, c.object) for c in aunt[0]}
+    # someone else's conversations do not carry over
+    stranger = extractor.extract_batch([turn("She's joined a walking club, the Ramblers of Nerja.", "d", 61, "w")])
+    assert stranger == [[]]
 
 
 def test_a_diet_is_one_value_at_a_time_hobbies_many() -> None:

@@ -78,3 +78,20 @@ def test_what_the_turn_does_not_settle_is_dropped(extractor: DeterministicExtrac
     found = facts(extractor, text)
     assert not any(p in ("lives_in", "works_at", "dating") for _, p, _ in found), found
     assert not any(p.startswith("@") for _, p, _ in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "expanded"),
+    [
+        ("she's joined a gym", "she has joined a gym"),
+        ("He's just sold his van", "He has just sold his van"),
+        ("it's been raining", "it has been raining"),
+        # before anything but a participle the 's stays "is"
+        ("she's tired", "she is tired"),
+        ("He's a joiner in Hull", "He is a joiner in Hull"),
+    ],
+)
+def test_a_pronouns_s_before_a_participle_is_has(text: str, expanded: str) -> None:
+    from nova_memory_integrations.extraction._clauses import expand
+
+    assert expand(text) == expanded
