@@ -127,7 +127,8 @@ ENDING_RULES: tuple[Rule, ...] = (
          r"(?P<o>divorced|separated)\b", f("relationship_status", "status")),
     rule(r"<A><HAVE>(?:broke up|broken up|split up|split|separated|called it off) with (?P<o>.+)",
          neg("dating", "person")),
-    rule(r"<A>(?:am|is|are|have been|has been) (?:dating|seeing|going out with|in a relationship with) <O>",
+    rule(r"<A>(?:am|is|are|have been|has been|(?:have |has )?(?:started|begun|began)) (?:dating|seeing|going out "
+         r"with|in a relationship with) <O>",
          f("dating", "person")),
     # places
     rule(r"<A><HAVE>(?:moved|moved away|moved out|relocated|got out) (?:out of|away from|from)(?!.*\bto\b) <O>",
@@ -212,6 +213,8 @@ _NAMED = re.compile(r"^(?:(?:a |an |this |some )?(?:guy|girl|man|woman|person|so
                     r"(?:(?:named|called) )?|"
                     r"(?:my|his|her|their) (?:girlfriend|boyfriend|partner|fianc[eé]e?) )",
                     _I)
+_SOMEONE = re.compile(r"^(?:someone|somebody|a (?:guy|girl|man|woman|lad|bloke|lady|person))(?: new)?\b[^,]{0,40},\s*"
+                      r"(?P<name>(?-i:[A-ZÀ-Þ])[\w'-]+)\s*(?:$|[,.;!(])", _I)
 _NAMED_PET = re.compile(r"\s+(?:named|called)\s+", _I)
 _CAPNAME = re.compile(r"[A-ZÀ-Þ][\w'-]*")
 
@@ -256,7 +259,8 @@ def clean_ending(value: str, kind: str, strip: Callable[[str], str], name: Calla
             return out
         return [value.lower()] if value.isalpha() else []
     if kind == "person":
-        value = _NAMED.sub("", value.strip())
+        later = _SOMEONE.match(value.strip())  # "someone new since the summer, Aisha": the name comes after
+        value = later.group("name") if later else _NAMED.sub("", value.strip())
         found = name(value)
         return [found] if found else []
     if kind in ("act", "actverb"):

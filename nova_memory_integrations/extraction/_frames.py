@@ -39,6 +39,7 @@ __all__ = [
     "HELD_MENTION",
     "MY_CAPTURE_RULES",
     "OWNED_START",
+    "MOVE_MENTIONS",
     "PASSING_RULES",
     "PRE_RULES",
     "STARTING_PREDICATES",
@@ -264,14 +265,18 @@ CAPTURE_RULES: tuple[Rule, ...] = (
     rule(r"<A>(?:pay for|pays for|subscribe to|subscribes to|have subscriptions? to) <O>",
          f("subscribes_to", "things")),
 )
+MOVE_MENTIONS: tuple[Rule, ...] = (
+    rule(r"\b(?:my|our) new (?:place|home|house|flat|apartment) (?:is )?in (?P<o>(?-i:[A-Z])[\w'-]+"
+         r"(?: (?-i:[A-Z])[\w'-]+)?)", f("lives_in", "place")),
+    rule(r"\b(?:the|my|our) (?:big |recent )?move (?:down |up |over |back )?to (?P<o>(?-i:[A-Z])[\w'-]+"
+         r"(?: (?-i:[A-Z])[\w'-]+)?)", f("lives_in", "place")),
+)
+"""A home named in passing ("after the move to Cheltenham"): the speaker's, also in a clause without "I"."""
 PASSING_RULES: tuple[Rule, ...] = (
     rule(r"\b(?:in|with|for|of) (?P<o>(?:a|an|the|my|our)\s(?:[\w'-]+\s){0,3}?(?:club|choir|band|orchestra|team|"
          r"group|squad|league|society|crew|troupe|ensemble)\b.*)", f("member_of", "namedgroup")),
     rule(r"\bon (?P<o>(?:a|an|my|our)\s(?:\d{4} )?(?-i:[A-Z0-9])[^,;]*)", f("@held", "held"), conf=0.6),
-    rule(r"\b(?:my|our) new (?:place|home|house|flat|apartment) (?:is )?in (?P<o>(?-i:[A-Z])[\w'-]+"
-         r"(?: (?-i:[A-Z])[\w'-]+)?)", f("lives_in", "place")),
-    rule(r"\b(?:the|my|our) (?:big |recent )?move to (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)",
-         f("lives_in", "place")),
+    *MOVE_MENTIONS,
 )
 """Frames searched anywhere after the subject; what they find adds to the clause's main rule."""
 
@@ -313,6 +318,11 @@ OWNED_START: tuple[Rule, ...] = (
          f("member_of", "group")),
     rule(r"(?:my|our) (?:new |current |day |full-time |part-time |old )?(?:job|work|role|position|internship|"
          r"placement|post) (?:is )?(?:at|with|for) <O>", f("works_at", "org")),
+    # "First day as a junior designer at Arup tomorrow", "my first week at Ocado": a start, told as a noun phrase
+    rule(r"(?!.*\bfor (?:my|our|his|her|their)\b)(?:(?:it is|today is|tomorrow is) )?(?:my )?(?:first|1st) "
+         r"(?:day|week|shift|month)(?: back)?(?: as (?:a |an )?(?P<j>[^,.;!?]+?))? (?:at|with) "
+         r"(?P<o>(?:the )?(?-i:[A-Z])[\w'&-]*(?: (?:&|and|of|de) (?-i:[A-Z])[\w'&-]*| (?-i:[A-Z])[\w'&-]*)*)",
+         f("@joined", "org"), f("job_title", "job", "j")),
 )
 """Anchored at a clause that opens on a thing of one's own."""
 MY_CAPTURE_RULES: tuple[Rule, ...] = ()

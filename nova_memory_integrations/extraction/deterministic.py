@@ -56,6 +56,7 @@ from ._endings import CONT, ENDING_RULES, MY_ENDING_RULES, PET_END, START_ENDING
 from ._frames import (
     CAPTURE_RULES,
     HELD_MENTION,
+    MOVE_MENTIONS,
     MY_CAPTURE_RULES,
     OWNED_START,
     PASSING_RULES,
@@ -375,13 +376,17 @@ class DeterministicExtractor:
                 continue
             if self._apply(_MY_RULES, clause, m.start(), "user", ctx):
                 used_my.add(m.start())
+        said_i = False
         for m in _FIRST_PERSON.finditer(clause):
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
                 continue
+            said_i = True
             self._apply(_RULES, clause, m.end(), "user", ctx, we=m.group(0)[0] in "Ww")
             self._passing(clause, m.end(), "user", ctx)
         if not self._apply(_START_RULES, clause, pos0, "user", ctx):
             self._third_party(clause, pos0, used_my, ctx)
+        if ctx.speaker and not said_i:  # "After the move to Cheltenham my commute is worse": the speaker's move
+            self._passing(clause, pos0, "user", ctx, MOVE_MENTIONS)
         for m in REL_INTRO.finditer(clause, pos0 + 1):  # "I'm staying with my brother Tom"
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
                 continue
@@ -389,9 +394,10 @@ class DeterministicExtractor:
             if m.group("name") not in STARTERS and m.group("name") not in NOT_NAMES and rel not in PETS:
                 self._relative(m.start(), rel, m.group("name"), ctx, becomes_third=False)
 
-    def _passing(self, clause: str, pos: int, subject: str, ctx: _Ctx) -> None:
+    def _passing(self, clause: str, pos: int, subject: str, ctx: _Ctx,
+                 rules: tuple[Rule, ...] = PASSING_RULES) -> None:
         """What the clause mentions in passing after its subject (:data:`._frames.PASSING_RULES`)."""
-        for rule_ in PASSING_RULES:
+        for rule_ in rules:
             for m in rule_.pattern.finditer(clause, pos):
                 ctx.hits.extend(self._fields(rule_, m, clause, subject, ctx, rule_.confidence))
 

@@ -95,3 +95,36 @@ def test_a_pronouns_s_before_a_participle_is_has(text: str, expanded: str) -> No
     from nova_memory_integrations.extraction._clauses import expand
 
     assert expand(text) == expanded
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a move named in passing, in a clause without "I": the speaker's
+        ("Since our move over to Norwich the garden's been a project.", ("user", "lives_in", "Norwich")),
+        # a start told as a noun phrase
+        ("First week as a junior architect at Foster and Partners, terrified.",
+         ("user", "works_at", "Foster and Partners")),
+        ("Tomorrow is my first day at Lidl!", ("user", "works_at", "Lidl")),
+        # someone new, named after the description
+        ("I've started seeing a guy from my pottery class, Felix.", ("user", "dating", "Felix")),
+    ],
+)
+def test_a_state_told_in_passing_is_captured(extractor: DeterministicExtractor, text: str,
+                                             expected: tuple[str, str, str]) -> None:
+    assert expected in facts(extractor, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My sister's move to Glasgow went smoothly.",  # someone else's move
+        "Her move to Glasgow went smoothly.",
+        "First day at Riverside Primary for my daughter tomorrow!",  # someone else's first day
+        "I've been seeing someone from work, which is awkward.",  # no name
+    ],
+)
+def test_a_state_of_someone_else_told_in_passing_is_not_the_speakers(extractor: DeterministicExtractor,
+                                                                     text: str) -> None:
+    found = facts(extractor, text)
+    assert not any(s == "user" and p in ("lives_in", "works_at", "studies_at", "dating") for s, p, _ in found), found
