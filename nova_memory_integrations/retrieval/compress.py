@@ -20,7 +20,7 @@ from ..engine.tokens import TokenCounter
 from ..text.sentences import sentences_of, split_sentences
 from ..text.sentences import split_speaker as _split_speaker
 from ..types import ContextItem
-from .config import SearchConfig
+from .search_config import SearchConfig
 from .lexical import name_words, terms
 
 __all__ = [

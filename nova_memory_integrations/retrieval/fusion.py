@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..memory.lifecycle_rules import effective_weight
 from .candidate import Candidate, Key
-from .config import SearchConfig, Signal, SignalWeights
+from .search_config import SearchConfig, Signal, SignalWeights
 from .reads import fill_vectors
 from .signals import Found, asks, cosines, in_windows, named_speakers
 

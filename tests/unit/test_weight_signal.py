@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from nova_memory_integrations.memory.lifecycle_rules import effective_weight
-from nova_memory_integrations.retrieval.config import PRESETS, SearchConfig, SignalWeights
+from nova_memory_integrations.retrieval.search_config import PRESETS, SearchConfig, SignalWeights
 from nova_memory_integrations.retrieval.fusion import weight_at, weight_reference
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
