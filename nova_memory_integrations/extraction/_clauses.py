@@ -19,6 +19,7 @@ __all__ = [
     "LEAD",
     "QUESTION_START",
     "REPORTED",
+    "adjunct",
     "elide",
     "expand",
     "statement_part",
@@ -114,12 +115,28 @@ _ELIDED = re.compile(
     r"joined|moved|bought|got|picked|took|left|quit|went|sold|traded|switched|relocated|dropped|finished|retired|"
     r"handed|jumped|transferred|adopted|rescued|landed|signed|graduated|became|lost|gave|broke|split|ditched|"
     r"cancell?ed|canceled|stopped|married|divorced|built|upgraded|leased|inherited|accepted|began|cut|wound|"
-    r"turned|passed|scrapped|rehomed|handed)|(?P<base>live|work|teach|own|drive|ride|rent|smoke|study|share|"
+    r"turned|passed|scrapped|rehomed|handed|said(?= goodbye)|waved(?= goodbye)|parted(?= with))|"
+    r"(?P<base>live|work|teach|own|drive|ride|rent|smoke|study|share|"
     r"commute|freelance)|(?P<member>(?:a |an )?(?:member|regular) (?:at|of))|(?P<diet>" + DIET_RE + r")|"
     r"(?P<job>(?:[\w-]+ ){0,2}(?:" + "|".join(sorted(JOBS, key=len, reverse=True)) + r") (?:at|for|with)"
     r"(?= (?:the )?[A-Z])))\b",
     re.IGNORECASE,
 )
+
+
+# "Since switching to nights at the depot, I sleep all day": the -ing adjunct's subject is the main clause's
+_ADJUNCT = re.compile(r"^(?P<lead>\W*)(?P<conj>since|after|before|upon|on|when) (?P<ing>[a-z]{3,}ing)\b"
+                      r"(?=[^,]{3,80},\s+(?P<subject>I|we)\s)", re.IGNORECASE)
+
+
+def adjunct(sentence: str) -> str:
+    """``sentence`` with the main clause's "I" / "we" put into an -ing adjunct that opens it
+    ("Since switching to X, I ..." -> "Since I am switching to X, I ...")."""
+    m = _ADJUNCT.match(sentence)
+    if m is None:
+        return sentence
+    subject = "I am " if m.group("subject") == "I" else "we are "
+    return sentence[: m.start("ing")] + subject + sentence[m.start("ing"):]
 
 
 _GERUND_SUBJECT = re.compile(  # "Volunteering at the shelter has been great": the -ing phrase is the subject

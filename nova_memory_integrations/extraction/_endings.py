@@ -69,7 +69,8 @@ def rel_kind(rel: str) -> str | None:
 # -------------------------------------------------------------------------------------- the rules
 _OWN_VERBS = (
     r"(?:sold|sold off|gave away|given away|got rid of|gotten rid of|traded in|traded|donated|scrapped|rehomed|"
-    r"re-homed|returned|wrote off|written off|totaled|totalled)"
+    r"re-homed|returned|wrote off|written off|totaled|totalled|retired|parted with|said goodbye to|"
+    r"waved goodbye to|got shot of)"
 )
 _PUT_DOWN = (
     r"(?:had to |have had to |has had to )?(?:put|had|have|got) (?P<x>(?:my|our|his|her|their) .+?) (?:put )?"
@@ -111,7 +112,7 @@ ENDING_RULES: tuple[Rule, ...] = (
     rule(r"<A><HAVE>(?:just |recently |finally )?joined (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", f("@joined", "org"),
          f("job_title", "job", "j")),
     rule(r"<A>(?:(?:am|is|are|have|has|had) )?(?:just |recently |finally |now |officially )?(?P<o>retired)\b"
-         r"(?!\s+from)", f("employment_status", "status")),
+         r"(?!\s+(?:from|the|my|our|his|her|their|a|an|this|that|it|them)\b)", f("employment_status", "status")),
     rule(r"<ANY><A>(?:am|is|are) not <A>(?:a |an )?(?P<o>" + DIET_RE + r")\b", neg("diet", "thing")),
     rule(r"<A>(?:am|is|are) no longer <A>(?:a |an )?(?P<o>" + DIET_RE + r")\b", neg("diet", "thing")),
     rule(r"<A>(?:used to be|(?:stopped|quit) being|gave up being) (?:a |an )?(?P<o>" + DIET_RE + r")\b",

@@ -47,6 +47,7 @@ __all__ = [
     "REL_INTRO",
     "TENURE",
     "TOP_RULES",
+    "TRANSFER",
     "Frame",
     "verb_forms",
 ]
@@ -210,6 +211,10 @@ PRE_RULES: tuple[Rule, ...] = (
          f("employment_status", "status", "=retired"), we_ok=True),
     rule(r"<A>(?:have |has )?(?:emigrated|moved (?:abroad|away|back|home|down|up|over|out)) to <O>",
          f("lives_in", "place"), we_ok=True),
+    # before the switches of products: "switched to the night team at Asda" is a new workplace
+    rule(r"<A>(?:(?:have |has |had )?(?:switched|transferred)|(?:am|is|are) (?:switching|transferring)) (?:over )?"
+         r"to (?:a|an|the|my|his|her|their) (?:[\w'-]+ ){0,4}?(?:at|with) (?P<o>(?-i:[A-Z]).+)",
+         f("@joined", "org")),
 )
 """Tried before the endings of :mod:`._endings`."""
 TOP_RULES: tuple[Rule, ...] = (
@@ -286,6 +291,11 @@ STARTS_LATER = re.compile(
 """A turn that says the new job or school begins later ("I start on January 6th")."""
 STARTING_PREDICATES = frozenset({"works_at", "job_title", "studies_at", "studies"})
 """What such a turn's start date applies to."""
+TRANSFER = re.compile(
+    r"\b(?:gave|passed|handed|sold|donated|gifted)(?: (?:on|down|over))? (?P<o>(?:the|my|our|his|her|their|a|an) "
+    r"[^,;.!?]{1,40}?) (?:on |down |over |back )?to (?:my|our) (?P<rel>" + RELS + r")(?: (?P<name>[A-ZÀ-Þ][a-zà-ÿ-]+))?"
+    r"(?=[\s,.;!?)]|$)", re.IGNORECASE)
+"""A thing handed on to a relative or friend ("passed my old Kindle on to my niece"): theirs now."""
 REL_INTRO = re.compile(r"\b[Mm]y (?P<rel>" + RELS + r") (?P<name>[A-ZÀ-Þ][a-zà-ÿ-]+)(?=[\s,.;!?)]|$)")
 """A relative or friend introduced by name in passing ("I'm staying with my brother Tom")."""
 

@@ -47,6 +47,7 @@ from ._clauses import (
     LEAD,
     QUESTION_START,
     REPORTED,
+    adjunct,
     elide,
     expand,
     statement_part,
@@ -63,6 +64,7 @@ from ._frames import (
     PRE_RULES,
     REL_INTRO,
     TOP_RULES,
+    TRANSFER,
 )
 from ._objects import clean_object
 from ._rules import ADV, Rule, f, neg, rule
@@ -331,7 +333,7 @@ class DeterministicExtractor:
         out: list[CandidateFact] = []
         seen: set[tuple[str, str, str, str]] = set()
         for original in FACT_SENTENCES.split(text):
-            sentence = expand(original)
+            sentence = adjunct(expand(original))
             if sentence.rstrip().endswith("?"):
                 sentence = statement_part(sentence)
             if not sentence or QUESTION_START.match(sentence):
@@ -387,6 +389,14 @@ class DeterministicExtractor:
             self._third_party(clause, pos0, used_my, ctx)
         if ctx.speaker and not said_i:  # "After the move to Cheltenham my commute is worse": the speaker's move
             self._passing(clause, pos0, "user", ctx, MOVE_MENTIONS)
+        for m in TRANSFER.finditer(clause, pos0):  # "passed the Pixel on to my dad": the dad's now
+            rel, name = _rel_word(m.group("rel")), m.group("name")
+            owner = self._relative(m.start("rel"), rel, name, ctx, becomes_third=False) if name and name not in \
+                STARTERS else ctx.aliases.get(rel, rel)
+            for value in _clean(m.group("o"), "held", ctx):
+                resolved = resolve_capture("@held", value, m.group(0))
+                if resolved is not None:
+                    ctx.hits.append(_Hit(m.start("o"), owner, resolved[0], resolved[1], "assert", 0.7))
         for m in REL_INTRO.finditer(clause, pos0 + 1):  # "I'm staying with my brother Tom"
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
                 continue

@@ -128,3 +128,51 @@ def test_a_state_of_someone_else_told_in_passing_is_not_the_speakers(extractor: 
                                                                      text: str) -> None:
     found = facts(extractor, text)
     assert not any(s == "user" and p in ("lives_in", "works_at", "studies_at", "dating") for s, p, _ in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # an -ing adjunct's subject is the main clause's
+        ("After transferring to the Leeds branch at Nationwide, I finally got a desk by the window.",
+         ("user", "works_at", "Nationwide")),
+        # a switch of unit at a named employer is a new workplace
+        ("I've switched to the paediatric ward at St Thomas' and love it.", ("user", "works_at", "St Thomas")),
+        # a thing handed on to a relative or friend is theirs
+        ("I passed my old Kindle on to my niece.", ("niece", "owns", "Kindle")),
+        ("We sold the caravan to my cousin Bryn in the spring.", ("bryn", "owns", "caravan")),
+    ],
+)
+def test_a_change_told_around_its_clause(extractor: DeterministicExtractor, text: str,
+                                         expected: tuple[str, str, str]) -> None:
+    assert expected in facts(extractor, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "ended"),
+    [
+        ("Finally retired my old Dell laptop.", "Dell laptop"),
+        ("Parted with the Vespa last spring, sadly.", "Vespa"),
+        ("We said goodbye to the caravan in June.", "caravan"),
+    ],
+)
+def test_a_thing_retired_or_parted_with_ends(extractor: DeterministicExtractor, text: str, ended: str) -> None:
+    found = extractor.extract(text, timestamp=REF)
+    assert ("owns", ended) in {(c.predicate, c.object) for c in found if c.op == "negate"}
+    assert not any(c.predicate == "employment_status" for c in found)  # retiring a thing is not retiring
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Since joining, I feel better.",  # an adjunct with no statement of its own
+        "When thinking about it, I get nervous.",
+        "I lent my drill to my brother.",  # a loan is not a change of owner
+        "I gave a talk to my colleagues.",  # not a thing held
+        "I moved to a flat at Canary Wharf.",  # a move of home, not a workplace
+        "I retired in May.",  # retiring from work: a status, not an ended thing
+    ],
+)
+def test_what_is_not_a_change_of_owner_or_workplace(extractor: DeterministicExtractor, text: str) -> None:
+    found = facts(extractor, text)
+    assert not any(p == "works_at" or (p == "owns" and s != "user") for s, p, _ in found), found
