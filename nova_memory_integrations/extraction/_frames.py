@@ -154,7 +154,7 @@ JOBS_START: tuple[Frame, ...] = (
           r"(?:at|with)" + _PLACE_AHEAD + r" <O>", (f("@joined", "org"),)),
     Frame("jump", "event", r" ship (?:to|for) <O>", (f("@joined", "org"),)),
     Frame("take land accept get", "event", r" (?:a|an|my|the|his|her|their)(?: [\w'-]+){0,3}? (?:job|position|role|"
-          r"post|internship|placement|contract|gig|apprenticeship) (?:at|with) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$",
+          r"post|internship|placement|contract|gig|apprenticeship),? (?:at|with) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$",
           (f("works_at", "org"), f("job_title", "job", "j"))),
     Frame("transfer", "event", r" to <O>", (f("@joined", "org"),)),
 )
@@ -211,6 +211,10 @@ PRE_RULES: tuple[Rule, ...] = (
          f("employment_status", "status", "=retired"), we_ok=True),
     rule(r"<A>(?:have |has )?(?:emigrated|moved (?:abroad|away|back|home|down|up|over|out)) to <O>",
          f("lives_in", "place"), we_ok=True),
+    # before the endings: "left for a job at the BBC" names the new workplace as well as the leaving
+    rule(r"<A>(?:have |has )?(?:left|quit|resigned)(?: (?:my|his|her|their) (?:job|role|post))? (?:for|to take|to start)"
+         r" (?:a|an)(?: new| better| dream| [\w-]+-paid)? (?:job|position|role|post|gig|contract) (?:at|with) <O>",
+         f("works_at", "org")),
     # before the switches of products: "switched to the night team at Asda" is a new workplace
     rule(r"<A>(?:(?:have |has |had )?(?:switched|transferred)|(?:am|is|are) (?:switching|transferring)) (?:over )?"
          r"to (?:a|an|the|my|his|her|their) (?:[\w'-]+ ){0,4}?(?:at|with) (?P<o>(?-i:[A-Z]).+)",

@@ -61,6 +61,7 @@ _BREAK = re.compile(
     _I,
 )
 _NAMED = re.compile(r"^(?P<np>.+?),?\s+(?:called|named)\s+(?P<name>.+)$", _I)
+_PREPOSITION = re.compile(r"(?:with|at|for|in|on|from|to|by|of|near|off)\b", _I)
 _APPOS = re.compile(r"^(?P<np>[^,]+),\s+(?P<name>(?:the |a |an )?\S.*)$", _I)
 _LEAD = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their|this|that|some|one|two|three|four|five|six|\d{1,2}|"
                    r"a couple of|a pair of|a few)\s+)+", _I)
@@ -181,6 +182,8 @@ def _held(raw: str) -> list[str]:
         value, name = named.group("np"), _name(named.group("name"))
     else:
         appos = _APPOS.match(value)
+        if appos is not None and _PREPOSITION.match(appos.group("name")):  # "a paper round, with the Post"
+            value, appos = appos.group("np"), None
         if appos is not None:
             pets = _pet_names(appos.group("np"), appos.group("name"))
             if pets:

@@ -11,6 +11,7 @@ kind of state it is; people let the rest of the turn say it:
   (or a school, a club: :func:`._things.resolve_capture`) when the turn talks about work (a job, a
   shift, leaving or quitting somewhere, a last or first day); otherwise where someone happens to be,
   which is not a fact to keep.
+* **a manager or colleague** the turn names works where the user says they work, in that turn.
 * **being with someone** ("I've been with Sam for about three months"): a partner when the turn talks
   about a relationship (a date, an ex, breaking up ...); without that, a named employer when the
   clause gives a tenure ("been with Barclays for ten years", :data:`TENURE`).
@@ -82,10 +83,28 @@ def _places(text: str) -> set[str]:
     return found
 
 
+_WORKMATES = frozenset({"boss_of", "coworker_of"})
+
+
+def _workmates(found: Sequence[CandidateFact]) -> list[CandidateFact]:
+    """``found`` plus, for a manager or colleague the turn names, the workplace the user names in it
+    ("I work at Halfords; my manager, Dee, ..." -> ``dee works_at Halfords``)."""
+    out = list(found)
+    work = [c for c in found if c.subject == "user" and c.predicate == "works_at" and c.op == "assert"]
+    if len(work) != 1:
+        return out
+    for c in found:
+        if c.predicate in _WORKMATES and c.object == "user" and c.op == "assert" and not any(
+                o.subject == c.subject and o.predicate == "works_at" for o in found):
+            out.append(replace(work[0], subject=c.subject, confidence=min(work[0].confidence, 0.6)))
+    return out
+
+
 def settle(found: Sequence[CandidateFact], text: str) -> list[CandidateFact]:
     """``found`` with each provisional ``@`` statement made a fact (or dropped) from what the turn says."""
+    found = _workmates(found)
     if not any(c.predicate in CONTEXT_PREDICATES for c in found):
-        return list(found)
+        return found
     out: list[CandidateFact] = []
     places: set[str] | None = None
     for c in found:

@@ -36,7 +36,7 @@ from datetime import datetime, timezone
 from typing import Literal, NamedTuple
 
 from ..text.dates import resolve_relative_time
-from ..text.lexicon import BRITISH, NOT_NAMES, PET_RE, PETS, REL_ALIASES, REL_MODIFIERS, RELS, STARTERS, STUDENTS
+from ..text.lexicon import AGE_NOUN, BRITISH, NOT_NAMES, PET_RE, PETS, REL_ALIASES, REL_MODIFIERS, RELS, STARTERS, STUDENTS
 from ..text.roles import MACHINE_ROLES, is_named_speaker
 from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
@@ -155,6 +155,8 @@ _RULES: tuple[Rule, ...] = (
           _f("allergic_to", "things")),
     _rule(r"<A>(?:am|is|are|got|have been|has been) <A>(?:happily )?married to <O>", _f("married_to", "name")),
     _rule(r"<A>(?:am|is|are|got|just got) engaged to <O>", _f("engaged_to", "name")),
+    _rule(r"<A>(?:am|is|are|got|have got|has got|have just got|has just got) (?:just )?engaged\b(?! to)",
+          _f("relationship_status", "status", "=engaged"), we_ok=True),
     _rule(r"<A>(?:live|lives|am living|is living|are living|have lived|has lived|have been living|has been living|"
           r"reside|resides|am based|is based|are based|am located|settled) in <O>", _f("lives_in", "place"),
           we_ok=True),
@@ -166,7 +168,7 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A><W> as <JOBAT>", _f("job_title", "job", "j"), _f("works_at", "org")),
     _rule(r"<A><W> (?:at|for) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", _f("works_at", "org"), _f("job_title", "job", "j")),
     _rule(r"<A>(?:got|landed|accepted|started|am starting|is starting|began|took)(?: a| an| my| the| his| her)?(?: "
-          r"new| dream| first| full[- ]time| part[- ]time)? (?:job|position|role|internship|gig) (?:at|with) "
+          r"new| dream| first| full[- ]time| part[- ]time)? (?:job|position|role|internship|gig),? (?:at|with) "
           r"(?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", _f("works_at", "org"), _f("job_title", "job", "j")),
     _rule(r"<A>(?:got|landed|accepted|started|am starting|is starting|began|took)(?: a| an| my| the)?(?: new| "
           r"dream| first)? (?:job|position|role|internship) as <JOBAT>", _f("job_title", "job", "j"),
@@ -216,12 +218,14 @@ _START_RULES: tuple[Rule, ...] = (
           r"me) (?P<o>(?-i:[A-ZÀ-Þ])[\w'-]+)", _f("name", "name")),
 )
 _THIRD_MY = re.compile(r"(?:(?:[Mm]e|[Mm]yself) and )?(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r"|"
-                       + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+"
-                       r"(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)"
+                       + PET_RE + "|" + AGE_NOUN + r")(?:,? (?P<paren>\()?(?P<name>[A-ZÀ-Þ][\w'-]+"
+                       r"(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)(?(paren)\))"
                        r",?)?(?:\s+(?:\(\d+\)\s+)?|$)")
 _THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
 _THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
-    r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
+    r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?P<from> from (?:work|the office|the gym|school|uni|college|church|next door|"
+    r"down the road|yoga|football|the (?:\w+ )?(?:club|team|choir|class|group)))?(?:\s*\([A-ZÀ-Þ][\w'-]+\))?"
+    r"\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
     r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|[a-z]+s|[a-z]{2,}ed)\b)"
 )
 _PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
@@ -257,8 +261,11 @@ def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
 
 
 def _rel_word(rel: str) -> str:
-    """A relation as the extractor names it: "gf" -> "girlfriend", "mum" -> "mom", "best mate" -> "best friend"."""
+    """A relation as the extractor names it: "gf" -> "girlfriend", "mum" -> "mom", "best mate" -> "best friend",
+    "16 year old" -> "child"."""
     rel = " ".join(rel.lower().split())
+    if rel[:1].isdigit():  # "my 16 year old (Ethan)": a child told by their age
+        return "child"
     rel = REL_ALIASES.get(rel, rel)
     head = rel.rsplit(" ", 1)[-1]
     if head in REL_ALIASES:
@@ -457,7 +464,7 @@ class DeterministicExtractor:
         elif (m := _THIRD_NAME.match(clause, pos0)) is not None:
             if m.group("name") in STARTERS or m.group("name") in NOT_NAMES:
                 return
-            subject, conf = m.group("name").lower(), 0.7
+            subject, conf = (m.group("name") + (m.group("from") or "")).lower(), 0.7  # "Sam from work": not Sam Patel
             ctx.third = subject
         elif (it := _IT_IS.match(clause, pos0)) and ctx.last_pred and ctx.last_pred.startswith("favorite_"):
             values = _clean(it.group("o"), "thing", ctx)  # "my favorite X used to be A, but now it's B"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "ABSTRACT",
+    "AGE_NOUN",
     "ACTIVITY_VERBS",
     "BAD_FIRST",
     "BAD_LAST",
@@ -124,6 +125,8 @@ RELS = (
     r"nephew|sibling|twin|spouse|gf|bf|hubby|sis|bro|nan|nana|gran|granny|grandad|granddad|stepmom|stepdad|"
     r"stepmum|stepson|stepdaughter)"
 )
+AGE_NOUN = r"\d{1,2}[- ]?(?:year|yr)[- ]old|\d{1,2} ?y/?o"
+"""A child told by their age ("my 16 year old", "our 8-year-old")."""
 REL_MODIFIERS = r"(?:(?:old|uni|university|school|college|work|childhood|oldest|dear|lovely) )*"
 """Words between "my" and a relation that do not change it ("my old uni friend Sam")."""
 LANGS = _words(
@@ -283,6 +286,7 @@ REL_KINDS = {
     "stepmum": "parent", "stepson": "child", "stepdaughter": "child", "auntie": "relative", "mate": "friend",
     "nan": "grandparent", "nana": "grandparent", "gran": "grandparent", "granny": "grandparent",
     "grandad": "grandparent", "granddad": "grandparent", "gf": "partner", "bf": "partner", "hubby": "spouse",
+    "child": "child", "kid": "child",
 }
 """A relation word -> its kind (``<kind>_of``): "brother" -> sibling, "boss" -> boss."""
 

@@ -176,3 +176,52 @@ def test_a_thing_retired_or_parted_with_ends(extractor: DeterministicExtractor, 
 def test_what_is_not_a_change_of_owner_or_workplace(extractor: DeterministicExtractor, text: str) -> None:
     found = facts(extractor, text)
     assert not any(p == "works_at" or (p == "owns" and s != "user") for s, p, _ in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a manager or colleague named in a turn that says where the user works works there too
+        ("I'm a cashier at Aldi and my colleague Bea keeps swapping shifts.", ("bea", "works_at", "Aldi")),
+        # a child told by their age, named in brackets
+        ("Our 12-year-old (Noor) joined the Sea Scouts.", ("user", "child_name", "Noor")),
+        ("my 14 yr old (Kofi) got a Saturday job, at the Evening Post.", ("kofi", "works_at", "the Evening Post")),
+        # a name told apart by where one knows them from
+        ("Jo from the gym has moved to Cardiff.", ("jo from the gym", "lives_in", "Cardiff")),
+        # an engagement without a named partner is a status
+        ("My sister Ines just got engaged!", ("ines", "relationship_status", "engaged")),
+        # leaving for a new job names the new workplace
+        ("Tariq quit for a new role at Rolls-Royce.", ("tariq", "works_at", "Rolls-Royce")),
+    ],
+)
+def test_third_parties_told_in_everyday_shapes(extractor: DeterministicExtractor, text: str,
+                                               expected: tuple[str, str, str]) -> None:
+    assert expected in facts(extractor, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [
+        # a colleague with no workplace said in the turn: nothing inferred
+        ("My colleague Bea keeps swapping shifts.", ("bea", "works_at")),
+        # a workplace the user has left is not the colleague's
+        ("I used to work at Aldi; my colleague Bea there was lovely.", ("bea", "works_at")),
+        # an engagement to someone named is engaged_to, not a bare status
+        ("Ines got engaged to Marco.", ("ines", "relationship_status")),
+    ],
+)
+def test_third_party_shapes_that_must_not_fire(extractor: DeterministicExtractor, text: str,
+                                               absent: tuple[str, str]) -> None:
+    assert absent not in {(s, p) for s, p, _ in facts(extractor, text)}
+
+
+def test_two_people_with_one_name_are_kept_apart(extractor: DeterministicExtractor) -> None:
+    found = facts(extractor, "Alex from work got engaged, and my cousin Alex moved to Derby.")
+    assert ("alex from work", "relationship_status", "engaged") in found
+    assert ("alex", "lives_in", "Derby") in found
+    assert ("alex", "relationship_status", "engaged") not in found
+
+
+def test_a_comma_before_a_preposition_does_not_name_a_thing(extractor: DeterministicExtractor) -> None:
+    found = facts(extractor, "Our son got a paper round, with the Evening Post.")
+    assert not any(p == "owns" for _, p, _ in found), found
