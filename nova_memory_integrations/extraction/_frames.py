@@ -212,8 +212,9 @@ PRE_RULES: tuple[Rule, ...] = (
     rule(r"<A>(?:have |has )?(?:emigrated|moved (?:abroad|away|back|home|down|up|over|out)) to <O>",
          f("lives_in", "place"), we_ok=True),
     # before the endings: "left for a job at the BBC" names the new workplace as well as the leaving
-    rule(r"<A>(?:have |has )?(?:left|quit|resigned)(?: (?:my|his|her|their) (?:job|role|post))? (?:for|to take|to start)"
-         r" (?:a|an)(?: new| better| dream| [\w-]+-paid)? (?:job|position|role|post|gig|contract) (?:at|with) <O>",
+    rule(r"<A>(?:have |has )?(?:left|quit|resigned)(?: (?:my|his|her|their) (?:job|role|post))? "
+         r"(?:for|to take|to start) (?:a|an)(?: new| better| dream| [\w-]+-paid)? (?:job|position|role|post|gig|"
+         r"contract) (?:at|with) <O>",
          f("works_at", "org")),
     # before the switches of products: "switched to the night team at Asda" is a new workplace
     rule(r"<A>(?:(?:have |has |had )?(?:switched|transferred)|(?:am|is|are) (?:switching|transferring)) (?:over )?"

@@ -36,7 +36,18 @@ from datetime import datetime, timezone
 from typing import Literal, NamedTuple
 
 from ..text.dates import resolve_relative_time
-from ..text.lexicon import AGE_NOUN, BRITISH, NOT_NAMES, PET_RE, PETS, REL_ALIASES, REL_MODIFIERS, RELS, STARTERS, STUDENTS
+from ..text.lexicon import (
+    AGE_NOUN,
+    BRITISH,
+    NOT_NAMES,
+    PET_RE,
+    PETS,
+    REL_ALIASES,
+    REL_MODIFIERS,
+    RELS,
+    STARTERS,
+    STUDENTS,
+)
 from ..text.roles import MACHINE_ROLES, is_named_speaker
 from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
