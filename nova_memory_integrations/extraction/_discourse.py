@@ -38,6 +38,8 @@ class Discourse:
     aliases: dict[str, str] = field(default_factory=dict)
     third: str | None = None
     at: datetime | None = None
+    pets: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """A named pet -> (its owner, the ``has_pet`` value): "Nugget died" ends Oscar's hamster."""
 
 
 class SessionMemory:
@@ -75,7 +77,8 @@ class SessionMemory:
     def _continued(self, speaker: tuple[str, str]) -> Discourse:
         """A new discourse that starts from what the speaker's latest one named (a copy: sessions stay apart)."""
         last = self._speakers.get(speaker)
-        return Discourse() if last is None else Discourse(aliases=dict(last.aliases), third=last.third)
+        return Discourse() if last is None else Discourse(aliases=dict(last.aliases), third=last.third,
+                                                      pets=dict(last.pets))
 
     def __len__(self) -> int:
         return len(self._sessions)

@@ -216,6 +216,7 @@ _NAMED = re.compile(r"^(?:(?:a |an |this |some )?(?:guy|girl|man|woman|person|so
                     _I)
 _SOMEONE = re.compile(r"^(?:someone|somebody|a (?:guy|girl|man|woman|lad|bloke|lady|person))(?: new)?\b[^,]{0,40},\s*"
                       r"(?P<name>(?-i:[A-ZÀ-Þ])[\w'-]+)\s*(?:$|[,.;!(])", _I)
+_LATER_NAME = re.compile(r"^[^,;.!?]{0,40}?,?\s+(?:named|called)\s+(?P<name>(?-i:[A-ZÀ-Þ])[\w'-]+)", _I)
 _NAMED_PET = re.compile(r"\s+(?:named|called)\s+", _I)
 _CAPNAME = re.compile(r"[A-ZÀ-Þ][\w'-]*")
 
@@ -277,9 +278,13 @@ def clean_ending(value: str, kind: str, strip: Callable[[str], str], name: Calla
     if kind == "plan":
         value = strip(_LEAD.sub("", _ACT_CUT.sub("", value)))
         return [value] if _plain(value, 6) else []
+    whole = value
     value = strip(_LEAD.sub("", _OBJ_CUT.sub("", _LEAD.sub("", value.strip()))))
     if kind == "pet":
         found = pet_phrase(value)
+        later = _LATER_NAME.search(whole)  # "a hamster for his birthday, named Nugget"
+        if found and later and " named " not in found:
+            found = f"{found} named {later.group('name')}"
         return [found] if found else []
     if kind == "cond":
         low = value.lower()

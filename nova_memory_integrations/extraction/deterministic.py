@@ -264,6 +264,19 @@ class _Ctx:
     aliases: dict[str, str] = field(default_factory=dict)  # "brother" -> "luis" once "my brother Luis" is said
     held: bool = False  # the sentence is about "my car" (or another thing held): "it is a 2009 Golf" names it
     speaker: bool = True  # no one else has been the subject of the sentence yet: a subjectless clause is the user's
+    pets: dict[str, tuple[str, str]] = field(default_factory=dict)  # "nugget" -> ("oscar", "hamster named Nugget")
+
+
+def _pets_named(ctx: _Ctx) -> None:
+    """Remember whose pet a named pet is; "Nugget died" then ends that owner's ``has_pet`` (the user's own pets
+    are ended by the consolidator's entailments, from the stored facts)."""
+    for hit in list(ctx.hits):
+        if hit.predicate == "has_pet" and hit.op == "assert" and " named " in hit.object:
+            ctx.pets[hit.object.rsplit(" named ", 1)[1].lower()] = (hit.subject, hit.object)
+        elif hit.predicate == "life_status" and hit.object == "deceased" and hit.subject in ctx.pets:
+            owner, pet = ctx.pets[hit.subject]
+            if owner != "user":
+                ctx.hits.append(hit._replace(subject=owner, predicate="has_pet", object=pet, op="negate"))
 
 
 def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
@@ -347,7 +360,8 @@ class DeterministicExtractor:
         resolve_relative_time("", reference)  # validates the reference (raises on a naive datetime)
         if role.strip().lower() in MACHINE_ROLES or not text or not text.strip():
             return []
-        ctx = _Ctx(aliases=aliases, third=state.third if state is not None else None)
+        ctx = _Ctx(aliases=aliases, third=state.third if state is not None else None,
+                   pets=state.pets if state is not None else {})
         out: list[CandidateFact] = []
         seen: set[tuple[str, str, str, str]] = set()
         for original in FACT_SENTENCES.split(text):
@@ -369,6 +383,7 @@ class DeterministicExtractor:
                     continue
                 ctx.hits = []
                 self._clause(clause, ctx)
+                _pets_named(ctx)
                 when = resolve_relative_time(clause, reference) if ctx.hits else None
                 for hit in sorted(ctx.hits, key=lambda hit: hit.position):
                     key = (hit.subject, hit.predicate, hit.object.lower(), hit.op)

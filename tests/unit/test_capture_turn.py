@@ -225,3 +225,24 @@ def test_two_people_with_one_name_are_kept_apart(extractor: DeterministicExtract
 def test_a_comma_before_a_preposition_does_not_name_a_thing(extractor: DeterministicExtractor) -> None:
     found = facts(extractor, "Our son got a paper round, with the Evening Post.")
     assert not any(p == "owns" for _, p, _ in found), found
+
+
+def test_a_named_pet_of_someone_else_ends_when_it_dies() -> None:
+    from datetime import timedelta
+
+    from nova_memory_integrations.types import Episode
+
+    extractor = DeterministicExtractor()
+
+    def turn(text: str, session: str, days: int) -> list[tuple[str, str, str, str]]:
+        episode = Episode(id=session, user_id="u", session_id=session, role="user", content=text,
+                          timestamp=REF + timedelta(days=days), ingested_at=REF)
+        return [(c.op, c.subject, c.predicate, c.object) for c in extractor.extract_batch([episode])[0]]
+
+    first = turn("My niece Ola got a rabbit at Easter, called Biscuit, and adores it.", "a", 0)
+    assert ("assert", "ola", "has_pet", "rabbit named Biscuit") in first
+    later = turn("Biscuit passed away on Sunday, Ola is heartbroken.", "b", 30)
+    assert ("negate", "ola", "has_pet", "rabbit named Biscuit") in later
+    # a death of someone not known as a pet ends no pet
+    other = turn("Rosalind died last spring.", "c", 40)
+    assert not any(p == "has_pet" for _, _, p, _ in other)
