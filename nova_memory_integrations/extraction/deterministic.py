@@ -128,7 +128,7 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A>(?:quit|left|resigned from|retired from|(?:was|got|have been) (?:laid off|let go|fired) from) (?:my|"
           r"his|her|their|the) (?:old |previous |former |last )?(?:job|position|role|work|gig) (?:at|with) <O>",
           _neg("works_at", "org")),
-    _rule(r"<A>(?:quit|resigned from|retired from|(?:was|got) (?:laid off|fired) from) (?P<o>(?-i:[A-Z]).+)",
+    _rule(r"<A>(?:quit|resigned from|retired from|(?:was|got) (?:laid off|fired) from) (?:the )?(?P<o>(?-i:[A-Z]).+)",
           _neg("works_at", "org")),
     _rule(r"<A>used to (?:live|reside) in <O>", _neg("lives_in", "place"), we_ok=True),
     _rule(r"<A>used to work (?:at|for) <O>", _neg("works_at", "org")),
@@ -232,6 +232,9 @@ _THIRD_MY = re.compile(r"(?:(?:[Mm]e|[Mm]yself) and )?(?:[Mm]y|[Oo]ur) (?:" + RE
                        + PET_RE + "|" + AGE_NOUN + r")(?:,? (?P<paren>\()?(?P<name>[A-ZÀ-Þ][\w'-]+"
                        r"(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)(?(paren)\))"
                        r",?)?(?:\s+(?:\(\d+\)\s+)?|$)")
+_BARE_RELATIVE = re.compile(r"(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?:" + RELS + r")(?:,? [A-ZÀ-Þ][\w'-]+)?")
+_AND_MY = re.compile(r"and (?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r")(?:,? (?P<name>[A-ZÀ-Þ]"
+                     r"[\w'-]+),?)? (?:both |also |too )?")
 _THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
 _THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
     r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?P<from> from (?:work|the office|the gym|school|uni|college|church|next door|"
@@ -295,6 +298,20 @@ def _rel_word(rel: str) -> str:
     if head in REL_ALIASES:
         rel = rel[: -len(head)] + REL_ALIASES[head]
     return BRITISH.get(rel, rel)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The clauses of ``sentence``; a clause that is only a relative ("my friend Ana") is the first half of a
+    coordinated subject and goes with the next ("my friend Ana and my cousin Rosa both work at ...")."""
+    out: list[str] = []
+    for part in CLAUSE_SPLIT.split(sentence):
+        if not part:
+            continue
+        if out and _BARE_RELATIVE.fullmatch(out[-1].strip()) and f"{out[-1].strip()} and {part}" in sentence:
+            out[-1] = f"{out[-1].strip()} and {part}"
+        else:
+            out.append(part)
+    return out
 
 
 def _op(value: str) -> Literal["assert", "negate"]:
@@ -374,7 +391,7 @@ class DeterministicExtractor:
             ctx.held = False
             ctx.speaker = True
             ctx.lowercase = not any(c.isupper() for c in sentence.replace("I ", ""))
-            for clause in CLAUSE_SPLIT.split(sentence):
+            for clause in _clauses(sentence):
                 if not clause or not clause.strip():
                     continue
                 if CONDITIONAL.search(clause):  # this clause and what it conditions say nothing that holds
@@ -478,6 +495,13 @@ class DeterministicExtractor:
                 return
             subject = self._relative(m.start(), rel, name, ctx) if name else ctx.aliases.get(rel, rel)
             ctx.third = subject
+            if (both := _AND_MY.match(clause, m.end())) is not None:  # "my friend Ana and my cousin Rosa both work"
+                rel2, name2 = _rel_word(both.group("rel")), both.group("name")
+                if rel2 not in PETS:
+                    also = self._relative(both.start(), rel2, name2, ctx, becomes_third=False) if name2 and \
+                        name2 not in STARTERS else ctx.aliases.get(rel2, rel2)
+                    self._apply(_RULES, clause, both.end(), also, ctx)
+                    m = both
         elif (m := _THIRD_TITLE.match(clause, pos0)) is not None:  # "Uncle Ray sold ...", "Brother James got ..."
             subject = m.group("name").lower()
             ctx.third = subject

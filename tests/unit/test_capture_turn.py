@@ -246,3 +246,30 @@ def test_a_named_pet_of_someone_else_ends_when_it_dies() -> None:
     # a death of someone not known as a pet ends no pet
     other = turn("Rosalind died last spring.", "c", 40)
     assert not any(p == "has_pet" for _, _, p, _ in other)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # two relatives coordinated as one subject: what follows is said of both
+        ("My brother Kwame and my flatmate Joel both train at Gym Group Peckham.",
+         {("kwame", "member_of", "Gym Group Peckham"), ("joel", "member_of", "Gym Group Peckham")}),
+        # a generic organisation named after a comma
+        ("My neighbour Ruth works at a little bakery on the corner, the Crumb Club.",
+         {("ruth", "works_at", "Crumb Club")}),
+        # "quit the <Name>" ends the named workplace
+        ("Ruth quit the Crumb Club in June.", {("ruth", "works_at", "Crumb Club")}),
+    ],
+)
+def test_coordinated_relatives_and_named_workplaces(extractor: DeterministicExtractor, text: str,
+                                                   expected: set[tuple[str, str, str]]) -> None:
+    found = {(c.subject, c.predicate, c.object) for c in extractor.extract(text, timestamp=REF)}
+    assert expected <= found
+
+
+def test_a_relative_before_another_clause_is_not_a_coordinated_subject(extractor: DeterministicExtractor) -> None:
+    found = facts(extractor, "I visited my aunt Lou, and my cousin Amir works at Tesco.")
+    assert ("amir", "works_at", "Tesco") in found
+    assert ("lou", "works_at", "Tesco") not in found
+    # a comma after a generic organisation that is not a name keeps nothing of it
+    assert ("user", "works_at", "Monday") not in facts(extractor, "I work at a cafe, Monday to Friday.")
