@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..text.lexicon import CONTRACTIONS, DIET_RE, JOBS
+from ..text.lexicon import CONTRACTIONS, DIET_RE, JOBS, REL_MODIFIERS, RELS
 
 __all__ = [
     "CLAUSE_SPLIT",
@@ -22,6 +22,7 @@ __all__ = [
     "adjunct",
     "elide",
     "expand",
+    "split_clauses",
     "statement_part",
 ]
 
@@ -60,6 +61,24 @@ CLAUSE_SPLIT = re.compile(
     r"|,\s+(?=(?-i:[A-Z][a-z]+) (?:has|is|was|just|sold|got|went|left|took|quit|bought|lost|became|broke|gave|"
     r"(?-i:[a-z]+ed))\b)"
 )
+_BARE_RELATIVE = re.compile(r"(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?:" + RELS + r")(?:,? [A-ZÀ-Þ][\w'-]+)?")
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """The clauses of ``sentence`` (:data:`CLAUSE_SPLIT`); a clause that is only a relative ("my friend Ana")
+    is the first half of a coordinated subject and goes with the next ("my friend Ana and my cousin Rosa
+    both work at ...")."""
+    out: list[str] = []
+    for part in CLAUSE_SPLIT.split(sentence):
+        if not part:
+            continue
+        if out and _BARE_RELATIVE.fullmatch(out[-1].strip()) and f"{out[-1].strip()} and {part}" in sentence:
+            out[-1] = f"{out[-1].strip()} and {part}"
+        else:
+            out.append(part)
+    return out
+
+
 LEAD = re.compile(
     r"(?:(?:oh|ok|okay|yes|yeah|yep|yup|no|nope|nah|well|so|um|uh|hmm|hi|hello|hey|actually|also|and|but|sure|"
     r"anyway|anyways|honestly|btw|by the way|as i said|again|update|correction|oops|sorry|wait|fun fact|just so "

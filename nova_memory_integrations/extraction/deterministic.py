@@ -52,7 +52,6 @@ from ..text.roles import MACHINE_ROLES, is_named_speaker
 from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
 from ._clauses import (
-    CLAUSE_SPLIT,
     CONDITIONAL,
     HYPOTHETICAL,
     LEAD,
@@ -61,6 +60,7 @@ from ._clauses import (
     adjunct,
     elide,
     expand,
+    split_clauses,
     statement_part,
 )
 from ._discourse import Discourse, SessionMemory, starting_later
@@ -232,7 +232,6 @@ _THIRD_MY = re.compile(r"(?:(?:[Mm]e|[Mm]yself) and )?(?:[Mm]y|[Oo]ur) (?:" + RE
                        + PET_RE + "|" + AGE_NOUN + r")(?:,? (?P<paren>\()?(?P<name>[A-ZÀ-Þ][\w'-]+"
                        r"(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)(?(paren)\))"
                        r",?)?(?:\s+(?:\(\d+\)\s+)?|$)")
-_BARE_RELATIVE = re.compile(r"(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?:" + RELS + r")(?:,? [A-ZÀ-Þ][\w'-]+)?")
 _AND_MY = re.compile(r"and (?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r")(?:,? (?P<name>[A-ZÀ-Þ]"
                      r"[\w'-]+),?)? (?:both |also |too )?")
 _THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
@@ -253,6 +252,8 @@ _IT_ANY = re.compile(r"(?:^|,\s*|\b(?:and|but)\s+)it is (?:now |actually )?(?P<o
 _ADVERBS = re.compile(ADV, _I)
 _IT_IS = re.compile(r"it is (?:now )?(?P<o>.+)", _I)
 _LIKE_PREDS = frozenset({"likes", "dislikes", "prefers"})
+_PARTNERS = frozenset({"dating", "married_to", "engaged_to"})
+"""Predicates whose object is a person: the last one named is who a later "she" / "he" means."""
 
 
 @dataclass
@@ -298,20 +299,6 @@ def _rel_word(rel: str) -> str:
     if head in REL_ALIASES:
         rel = rel[: -len(head)] + REL_ALIASES[head]
     return BRITISH.get(rel, rel)
-
-
-def _clauses(sentence: str) -> list[str]:
-    """The clauses of ``sentence``; a clause that is only a relative ("my friend Ana") is the first half of a
-    coordinated subject and goes with the next ("my friend Ana and my cousin Rosa both work at ...")."""
-    out: list[str] = []
-    for part in CLAUSE_SPLIT.split(sentence):
-        if not part:
-            continue
-        if out and _BARE_RELATIVE.fullmatch(out[-1].strip()) and f"{out[-1].strip()} and {part}" in sentence:
-            out[-1] = f"{out[-1].strip()} and {part}"
-        else:
-            out.append(part)
-    return out
 
 
 def _op(value: str) -> Literal["assert", "negate"]:
@@ -391,7 +378,7 @@ class DeterministicExtractor:
             ctx.held = False
             ctx.speaker = True
             ctx.lowercase = not any(c.isupper() for c in sentence.replace("I ", ""))
-            for clause in _clauses(sentence):
+            for clause in split_clauses(sentence):
                 if not clause or not clause.strip():
                     continue
                 if CONDITIONAL.search(clause):  # this clause and what it conditions say nothing that holds
@@ -554,6 +541,8 @@ class DeterministicExtractor:
                     rel = pred[: -len("_name")].replace("_", " ")
                     if rel_kind(rel) or rel.startswith("ex"):
                         self._relative(last.position, rel, obj, ctx)
+                elif pred in _PARTNERS and last.op == "assert":  # "seeing someone new, Aisha. She's ...": Aisha
+                    ctx.third = obj.lower()
             if follow and rules is _RULES:  # "I sold my car and (now) drive a Tesla": same subject, next verb
                 for cont in CONT.finditer(clause, m.start()):
                     self._apply(_RULES, clause, cont.end(), subject, ctx, we=we, conf=conf, follow=False)

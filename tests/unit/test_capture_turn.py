@@ -273,3 +273,10 @@ def test_a_relative_before_another_clause_is_not_a_coordinated_subject(extractor
     assert ("lou", "works_at", "Tesco") not in found
     # a comma after a generic organisation that is not a name keeps nothing of it
     assert ("user", "works_at", "Monday") not in facts(extractor, "I work at a cafe, Monday to Friday.")
+
+
+def test_the_last_person_named_is_who_a_pronoun_means(extractor: DeterministicExtractor) -> None:
+    found = facts(extractor, "My wife Dana loves opera. I'm dating again, though: I'm seeing a woman from "
+                             "church, Imke. She's into sailing.")
+    assert ("imke", "likes", "sailing") in found
+    assert ("dana", "likes", "sailing") not in found
