@@ -242,8 +242,10 @@ _THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a t
     r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|[a-z]+s|[a-z]{2,}ed)\b)"
 )
 _PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
-_THIRD_TITLE = re.compile(r"(?:Uncle|Aunt|Auntie|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Brother|Sister|Boyfriend|"
-                          r"Girlfriend|Husband|Wife|Partner) (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+")
+_THIRD_TITLE = re.compile(r"(?P<title>Uncle|Aunt|Auntie|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Brother|Sister|"
+                          r"Boyfriend|Girlfriend|Husband|Wife|Partner) (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+")
+_SHARED_NAME = re.compile(r"(?:[Mm]y|[Oo]ur) (?P<a>" + RELS + r") and (?:[Mm]y|[Oo]ur) (?P<b>" + RELS + r") are "
+                          r"(?:both |each )?(?:called|named) (?P<name>[A-ZÀ-Þ][\w'-]+)")
 _THIRD_BARE = re.compile(r"(?P<rel>" + RELS + r")\s+(?=(?:is|has|was|just|also|still)\b)", _I)
 _BREED = re.compile(r"(?:is|was) (?:a|an) (?P<o>[a-z][\w -]+)", _I)
 _OTHER_SUBJECT = re.compile(r"\b(?:people|they|he|she|you|it|everyone|someone|nobody|will|would|can|could|"
@@ -299,6 +301,15 @@ def _rel_word(rel: str) -> str:
     if head in REL_ALIASES:
         rel = rel[: -len(head)] + REL_ALIASES[head]
     return BRITISH.get(rel, rel)
+
+
+def _who(ctx: _Ctx, rel: str) -> str:
+    """Who "my <rel>" is: the name the discourse gave that relation, unless the name is shared by two
+    relations ("my boyfriend and my brother are both called James"): then the relation itself."""
+    name = ctx.aliases.get(rel)
+    if name is None or sum(1 for other in ctx.aliases.values() if other == name) > 1:
+        return rel
+    return name
 
 
 def _op(value: str) -> Literal["assert", "negate"]:
@@ -429,7 +440,7 @@ class DeterministicExtractor:
         for m in TRANSFER.finditer(clause, pos0):  # "passed the Pixel on to my dad": the dad's now
             rel, name = _rel_word(m.group("rel")), m.group("name")
             owner = self._relative(m.start("rel"), rel, name, ctx, becomes_third=False) if name and name not in \
-                STARTERS else ctx.aliases.get(rel, rel)
+                STARTERS else _who(ctx, rel)
             for value in _clean(m.group("o"), "held", ctx):
                 resolved = resolve_capture("@held", value, m.group(0))
                 if resolved is not None:
@@ -464,6 +475,13 @@ class DeterministicExtractor:
     def _third_party(self, clause: str, pos0: int, used_my: set[int], ctx: _Ctx) -> None:
         subject: str | None = None
         conf = 0.8
+        if (shared := _SHARED_NAME.match(clause, pos0)) is not None:  # "my dad and my son are both called Ali"
+            for group in ("a", "b"):
+                rel = _rel_word(shared.group(group))
+                ctx.hits.append(_Hit(shared.start(group), "user", rel.replace(" ", "_").replace("-", "_") + "_name",
+                                     shared.group("name"), "assert", 0.8))
+                ctx.aliases[rel] = shared.group("name").lower()
+            return
         m = _THIRD_MY.match(clause, pos0) or _THIRD_APPOS.match(clause, pos0)
         if m is not None:
             if m.start() in used_my:
@@ -480,21 +498,23 @@ class DeterministicExtractor:
                         for value in _clean(breed.group("o"), "breed", ctx):
                             ctx.hits.append(_Hit(breed.start("o"), name.lower(), "breed", value, "assert", 0.8))
                 return
-            subject = self._relative(m.start(), rel, name, ctx) if name else ctx.aliases.get(rel, rel)
+            subject = self._relative(m.start(), rel, name, ctx) if name else _who(ctx, rel)
             ctx.third = subject
             if (both := _AND_MY.match(clause, m.end())) is not None:  # "my friend Ana and my cousin Rosa both work"
                 rel2, name2 = _rel_word(both.group("rel")), both.group("name")
                 if rel2 not in PETS:
                     also = self._relative(both.start(), rel2, name2, ctx, becomes_third=False) if name2 and \
-                        name2 not in STARTERS else ctx.aliases.get(rel2, rel2)
+                        name2 not in STARTERS else _who(ctx, rel2)
                     self._apply(_RULES, clause, both.end(), also, ctx)
                     m = both
         elif (m := _THIRD_TITLE.match(clause, pos0)) is not None:  # "Uncle Ray sold ...", "Brother James got ..."
-            subject = m.group("name").lower()
+            rel, subject = _rel_word(m.group("title")), m.group("name").lower()
+            if ctx.aliases.get(rel) == subject:  # one of two people with that name: the relation tells which
+                subject = _who(ctx, rel)
             ctx.third = subject
         elif (m := _THIRD_BARE.match(clause, pos0)) is not None:  # "brother's officially in Vancouver now"
             rel = _rel_word(m.group("rel"))
-            subject = ctx.aliases.get(rel, rel)
+            subject = _who(ctx, rel)
             ctx.third = subject
         elif (m := _PRONOUN.match(clause, pos0)) is not None:
             subject = ctx.third

@@ -280,3 +280,15 @@ def test_the_last_person_named_is_who_a_pronoun_means(extractor: DeterministicEx
                              "church, Imke. She's into sailing.")
     assert ("imke", "likes", "sailing") in found
     assert ("dana", "likes", "sailing") not in found
+
+
+def test_two_relatives_with_one_name_are_told_apart_by_the_relation(extractor: DeterministicExtractor) -> None:
+    found = facts(extractor, "My brother and my neighbour are both named Omar. Brother Omar works at Currys, "
+                             "and my neighbour has moved to Luton.")
+    assert ("user", "brother_name", "Omar") in found and ("user", "neighbor_name", "Omar") in found
+    assert not any(s == "omar" for s, _, _ in found), found  # which Omar is meant is the relation's
+    assert {("brother", "works_at", "Currys"), ("neighbor", "lives_in", "Luton")} <= found
+
+
+def test_a_titled_relative_with_a_name_of_their_own_is_that_name(extractor: DeterministicExtractor) -> None:
+    assert ("ines", "lives_in", "Porto") in facts(extractor, "Aunt Ines moved to Porto last spring.")
