@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from ..text.dates import resolve_relative_time
+from ..text.lexicon import REL_KINDS
 from ..types import Episode
 from ._frames import STARTING_PREDICATES, STARTS_LATER
 from .base import CandidateFact
@@ -40,6 +41,9 @@ class Discourse:
     at: datetime | None = None
     pets: dict[str, tuple[str, str]] = field(default_factory=dict)
     """A named pet -> (its owner, the ``has_pet`` value): "Nugget died" ends Oscar's hamster."""
+    carried: str | None = None
+    """The person carried over from the speaker's previous conversation: "he" / "she" may mean them, "they"
+    (most often a group) not."""
 
 
 class SessionMemory:
@@ -77,8 +81,12 @@ class SessionMemory:
     def _continued(self, speaker: tuple[str, str]) -> Discourse:
         """A new discourse that starts from what the speaker's latest one named (a copy: sessions stay apart)."""
         last = self._speakers.get(speaker)
-        return Discourse() if last is None else Discourse(aliases=dict(last.aliases), third=last.third,
-                                                      pets=dict(last.pets))
+        if last is None:
+            return Discourse()
+        # a pronoun opening a new conversation means a relative the last one was about, not any name it used
+        known = last.third is not None and (last.third in REL_KINDS or last.third in last.aliases.values())
+        third = last.third if known else None
+        return Discourse(aliases=dict(last.aliases), third=third, pets=dict(last.pets), carried=third)
 
     def __len__(self) -> int:
         return len(self._sessions)

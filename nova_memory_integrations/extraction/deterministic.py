@@ -271,6 +271,7 @@ class _Ctx:
     held: bool = False  # the sentence is about "my car" (or another thing held): "it is a 2009 Golf" names it
     speaker: bool = True  # no one else has been the subject of the sentence yet: a subjectless clause is the user's
     pets: dict[str, tuple[str, str]] = field(default_factory=dict)  # "nugget" -> ("oscar", "hamster named Nugget")
+    carried: str | None = None  # the person a pronoun meant at the end of the speaker's previous conversation
 
 
 def _pets_named(ctx: _Ctx) -> None:
@@ -376,7 +377,7 @@ class DeterministicExtractor:
         if role.strip().lower() in MACHINE_ROLES or not text or not text.strip():
             return []
         ctx = _Ctx(aliases=aliases, third=state.third if state is not None else None,
-                   pets=state.pets if state is not None else {})
+                   pets=state.pets if state is not None else {}, carried=state.carried if state is not None else None)
         out: list[CandidateFact] = []
         seen: set[tuple[str, str, str, str]] = set()
         for original in FACT_SENTENCES.split(text):
@@ -517,7 +518,8 @@ class DeterministicExtractor:
             subject = _who(ctx, rel)
             ctx.third = subject
         elif (m := _PRONOUN.match(clause, pos0)) is not None:
-            subject = ctx.third
+            plural = m.group(0).lower().startswith("they")
+            subject = None if plural and ctx.third is not None and ctx.third == ctx.carried else ctx.third
         elif (m := _THIRD_NAME.match(clause, pos0)) is not None:
             if m.group("name") in STARTERS or m.group("name") in NOT_NAMES:
                 return

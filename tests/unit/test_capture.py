@@ -185,3 +185,18 @@ def test_verb_forms_cover_the_tenses_of_their_aspect() -> None:
     assert not state.fullmatch("taught")  # the past says nothing about now
     for form in ("bought", "have just bought", "has bought"):
         assert event.fullmatch(form), form
+
+
+def test_only_a_known_person_carries_over_to_the_next_conversation_and_not_as_they() -> None:
+    extractor = DeterministicExtractor()
+
+    def turn(text: str, session: str, days: int) -> list[tuple[str, str]]:
+        episode = Episode(id=f"e{session}", user_id="u", session_id=session, role="user", content=text,
+                          timestamp=REF + timedelta(days=days), ingested_at=REF)
+        return [(c.subject, c.predicate) for c in extractor.extract_batch([episode])[0]]
+
+    turn("Priyanka moved to Leeds.", "a", 0)  # a name said in passing, not a relative of the user
+    assert turn("She has joined a choir, the Leeds Voices.", "b", 10) == []
+    turn("My grandad has moved into a care home in Selby.", "c", 20)
+    assert turn("They love the new garden there.", "d", 30) == []  # "they": most often a group
+    assert ("grandad", "member_of") in turn("He's joined the bowls club, the Selby Jacks.", "e", 40)
