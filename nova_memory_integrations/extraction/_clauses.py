@@ -134,7 +134,7 @@ _ELIDED = re.compile(
     r"joined|moved|bought|got|picked|took|left|quit|went|sold|traded|switched|relocated|dropped|finished|retired|"
     r"handed|jumped|transferred|adopted|rescued|landed|signed|graduated|became|lost|gave|broke|split|ditched|"
     r"cancell?ed|canceled|stopped|married|divorced|built|upgraded|leased|inherited|accepted|began|cut|wound|"
-    r"turned|passed|scrapped|rehomed|handed|said(?= goodbye)|waved(?= goodbye)|parted(?= with))|"
+    r"turned|passed|scrapped|rehomed|handed|said(?= goodbye)|waved(?= goodbye)|parted(?= with)|swapped|exchanged|replaced)|"
     r"(?P<base>live|work|teach|own|drive|ride|rent|smoke|study|share|"
     r"commute|freelance)|(?P<member>(?:a |an )?(?:member|regular) (?:at|of))|(?P<diet>" + DIET_RE + r")|"
     r"(?P<job>(?:[\w-]+ ){0,2}(?:" + "|".join(sorted(JOBS, key=len, reverse=True)) + r") (?:at|for|with)"
@@ -144,18 +144,31 @@ _ELIDED = re.compile(
 
 
 # "Since switching to nights at the depot, I sleep all day": the -ing adjunct's subject is the main clause's
-_ADJUNCT = re.compile(r"^(?P<lead>\W*)(?P<conj>since|after|before|upon|on|when) (?P<ing>[a-z]{3,}ing)\b"
-                      r"(?=[^,]{3,80},\s+(?P<subject>I|we)\s)", re.IGNORECASE)
+_ADJUNCT = re.compile(r"^(?P<lead>\W*)(?P<conj>since|after|upon|on) (?P<ing>[a-z]{2,}ing)\b"
+                      r"[^,.;!?]{3,80}?(?:,\s*|\s+)(?P<subject>(?-i:I|[Ww]e))\s", re.IGNORECASE)
+_IRREGULAR_ING = {"leaving": "left", "getting": "got", "taking": "taken", "buying": "bought", "selling": "sold",
+                  "going": "gone", "becoming": "become", "building": "built", "beginning": "begun", "finding": "found",
+                  "having": "had", "making": "made", "giving": "given", "coming": "come", "winning": "won",
+                  "quitting": "quit", "splitting": "split", "setting": "set", "putting": "put", "cutting": "cut"}
+
+
+def _participle(ing: str) -> str:
+    """The past participle of an -ing form: regular verbs by their spelling ("moving" -> "moved",
+    "switching" -> "switched", "stopping" -> "stopped"), the common irregular ones by a table."""
+    low = ing.lower()
+    return _IRREGULAR_ING.get(low) or low[:-3] + "ed"
 
 
 def adjunct(sentence: str) -> str:
-    """``sentence`` with the main clause's "I" / "we" put into an -ing adjunct that opens it
-    ("Since switching to X, I ..." -> "Since I am switching to X, I ...")."""
+    """``sentence`` with the main clause's "I" / "we" put into an -ing adjunct that opens it: the adjunct's
+    event has happened ("Since switching to X, I ..." -> "Since I have switched to X, I ...")."""
     m = _ADJUNCT.match(sentence)
     if m is None:
         return sentence
-    subject = "I am " if m.group("subject") == "I" else "we are "
-    return sentence[: m.start("ing")] + subject + sentence[m.start("ing"):]
+    subject = "I have " if m.group("subject") == "I" else "we have "
+    main = m.start("subject")
+    head = sentence[: m.start("ing")] + subject + _participle(m.group("ing")) + sentence[m.end("ing"): main]
+    return head.rstrip(" ,") + ", " + sentence[main:]  # the adjunct ends where the main clause starts
 
 
 _GERUND_SUBJECT = re.compile(  # "Volunteering at the shelter has been great": the -ing phrase is the subject

@@ -70,7 +70,7 @@ def rel_kind(rel: str) -> str | None:
 _OWN_VERBS = (
     r"(?:sold|sold off|gave away|given away|got rid of|gotten rid of|traded in|traded|donated|scrapped|rehomed|"
     r"re-homed|returned|wrote off|written off|totaled|totalled|retired|parted with|said goodbye to|"
-    r"waved goodbye to|got shot of)"
+    r"waved goodbye to|got shot of|swapped|exchanged)"
 )
 _PUT_DOWN = (
     r"(?:had to |have had to |has had to )?(?:put|had|have|got) (?P<x>(?:my|our|his|her|their) .+?) (?:put )?"
@@ -175,6 +175,10 @@ ENDING_RULES: tuple[Rule, ...] = (
     # activities, habits and hobbies (after the specific verbs above)
     rule(r"<A><HAVE>(?:gave up|given up|quit|stopped|dropped|abandoned|ditched|kicked)(?: on)? (?P<x>.+?)"
          r"(?:\s+(?:for|in favou?r of)\s+(?P<o>.+))?$", neg("@activity", "act", "x"), f("@activity", "act")),
+    # "ditched Spotify for Apple Music": a named product or service replaced by another
+    rule(r"<A><HAVE>(?:ditched|dropped|dumped|replaced|swapped|binned|cancell?ed) (?:my |our )?"
+         r"(?P<x>(?-i:[A-Z])[\w+'&-]*(?: (?-i:[A-Z0-9])[\w+'&-]*){0,2}) (?:for|with) (?P<o>.+)",
+         neg("@switched", "switched", "x"), f("@switched", "switched")),
     rule(r"<A>(?:no longer|used to) (?P<x>[a-z]+\b.*)", neg("@activity", "actverb", "x")),
     rule(r"<ANY><A>(?:do|does) not <A>(?P<x>[a-z]+\b.*)", neg("@activity", "actverb", "x")),
     rule(r"<A><HAVE>(?:took up|taken up|picked up|got into|gotten into|started|began|(?:am|is|are) taking up) <O>",

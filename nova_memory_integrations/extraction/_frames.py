@@ -39,6 +39,7 @@ __all__ = [
     "HELD_MENTION",
     "MY_CAPTURE_RULES",
     "OWNED_START",
+    "PROPER",
     "MOVE_MENTIONS",
     "PASSING_RULES",
     "PRE_RULES",
@@ -127,6 +128,8 @@ class Frame(NamedTuple):
     """The bare -ing form says it too, after a coordinating "and" ("she's back home and working at ...")."""
 
 
+PROPER = r"(?:the )?(?-i:[A-Z])[\w'&-]*(?: (?:&|and|of|de) (?-i:[A-Z])[\w'&-]*| (?-i:[A-Z])[\w'&-]*)*"
+"""A proper name of a few capitalised words ("Foster and Partners", "the Royal Oak"), where it ends."""
 TENURE = r" for (?:\w+ )?(?:years|months)| since (?:\d{4}|(?-i:[A-Z]))"
 """How long someone has been with an employer ("... for ten years", "... since 2019")."""
 
@@ -157,6 +160,8 @@ JOBS_START: tuple[Frame, ...] = (
           r"post|internship|placement|contract|gig|apprenticeship),? (?:at|with) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$",
           (f("works_at", "org"), f("job_title", "job", "j"))),
     Frame("transfer", "event", r" to <O>", (f("@joined", "org"),)),
+    Frame("have", "state", r" (?:a|an)(?: [\w'-]+){0,2}? (?:job|position|role|post|gig|placement|internship),? "
+          r"(?:at|with) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", (f("works_at", "org"), f("job_title", "job", "j"))),
 )
 HELD: tuple[Frame, ...] = (
     Frame("own rent share have", "state", r" (?P<o>(?:a|an|the|our|my|this)\s.+)", (f("lives_in", "home"),)),
@@ -217,7 +222,7 @@ PRE_RULES: tuple[Rule, ...] = (
          r"contract) (?:at|with) <O>",
          f("works_at", "org")),
     # before the switches of products: "switched to the night team at Asda" is a new workplace
-    rule(r"<A>(?:(?:have |has |had )?(?:switched|transferred)|(?:am|is|are) (?:switching|transferring)) (?:over )?"
+    rule(r"<A>(?:have |has |had )?(?:switched|transferred) (?:over )?"
          r"to (?:a|an|the|my|his|her|their) (?:[\w'-]+ ){0,4}?(?:at|with) (?P<o>(?-i:[A-Z]).+)",
          f("@joined", "org")),
 )
@@ -262,8 +267,9 @@ TOP_RULES: tuple[Rule, ...] = (
     rule(r"<A>(?:have|has) been (?:at|with) (?P<o>(?-i:[A-Z])[\w'&-]*(?: (?-i:[A-Z])[\w'&-]*){0,3})(?=" + TENURE + ")",
          f("works_at", "corg"), conf=0.6),
     rule(r"<A>(?:have |has )?(?:just |recently )?moved into <O>", f("lives_in", "home"), we_ok=True),
-    rule(r"<A>(?:am|is|are) (?:now )?(?:on|with) (?P<o>(?-i:[A-Z])[\w+'&-]*(?: (?-i:[A-Z])[\w+'&-]*){0,2})"
-         r"(?=\s+now\b)", f("uses", "corg"), conf=0.6, we_ok=True),
+    rule(r"<A>(?:am|is|are) (?:now )?(?:on|with) (?:an? |the )?(?P<o>(?-i:[a-z]?[A-Z])[\w+'&-]*"
+         r"(?: (?-i:[A-Z0-9])[\w+'&-]*){0,2})(?=\s+(?:now|these days|nowadays|at the moment)\b)", f("uses", "corg"),
+         conf=0.6, we_ok=True),
     rule(r"<A>(?:got|have got|have) the keys (?:to|for) <O>", f("lives_in", "home"), we_ok=True),
 )
 CAPTURE_RULES: tuple[Rule, ...] = (
@@ -333,11 +339,15 @@ OWNED_START: tuple[Rule, ...] = (
          f("member_of", "group")),
     rule(r"(?:my|our) (?:new |current |day |full-time |part-time |old )?(?:job|work|role|position|internship|"
          r"placement|post) (?:is )?(?:at|with|for) <O>", f("works_at", "org")),
+    rule(r"new (?:job|role|position|post) (?:at|with) (?P<o>" + PROPER + ")", f("works_at", "org")),
+    rule(r"(?:my|our) (?:new |current )?(?:employer|company|firm|workplace) (?:is|are) (?:now )?<O>",
+         f("works_at", "org")),
+    # "Now at Deliveroo as a product manager": a workplace and a title, told without a verb
+    rule(r"at (?P<o>" + PROPER + r") as (?:a |an )?(?P<j>[^,.;!?]+)", f("works_at", "org"), f("job_title", "job", "j")),
     # "First day as a junior designer at Arup tomorrow", "my first week at Ocado": a start, told as a noun phrase
     rule(r"(?!.*\bfor (?:my|our|his|her|their)\b)(?:(?:it is|today is|tomorrow is) )?(?:my )?(?:first|1st) "
          r"(?:day|week|shift|month)(?: back)?(?: as (?:a |an )?(?P<j>[^,.;!?]+?))? (?:at|with) "
-         r"(?P<o>(?:the )?(?-i:[A-Z])[\w'&-]*(?: (?:&|and|of|de) (?-i:[A-Z])[\w'&-]*| (?-i:[A-Z])[\w'&-]*)*)",
-         f("@joined", "org"), f("job_title", "job", "j")),
+         r"(?P<o>" + PROPER + ")", f("@joined", "org"), f("job_title", "job", "j")),
 )
 """Anchored at a clause that opens on a thing of one's own."""
 MY_CAPTURE_RULES: tuple[Rule, ...] = ()

@@ -43,9 +43,10 @@ _NAME = r"(?-i:[A-Z])[\w'&+-]*(?: (?:&|of|de) (?-i:[A-Z])[\w'&+-]*| (?-i:[A-Z])[
 
 CONTEXT_RULES = (
     # "I'm at Monmouth Coffee now", "she's now at the BBC"
-    rule(r"<A>(?:am|is|are) (?:now |currently )?(?:working )?at (?P<o>(?:the )?" + _NAME + r")(?=\s+" + _NOW + r"\b)",
-         f("@now_at", "corg"), we_ok=True),
-    rule(r"<A>(?:am|is|are) (?:now|currently) (?:working )?at (?P<o>(?:the )?" + _NAME + r")", f("@now_at", "corg"),
+    rule(r"<A>(?:am|is|are) (?:now |currently )?(?:working )?at (?P<o>(?:the )?" + _NAME + r"(?: (?:uni|university|"
+         r"college|school|academy|sixth form))?)(?=\s+" + _NOW + r"\b)",
+         f("@now_at", "org"), we_ok=True),
+    rule(r"<A>(?:am|is|are) (?:now|currently) (?:working )?at (?P<o>(?:the )?" + _NAME + r")", f("@now_at", "org"),
          we_ok=True),
     # "I've been with Sam for about three months", "she's with Marco now"
     rule(r"<A>(?:am|is|are|have been|has been) (?:together )?with (?P<o>(?-i:[A-Z])[a-zà-ÿ'-]+)(?=\s+(?:for|since|"
@@ -100,6 +101,20 @@ def _workmates(found: Sequence[CandidateFact]) -> list[CandidateFact]:
     return out
 
 
+_MOVE_VERB = re.compile(r"\b(?:moved|relocated|emigrated)\b(?P<rest>[^,;.!?]*)", _I)
+
+
+def _after_move(sentence: str) -> str | None:
+    """The place named after the move verb in its own clause ("we moved in with Gran in Whitby" -> Whitby)."""
+    m = _MOVE_VERB.search(sentence)
+    if m is None:
+        return None
+    for place in _PLACE.finditer(m.group("rest")):
+        if place.group("p").split()[0] not in _NOT_PLACES and not _ORIGIN.search(m.group("rest"), 0, place.start("p")):
+            return place.group("p")
+    return None
+
+
 def settle(found: Sequence[CandidateFact], text: str) -> list[CandidateFact]:
     """``found`` with each provisional ``@`` statement made a fact (or dropped) from what the turn says."""
     found = _workmates(found)
@@ -115,13 +130,15 @@ def settle(found: Sequence[CandidateFact], text: str) -> list[CandidateFact]:
             if places is None:
                 places = _places(text)
             stated = any(o.subject == c.subject and o.predicate == "lives_in" and o.op == "assert" for o in found)
-            if len(places) == 1 and not stated:
+            own = _after_move(c.source_text)  # "moved in with my partner in York": the move's own clause says
+            if own is not None and not stated:
+                out.append(replace(c, predicate="lives_in", object=own))
+            elif len(places) == 1 and not stated:
                 out.append(replace(c, predicate="lives_in", object=next(iter(places))))
         elif c.predicate == "@now_at":
-            if _WORK.search(text):
-                resolved = resolve_capture("@joined", c.object, "")
-                if resolved is not None:
-                    out.append(replace(c, predicate=resolved[0], object=resolved[1]))
+            resolved = resolve_capture("@joined", c.object, "")
+            if resolved is not None and (resolved[0] == "studies_at" or _WORK.search(text)):  # a school says so
+                out.append(replace(c, predicate=resolved[0], object=resolved[1]))
         elif _ROMANCE.search(text):  # @with
             out.append(replace(c, predicate="dating"))
         elif re.search(r"\bwith " + re.escape(c.object) + r"(?:" + TENURE + ")", c.source_text):

@@ -234,6 +234,8 @@ _THIRD_MY = re.compile(r"(?:(?:[Mm]e|[Mm]yself) and )?(?:[Mm]y|[Oo]ur) (?:" + RE
                        r",?)?(?:\s+(?:\(\d+\)\s+)?|$)")
 _AND_MY = re.compile(r"and (?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r")(?:,? (?P<name>[A-ZÀ-Þ]"
                      r"[\w'-]+),?)? (?:both |also |too )?")
+_AND_THEIRS = re.compile(r"and (?:his|her|their) (?:[\w-]+ )?(?:" + RELS + r"|family)(?:,? [A-ZÀ-Þ][\w'-]+,?)? "
+                         r"(?:both |also |too )?")
 _THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
 _THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
     r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?P<from> from (?:work|the office|the gym|school|uni|college|church|next door|"
@@ -508,6 +510,8 @@ class DeterministicExtractor:
                         name2 not in STARTERS else _who(ctx, rel2)
                     self._apply(_RULES, clause, both.end(), also, ctx)
                     m = both
+            elif (theirs := _AND_THEIRS.match(clause, m.end())) is not None:  # "my brother and his wife moved"
+                m = theirs
         elif (m := _THIRD_TITLE.match(clause, pos0)) is not None:  # "Uncle Ray sold ...", "Brother James got ..."
             rel, subject = _rel_word(m.group("title")), m.group("name").lower()
             if ctx.aliases.get(rel) == subject:  # one of two people with that name: the relation tells which

@@ -292,3 +292,40 @@ def test_two_relatives_with_one_name_are_told_apart_by_the_relation(extractor: D
 
 def test_a_titled_relative_with_a_name_of_their_own_is_that_name(extractor: DeterministicExtractor) -> None:
     assert ("ines", "lives_in", "Porto") in facts(extractor, "Aunt Ines moved to Porto last spring.")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm on a Pixel 8 these days.", ("user", "uses", "Pixel")),
+        ("New role at Arup starts in a fortnight.", ("user", "works_at", "Arup")),
+        ("Currently at Babylon as a data analyst.", ("user", "works_at", "Babylon")),
+        ("Our new employer is Rentokil.", ("user", "works_at", "Rentokil")),
+        ("My niece Zara has a part-time job at Greggs.", ("zara", "works_at", "Greggs")),
+        ("My nephew is at Keele university now.", ("nephew", "studies_at", "Keele university")),
+        ("After relocating to Aberdeen we bought a dog.", ("user", "lives_in", "Aberdeen")),
+        ("We've moved in with my in-laws in Dorking for now.", ("user", "lives_in", "Dorking")),
+        ("Swapped my Kindle for a Kobo.", ("user", "owns", "Kobo")),
+        ("Ditched Vodafone for Three last month.", ("user", "uses", "Three")),
+        ("My aunt and her husband moved to Tenby.", ("aunt", "lives_in", "Tenby")),
+    ],
+)
+def test_everyday_shapes_of_a_new_state(extractor: DeterministicExtractor, text: str,
+                                        expected: tuple[str, str, str]) -> None:
+    assert expected in facts(extractor, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [
+        ("I'm on the train now.", ("user", "uses")),  # not a named product
+        ("My aunt and her husband moved to Tenby.", ("husband", "lives_in")),  # "her husband" is not the user's
+        ("Swapped my Kindle for a Kobo.", ("user", "owns", "Kindle")),  # the old one is ended, not held
+        ("On joining I got a free shirt.", ("user", "works_at")),
+        ("I'm at the Ritz now for a wedding.", ("user", "works_at")),  # not a turn about work
+    ],
+)
+def test_everyday_shapes_that_must_not_fire(extractor: DeterministicExtractor, text: str,
+                                            absent: tuple[str, ...]) -> None:
+    found = {(c.subject, c.predicate, c.object) for c in extractor.extract(text, timestamp=REF) if c.op == "assert"}
+    assert not any(f[: len(absent)] == absent for f in found), found
