@@ -111,12 +111,14 @@ _AUX_ADVERB = re.compile(r"\b(have|has|had|am|is|are) (just|recently|finally|alr
 
 # "Tom's just moved", "Laura's lived", "my brother's an accountant": the 's of a name or noun is "has" before a
 # participle and "is" before an article, a preposition or a state; anything else is a possessive ("Tom's flat").
-_SAYER = (r"\b(?!(?:Let|It|That|What|He|She|There|Here|Who|Where)')([A-ZÀ-Þ][a-zà-ÿ]+|mum|mom|dad|brother|sister|wife|"
+_SAYER = (r"(?<!\bat )(?<!\bfor )(?<!\bwith )(?<!\bfrom )(?<!\bto )(?<!\bin )(?<!\bof )(?<!\bby )"  # "at Nando's"
+          r"\b(?!(?:Let|It|That|What|He|She|There|Here|Who|Where)')([A-ZÀ-Þ][a-zà-ÿ]+|mum|mom|dad|brother|sister|wife|"
           r"husband|son|daughter|boyfriend|girlfriend|partner|friend|mate|boss|manager|flatmate|roommate|"
           r"neighbou?r|cousin|nan|gran|uncle|aunt|colleague|fianc[eé]e?)")
 _PARTICIPLE = (r"(?=(?:(?:just|already|finally|never|recently|always|officially|now|also) )?(?:been|got|gotten|gone|"
                r"had|lived|moved|left|joined|started|quit|dropped|transferred|taken|bought|sold|decided|done|become|"
-               r"retired|signed|switched|found|made|sent|passed)\b)")
+               r"retired|signed|switched|found|made|sent|passed|swapped|traded|upgraded|relocated|finished|graduated|"
+               r"adopted|split|broken|landed|married|separated|divorced)\b)")
 """After "'s", a past participle makes the "'s" a "has" ("he's joined", "Tom's just moved")."""
 _HAS_S = re.compile(_SAYER + r"'s " + _PARTICIPLE)
 _PRONOUN_HAS = re.compile(r"\b([Hh]e|[Ss]he|[Ii]t)'s " + _PARTICIPLE)

@@ -172,7 +172,8 @@ HELD: tuple[Frame, ...] = (
     Frame("drive ride", "state", r" (?P<o>(?:a|an|the|my|our)\b.+)", (f("@held", "product"),)),
     Frame("have", "state", r" (?P<o>(?:a|an|two|three|four|\d+|this|these)\b.+)", (f("@held", "held"),)),
     Frame("buy get adopt rescue inherit lease pick build", "event", r"(?: up)? (?P<o>(?:a|an|two|three|\d+|"
-          r"myself a|myself an|ourselves a|herself a|himself a)\b.+)", (f("@held", "held"),)),
+          r"myself a|myself an|ourselves a|herself a|himself a|(?:my|our|his|her|their) own)\b.+)",
+          (f("@held", "held"),)),
     Frame("go", "state", r" (?P<o>[a-z]+ing)\b", (f("@activity2", "activity2"),)),
     Frame("go", "event", r" for (?P<o>(?:a|an)\s(?:\w+ )?(?-i:[A-Z0-9]).+)", (f("@held", "held"),)),
     Frame("commute scoot cycle travel get", "state", r"(?: [^\s,;]+){0,3}? (?:on|by) (?P<o>(?:a|an|my)\s.+)",

@@ -166,6 +166,8 @@ _RULES: tuple[Rule, ...] = (
           _f("allergic_to", "things")),
     _rule(r"<A>(?:am|is|are|got|have been|has been) <A>(?:happily )?married to <O>", _f("married_to", "name")),
     _rule(r"<A>(?:am|is|are|got|just got) engaged to <O>", _f("engaged_to", "name")),
+    _rule(r"<A>(?:got|have got|has got|was|were|have been|has been) (?:into|a place at|accepted (?:at|to|into|by)|"
+          r"offered a place at) (?P<o>(?-i:[A-Z]).+)", _f("studies_at", "org")),
     _rule(r"<A>(?:am|is|are|got|have got|has got|have just got|has just got) (?:just )?engaged\b(?! to)",
           _f("relationship_status", "status", "=engaged"), we_ok=True),
     _rule(r"<A>(?:live|lives|am living|is living|are living|have lived|has lived|have been living|has been living|"
@@ -236,10 +238,12 @@ _AND_MY = re.compile(r"and (?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" 
                      r"[\w'-]+),?)? (?:both |also |too )?")
 _AND_THEIRS = re.compile(r"and (?:his|her|their) (?:[\w-]+ )?(?:" + RELS + r"|family)(?:,? [A-ZÀ-Þ][\w'-]+,?)? "
                          r"(?:both |also |too )?")
-_THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
+_THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r"),\s+")
 _THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
     r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?P<from> from (?:work|the office|the gym|school|uni|college|church|next door|"
-    r"down the road|yoga|football|the (?:\w+ )?(?:club|team|choir|class|group)))?(?:\s*\([A-ZÀ-Þ][\w'-]+\))?"
+    r"down the road|yoga|football|(?:the|my|our) (?:[\w-]+ )?(?:club|team|choir|class|group|course|office|gym|"
+    r"church)))?"
+    r"(?:\s*\([A-ZÀ-Þ][\w'-]+\))?"
     r"\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
     r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|[a-z]+s|[a-z]{2,}ed)\b)"
 )

@@ -329,3 +329,30 @@ def test_everyday_shapes_that_must_not_fire(extractor: DeterministicExtractor, t
                                             absent: tuple[str, ...]) -> None:
     found = {(c.subject, c.predicate, c.object) for c in extractor.extract(text, timestamp=REF) if c.op == "assert"}
     assert not any(f[: len(absent)] == absent for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a shop's name ending in 's after a preposition is a name, not "<name> is"
+        ("I'm working at Nando's now, weekends only.", ("user", "works_at", "Nando's")),
+        # "'s" before a participle is "has" for a relative too
+        ("My mum's swapped her Clio for a Jazz.", ("mom", "owns", "Jazz")),
+        # a name told apart by a group of one's own
+        ("Mo from my book club has moved to Hove.", ("mo from my book club", "lives_in", "Hove")),
+        # an admission is a place of study
+        ("Our son got into Warwick!", ("son", "studies_at", "Warwick")),
+        # an appositive relation with a modifier
+        ("Dev, my old flatmate, has moved to Bath.", ("dev", "lives_in", "Bath")),
+    ],
+)
+def test_more_everyday_third_party_shapes(extractor: DeterministicExtractor, text: str,
+                                          expected: tuple[str, str, str]) -> None:
+    assert expected in facts(extractor, text)
+
+
+def test_a_name_with_s_after_a_preposition_stays_a_name() -> None:
+    from nova_memory_integrations.extraction._clauses import expand
+
+    assert expand("we ate at Nando's now and then") == "we ate at Nando's now and then"
+    assert expand("Tom's now in Leeds") == "Tom is now in Leeds"
