@@ -64,7 +64,8 @@ _WORK = re.compile(r"\b(?:" + "|".join(sorted(WORK_WORDS, key=len, reverse=True)
                    r"|\b(?:left|quit|leaving|quitting) (?!(?:the|a|an|my|home|it|him|her|them|early|for|town|"
                    r"school)\b)(?-i:[\w'-]*[A-Za-z])", _I)
 _ROMANCE = re.compile(r"\b(?:" + "|".join(sorted(ROMANCE_WORDS, key=len, reverse=True)) + r")\b", _I)
-_PLACE = re.compile(r"\b(?:in|to|from)\s+(?:the\s+)?(?P<p>(?-i:[A-Z])[a-zà-ÿ'-]+(?:\s+(?-i:[A-Z])[a-zà-ÿ'-]+){0,2})",
+_PLACE = re.compile(r"\b(?:in|to|from)\s+(?:the\s+|(?<!to )(?-i:(?!(?:my|our|his|her|their|a|an|this|that)\b)"
+                    r"[a-z]+)\s+)?(?P<p>(?-i:[A-Z])[a-zà-ÿ'-]+(?:\s+(?-i:[A-Z])[a-zà-ÿ'-]+){0,2})",
                     _I)
 _ORIGIN = re.compile(r"\b(?:moved|relocated|emigrated|came|come|originally|am|is|are)(?: \w+)? from\s+$", _I)
 _NOT_PLACES = frozenset({*(m.capitalize() for m in MONTHS), *STARTERS, *NOT_NAMES})

@@ -167,7 +167,8 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A>(?:am|is|are|got|have been|has been) <A>(?:happily )?married to <O>", _f("married_to", "name")),
     _rule(r"<A>(?:am|is|are|got|just got) engaged to <O>", _f("engaged_to", "name")),
     _rule(r"<A>(?:got|have got|has got|was|were|have been|has been) (?:into|a place at|accepted (?:at|to|into|by)|"
-          r"offered a place at) (?P<o>(?-i:[A-Z]).+)", _f("studies_at", "org")),
+          r"offered a place at) (?:(?:a |an |the )?(?:[\w-]+ )?(?:school|college|uni|university|course|programme|"
+          r"program) (?:at|in) )?(?P<o>(?-i:[A-Z]).+)", _f("studies_at", "org")),
     _rule(r"<A>(?:am|is|are|got|have got|has got|have just got|has just got) (?:just )?engaged\b(?! to)",
           _f("relationship_status", "status", "=engaged"), we_ok=True),
     _rule(r"<A>(?:live|lives|am living|is living|are living|have lived|has lived|have been living|has been living|"

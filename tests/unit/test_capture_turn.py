@@ -356,3 +356,20 @@ def test_a_name_with_s_after_a_preposition_stays_a_name() -> None:
 
     assert expand("we ate at Nando's now and then") == "we ate at Nando's now and then"
     assert expand("Tom's now in Leeds") == "Tom is now in Leeds"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Hello from rainy Galway! We moved over the winter.", ("user", "lives_in", "Galway")),
+        ("My son got into art college in Dundee.", ("son", "studies_at", "Dundee")),
+    ],
+)
+def test_a_place_or_school_behind_a_describing_word(extractor: DeterministicExtractor, text: str,
+                                                    expected: tuple[str, str, str]) -> None:
+    assert expected in facts(extractor, text)
+
+
+def test_a_name_after_to_and_a_verb_is_not_a_destination(extractor: DeterministicExtractor) -> None:
+    # "to visit Dave": a person, not where the user moved
+    assert not any(p == "lives_in" for _, p, _ in facts(extractor, "We moved last month, mostly to visit Dave."))
