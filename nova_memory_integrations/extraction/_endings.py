@@ -327,9 +327,18 @@ def _activity(value: str) -> tuple[str, str] | None:
     return None
 
 
+_SETTINGS = frozenset({"city", "countryside", "country", "suburbs", "town", "village", "coast", "seaside", "sticks"})
+
+
 def resolve(pred: str, value: str, clause: str) -> tuple[str, str] | None:
     """The predicate and object of an ``@`` field (``None`` when the object does not fit)."""
     if pred == "@owned":
+        low = value.lower()
+        swapped = re.search(r"([\w'-]+)\s+(?:for|in exchange for)\s+" + re.escape(value), clause)
+        if low in PLACES or (swapped and swapped.group(1).lower() in PLACES):  # "swapped London for Brighton"
+            return ("lives_in", value)
+        if low in _SETTINGS:  # "traded the city for the countryside": no place named
+            return None
         pet = pet_phrase(value)
         return ("has_pet", pet) if pet else ("owns", value)
     if pred == "@activity":

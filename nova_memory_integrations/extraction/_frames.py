@@ -243,7 +243,8 @@ TOP_RULES: tuple[Rule, ...] = (
          f("job_title", "job", "j")),
     rule(r"<A>(?P<v>freelance|freelances|am freelancing|have been freelancing) as (?:a |an )?(?P<j>[\w -]+)",
          f("job_title", "freelancejob", "j")),
-    rule(r"<A>(?:got|get|have been|was|were|just got) (?:promoted|made|appointed|named) (?:to |as )?(?:a |an |the )?"
+    rule(r"<A>(?:got|get|have been|has been|was|were|just got) (?:promoted|made|appointed|named) (?:to |as )?"
+         r"(?:a |an |the )?"
          r"(?P<j>.+)", f("job_title", "job", "j")),
     rule(r"<A>(?:was|is|has been|have been) (?:just |recently )?(?:made|appointed|named) (?:a |an |the )?(?P<j>.+)",
          f("job_title", "job", "j")),
@@ -258,16 +259,18 @@ TOP_RULES: tuple[Rule, ...] = (
          f("works_at", "org")),
     rule(r"<A>(?:have|has) been (?:in|living in|based in) (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
          r"(?= (?:for )?(?:a|an|one|two|three|four|five|six|\d+|a few|several|over|almost|nearly) (?:days?|weeks?|"
-         r"months?|years?)| since\b| now\b)", f("lives_in", "place")),
-    rule(r"<A>(?:am|is|are) <A>(?:now |currently |still )?in (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
-         r"(?=\s*$|\s*[,.;!)]|\s+(?:now|and|these days|at the moment|with|since|for (?:years|ages|\d+ years)))",
+         r"months?|years?)| since\b| now\b)", f("lives_in", "place"), we_ok=True),
+    rule(r"<A>(?:am|is|are) <A>(?:now |currently |still )?(?:back )?(?:home )?in (?P<o>(?-i:[A-Z])[\w'-]+"
+         r"(?: (?-i:[A-Z])[\w'-]+)?)(?=\s*$|\s*[,.;!)]|\s+(?:now|and|these days|at the moment|with|since|after|"
+         r"for (?:years|ages|\d+ years)))",
          f("lives_in", "place"), conf=0.6, we_ok=True),
     rule(r"<A>(?:am|is|are) (?:now |currently |still )?(?:on|taking) <O>", f("takes_medication", "med"), we_ok=True),
     rule(r"<A>(?:am|is|are) <A>(?P<o>" + "|".join(sorted(CONDITION_ADJECTIVES, key=len, reverse=True)) + r")\b",
          f("has_condition", "condadj")),
     rule(r"<A>(?:have|has) been (?:at|with) (?P<o>(?-i:[A-Z])[\w'&-]*(?: (?-i:[A-Z])[\w'&-]*){0,3})(?=" + TENURE + ")",
          f("works_at", "corg"), conf=0.6),
-    rule(r"<A>(?:have |has )?(?:just |recently )?moved into <O>", f("lives_in", "home"), we_ok=True),
+    rule(r"<A>(?:have |has )?(?:just |recently )?(?:moved into|(?:downsized|upsized) to) <O>", f("lives_in", "home"),
+         we_ok=True),
     rule(r"<A>(?:am|is|are) (?:now )?(?:on|with) (?:an? |the )?(?P<o>(?-i:[a-z]?[A-Z])[\w+'&-]*"
          r"(?: (?-i:[A-Z0-9])[\w+'&-]*){0,2})(?=\s+(?:now|these days|nowadays|at the moment)\b)", f("uses", "corg"),
          conf=0.6, we_ok=True),

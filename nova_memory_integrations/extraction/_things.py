@@ -189,6 +189,10 @@ def _held(raw: str) -> list[str]:
             if pets:
                 return pets
             second = _lead(_REL_CUT.sub("", appos.group("name")))
+            own = _lead(_REL_CUT.sub("", appos.group("np"))).strip(" ,.")
+            business = _name(appos.group("name")) if held_head(own) in BUSINESSES else None
+            if business and len(own.split()) <= 3:  # "my own bakery, Flour Power": a business by its name
+                return [f"{own} named {business}"]
             if _product(second) or held_head(second) in POSSESSIONS:  # "a sailboat, a 22ft Catalina"
                 value = appos.group("np") if _held(appos.group("np")) else second
             else:  # "an old Trek Domane, aluminium": what follows the comma describes it

@@ -37,13 +37,10 @@ from typing import Literal, NamedTuple
 
 from ..text.dates import resolve_relative_time
 from ..text.lexicon import (
-    AGE_NOUN,
     BRITISH,
     NOT_NAMES,
     PET_RE,
     PETS,
-    REL_ALIASES,
-    REL_MODIFIERS,
     RELS,
     STARTERS,
     STUDENTS,
@@ -79,6 +76,18 @@ from ._frames import (
 )
 from ._objects import clean_object
 from ._rules import ADV, Rule, f, neg, rule
+from ._subjects import (
+    AND_MY,
+    AND_THEIRS,
+    PRONOUN,
+    SHARED_NAME,
+    THIRD_APPOS,
+    THIRD_BARE,
+    THIRD_MY,
+    THIRD_NAME,
+    THIRD_TITLE,
+    rel_word,
+)
 from ._things import CAPTURE_PREDICATES, resolve_capture
 from ._turn import CONTEXT_RULES, settle
 from .base import CandidateFact
@@ -174,7 +183,8 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A>(?:live|lives|am living|is living|are living|have lived|has lived|have been living|has been living|"
           r"reside|resides|am based|is based|are based|am located|settled) in <O>", _f("lives_in", "place"),
           we_ok=True),
-    _rule(r"<A>(?:have |has )?(?:moved|relocated)(?: back| over| out)? to <O>", _f("lives_in", "place"), we_ok=True),
+    _rule(r"<A>(?:have |has )?(?:moved|relocated)(?: back| over| out| across (?:town|the city|the country))? to <O>",
+          _f("lives_in", "place"), we_ok=True),
     _rule(r"<A>(?:am|is|are) based out of <O>", _f("lives_in", "place")),
     _rule(r"<A>(?:(?:am|is|are) originally from|grew up in) <O>", _f("hometown", "place")),
     _rule(r"<A>(?:am|is|are) <A>from (?P<o>.+?)(?= originally\b)", _f("hometown", "place")),
@@ -231,29 +241,6 @@ _START_RULES: tuple[Rule, ...] = (
     _rule(r"(?:(?:please |you can |just )?call me|(?:everyone|people|friends|they|my friends|most people) calls? "
           r"me) (?P<o>(?-i:[A-ZÀ-Þ])[\w'-]+)", _f("name", "name")),
 )
-_THIRD_MY = re.compile(r"(?:(?:[Mm]e|[Mm]yself) and )?(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r"|"
-                       + PET_RE + "|" + AGE_NOUN + r")(?:,? (?P<paren>\()?(?P<name>[A-ZÀ-Þ][\w'-]+"
-                       r"(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)(?(paren)\))"
-                       r",?)?(?:\s+(?:\(\d+\)\s+)?|$)")
-_AND_MY = re.compile(r"and (?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r")(?:,? (?P<name>[A-ZÀ-Þ]"
-                     r"[\w'-]+),?)? (?:both |also |too )?")
-_AND_THEIRS = re.compile(r"and (?:his|her|their) (?:[\w-]+ )?(?:" + RELS + r"|family)(?:,? [A-ZÀ-Þ][\w'-]+,?)? "
-                         r"(?:both |also |too )?")
-_THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r"),\s+")
-_THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
-    r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?P<from> from (?:work|the office|the gym|school|uni|college|church|next door|"
-    r"down the road|yoga|football|(?:the|my|our) (?:[\w-]+ )?(?:club|team|choir|class|group|course|office|gym|"
-    r"church)))?"
-    r"(?:\s*\([A-ZÀ-Þ][\w'-]+\))?"
-    r"\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
-    r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|[a-z]+s|[a-z]{2,}ed)\b)"
-)
-_PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
-_THIRD_TITLE = re.compile(r"(?P<title>Uncle|Aunt|Auntie|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Brother|Sister|"
-                          r"Boyfriend|Girlfriend|Husband|Wife|Partner) (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+")
-_SHARED_NAME = re.compile(r"(?:[Mm]y|[Oo]ur) (?P<a>" + RELS + r") and (?:[Mm]y|[Oo]ur) (?P<b>" + RELS + r") are "
-                          r"(?:both |each )?(?:called|named) (?P<name>[A-ZÀ-Þ][\w'-]+)")
-_THIRD_BARE = re.compile(r"(?P<rel>" + RELS + r")\s+(?=(?:is|has|was|just|also|still)\b)", _I)
 _BREED = re.compile(r"(?:is|was) (?:a|an) (?P<o>[a-z][\w -]+)", _I)
 _OTHER_SUBJECT = re.compile(r"\b(?:people|they|he|she|you|it|everyone|someone|nobody|will|would|can|could|"
                             r"who|which|that)\b", _I)
@@ -298,17 +285,6 @@ def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
     return clean_object(raw, kind, lowercase=ctx.lowercase, last_obj=ctx.last_obj)
 
 
-def _rel_word(rel: str) -> str:
-    """A relation as the extractor names it: "gf" -> "girlfriend", "mum" -> "mom", "best mate" -> "best friend",
-    "16 year old" -> "child"."""
-    rel = " ".join(rel.lower().split())
-    if rel[:1].isdigit():  # "my 16 year old (Ethan)": a child told by their age
-        return "child"
-    rel = REL_ALIASES.get(rel, rel)
-    head = rel.rsplit(" ", 1)[-1]
-    if head in REL_ALIASES:
-        rel = rel[: -len(head)] + REL_ALIASES[head]
-    return BRITISH.get(rel, rel)
 
 
 def _who(ctx: _Ctx, rel: str) -> str:
@@ -446,7 +422,7 @@ class DeterministicExtractor:
         if ctx.speaker and not said_i:  # "After the move to Cheltenham my commute is worse": the speaker's move
             self._passing(clause, pos0, "user", ctx, MOVE_MENTIONS)
         for m in TRANSFER.finditer(clause, pos0):  # "passed the Pixel on to my dad": the dad's now
-            rel, name = _rel_word(m.group("rel")), m.group("name")
+            rel, name = rel_word(m.group("rel")), m.group("name")
             owner = self._relative(m.start("rel"), rel, name, ctx, becomes_third=False) if name and name not in \
                 STARTERS else _who(ctx, rel)
             for value in _clean(m.group("o"), "held", ctx):
@@ -456,7 +432,7 @@ class DeterministicExtractor:
         for m in REL_INTRO.finditer(clause, pos0 + 1):  # "I'm staying with my brother Tom"
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
                 continue
-            rel = _rel_word(m.group("rel"))
+            rel = rel_word(m.group("rel"))
             if m.group("name") not in STARTERS and m.group("name") not in NOT_NAMES and rel not in PETS:
                 self._relative(m.start(), rel, m.group("name"), ctx, becomes_third=False)
 
@@ -483,18 +459,18 @@ class DeterministicExtractor:
     def _third_party(self, clause: str, pos0: int, used_my: set[int], ctx: _Ctx) -> None:
         subject: str | None = None
         conf = 0.8
-        if (shared := _SHARED_NAME.match(clause, pos0)) is not None:  # "my dad and my son are both called Ali"
+        if (shared := SHARED_NAME.match(clause, pos0)) is not None:  # "my dad and my son are both called Ali"
             for group in ("a", "b"):
-                rel = _rel_word(shared.group(group))
+                rel = rel_word(shared.group(group))
                 ctx.hits.append(_Hit(shared.start(group), "user", rel.replace(" ", "_").replace("-", "_") + "_name",
                                      shared.group("name"), "assert", 0.8))
                 ctx.aliases[rel] = shared.group("name").lower()
             return
-        m = _THIRD_MY.match(clause, pos0) or _THIRD_APPOS.match(clause, pos0)
+        m = THIRD_MY.match(clause, pos0) or THIRD_APPOS.match(clause, pos0)
         if m is not None:
             if m.start() in used_my:
                 return
-            rel, name = _rel_word(m.group("rel")), m.group("name")
+            rel, name = rel_word(m.group("rel")), m.group("name")
             name = name if name and name not in STARTERS else None
             if rel in PETS:  # "my dog Rex ...", "our cat died"
                 pet = f"{rel} named {name}" if name else rel
@@ -508,28 +484,28 @@ class DeterministicExtractor:
                 return
             subject = self._relative(m.start(), rel, name, ctx) if name else _who(ctx, rel)
             ctx.third = subject
-            if (both := _AND_MY.match(clause, m.end())) is not None:  # "my friend Ana and my cousin Rosa both work"
-                rel2, name2 = _rel_word(both.group("rel")), both.group("name")
+            if (both := AND_MY.match(clause, m.end())) is not None:  # "my friend Ana and my cousin Rosa both work"
+                rel2, name2 = rel_word(both.group("rel")), both.group("name")
                 if rel2 not in PETS:
                     also = self._relative(both.start(), rel2, name2, ctx, becomes_third=False) if name2 and \
                         name2 not in STARTERS else _who(ctx, rel2)
                     self._apply(_RULES, clause, both.end(), also, ctx)
                     m = both
-            elif (theirs := _AND_THEIRS.match(clause, m.end())) is not None:  # "my brother and his wife moved"
+            elif (theirs := AND_THEIRS.match(clause, m.end())) is not None:  # "my brother and his wife moved"
                 m = theirs
-        elif (m := _THIRD_TITLE.match(clause, pos0)) is not None:  # "Uncle Ray sold ...", "Brother James got ..."
-            rel, subject = _rel_word(m.group("title")), m.group("name").lower()
+        elif (m := THIRD_TITLE.match(clause, pos0)) is not None:  # "Uncle Ray sold ...", "Brother James got ..."
+            rel, subject = rel_word(m.group("title")), m.group("name").lower()
             if ctx.aliases.get(rel) == subject:  # one of two people with that name: the relation tells which
                 subject = _who(ctx, rel)
             ctx.third = subject
-        elif (m := _THIRD_BARE.match(clause, pos0)) is not None:  # "brother's officially in Vancouver now"
-            rel = _rel_word(m.group("rel"))
+        elif (m := THIRD_BARE.match(clause, pos0)) is not None:  # "brother's officially in Vancouver now"
+            rel = rel_word(m.group("rel"))
             subject = _who(ctx, rel)
             ctx.third = subject
-        elif (m := _PRONOUN.match(clause, pos0)) is not None:
+        elif (m := PRONOUN.match(clause, pos0)) is not None:
             plural = m.group(0).lower().startswith("they")
             subject = None if plural and ctx.third is not None and ctx.third == ctx.carried else ctx.third
-        elif (m := _THIRD_NAME.match(clause, pos0)) is not None:
+        elif (m := THIRD_NAME.match(clause, pos0)) is not None:
             if m.group("name") in STARTERS or m.group("name") in NOT_NAMES:
                 return
             subject, conf = (m.group("name") + (m.group("from") or "")).lower(), 0.7  # "Sam from work": not Sam Patel

@@ -373,3 +373,28 @@ def test_a_place_or_school_behind_a_describing_word(extractor: DeterministicExtr
 def test_a_name_after_to_and_a_verb_is_not_a_destination(extractor: DeterministicExtractor) -> None:
     # "to visit Dave": a person, not where the user moved
     assert not any(p == "lives_in" for _, p, _ in facts(extractor, "We moved last month, mostly to visit Dave."))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I've swapped Manchester for Lisbon.", ("user", "lives_in", "Lisbon")),
+        ("We've been in Harrogate since the spring.", ("user", "lives_in", "Harrogate")),
+        ("Moved across town to Roath in May.", ("user", "lives_in", "Roath")),
+        ("We downsized to a cottage in Rye.", ("user", "lives_in", "Rye")),
+        ("I'm back in Belfast after a year away.", ("user", "lives_in", "Belfast")),
+        ("I now run my own cafe, Bean Counter.", ("user", "owns", "cafe named Bean Counter")),
+        ("My brother's been promoted to head of science.", ("brother", "job_title", "head of science")),
+    ],
+)
+def test_moves_and_businesses_in_everyday_shapes(extractor: DeterministicExtractor, text: str,
+                                                 expected: tuple[str, str, str]) -> None:
+    assert expected in facts(extractor, text)
+
+
+def test_a_swap_of_settings_owns_nothing(extractor: DeterministicExtractor) -> None:
+    found = facts(extractor, "Traded the city for the countryside last year.")
+    assert not any(p == "owns" for _, p, _ in found), found
+    # a swap of things after a move stays a swap of things
+    found = facts(extractor, "After moving to London I swapped my Ford for a Kia.")
+    assert ("user", "owns", "Kia") in found and ("user", "lives_in", "Kia") not in found
