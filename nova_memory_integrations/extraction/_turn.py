@@ -38,19 +38,23 @@ __all__ = ["CONTEXT_PREDICATES", "CONTEXT_RULES", "settle"]
 
 _I = re.IGNORECASE
 
-_NOW = r"(?:now|these days|nowadays|at the moment|full[- ]time|part[- ]time)"
+_NOW = (r"(?:now|these days|nowadays|at the moment|full[- ]time|part[- ]time)\b"
+        r"(?!\s*(?:for|to|with|waiting|watching|queuing|queueing)\b|\s+[a-z]+ing\b)")
+"""Now as a state, not a visit: "at Costa now waiting for ...", "at Wembley now for the concert" are visits."""
+_SPAN = (r"(?:for (?:about |almost |nearly |over |around |roughly )?(?:a|an|one|two|three|four|five|six|seven|eight|"
+         r"nine|ten|\d+|a few|several|a couple of) (?:days?|weeks?|months?|years?)|since\b|now\b)")
 _NAME = r"(?-i:[A-Z])[\w'&+-]*(?: (?:&|of|de) (?-i:[A-Z])[\w'&+-]*| (?-i:[A-Z])[\w'&+-]*){0,3}"
 
 CONTEXT_RULES = (
     # "I'm at Monmouth Coffee now", "she's now at the BBC"
     rule(r"<A>(?:am|is|are) (?:now |currently )?(?:working )?at (?P<o>(?:the )?" + _NAME + r"(?: (?:uni|university|"
-         r"college|school|academy|sixth form))?)(?=\s+" + _NOW + r"\b)",
+         r"college|school|academy|sixth form))?)(?=\s+" + _NOW + r")",
          f("@now_at", "org"), we_ok=True),
-    rule(r"<A>(?:am|is|are) (?:now|currently) (?:working )?at (?P<o>(?:the )?" + _NAME + r")", f("@now_at", "org"),
-         we_ok=True),
+    rule(r"<A>(?:am|is|are) (?:now|currently) (?:working )?at (?P<o>(?:the )?" + _NAME + r")(?!\s+(?:for|to|with|"
+         r"waiting|watching)\b|\s+[a-z]+ing\b)", f("@now_at", "org"), we_ok=True),
     # "I've been with Sam for about three months", "she's with Marco now"
-    rule(r"<A>(?:am|is|are|have been|has been) (?:together )?with (?P<o>(?-i:[A-Z])[a-zà-ÿ'-]+)(?=\s+(?:for|since|"
-         r"now)\b|\s*[,.;!)]|\s*$)", f("@with", "person")),
+    rule(r"<A>(?:am|is|are|have been|has been) (?:together )?with (?P<o>(?-i:[A-Z])[a-zà-ÿ'-]+)(?=\s+" + _SPAN +
+         r"|\s*[,.;!)]|\s*$)", f("@with", "person")),
     # "we moved in October", "Relocated in June with work", "Jonah moved out last week"
     rule(r"<A>(?:have |has |had )?(?:just |recently |finally )?(?:moved|relocated|emigrated)(?: (?:house|home|out|"
          r"away|over|back|abroad|in))?(?=\s+(?:in|last|this|earlier|during|with|over the|back in|recently|yesterday|"
@@ -61,14 +65,19 @@ CONTEXT_RULES = (
 CONTEXT_PREDICATES = frozenset({"@now_at", "@with", "@moved"})
 
 _WORK = re.compile(r"\b(?:" + "|".join(sorted(WORK_WORDS, key=len, reverse=True)) + r")\b"
-                   r"|\b(?:left|quit|leaving|quitting) (?!(?:the|a|an|my|home|it|him|her|them|early|for|town|"
-                   r"school)\b)(?-i:[\w'-]*[A-Za-z])", _I)
+                   r"|\b(?:left|leaving) (?!(?:the|a|an|my|our|his|her|home|it|him|them|early|for|town|school|"
+                   r"in|at|on|after|before|with)\b)[\w'-]*[A-Za-z]|\b(?:quit|quitting) (?-i:[A-Z])", _I)
 _ROMANCE = re.compile(r"\b(?:" + "|".join(sorted(ROMANCE_WORDS, key=len, reverse=True)) + r")\b", _I)
 _PLACE = re.compile(r"\b(?:in|to|from)\s+(?:the\s+|(?<!to )(?-i:(?!(?:my|our|his|her|their|a|an|this|that)\b)"
                     r"[a-z]+)\s+)?(?P<p>(?-i:[A-Z])[a-zà-ÿ'-]+(?:\s+(?-i:[A-Z])[a-zà-ÿ'-]+){0,2})",
                     _I)
 _ORIGIN = re.compile(r"\b(?:moved|relocated|emigrated|came|come|originally|am|is|are)(?: \w+)? from\s+$", _I)
 _NOT_PLACES = frozenset({*(m.capitalize() for m in MONTHS), *STARTERS, *NOT_NAMES})
+
+
+def _statements(text: str) -> str:
+    """The turn without its questions ("What's a good date night for my parents?" says nothing of the user)."""
+    return " ".join(s for s in FACT_SENTENCES.split(text) if not s.rstrip().endswith("?"))
 
 
 def _places(text: str) -> set[str]:
@@ -138,9 +147,10 @@ def settle(found: Sequence[CandidateFact], text: str) -> list[CandidateFact]:
                 out.append(replace(c, predicate="lives_in", object=next(iter(places))))
         elif c.predicate == "@now_at":
             resolved = resolve_capture("@joined", c.object, "")
-            if resolved is not None and (resolved[0] == "studies_at" or _WORK.search(text)):  # a school says so
+            school = resolved is not None and resolved[0] == "studies_at"
+            if resolved is not None and (school or _WORK.search(_statements(text))):  # a school says so
                 out.append(replace(c, predicate=resolved[0], object=resolved[1]))
-        elif _ROMANCE.search(text):  # @with
+        elif _ROMANCE.search(_statements(text)):  # @with
             out.append(replace(c, predicate="dating"))
         elif re.search(r"\bwith " + re.escape(c.object) + r"(?:" + TENURE + ")", c.source_text):
             out.append(replace(c, predicate="works_at", confidence=min(c.confidence, 0.6)))

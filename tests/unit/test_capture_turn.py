@@ -72,6 +72,13 @@ def test_a_move_settles_at_the_time_of_the_move(extractor: DeterministicExtracto
         "We're at Alton Towers at the moment and the queues are mad.",
         # being "with" someone in a turn that is not about a relationship
         "I'm with Grandma now, she says hi.",
+        # a romance word in a question of the turn says nothing of the user
+        "I've been with Kit for lunch. What's a good date idea for my parents?",
+        # "at X now" as a visit, not a workplace, even in a turn about work
+        "I'm at Greggs now waiting for my shift to start at Lidl.",
+        "I'm at Anfield now for the match, work was mad today.",
+        # quitting a habit is not a turn about work
+        "Quit crisps in March, I'm at WeightWatchers now.",
     ],
 )
 def test_what_the_turn_does_not_settle_is_dropped(extractor: DeterministicExtractor, text: str) -> None:
