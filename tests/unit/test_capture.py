@@ -11,22 +11,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from capture_helpers import REF, facts
 
 from nova_memory_integrations.config import FactConfig
 from nova_memory_integrations.extraction import DeterministicExtractor
 from nova_memory_integrations.extraction._frames import verb_forms
 from nova_memory_integrations.types import Episode
 
-REF = datetime(2024, 11, 20, 10, 0, tzinfo=timezone.utc)
-
 
 @pytest.fixture(scope="module")
 def extractor() -> DeterministicExtractor:
     return DeterministicExtractor()
-
-
-def facts(extractor: DeterministicExtractor, text: str) -> set[tuple[str, str, str]]:
-    return {(c.subject, c.predicate, c.object) for c in extractor.extract(text, timestamp=REF) if c.op == "assert"}
 
 
 @pytest.mark.parametrize(

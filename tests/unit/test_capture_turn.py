@@ -10,19 +10,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
+from capture_helpers import REF, facts
 
 from nova_memory_integrations.extraction import DeterministicExtractor
-
-REF = datetime(2024, 11, 20, 10, 0, tzinfo=timezone.utc)
 
 
 @pytest.fixture(scope="module")
 def extractor() -> DeterministicExtractor:
     return DeterministicExtractor()
-
-
-def facts(extractor: DeterministicExtractor, text: str) -> set[tuple[str, str, str]]:
-    return {(c.subject, c.predicate, c.object) for c in extractor.extract(text, timestamp=REF) if c.op == "assert"}
 
 
 @pytest.mark.parametrize(
