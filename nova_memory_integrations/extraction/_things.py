@@ -87,7 +87,7 @@ _MED_DOSE = re.compile(r"\b\d+\s?(?:mg|mcg|ml|iu)\b", _I)
 
 
 _FILLER = re.compile(r"(?:\s+(?:now|too|anymore|these days|at the moment|currently|lol|haha|though|tbh|honestly|"
-                     r"and|obviously))+\s*$", _I)
+                     r"and|obviously|instead|as well))+\s*$", _I)
 
 
 _NEXT_CLAUSE = re.compile(r"\s+(?:and|but)\s+(?=(?:\w+\s+){1,2}(?:is|are|was|has|have)\b)", _I)

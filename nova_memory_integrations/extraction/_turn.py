@@ -8,9 +8,9 @@ kind of state it is; people let the rest of the turn say it:
   Minneapolis since we moved in October", "Writing to you from Lisbon! Relocated in June"). Two
   different places, or none, settle nothing.
 * **being at a named place "now"** ("I'm at Monmouth Coffee now", "he's at Tesco now"): a workplace
-  (or a school, a club: :func:`._things.resolve_capture`) when the turn talks about work (a job, a
-  shift, leaving or quitting somewhere, a last or first day); otherwise where someone happens to be,
-  which is not a fact to keep.
+  when the turn talks about work (a job, a shift, leaving somewhere, a last or first day), a school or a
+  club by its own class (:func:`._things.resolve_capture`); otherwise where someone happens to be, which
+  is not a fact to keep; a visit ("now waiting for ...", "now for the match") never.
 * **a manager or colleague** the turn names works where the user says they work, in that turn.
 * **being with someone** ("I've been with Sam for about three months"): a partner when the turn talks
   about a relationship (a date, an ex, breaking up ...); without that, a named employer when the
@@ -147,8 +147,8 @@ def settle(found: Sequence[CandidateFact], text: str) -> list[CandidateFact]:
                 out.append(replace(c, predicate="lives_in", object=next(iter(places))))
         elif c.predicate == "@now_at":
             resolved = resolve_capture("@joined", c.object, "")
-            school = resolved is not None and resolved[0] == "studies_at"
-            if resolved is not None and (school or _WORK.search(_statements(text))):  # a school says so
+            by_class = resolved is not None and resolved[0] in ("studies_at", "member_of")  # a school, a gym
+            if resolved is not None and (by_class or _WORK.search(_statements(text))):  # a school says so
                 out.append(replace(c, predicate=resolved[0], object=resolved[1]))
         elif _ROMANCE.search(_statements(text)):  # @with
             out.append(replace(c, predicate="dating"))

@@ -181,7 +181,8 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A>(?:am|is|are|got|have got|has got|have just got|has just got) (?:just )?engaged\b(?! to)",
           _f("relationship_status", "status", "=engaged"), we_ok=True),
     _rule(r"<A>(?:live|lives|am living|is living|are living|have lived|has lived|have been living|has been living|"
-          r"reside|resides|am based|is based|are based|am located|settled) in <O>", _f("lives_in", "place"),
+          r"reside|resides|am based|is based|are based|am located|settled|am renting|is renting|are renting)"
+          r"(?: out| over| up| down)? in <O>", _f("lives_in", "place"),
           we_ok=True),
     _rule(r"<A>(?:have |has )?(?:moved|relocated)(?: back| over| out| across (?:town|the city|the country))? to <O>",
           _f("lives_in", "place"), we_ok=True),

@@ -400,3 +400,17 @@ def test_a_swap_of_settings_owns_nothing(extractor: DeterministicExtractor) -> N
     # a swap of things after a move stays a swap of things
     found = facts(extractor, "After moving to London I swapped my Ford for a Kia.")
     assert ("user", "owns", "Kia") in found and ("user", "lives_in", "Kia") not in found
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Changed gyms, I'm at Anytime Fitness now.", ("user", "member_of", "Anytime Fitness")),
+        ("We're renting in Walthamstow now.", ("user", "lives_in", "Walthamstow")),
+        ("Nowadays we live out in Kent.", ("user", "lives_in", "Kent")),
+        ("I quit the choir and joined a book club instead.", ("user", "member_of", "book club")),
+    ],
+)
+def test_a_club_or_home_in_more_shapes(extractor: DeterministicExtractor, text: str,
+                                       expected: tuple[str, str, str]) -> None:
+    assert expected in facts(extractor, text)
