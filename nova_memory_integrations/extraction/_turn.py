@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..text.dates import MONTHS
-from ..text.lexicon import NOT_NAMES, ROMANCE_WORDS, STARTERS, WORK_WORDS
+from ..text.lexicon import NOT_NAMES, REL_MODIFIERS, RELS, ROMANCE_WORDS, STARTERS, WORK_WORDS
 from ..text.sentences import FACT_SENTENCES
 from ._frames import TENURE
 from ._rules import f, rule
@@ -71,6 +71,8 @@ _ROMANCE = re.compile(r"\b(?:" + "|".join(sorted(ROMANCE_WORDS, key=len, reverse
 _PLACE = re.compile(r"\b(?:in|to|from)\s+(?:the\s+|(?<!to )(?-i:(?!(?:my|our|his|her|their|a|an|this|that)\b)"
                     r"[a-z]+)\s+)?(?P<p>(?-i:[A-Z])[a-zà-ÿ'-]+(?:\s+(?-i:[A-Z])[a-zà-ÿ'-]+){0,2})",
                     _I)
+_SOMEONE_ELSE = re.compile(r"\W*(?:(?:my|our|his|her|their) (?:" + REL_MODIFIERS + r")(?:" + RELS + r")\b|"
+                           r"(?:he|she|they)\b)", _I)
 _ORIGIN = re.compile(r"\b(?:moved|relocated|emigrated|came|come|originally|am|is|are)(?: \w+)? from\s+$", _I)
 _NOT_PLACES = frozenset({*(m.capitalize() for m in MONTHS), *STARTERS, *NOT_NAMES})
 
@@ -80,11 +82,12 @@ def _statements(text: str) -> str:
     return " ".join(s for s in FACT_SENTENCES.split(text) if not s.rstrip().endswith("?"))
 
 
-def _places(text: str) -> set[str]:
-    """The places a turn's statements name ("in Minneapolis", "from Lisbon"), without the place one moved from."""
+def _places(text: str, speaker: bool) -> set[str]:
+    """The places a turn's statements name ("in Minneapolis", "from Lisbon"), without the place one moved from;
+    for the ``speaker``'s move, not those of a sentence about someone else ("My parents live in Leeds")."""
     found: set[str] = set()
     for sentence in FACT_SENTENCES.split(text):
-        if sentence.rstrip().endswith("?"):
+        if sentence.rstrip().endswith("?") or (speaker and _SOMEONE_ELSE.match(sentence)):
             continue
         for m in _PLACE.finditer(sentence):
             words = m.group("p").split()
@@ -131,14 +134,12 @@ def settle(found: Sequence[CandidateFact], text: str) -> list[CandidateFact]:
     if not any(c.predicate in CONTEXT_PREDICATES for c in found):
         return found
     out: list[CandidateFact] = []
-    places: set[str] | None = None
     for c in found:
         if c.predicate not in CONTEXT_PREDICATES:
             out.append(c)
             continue
         if c.predicate == "@moved":
-            if places is None:
-                places = _places(text)
+            places = _places(text, c.subject == "user")
             stated = any(o.subject == c.subject and o.predicate == "lives_in" and o.op == "assert" for o in found)
             own = _after_move(c.source_text)  # "moved in with my partner in York": the move's own clause says
             if own is not None and not stated:

@@ -414,3 +414,10 @@ def test_a_swap_of_settings_owns_nothing(extractor: DeterministicExtractor) -> N
 def test_a_club_or_home_in_more_shapes(extractor: DeterministicExtractor, text: str,
                                        expected: tuple[str, str, str]) -> None:
     assert expected in facts(extractor, text)
+
+
+def test_a_place_in_a_sentence_about_someone_else_is_not_the_speakers_destination(
+        extractor: DeterministicExtractor) -> None:
+    found = facts(extractor, "We moved in June. My parents live in Leeds, which helps.")
+    assert ("parents", "lives_in", "Leeds") in found
+    assert ("user", "lives_in", "Leeds") not in found
