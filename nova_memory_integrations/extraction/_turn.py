@@ -4,9 +4,11 @@ Some clauses say that a state changed without saying, in their own words, what i
 kind of state it is; people let the rest of the turn say it:
 
 * **a move without a destination** ("we moved in October", "Relocated in June with work", "Jonah moved
-  out last week"): the destination is the one place the turn names elsewhere ("First winter in
-  Minneapolis since we moved in October", "Writing to you from Lisbon! Relocated in June"). Two
-  different places, or none, settle nothing.
+  out last week"): the destination is the place the move's own clause names ("moved in with my partner
+  in York"), else the one place the rest of the turn names ("First winter in Minneapolis since we moved
+  in October", "Writing to you from Lisbon! Relocated in June"). Two different places, none, a place
+  moved from, one in a question or, for the speaker's move, one in a sentence about someone else ("My
+  parents live in Leeds") settle nothing.
 * **being at a named place "now"** ("I'm at Monmouth Coffee now", "he's at Tesco now"): a workplace
   when the turn talks about work (a job, a shift, leaving somewhere, a last or first day), a school or a
   club by its own class (:func:`._things.resolve_capture`); otherwise where someone happens to be, which
