@@ -73,6 +73,7 @@ class Outcome:
     failed: list[tuple[Check, int]] = field(default_factory=list)  # (check, matches found)
     changes: int = 0  # belief changes the store made for this user
     wanted_changes: int = 0  # of those, how many a not_current check asked for
+    unwanted: list[Any] = field(default_factory=list)  # the closed versions no not_current check asked for
 
     @property
     def passed(self) -> bool:
@@ -178,6 +179,8 @@ def run_scenario(
         outcome.changes += 1
         if any(_about(latest, c.about, aliases) and _mentions(latest, c.terms) for c in negatives):
             outcome.wanted_changes += 1
+        else:
+            outcome.unwanted.append(latest)
     return outcome
 
 

@@ -84,6 +84,9 @@ class Cue:
     """Said of a person ("Nan passed away"), it ends every state of theirs, named or not."""
     needs_name: bool = False
     """Only a fact the clause names can be its target ("my ex" is someone else than the current partner)."""
+    object_after: bool = False
+    """The cue ends with the preposition that introduces *what* ended ("said goodbye to *the van*", "done with
+    *the gym*", "found a home for *the cats*"): the words after it are never the new state."""
     ends_roles: bool = False
     """It ends what someone works *as* too (:data:`ROLE_PREDICATES`): "retired"; leaving one employer, or
     being out of work, ends the employment only (the pharmacist between jobs is still a pharmacist)."""
@@ -116,13 +119,13 @@ CUES: tuple[Cue, ...] = (
         _ANYTHING),
     Cue("is over", _BE + r"(?:over|finished|done|through)(?! with)\b(?!\s+(?:the|a|an|my|our|\d))", _ANYTHING,
         strength=0.8),
-    Cue("done with", r"\b(?:done|finished|through) with\b", _ANYTHING, strength=0.8),
+    Cue("done with", r"\b(?:done|finished|through) with\b", _ANYTHING, strength=0.8, object_after=True),
     Cue("dead", _BE + r"dead(?: in the water)?\b", _cats(_HAB, _MEM, ANY), strength=0.7),
     Cue("gone", _BE + r"gone(?=\s*(?:[.,;!—-]|$|now\b|for good\b))|\bgone for good\b",
         _cats(_POS, _PET, _REL, _HAB, _JOB, ANY), strength=0.8),
     Cue("moved on", r"\bmoved on from\b", _ANYTHING, strength=0.8),
     Cue("said goodbye", r"\b(?:said|saying|bid|bade) (?:goodbye|farewell|good-bye) to\b", _cats(_POS, _PET, _JOB,
-        _HOME, _MEM), strength=0.9),
+        _HOME, _MEM), strength=0.9, object_after=True),
     # -- possessions and pets
     Cue("sold up", r"\bsold up\b", _cats(_HOME, _JOB)),
     Cue("sold", r"\b(?:sold|flogged)\b", _cats(_POS, _HOME, _PET, _JOB)),
@@ -140,7 +143,7 @@ CUES: tuple[Cue, ...] = (
     Cue("died", r"\b(?:died|passed away|passed on|put (?:down|to sleep)|crossed the rainbow bridge|"
         r"was killed|got killed|lost (?:our|my|his|her) (?:battle|fight))\b", _cats(_PET, _REL, ANY), ends_actor=True),
     Cue("rehomed", r"\bre-?hom(?:ed|ing)\b|\bfound (?:a |an )?(?:\w+ ){0,2}(?:home|homes) for\b"
-        r"|\bran away\b|\bwent missing\b", _cats(_PET)),
+        r"|\bran away\b|\bwent missing\b", _cats(_PET), object_after=True),
     Cue("lost", r"\blost\b(?! (?:weight|track|touch|interest in (?:it|the)|my (?:mind|temper|voice|keys|way)))",
         _cats(_PET, _JOB, _POS, _REL), strength=0.6),
     # -- jobs
@@ -177,7 +180,7 @@ CUES: tuple[Cue, ...] = (
         r"|\bdumped\b|\bout of the picture\b|\bsingle again\b|\bwalked out on (?:me|us|the kids|the family)\b"
         r"|\bleft (?:me|us) for\b", _cats(_REL, _MEM)),
     Cue("divorce", r"\b(?:post-)?divorc(?:e|ed|ing)\b", _cats(_REL), noun=True),
-    Cue("are done", r"\b(?:and (?:I|me)|we)(?: are|'re| were) (?:done|finished|over|through)\b"
+    Cue("are done", r"\b(?:and (?:I|me)|we)(?: are|'re| were) (?:done|finished|over|through)\b(?! with\b)"
         r"|\b(?:are|'re|were)(?:n't| not) together any ?more\b|\bno longer together\b",
         _cats(_REL)),
     # -- memberships and subscriptions
@@ -196,6 +199,11 @@ CUES: tuple[Cue, ...] = (
         r"|\bcut (?:" + _OBJ + r" )?out\b|\bfell off the (?:\w+ )?wagon\b|\b(?:now|been|stayed|getting) sober\b",
         _cats(_HAB, _MEM), strength=0.9),
     Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM), strength=0.6),
+    Cue("abstinent", r"\b(?:(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|"
+        r"a couple(?: of)?|several|many) )?(?:(?:whole|full|entire|straight|solid) )?(?:days?|weeks?|months?|years?|"
+        r"fortnight)(?: now)? (?:without|clean|sober|off (?:the|it)\b)"
+        r"|\b(?:smoke|alcohol|booze|drink|caffeine|sugar|meat)[- ]free (?:for|since)\b", _cats(_HAB, _MEM),
+        strength=0.9),
     Cue("haven't since", r"\b(?:haven't|have not|hasn't|has not) (?:had|done|been|touched|opened|smoked|played|"
         r"gone|drunk|used|seen)\b[^.;!?]{0,60}\b(?:since|in (?:years|ages|months|a long time))\b", _cats(_HAB, _MEM),
         negated=True, strength=0.8),
@@ -231,7 +239,7 @@ stepped stepping wound shut closed bust under jumped working employed work unemp
 break breakup split separated separation called dumped picture single divorce divorced divorcing cancel cancelled
 canceled cancelling canceling unsubscribed lapsed lapse left leaving dropped kicked out find up packed cut stopped
 fell sober since years ages moving stopped together final move relocation relocated relocating graduated
-transferred switched switching swapped changed
+transferred switched switching swapped changed without clean off free
 replaced upgraded instead mine ours hers theirs his wagon
 correction correct correcting fix clarify meant mean misspoke misremembered slip wrong muddled mixed messed bad
 mistake said typed told mentioned should wait sorry oops typo autocorrect auto actually not
@@ -342,6 +350,7 @@ OBJECT_CATEGORY_WORDS: dict[str, str] = {
 }
 """Object words that give a fact with an unknown predicate its category."""
 
+_ALCOHOL = frozenset("drinking alcohol booze beer wine lager cider whisky vodka gin".split())
 KIND_WORDS: dict[str, frozenset[str]] = {
     "car": CAR_MAKES | frozenset("hatchback saloon sedan estate suv hybrid".split()),
     "bike": frozenset("bicycle ebike e-bike roadbike".split()),
@@ -350,6 +359,11 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     "van": frozenset("campervan motorhome".split()),
     "phone": frozenset("iphone smartphone".split()),
     "laptop": frozenset("macbook notebook chromebook".split()),
+    "coffee": frozenset("espresso latte cappuccino americano macchiato mocha cortado".split()),
+    "cigarette": frozenset("smoking smoke smoker cig fag rollie".split()),
+    "alcohol": _ALCOHOL,
+    "booze": _ALCOHOL,
+    "drink": _ALCOHOL,
 }
 """A kind noun ("the car") and generic words (or car makes) that make an object of that kind; a fact whose
 object holds the kind noun itself (or ends with it: "campervan") is of that kind too. Used to resolve a
@@ -357,7 +371,7 @@ definite description ("the car's been sold"); models and names are never listed 
 
 GENERIC_WORDS = frozenset(
     "the a an my our his her their its of in at on for with and or to from by named called old new little big "
-    "small used second hand secondhand own local near nearby about around just like".split()
+    "small used second hand secondhand own local near nearby about around just like single whole".split()
 )
 """Object words that name nothing by themselves (never a name match)."""
 

@@ -34,6 +34,7 @@ from .targets import (
     gender_of,
     name_evidence,
     rescale_similarity,
+    separate_lists,
     target_score,
     with_sim,
 )
@@ -52,6 +53,9 @@ most this many states (it then decides among them alone); never to search all of
 _PRONOUNS = frozenset({"it", "her", "him", "them", "that", "this", "she", "he"})
 _DEFINITE = frozenset({"the", "my", "our", "his", "her", "their", "that"})
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
+_NOT_OBJECT = frozenset("in on at after before since for from with to by of about because and but so when while "
+                        "until as than or".split())
+"""Words that end the object right after a verb ("retired *on Friday after twenty years*": no object)."""
 _TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
 _FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
 
@@ -188,7 +192,9 @@ def _destination(msg: _Message, hit: CueHit) -> tuple[int, int]:
     """The span of a cue's clause naming the *new* state ("moved *to Lyon*", "swapped it *for a Tesla*")."""
     clause = msg.sentences[hit.sentence].clauses[hit.clause]
     first = msg.text.find(" ", hit.start, hit.end)  # after the cue's first word: "switched to X", "gave it to X"
-    m = _TO.search(msg.text, first if first > 0 else hit.end, clause.end)
+    if hit.cue.object_after or first < 0:  # "said goodbye *to* the van": what follows is what ended
+        first = hit.end
+    m = _TO.search(msg.text, first, clause.end)
     if m is None:
         return (0, 0)
     back = _FROM.search(msg.text, m.end(), clause.end) if hit.cue.kind == "change" else None  # "to X from Y"
@@ -204,9 +210,9 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
                    clause.start <= w.start < clause.end]
     refs: dict[str, float] = {}
     skip = (hit.start, hit.end) if hit.cue.name in _IDIOMS else (0, 0)
+    subject = _subject_pronoun(clause_words, hit) if actor.kind == "pronoun" and actor.name == "it" else None
     for i, w in enumerate(clause_words):
-        if (w.low in _PRONOUNS and w.start >= hit.start and not skip[0] <= w.start < skip[1]) or \
-                (w.low in ("it", "that", "this") and actor.kind == "pronoun" and actor.name == "it" and i == 0):
+        if (w.low in _PRONOUNS and w.start >= hit.start and not skip[0] <= w.start < skip[1]) or w is subject:
             for info in _antecedents(msg, w.start):
                 refs[info.fact.id] = 1.0
         if w.low in _DEFINITE and i + 1 < len(clause_words):
@@ -231,7 +237,7 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
                     refs[info.fact.id] = 1.0
     cue = hit.cue
     states = {i.state for i in scope if category_fit(i.category, cue.categories) == 1.0}
-    if not _may_be_the_only_one(msg, hit, actor, clause_words):
+    if not _may_be_the_only_one(hit, actor, clause_words, scope):
         states = set()
     out: dict[str, Evidence] = {}
     for info in scope:
@@ -239,6 +245,13 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
                       ref=refs.get(info.fact.id, 0.0), unique=1.0 if states == {info.state} else 0.0)
         out[info.fact.id] = Evidence(name_clause=ev.name_clause) if cue.needs_name else ev
     return out
+
+
+def _subject_pronoun(clause_words: list[Word], hit: CueHit) -> Word | None:
+    """The "it" / "that" / "this" (also "it's", "that's") that is the subject of the cue: the last one before it
+    in its clause ("She's fine but *it's* being written off", "So *that's* over")."""
+    before = [w for w in clause_words if w.start < hit.start and w.low.split("'")[0] in ("it", "that", "this")]
+    return before[-1] if before else None
 
 
 def _actor_person(actor: Actor, scope: list[FactInfo]) -> str:
@@ -250,12 +263,13 @@ def _actor_person(actor: Actor, scope: list[FactInfo]) -> str:
     return ""
 
 
-def _may_be_the_only_one(msg: _Message, hit: CueHit, actor: Actor, clause_words: list[Word]) -> bool:
+def _may_be_the_only_one(hit: CueHit, actor: Actor, clause_words: list[Word], scope: list[FactInfo]) -> bool:
     """Whether "the only state of the cue's categories" can count as evidence for this cue.
 
     Never for a cue that can end anything, a change to something else across categories, a thing (a
     thing is named) or someone unknown; and for a verb of several categories only when it names no
-    object of its own ("I quit", not "I cancelled the dentist": that is about the dentist).
+    object of its own ("I quit", not "I cancelled the dentist": that is about the dentist). A word that
+    names or is a kind of a candidate is not an object of its own ("gave up coffee" for the espressos).
     """
     cue = hit.cue
     if ANY in cue.categories or actor.kind in ("thing", "indefinite") or (
@@ -265,9 +279,14 @@ def _may_be_the_only_one(msg: _Message, hit: CueHit, actor: Actor, clause_words:
         return True
     if cue.kind == "change":
         return False
-    after = [w for w in clause_words if w.start >= hit.end and w.low not in STOPWORDS and w.low not in _PRONOUNS
-             and not w.low.isdigit()]
-    return not after
+    after = []
+    for w in (w for w in clause_words if w.start >= hit.end):
+        if w.low in _NOT_OBJECT:  # the object is what comes before the first preposition or conjunction
+            break
+        if w.low not in STOPWORDS and w.low not in _PRONOUNS and not w.low.isdigit() and not w.low.endswith("ly"):
+            after.append(w)
+    endable = [i for i in scope if category_fit(i.category, cue.categories) > 0]
+    return all(any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable) for w in after)
 
 
 def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],
@@ -368,7 +387,7 @@ def plan_changes(
     dated = {fact_info(f).category for f in facts if f.provenance and f.provenance[0] == episode_id
              and f.valid_to is not None and f.valid_to <= at}
     open_now = [f for f in own if f.valid_from <= at and (f.valid_to is None or f.valid_to > at)]
-    msg = _Message(norm, sentences, words(norm), [fact_info(f) for f in open_now], _known(facts))
+    msg = _Message(norm, sentences, words(norm), separate_lists([fact_info(f) for f in open_now]), _known(facts))
     correctable = [fact_info(f) for f in own if f.valid_from < at and (f.valid_to is None or f.valid_to >= at)]
     if not find_corrections_cues(norm, sentences):
         correctable = []

@@ -1,0 +1,139 @@
+"""Precision of the change planner (issue #38): what a cue must end, and what it must leave alone.
+
+Each mechanism has cases that must fire and cases that must not. The wording is our own, varied on
+purpose (other subjects, other objects, other word orders) so that a rule written to one sentence shape
+fails here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from nova_memory_integrations.changes import plan_changes
+from nova_memory_integrations.changes.segments import words
+from nova_memory_integrations.changes.targets import KIND_EVIDENCE, fact_info, name_evidence, separate_lists
+from nova_memory_integrations.types import Fact
+
+T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
+AT = T0 + timedelta(days=45)
+
+
+def _facts(*rows: tuple[str, str, str, str]) -> list[Fact]:
+    """``(subject, predicate, object, episode)`` rows: rows of one episode were stated together."""
+    return [Fact(id=f"f{i}", lineage_id=f"f{i}", user_id="u", subject=s, predicate=p, object=o, confidence=0.8,
+                 valid_from=T0, ingested_at=T0, provenance=(e,)) for i, (s, p, o, e) in enumerate(rows)]
+
+
+def _ended(text: str, facts: list[Fact]) -> set[str]:
+    plan = plan_changes(text, at=AT, episode_id="now", facts=facts)
+    return {e.fact.object for e in plan.endings}
+
+
+# -- a list stated in one breath is several states, not one ----------------------------------------------
+
+STREAMING = _facts(("user", "subscribes_to", "Hulu", "e1"), ("user", "subscribes_to", "Max", "e1"),
+                   ("user", "subscribes_to", "Peacock", "e1"))
+CATS = _facts(("user", "has_pet", "cat named Salt", "e1"), ("user", "has_pet", "cat named Pepper", "e1"))
+JOB = _facts(("user", "works_at", "Halfords", "e1"), ("user", "job_title", "fitter", "e1"))
+
+
+@pytest.mark.parametrize(("text", "facts", "ended"), [
+    ("Let Peacock lapse this week, nothing on it I watch.", STREAMING, {"Peacock"}),
+    ("Sad day: Salt was put to sleep this morning, she was 17.", CATS, {"cat named Salt"}),
+    ("Pepper ran away in the storm and never came back.", CATS, {"cat named Pepper"}),
+])
+def test_ending_one_item_of_a_list_leaves_the_other_items(text: str, facts: list[Fact], ended: set[str]) -> None:
+    assert _ended(text, facts) == ended
+
+
+def test_facts_of_one_job_stated_together_still_end_together() -> None:
+    assert _ended("Retired on Friday after twenty years of it.", JOB) == {"Halfords", "fitter"}
+
+
+def test_separate_lists_only_splits_one_predicate_with_several_values() -> None:
+    infos = separate_lists([fact_info(f) for f in [*STREAMING, *JOB]])
+    assert len({i.state for i in infos[:3]}) == 3
+    assert infos[3].state == infos[4].state
+
+
+# -- a preposition that ends the cue introduces what ended, not the new state ----------------------------
+
+VEHICLES = _facts(("user", "owns", "VW campervan", "e1"), ("user", "owns", "Honda Jazz", "e2"))
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("Bid farewell to the campervan on Sunday, a young couple from Hull have it now.", {"VW campervan"}),
+    ("We're done with the Jazz: clutch went again and that was that.", {"Honda Jazz"}),
+])
+def test_what_follows_a_cue_ending_in_a_preposition_is_what_ended(text: str, ended: set[str]) -> None:
+    assert _ended(text, VEHICLES) == ended
+
+
+def test_a_found_home_for_the_pet_ends_the_pet() -> None:
+    facts = _facts(("user", "has_pet", "rabbit named Thumper", "e1"))
+    assert _ended("We found a lovely new home for Thumper with a family who have a big garden.", facts) == \
+        {"rabbit named Thumper"}
+
+
+def test_saying_goodbye_to_a_person_ends_nothing() -> None:
+    facts = _facts(("user", "sister_name", "Orla", "e1"), ("orla", "sibling_of", "user", "e1"),
+                   ("user", "owns", "Honda Jazz", "e2"))
+    assert _ended("Said goodbye to Orla at the airport, she flies back to Perth tonight.", facts) == set()
+
+
+# -- "it" / "that" as the subject of a cue refers back ---------------------------------------------------
+
+def test_that_as_the_subject_of_a_cue_means_the_thing_named_before() -> None:
+    facts = _facts(("user", "hobby", "climbing", "e1"), ("user", "owns", "Honda Jazz", "e2"))
+    text = "The surgeon was blunt about my shoulder and climbing. So that's over for me. Gutted."
+    assert _ended(text, facts) == {"climbing"}
+
+
+def test_it_after_another_subject_in_the_clause_still_refers_back() -> None:
+    facts = _facts(("user", "owns", "Brompton", "e1"), ("user", "owns", "Honda Jazz", "e2"))
+    text = "A bus clipped the Brompton on Tuesday. I'm okay but it's a total write-off."
+    assert _ended(text, facts) == {"Brompton"}
+
+
+def test_that_with_nothing_named_before_ends_nothing() -> None:
+    facts = _facts(("user", "hobby", "climbing", "e1"))
+    assert _ended("The heatwave finally broke last night, so that's over.", facts) == set()
+
+
+# -- a kind noun names what it is a kind of ---------------------------------------------------------------
+
+def test_a_kind_noun_is_weaker_than_a_name() -> None:
+    info = fact_info(_facts(("user", "habit", "three lattes a day", "e1"))[0])
+    assert name_evidence(info, words("coffee")) == KIND_EVIDENCE
+    assert name_evidence(info, words("tea")) == 0.0
+
+
+@pytest.mark.parametrize(("text", "facts", "ended"), [
+    ("Gave up coffee in March, the jitters were awful.", _facts(("user", "habit", "three lattes a day", "e1")),
+     {"three lattes a day"}),
+    ("Kicked the habit: no cigarettes since my birthday and I'm counting.",
+     _facts(("user", "habit", "smoking", "e1")), {"smoking"}),
+    # the object names something else: not the user's only habit
+    ("Gave up sugar for Lent, which is harder than it sounds.", _facts(("user", "habit", "three lattes a day", "e1")),
+     set()),
+])
+def test_a_kind_noun_with_the_only_state_of_its_category(text: str, facts: list[Fact], ended: set[str]) -> None:
+    assert _ended(text, facts) == ended
+
+
+# -- abstinence: "N weeks without", "a month clean" -------------------------------------------------------
+
+DRINKING = _facts(("user", "habit", "drinking", "e1"), ("user", "owns", "Honda Jazz", "e2"))
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("Ten weeks sober as of today, proudest thing I've done.", {"drinking"}),
+    ("A whole month without booze and I'm sleeping like a baby.", {"drinking"}),
+    ("Five days without wifi at the cottage, it was bliss.", set()),  # an object of its own
+    ("I couldn't go a week without a drink back then.", set()),  # denied, and a memory
+    ("Could I manage two months without it, do you think?", set()),  # a question
+])
+def test_a_stretch_of_abstinence_ends_the_habit(text: str, ended: set[str]) -> None:
+    assert _ended(text, DRINKING) == ended
