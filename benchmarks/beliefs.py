@@ -25,8 +25,8 @@ import argparse
 import sys
 import tempfile
 import time
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -36,9 +36,9 @@ from _belief_seed import seed_first_state  # noqa: E402
 from _common import emit, log  # noqa: E402
 from belief_scoring import (  # noqa: E402
     CHANGE_KINDS,
-    Outcome,
     TEST_PATH,
     TUNING_PATH,
+    Outcome,
     _date,
     describe,
     load_scenarios,

@@ -36,6 +36,7 @@ __all__ = [
     "PREDICATE_SUFFIX_CATEGORIES",
     "RELATIONS",
     "REMINISCENCE_MARKERS",
+    "SAME_NOUNS",
     "REPORTING_VERBS",
     "ROLE_PREDICATES",
     "STOPWORDS",
@@ -368,6 +369,14 @@ KIND_WORDS: dict[str, frozenset[str]] = {
 """A kind noun ("the car") and generic words (or car makes) that make an object of that kind; a fact whose
 object holds the kind noun itself (or ends with it: "campervan") is of that kind too. Used to resolve a
 definite description ("the car's been sold"); models and names are never listed here."""
+
+SAME_NOUNS: tuple[frozenset[str], ...] = (
+    frozenset("kid kids child children little_one son daughter".split()),
+    frozenset("grandkid grandkids grandchild grandchildren".split()),
+    frozenset("sibling siblings brother sister".split()),
+    frozenset("pet pets animal animals".split()),
+)
+"""Nouns that count the same thing ("two kids" corrects "has_children 3"); stems as :func:`~.targets._stem`."""
 
 GENERIC_WORDS = frozenset(
     "the a an my our his her their its of in at on for with and or to from by named called old new little big "

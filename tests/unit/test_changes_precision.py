@@ -137,3 +137,48 @@ DRINKING = _facts(("user", "habit", "drinking", "e1"), ("user", "owns", "Honda J
 ])
 def test_a_stretch_of_abstinence_ends_the_habit(text: str, ended: set[str]) -> None:
     assert _ended(text, DRINKING) == ended
+
+
+# -- corrections of a count or a kind -------------------------------------------------------------------
+
+COUNTS = _facts(("user", "has_children", "3", "e1"), ("user", "age", "34", "e2"),
+                ("user", "has_pet", "labrador named Bramble", "e3"), ("user", "keeps", "five hens", "e4"),
+                ("nan", "age", "87", "e5"))
+
+
+def _corrected(text: str, facts: list[Fact] = COUNTS) -> set[tuple[str, str]]:
+    plan = plan_changes(text, at=AT, episode_id="now", facts=facts)
+    return {(c.fact.fact.object, c.new_object) for c in plan.corrections}
+
+
+@pytest.mark.parametrize(("text", "corrected"), [
+    ("Oops, I have 2 children not 3, the other one is a neighbour's kid.", {("3", "2")}),
+    ("I said three kids before but it's two, my mistake.", {("3", "2")}),
+    ("Correction: it's not five hens, it's six.", {("five hens", "six hens")}),
+    ("Sorry, she's actually 88, not 87", {("87", "88")}),
+    ("Correction: I'm 43, not 34.", {("34", "43")}),
+])
+def test_a_count_is_corrected_in_the_form_it_was_stored(text: str, corrected: set[tuple[str, str]]) -> None:
+    assert _corrected(text) == corrected
+
+
+@pytest.mark.parametrize("text", [
+    "Correction: the meeting is at two, not three.",  # a time, not a count of anything held
+    "Oops, we've got 2 dogs not 3.",  # counts something the store does not count
+    "My bad, I meant the 3 o'clock train.",  # a number with no count held of that noun
+])
+def test_a_number_that_counts_nothing_held_corrects_nothing(text: str) -> None:
+    assert _corrected(text) == set()
+
+
+@pytest.mark.parametrize(("text", "corrected"), [
+    ("Wait no, Bramble is a cocker spaniel not a labrador.", {("labrador named Bramble", "cocker spaniel named Bramble")}),
+    ("Actually he's a spaniel, not a lab.", {("labrador named Bramble", "spaniel named Bramble")}),  # a clipped word
+])
+def test_a_kind_is_corrected_keeping_the_rest_of_the_value(text: str, corrected: set[tuple[str, str]]) -> None:
+    assert _corrected(text) == corrected
+
+
+def test_a_clipped_word_that_begins_two_values_corrects_neither() -> None:
+    facts = _facts(("user", "has_pet", "labrador named Bramble", "e1"), ("user", "works_at", "Labcorp", "e2"))
+    assert _corrected("Actually it's a spaniel, not a lab.", facts) == set()
