@@ -35,6 +35,8 @@ from .lexicon import (
     RELATIONS,
     REMINISCENCE_MARKERS,
     REPORTING_VERBS,
+    TIME_AHEAD,
+    TIME_PAST,
 )
 from .segments import Clause, Sentence, words
 from .segments import asks as _asks
@@ -45,6 +47,8 @@ _I = re.IGNORECASE
 _MODAL = re.compile("|".join(MODAL_MARKERS), _I)
 _FUTURE = re.compile("|".join(FUTURE_MARKERS), _I)
 _REMINISCENCE = re.compile("|".join(REMINISCENCE_MARKERS), _I)
+_AHEAD = re.compile(TIME_AHEAD, _I)
+_PAST = re.compile(TIME_PAST, _I)
 _REPORTED = re.compile(r"(?P<who>[\w']+)\s+(?:\w+\s+)?" + REPORTING_VERBS, _I)
 _NOT_YET = re.compile(r"\bnot (?:yet|doing it yet|decided)\b", _I)
 _CONDITIONAL_CLAUSE = re.compile(r"^\W*(?:if|unless|whether|in case|what if|suppose)\b", _I)
@@ -230,6 +234,10 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         return Verdict("future", "announced for later", actor)
     if plan := _FUTURE.search(clause.text):
         return Verdict("future", f"a plan ({plan.group(0)!r})", actor)
-    if text[hit.start:hit.end].lower().split()[0].endswith("ing") and _PROGRESSIVE.search(prefix):
+    gerund = text[hit.start:hit.end].lower().split()[0].endswith("ing")
+    if gerund and _PROGRESSIVE.search(prefix):
         return Verdict("future", "in progress or planned, not done", actor)
+    if gerund and not prefix[_LEAD.match(prefix).end():].strip() and (ahead := _AHEAD.search(clause.text)) \
+            and not _PAST.search(clause.text):  # type: ignore[union-attr]  # "Leaving the band after Christmas"
+        return Verdict("future", f"a gerund with a time ahead ({ahead.group(0).strip()!r})", actor)
     return Verdict(None, "", actor)

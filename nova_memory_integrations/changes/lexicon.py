@@ -40,6 +40,8 @@ __all__ = [
     "REPORTING_VERBS",
     "ROLE_PREDICATES",
     "STOPWORDS",
+    "TIME_AHEAD",
+    "TIME_PAST",
     "Cue",
     "CorrectionCue",
     "Relation",
@@ -427,8 +429,17 @@ FUTURE_MARKERS: tuple[str, ...] = (
     r"july|august|september|october|november|december)\b", r"\bfrom next\b", r"\bby the end of (?:the|this|next)\b",
     r"\bin (?:the )?new year\b", r"\bstarting (?:on|in|next)\b", r"\b(?:weeks?|days?|months?) and I'm\b",
     r"\b(?:is|'s|will be) (?:on )?(?:this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow)\b",
+    r"\b(?:is|'s|are|'re|will be) (?:on |at |in )?(?:the )?(?:\d{1,2}(?:st|nd|rd|th)|end of|start of|middle of)\b",
 )
 """Words that put a clause in the future: a plan, never a change now."""
+
+TIME_AHEAD = (r"\b(?:on |this |by |until |after |before |at |in )?(?:(?:the )?\d{1,2}(?:st|nd|rd|th)\b|"
+              r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|christmas|easter|new year|"
+              r"january|february|march|april|june|july|august|september|october|november|december|spring|"
+              r"summer|autumn|winter)\b|(?:the )?end of (?:the )?(?:week|month|year|term|season))")
+"""A time a gerund's clause may name ahead of it ("Leaving the band *after Christmas*", "Moving out *on Saturday*")."""
+TIME_PAST = r"\b(?:last|ago|yesterday|earlier|this morning|already|just|was|were|had)\b"
+"""Words that put a gerund's clause in the past ("Moving out *last* weekend was chaos")."""
 
 REMINISCENCE_MARKERS: tuple[str, ...] = (
     r"\bmy (?:first|previous|last|old) (?:car|job|bike|flat|house|dog|cat|boyfriend|girlfriend|husband|wife|"

@@ -182,3 +182,27 @@ def test_a_kind_is_corrected_keeping_the_rest_of_the_value(text: str, corrected:
 def test_a_clipped_word_that_begins_two_values_corrects_neither() -> None:
     facts = _facts(("user", "has_pet", "labrador named Bramble", "e1"), ("user", "works_at", "Labcorp", "e2"))
     assert _corrected("Actually it's a spaniel, not a lab.", facts) == set()
+
+
+# -- an ending ahead changes nothing now ------------------------------------------------------------------
+
+WORK = _facts(("user", "works_at", "Wickes", "e1"), ("user", "lives_in", "Derby", "e2"), ("user", "owns", "Vespa", "e3"))
+
+
+@pytest.mark.parametrize("text", [
+    "Leaving Wickes after Christmas, it's all signed off.",  # a gerund with a time ahead
+    "Moving out of Derby on Saturday, the van's booked.",
+    "My final shift at Wickes is the 21st.",  # a copula with a date
+    "My last day at Wickes is at the end of the month.",
+])
+def test_an_ending_dated_ahead_ends_nothing_now(text: str) -> None:
+    assert _ended(text, WORK) == set()
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("Leaving Wickes was the best decision I made all year.", {"Wickes"}),  # a gerund as a subject: done
+    ("Moving out of Derby last weekend nearly broke me.", {"Derby"}),  # the time named is behind
+    ("Left Wickes on Friday and slept all weekend.", {"Wickes"}),  # past tense with a weekday
+])
+def test_a_gerund_or_a_weekday_behind_is_still_an_ending(text: str, ended: set[str]) -> None:
+    assert _ended(text, WORK) == ended
