@@ -237,7 +237,9 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
     gerund = text[hit.start:hit.end].lower().split()[0].endswith("ing")
     if gerund and _PROGRESSIVE.search(prefix):
         return Verdict("future", "in progress or planned, not done", actor)
-    if gerund and not prefix[_LEAD.match(prefix).end():].strip() and (ahead := _AHEAD.search(clause.text)) \
-            and not _PAST.search(clause.text):  # type: ignore[union-attr]  # "Leaving the band after Christmas"
+    lead = _LEAD.match(prefix)  # always matches (every part is optional)
+    opens = not prefix[lead.end() if lead else 0:].strip()
+    if gerund and opens and (ahead := _AHEAD.search(clause.text)) and not _PAST.search(clause.text):
+        # "Leaving the band after Christmas": a plan
         return Verdict("future", f"a gerund with a time ahead ({ahead.group(0).strip()!r})", actor)
     return Verdict(None, "", actor)
