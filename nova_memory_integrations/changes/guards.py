@@ -10,6 +10,7 @@ blocks it, if any, and the clause's *actor* (who or what the news is about). Gua
 * ``negation``: the cue is denied ("I didn't sell it"), unless it carries its own negation
   ("no longer", "didn't renew");
 * ``modality``: a possibility, wish, plan or doubt ("might", "if", "thinking about", "talk me out of");
+* ``temporary``: a pause, not an end ("the pool's closed *for the summer*", "*back in September*");
 * ``future``: the change is ahead ("I'm moving to Berlin in June", "handed in my notice", "next spring"):
   never a change now.
 
@@ -35,6 +36,7 @@ from .lexicon import (
     RELATIONS,
     REMINISCENCE_MARKERS,
     REPORTING_VERBS,
+    TEMPORARY_MARKERS,
     TIME_AHEAD,
     TIME_PAST,
 )
@@ -48,6 +50,7 @@ _MODAL = re.compile("|".join(MODAL_MARKERS), _I)
 _FUTURE = re.compile("|".join(FUTURE_MARKERS), _I)
 _REMINISCENCE = re.compile("|".join(REMINISCENCE_MARKERS), _I)
 _AHEAD = re.compile(TIME_AHEAD, _I)
+_TEMPORARY = re.compile("|".join(TEMPORARY_MARKERS), _I)
 _PAST = re.compile(TIME_PAST, _I)
 _REPORTED = re.compile(r"(?P<who>[\w']+)\s+(?:\w+\s+)?" + REPORTING_VERBS, _I)
 _NOT_YET = re.compile(r"\bnot (?:yet|doing it yet|decided)\b", _I)
@@ -70,7 +73,7 @@ _THEY = re.compile(r"^they(?:'ve|'re|'d)?\b", _I)
 _IT = re.compile(r"^(?:it|that|this)(?:'s)?\b", _I)
 _INDEFINITE = re.compile(r"^(?:someone|somebody|some\s+\w+|an?\s+(?:[\w-]+\s+){0,2}(?P<head>[\w-]+))", _I)
 _THE = re.compile(r"^(?:the|this|that)\s+(?P<np>[\w&+-]+(?:\s+[\w&+-]+){0,3}?)(?='s\b|\s+(?:is|are|was|were|has|"
-                  r"have|had|got|went|'s|been|just|finally)\b|$)", _I)
+                  r"have|had|got|went|'s|been|just|finally)\b|\s*$)", _I)
 _NAME = re.compile(r"^(?P<name>[A-Za-zÀ-ÿ][\w&+-]*(?:\s+[A-Z][\w&+-]*){0,2})(?P<pos>'s?\s+(?P<next>[\w-]+))?")
 _CONTRACTED = frozenset(
     "been gone got just officially moved left quit done finished dropped transferred a an the not no still now in "
@@ -230,6 +233,8 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         return Verdict("modality", f"a possibility, not a fact ({maybe.group(0)!r})", actor)
     if _CONDITIONAL_CLAUSE.match(earlier):
         return Verdict("modality", "under a condition", actor)
+    if not cue.negated and (pause := _TEMPORARY.search(sentence.text)):  # "haven't smoked for a while": over
+        return Verdict("temporary", f"a pause, not an end ({pause.group(0)!r})", actor)
     if cue.kind == "announce":
         return Verdict("future", "announced for later", actor)
     if plan := _FUTURE.search(clause.text):

@@ -40,6 +40,7 @@ __all__ = [
     "REPORTING_VERBS",
     "ROLE_PREDICATES",
     "STOPWORDS",
+    "TEMPORARY_MARKERS",
     "TIME_AHEAD",
     "TIME_PAST",
     "Cue",
@@ -204,7 +205,7 @@ CUES: tuple[Cue, ...] = (
     Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM), strength=0.6),
     Cue("abstinent", r"\b(?:(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|"
         r"a couple(?: of)?|several|many) )?(?:(?:whole|full|entire|straight|solid) )?(?:days?|weeks?|months?|years?|"
-        r"fortnight)(?: now)? (?:without|clean|sober|off (?:the|it)\b)"
+        r"fortnight)(?: now)? (?:without|clean|sober|\w+-free|off (?:the|it)\b)"
         r"|\b(?:smoke|alcohol|booze|drink|caffeine|sugar|meat)[- ]free (?:for|since)\b", _cats(_HAB, _MEM),
         strength=0.9),
     Cue("haven't since", r"\b(?:haven't|have not|hasn't|has not) (?:had|done|been|touched|opened|smoked|played|"
@@ -440,6 +441,19 @@ TIME_AHEAD = (r"\b(?:on |this |by |until |after |before |at |in )?(?:(?:the )?\d
 """A time a gerund's clause may name ahead of it ("Leaving the band *after Christmas*", "Moving out *on Saturday*")."""
 TIME_PAST = r"\b(?:last|ago|yesterday|earlier|this morning|already|just|was|were|had)\b"
 """Words that put a gerund's clause in the past ("Moving out *last* weekend was chaos")."""
+
+_WHEN = (r"(?:the )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|week|month|year|term|"
+         r"season|january|february|march|april|may|june|july|august|september|october|november|december|spring|"
+         r"summer|autumn|winter|new year|holidays)")
+TEMPORARY_MARKERS: tuple[str, ...] = (
+    r"\bfor the (?:summer|winter|holidays?|season|week|weekend|month|break|time being)\b",
+    r"\b(?:be back|resumes?|restarts?|reopens?|starts? (?:up )?again|returns?) (?:in|on|next|after|from|by) " + _WHEN
+    + r"\b",
+    r"\bback (?:next|after|from|by) " + _WHEN + r"\b",
+    r"\bon (?:a )?(?:break|hiatus|pause)\b", r"\btemporar(?:y|ily)\b", r"\bfor a (?:while|bit)\b",
+)
+"""Words of a pause, not an end ("the course is over *for the summer*", "closed, *reopens in September*"); not
+"back in May", which says when, earlier."""
 
 REMINISCENCE_MARKERS: tuple[str, ...] = (
     r"\bmy (?:first|previous|last|old) (?:car|job|bike|flat|house|dog|cat|boyfriend|girlfriend|husband|wife|"

@@ -53,8 +53,15 @@ most this many states (it then decides among them alone); never to search all of
 _PRONOUNS = frozenset({"it", "her", "him", "them", "that", "this", "she", "he"})
 _DEFINITE = frozenset({"the", "my", "our", "his", "her", "their", "that"})
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
+_PASSIVE = frozenset("is was were been being be got gets get getting has had have it's".split())
+"""Words between a thing and its cue that make the thing what the cue happened to."""
+_NEXT_WORD = re.compile(r" ([A-Za-z][\w'-]*)")
+_AUX = frozenset("is was were has had have will would did does do got one".split())
+"""After "this" / "that", the words that leave it a pronoun ("that was sad", "this one")."""
+_BREAK = re.compile(r"[,;:.!?()—–-]")
 _NOT_OBJECT = frozenset("in on at after before since for from with to by of about because and but so when while "
-                        "until as than or".split())
+                        "until as than or over up down off out through across around during into onto within "
+                        "without like via per near behind along past till".split())
 """Words that end the object right after a verb ("retired *on Friday after twenty years*": no object)."""
 _TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
 _FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
@@ -208,11 +215,17 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
     clause_words = [w for w in msg.words if clause.start <= w.start < clause.end and not dest[0] <= w.start < dest[1]]
     other_words = [w for w in msg.words if sentence.start <= w.start < sentence.end and not
                    clause.start <= w.start < clause.end]
+    if _about_something_else(msg.text, hit, clause_words, scope):
+        return {i.fact.id: Evidence() for i in scope}
+    if _agent(msg.text, actor, hit, clause_words):  # "The club cancelled training": the club acts, training ended
+        clause_words = [w for w in clause_words if w.start >= hit.start or w.low.removesuffix("'s") not in
+                        actor.name.split()]
     refs: dict[str, float] = {}
     skip = (hit.start, hit.end) if hit.cue.name in _IDIOMS else (0, 0)
     subject = _subject_pronoun(clause_words, hit) if actor.kind == "pronoun" and actor.name == "it" else None
     for i, w in enumerate(clause_words):
-        if (w.low in _PRONOUNS and w.start >= hit.start and not skip[0] <= w.start < skip[1]) or w is subject:
+        if (w.low in _PRONOUNS and w.start >= hit.start and not skip[0] <= w.start < skip[1]
+                and not _determiner(msg.text, w)) or w is subject:
             for info in _antecedents(msg, w.start):
                 refs[info.fact.id] = 1.0
         if w.low in _DEFINITE and i + 1 < len(clause_words):
@@ -237,7 +250,7 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
                     refs[info.fact.id] = 1.0
     cue = hit.cue
     states = {i.state for i in scope if category_fit(i.category, cue.categories) == 1.0}
-    if not _may_be_the_only_one(hit, actor, clause_words, scope):
+    if not _may_be_the_only_one(msg.text, hit, actor, clause_words, scope):
         states = set()
     out: dict[str, Evidence] = {}
     for info in scope:
@@ -245,6 +258,14 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
                       ref=refs.get(info.fact.id, 0.0), unique=1.0 if states == {info.state} else 0.0)
         out[info.fact.id] = Evidence(name_clause=ev.name_clause) if cue.needs_name else ev
     return out
+
+
+def _determiner(text: str, w: Word) -> bool:
+    """Whether "this" / "that" at ``w`` goes with the noun after it ("*this* week", "*that* job"): no pronoun."""
+    if w.low not in ("this", "that"):
+        return False
+    nxt = _NEXT_WORD.match(text, w.end)
+    return nxt is not None and nxt.group(1).lower() not in _AUX
 
 
 def _subject_pronoun(clause_words: list[Word], hit: CueHit) -> Word | None:
@@ -263,7 +284,8 @@ def _actor_person(actor: Actor, scope: list[FactInfo]) -> str:
     return ""
 
 
-def _may_be_the_only_one(hit: CueHit, actor: Actor, clause_words: list[Word], scope: list[FactInfo]) -> bool:
+def _may_be_the_only_one(text: str, hit: CueHit, actor: Actor, clause_words: list[Word],
+                         scope: list[FactInfo]) -> bool:
     """Whether "the only state of the cue's categories" can count as evidence for this cue.
 
     Never for a cue that can end anything, a change to something else across categories, a thing (a
@@ -279,14 +301,43 @@ def _may_be_the_only_one(hit: CueHit, actor: Actor, clause_words: list[Word], sc
         return True
     if cue.kind == "change":
         return False
-    after = []
-    for w in (w for w in clause_words if w.start >= hit.end):
-        if w.low in _NOT_OBJECT:  # the object is what comes before the first preposition or conjunction
-            break
-        if w.low not in STOPWORDS and w.low not in _PRONOUNS and not w.low.isdigit() and not w.low.endswith("ly"):
-            after.append(w)
+    after = _object_words(text, hit, clause_words)
     endable = [i for i in scope if category_fit(i.category, cue.categories) > 0]
     return all(any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable) for w in after)
+
+
+def _object_words(text: str, hit: CueHit, clause_words: list[Word]) -> list[Word]:
+    """The content words of the cue's own object: after it, up to the first preposition or conjunction
+    ("cancelled *the dentist* on Monday"; "retired on Friday": none)."""
+    out = []
+    end = hit.end
+    for w in (w for w in clause_words if w.start >= hit.end):
+        if w.low in _NOT_OBJECT or _BREAK.search(text, end, w.start):  # "lapse this week, nothing on it": ends
+            break
+        end = w.end
+        if w.low not in STOPWORDS and w.low not in _PRONOUNS and not w.low.isdigit() and not w.low.endswith("ly"):
+            out.append(w)
+    return out
+
+
+def _about_something_else(text: str, hit: CueHit, clause_words: list[Word], scope: list[FactInfo]) -> bool:
+    """Whether the cue's own object is something the user's facts do not hold, and nothing after the cue names
+    one: "took the Raleigh to the tip and sold *that lawnmower*" is about the lawnmower, not the Raleigh."""
+    if hit.cue.noun or not _object_words(text, hit, clause_words):
+        return False
+    after = [w for w in clause_words if w.start >= hit.start]  # "let *Peacock* lapse": inside the cue too
+    endable = [i for i in scope if category_fit(i.category, hit.cue.categories) > 0]
+    return not any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable for w in after)
+
+
+def _agent(text: str, actor: Actor, hit: CueHit, clause_words: list[Word]) -> bool:
+    """Whether a thing is the *agent* of the cue, not what ended: the active subject of a verb with an object
+    of its own ("Netflix cancelled my favourite show", "the club cancelled training"). A passive or
+    intransitive cue ends its subject ("the Octavia got written off", "the café closed down")."""
+    if actor.kind != "thing" or actor.owner or not _object_words(text, hit, clause_words):
+        return False
+    between = {w.low for w in clause_words if w.start < hit.start}
+    return between.isdisjoint(_PASSIVE)
 
 
 def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],

@@ -206,3 +206,29 @@ def test_an_ending_dated_ahead_ends_nothing_now(text: str) -> None:
 ])
 def test_a_gerund_or_a_weekday_behind_is_still_an_ending(text: str, ended: set[str]) -> None:
     assert _ended(text, WORK) == ended
+
+
+# -- a thing that acts is not what ended; "this week" is no pronoun; a pause is no end --------------------
+
+CLUB = _facts(("user", "member_of", "Otley Cycling Club", "e1"), ("user", "subscribes_to", "Now TV", "e2"),
+              ("user", "habit", "smoking", "e3"), ("user", "owns", "Raleigh bike", "e4"))
+
+
+@pytest.mark.parametrize("text", [
+    "The club cancelled Sunday's ride because of the ice.",  # the club acts; the ride ended
+    "Now TV dropped my favourite series, annoying.",
+    "Rode the Raleigh to the tip and sold that lawnmower this week.",  # "that", "this": determiners
+    "The club is done for the winter, rides start again in March.",  # a pause
+    "I've stopped smoking for the time being, doctor's orders while I'm on these meds.",
+])
+def test_what_is_not_the_end_of_a_held_state(text: str) -> None:
+    assert _ended(text, CLUB) == set()
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("The Raleigh got nicked from outside the station.", {"Raleigh bike"}),  # passive: the thing is what ended
+    ("Otley Cycling Club has shut down for good, the lease ran out.", {"Otley Cycling Club"}),  # intransitive
+    ("Haven't smoked for a while now, not since new year.", {"smoking"}),  # abstinence is no pause
+])
+def test_a_thing_that_undergoes_the_cue_still_ends(text: str, ended: set[str]) -> None:
+    assert _ended(text, CLUB) == ended
