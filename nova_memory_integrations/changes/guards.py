@@ -32,6 +32,7 @@ from .lexicon import (
     FUTURE_MARKERS,
     INDEFINITE_ACTORS,
     MODAL_MARKERS,
+    NEAR_MISS,
     NEGATORS,
     RELATIONS,
     REMINISCENCE_MARKERS,
@@ -50,6 +51,8 @@ _MODAL = re.compile("|".join(MODAL_MARKERS), _I)
 _FUTURE = re.compile("|".join(FUTURE_MARKERS), _I)
 _REMINISCENCE = re.compile("|".join(REMINISCENCE_MARKERS), _I)
 _AHEAD = re.compile(TIME_AHEAD, _I)
+_NEAR_MISS = re.compile(NEAR_MISS, _I)
+_WHO = re.compile(r"^(?P<head>.+?),?\s+(?:who|whose)\b", _I)
 _TEMPORARY = re.compile("|".join(TEMPORARY_MARKERS), _I)
 _PAST = re.compile(TIME_PAST, _I)
 _REPORTED = re.compile(r"(?P<who>[\w']+)\s+(?:\w+\s+)?" + REPORTING_VERBS, _I)
@@ -157,6 +160,11 @@ def find_actor(prefix: str, known: Known) -> Actor:
     if m := _AND_I.match(rest):
         partner = re.sub(r"^(?:my|our)\s+", "", m.group("x"), flags=_I)
         return Actor("user", partner=_person(partner, known) or partner.lower())
+    if (relative := _WHO.match(rest)) and not _FIRST.match(rest):  # "the guy who runs the club retired"
+        subject = find_actor(relative.group("head"), known)
+        if subject.kind in ("third", "user"):
+            return subject
+        return Actor("third", name=subject.name or relative.group("head").lower())
     if _FIRST.match(rest):
         return Actor("user")
     if m := _MY_REL.match(rest):
@@ -177,6 +185,9 @@ def find_actor(prefix: str, known: Known) -> Actor:
         return Actor("indefinite", name=(m.group("head") or "someone").lower())
     if m := _THE.match(rest):
         return Actor("thing", name=m.group("np").lower())
+    phrase = rest.split()
+    if len(phrase) > 1 and phrase[-1].lower() in INDEFINITE_ACTORS and not _VERB_FIRST.match(rest):
+        return Actor("indefinite", name=phrase[-1].lower())  # "new neighbours moved in": people, not the user
     if (m := _NAME.match(rest)) is not None:
         name = m.group("name")
         who = _person(name, known) or _person(name.split()[0], known)
@@ -228,7 +239,7 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         return Verdict("negation", "the cue is denied", actor)
     upto = text[clause.start:hit.end]
     earlier = sentence.clauses[clause_index - 1].text if clause_index > 0 else ""
-    maybe = _MODAL.search(upto) or _NOT_YET.search(clause.text)
+    maybe = _MODAL.search(upto) or _NOT_YET.search(clause.text) or _NEAR_MISS.search(prefix)
     if maybe is not None:
         return Verdict("modality", f"a possibility, not a fact ({maybe.group(0)!r})", actor)
     if _CONDITIONAL_CLAUSE.match(earlier):

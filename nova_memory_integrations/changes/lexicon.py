@@ -30,6 +30,7 @@ __all__ = [
     "INDEFINITE_ACTORS",
     "KIND_WORDS",
     "MODAL_MARKERS",
+    "NEAR_MISS",
     "NEGATORS",
     "OBJECT_CATEGORY_WORDS",
     "PREDICATE_CATEGORIES",
@@ -401,7 +402,8 @@ STOPWORDS = GENERIC_WORDS | frozenset(
 
 INDEFINITE_ACTORS = frozenset(
     "someone somebody anyone thief thieves burglar burglars guy lad bloke man woman couple family people "
-    "buyer buyers dealer dealership insurance insurer adjuster company".split()
+    "buyer buyers dealer dealership insurance insurer adjuster company neighbours neighbors people kids tenants "
+    "owners landlords parents friends folks everyone everybody colleagues staff".split()
 )
 """Heads of indefinite subjects ("someone nicked...", "a couple bought..."): not an owner of the thing."""
 
@@ -420,6 +422,9 @@ MODAL_MARKERS: tuple[str, ...] = (
     r"\bpretend", r"\bjoking\b", r"\bhypothetical",
 )
 """Words that make a clause a possibility, a wish or a plan rather than a fact."""
+
+NEAR_MISS = r"\b(?:almost|nearly|practically|came close to|was about to|were about to)\s+(?:\w+\s+)?$"
+"""Right before a cue, a change that did not happen ("I *almost* left", "*nearly* sold it last month")."""
 
 FUTURE_MARKERS: tuple[str, ...] = (
     r"\bwill\b", r"'ll\b", r"\bgoing to\b", r"\bgonna\b", r"\babout to\b", r"\bnext (?:week|month|year|spring|"

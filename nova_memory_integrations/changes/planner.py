@@ -19,7 +19,7 @@ from ..text.dates import resolve_relative_time
 from ..types import Fact
 from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
-from .guards import Actor, Known, check
+from .guards import Actor, Known, check, find_actor
 from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
 from .segments import Sentence, Word, normalize_text, segment, words
 from .targets import (
@@ -52,6 +52,9 @@ most this many states (it then decides among them alone); never to search all of
 
 _PRONOUNS = frozenset({"it", "her", "him", "them", "that", "this", "she", "he"})
 _DEFINITE = frozenset({"the", "my", "our", "his", "her", "their", "that"})
+_OWN = frozenset({"my", "our"})
+_ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
+_OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+[A-Z][\w-]+)?|[A-Z][\w-]+)", re.IGNORECASE)
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
 _PASSIVE = frozenset("is was were been being be got gets get getting has had have it's".split())
 """Words between a thing and its cue that make the thing what the cue happened to."""
@@ -195,6 +198,21 @@ def _scope(actor: Actor, msg: _Message, hit: CueHit, facts: Sequence[Fact]) -> t
     return list(infos), None
 
 
+def _object_person(msg: _Message, hit: CueHit) -> Actor | None:
+    """The person a cue is done to, when its object is one ("Aldi sacked *my manager*", "dumped *Tom*"): the
+    news is theirs (their job, their relationship with the user), not the user's own state."""
+    if _ENDS_IN_PREPOSITION.search(msg.text, hit.start, hit.end) and not hit.cue.object_after:
+        return None  # "passed the Pixel on *to* my dad": the person after it is who received it
+    m = _OBJECT_PERSON.match(msg.text, hit.end)
+    if m is None:
+        return None
+    who = m.group("who")
+    if who[0].isupper() and who.lower() not in msg.known.people:
+        return None  # a capitalised word not known as a person: a thing ("sold Bessie")
+    found = find_actor(who, msg.known)
+    return found if found.kind == "third" else None
+
+
 def _destination(msg: _Message, hit: CueHit) -> tuple[int, int]:
     """The span of a cue's clause naming the *new* state ("moved *to Lyon*", "swapped it *for a Tesla*")."""
     clause = msg.sentences[hit.sentence].clauses[hit.clause]
@@ -228,7 +246,8 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
                 and not _determiner(msg.text, w)) or w is subject:
             for info in _antecedents(msg, w.start):
                 refs[info.fact.id] = 1.0
-        if w.low in _DEFINITE and i + 1 < len(clause_words):
+        if w.low in _DEFINITE and i + 1 < len(clause_words) and (actor.kind != "indefinite" or w.low in _OWN):
+            # "they sold the house next door": an indefinite someone's "the house" is not the user's
             nouns = [clause_words[j].low for j in range(i + 1, min(i + 3, len(clause_words)))]
             fits = [info for info in scope if any(describes(info, n) for n in nouns)]
             own = [info for info in fits if info.fact.subject == "user"]
@@ -458,11 +477,12 @@ def plan_changes(
         if verdict.guard is not None:
             guarded.append(Guarded(hit.cue.name, verdict.guard, verdict.reason))
             continue
-        scope, person = _scope(verdict.actor, msg, hit, facts)
+        actor = _object_person(msg, hit) or verdict.actor
+        scope, person = _scope(actor, msg, hit, facts)
         if not scope:
             continue
         when = _when(msg, hit, at)
-        if hit.cue.ends_actor and person is not None and verdict.actor.kind in ("third", "pronoun"):
+        if hit.cue.ends_actor and person is not None and actor.kind in ("third", "pronoun"):
             for info in scope:  # "Nan passed away": every state of hers ends
                 if info.fact.subject == person and info.category != "relationship":
                     endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, f"{person} died"))
@@ -475,7 +495,7 @@ def plan_changes(
                 guarded.append(Guarded(hit.cue.name, "held", "the new state is already held: nothing changes"))
                 continue
             scope = [i for i in scope if i not in held]
-        evidence = _evidence(msg, hit, verdict.actor, scope)
+        evidence = _evidence(msg, hit, actor, scope)
         touched.update((i.fact.id, i.fact) for i in _plausible(hit, scope, evidence))
         chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity)
         embedded = embedded or used_sim

@@ -232,3 +232,32 @@ def test_what_is_not_the_end_of_a_held_state(text: str) -> None:
 ])
 def test_a_thing_that_undergoes_the_cue_still_ends(text: str, ended: set[str]) -> None:
     assert _ended(text, CLUB) == ended
+
+
+# -- a near miss, a relative clause, someone indefinite, a person as the object --------------------------
+
+HOME = _facts(("user", "lives_in", "Exeter", "e1"), ("user", "owns", "Fiat Panda", "e2"),
+              ("user", "works_at", "Lidl", "e3"), ("user", "job_title", "shift manager", "e3"),
+              ("user", "member_of", "Exeter Chess Club", "e4"), ("user", "husband_name", "Rob", "e5"),
+              ("rob", "spouse_of", "user", "e5"))
+
+
+@pytest.mark.parametrize("text", [
+    "I very nearly sold the Panda in March, glad I didn't.",  # a near miss
+    "We almost moved out of Exeter last year.",
+    "The woman who ran the chess club retired at Easter.",  # a relative clause: her news
+    "My friend who worked at Lidl quit on Friday.",
+    "They sold the flat upstairs, and new tenants moved in.",  # someone indefinite's "the flat"
+    "Lidl fired my manager today, no warning at all.",  # a person as the object: their job
+])
+def test_news_that_is_not_a_change_of_the_users_state(text: str) -> None:
+    assert _ended(text, HOME) == set()
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("Sold the Panda in March, nearly a year after buying it.", {"Fiat Panda"}),  # "nearly" after the cue
+    ("I left Rob in the spring and I'm doing fine.", {"Rob", "user"}),  # a person as the object: the relationship
+    ("Lidl let me go on Friday.", {"Lidl"}),  # the user as the object
+])
+def test_the_users_own_change_next_to_those_words_still_counts(text: str, ended: set[str]) -> None:
+    assert _ended(text, HOME) == ended
