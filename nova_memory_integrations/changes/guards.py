@@ -77,6 +77,7 @@ _IT = re.compile(r"^(?:it|that|this)(?:'s)?\b", _I)
 _INDEFINITE = re.compile(r"^(?:someone|somebody|some\s+\w+|an?\s+(?:[\w-]+\s+){0,2}(?P<head>[\w-]+))", _I)
 _THE = re.compile(r"^(?:the|this|that)\s+(?P<np>[\w&+-]+(?:\s+[\w&+-]+){0,3}?)(?='s\b|\s+(?:is|are|was|were|has|"
                   r"have|had|got|went|'s|been|just|finally)\b|\s*$)", _I)
+_OWNED = re.compile(r"'s\s+([\w-]+)\s+\S")
 _NAME = re.compile(r"^(?P<name>[A-Za-zÀ-ÿ][\w&+-]*(?:\s+[A-Z][\w&+-]*){0,2})(?P<pos>'s?\s+(?P<next>[\w-]+))?")
 _CONTRACTED = frozenset(
     "been gone got just officially moved left quit done finished dropped transferred a an the not no still now in "
@@ -136,7 +137,7 @@ def _person(name: str, known: Known) -> str | None:
     return None
 
 
-_SEGMENTS = re.compile(r",\s*|\s+(?:and|but|so|then)\s+", _I)
+_SEGMENTS = re.compile(r"[,:]\s*|\s+(?:and|but|so|then)\s+", _I)
 
 
 def find_actor(prefix: str, known: Known) -> Actor:
@@ -184,6 +185,9 @@ def find_actor(prefix: str, known: Known) -> Actor:
     if (m := _INDEFINITE.match(rest)) and (m.group("head") or "someone").lower() not in known.people:
         return Actor("indefinite", name=(m.group("head") or "someone").lower())
     if m := _THE.match(rest):
+        owned = _OWNED.match(rest, m.end())  # "the Octavia's service is done": the service
+        if owned and owned.group(1).lower() not in _CONTRACTED and not owned.group(1).lower().endswith(("ing", "ed")):
+            return Actor("thing", name=owned.group(1).lower())
         return Actor("thing", name=m.group("np").lower())
     phrase = rest.split()
     if len(phrase) > 1 and phrase[-1].lower() in INDEFINITE_ACTORS and not _VERB_FIRST.match(rest):

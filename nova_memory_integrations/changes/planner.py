@@ -10,6 +10,7 @@ the structural evidence does not decide.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -53,6 +54,12 @@ most this many states (it then decides among them alone); never to search all of
 _PRONOUNS = frozenset({"it", "her", "him", "them", "that", "this", "she", "he"})
 _DEFINITE = frozenset({"the", "my", "our", "his", "her", "their", "that"})
 _OWN = frozenset({"my", "our"})
+_SUBJECT_FORMS = frozenset({"she", "he"})
+"""Pronouns after a cue that are the subject of what follows ("gave away her toys *she* never uses"), never
+what the cue ended."""
+_AFFIRM = frozenset("still survives survived keeping kept staying stays remain remains".split())
+"""Words that say a state goes on ("*still* at Aldi though", "Netflix *survives*"): what they name does not end."""
+_PART = re.compile(r"[,;—–]|\bbut\b|\bthough\b", re.IGNORECASE)
 _ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
 _OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+[A-Z][\w-]+)?|[A-Z][\w-]+)", re.IGNORECASE)
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
@@ -62,10 +69,15 @@ _NEXT_WORD = re.compile(r" ([A-Za-z][\w'-]*)")
 _AUX = frozenset("is was were has had have will would did does do got one".split())
 """After "this" / "that", the words that leave it a pronoun ("that was sad", "this one")."""
 _BREAK = re.compile(r"[,;:.!?()—–-]")
+_ANOTHER = frozenset("other another second new old former previous".split())
+"""After "my" / "the", a word that makes the noun another one than the state held ("my other job")."""
+_STOP = re.compile(r"[;:.!?()—–]")
 _NOT_OBJECT = frozenset("in on at after before since for from with to by of about because and but so when while "
                         "until as than or over up down off out through across around during into onto within "
                         "without like via per near behind along past till".split())
 """Words that end the object right after a verb ("retired *on Friday after twenty years*": no object)."""
+_PREPOSITIONS = _NOT_OBJECT - {"and", "or", "but", "so"}
+"""Words that end an object phrase that may go on across "and" ("cut out sugar *and booze*")."""
 _TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
 _FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
 
@@ -198,6 +210,20 @@ def _scope(actor: Actor, msg: _Message, hit: CueHit, facts: Sequence[Fact]) -> t
     return list(infos), None
 
 
+def _affirmed(msg: _Message) -> set[str]:
+    """Facts a part of the message says go on: named in a comma- or "but"-separated part that holds "still",
+    "kept", "survives" ("I quit my other job, *still at Aldi* though")."""
+    out: set[str] = set()
+    for sentence in msg.sentences:
+        bounds = [sentence.start, *(m.end() for m in _PART.finditer(msg.text, sentence.start, sentence.end)),
+                  sentence.end]
+        for lo, hi in itertools.pairwise(bounds):
+            part = [w for w in msg.words if lo <= w.start < hi]
+            if any(w.low in _AFFIRM for w in part):
+                out.update(i.fact.id for i in msg.infos if name_evidence(i, part) >= 0.8)
+    return out
+
+
 def _object_person(msg: _Message, hit: CueHit) -> Actor | None:
     """The person a cue is done to, when its object is one ("Aldi sacked *my manager*", "dumped *Tom*"): the
     news is theirs (their job, their relationship with the user), not the user's own state."""
@@ -233,7 +259,8 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
     clause_words = [w for w in msg.words if clause.start <= w.start < clause.end and not dest[0] <= w.start < dest[1]]
     other_words = [w for w in msg.words if sentence.start <= w.start < sentence.end and not
                    clause.start <= w.start < clause.end]
-    if _about_something_else(msg.text, hit, clause_words, scope):
+    clause_words = [w for w in clause_words if not _owner_of_next(msg.text, w, hit)]
+    if _about_something_else(msg.text, hit, clause_words, scope) or _thing_named_nothing(actor, hit, scope):
         return {i.fact.id: Evidence() for i in scope}
     if _agent(msg.text, actor, hit, clause_words):  # "The club cancelled training": the club acts, training ended
         clause_words = [w for w in clause_words if w.start >= hit.start or w.low.removesuffix("'s") not in
@@ -242,11 +269,12 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
     skip = (hit.start, hit.end) if hit.cue.name in _IDIOMS else (0, 0)
     subject = _subject_pronoun(clause_words, hit) if actor.kind == "pronoun" and actor.name == "it" else None
     for i, w in enumerate(clause_words):
-        if (w.low in _PRONOUNS and w.start >= hit.start and not skip[0] <= w.start < skip[1]
-                and not _determiner(msg.text, w)) or w is subject:
+        if (w.low in _PRONOUNS and w.low not in _SUBJECT_FORMS and w.start >= hit.start
+                and not skip[0] <= w.start < skip[1] and not _determiner(msg.text, w)) or w is subject:
             for info in _antecedents(msg, w.start):
                 refs[info.fact.id] = 1.0
-        if w.low in _DEFINITE and i + 1 < len(clause_words) and (actor.kind != "indefinite" or w.low in _OWN):
+        if w.low in _DEFINITE and i + 1 < len(clause_words) and (actor.kind != "indefinite" or w.low in _OWN) \
+                and clause_words[i + 1].low not in _ANOTHER:  # "my *other* job": not the one held
             # "they sold the house next door": an indefinite someone's "the house" is not the user's
             nouns = [clause_words[j].low for j in range(i + 1, min(i + 3, len(clause_words)))]
             fits = [info for info in scope if any(describes(info, n) for n in nouns)]
@@ -344,9 +372,32 @@ def _about_something_else(text: str, hit: CueHit, clause_words: list[Word], scop
     one: "took the Raleigh to the tip and sold *that lawnmower*" is about the lawnmower, not the Raleigh."""
     if hit.cue.noun or not _object_words(text, hit, clause_words):
         return False
-    after = [w for w in clause_words if w.start >= hit.start]  # "let *Peacock* lapse": inside the cue too
+    after = []  # the object phrase, "let *Peacock* lapse" inside the cue too, "sugar *and booze*" conjoined
+    for w in (w for w in clause_words if w.start >= hit.start):
+        if w.start >= hit.end and (w.low in _PREPOSITIONS or _STOP.search(text, hit.end, w.start)):
+            break
+        after.append(w)
     endable = [i for i in scope if category_fit(i.category, hit.cue.categories) > 0]
     return not any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable for w in after)
+
+
+def _thing_named_nothing(actor: Actor, hit: CueHit, scope: list[FactInfo]) -> bool:
+    """Whether the subject is a thing that names or describes nothing the cue could end: the cue is about that
+    thing ("my Aldi shift was cancelled", "the Octavia's service is done"), not about a held state."""
+    if actor.kind != "thing" or actor.owner or not actor.name:
+        return False
+    said = words(actor.name)
+    endable = [i for i in scope if category_fit(i.category, hit.cue.categories) > 0]
+    return not any(name_evidence(i, said) > 0 or any(describes(i, w.low) for w in said) for i in endable)
+
+
+def _owner_of_next(text: str, w: Word, hit: CueHit) -> bool:
+    """Whether ``w`` after the cue is a possessive before its noun ("gave away *Miso's* toys"): the owner of
+    what ended, not what ended."""
+    if w.start < hit.end or not w.low.endswith("'s"):
+        return False
+    nxt = _NEXT_WORD.match(text, w.end)
+    return nxt is not None and nxt.group(1).lower() not in _AUX
 
 
 def _agent(text: str, actor: Actor, hit: CueHit, clause_words: list[Word]) -> bool:
@@ -468,6 +519,7 @@ def plan_changes(
     if not hits or not msg.infos:
         return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()))
     endings: dict[str, Ending] = {}
+    affirmed = _affirmed(msg)
     guarded: list[Guarded] = []
     embedded = False
     for hit in hits:
@@ -495,6 +547,7 @@ def plan_changes(
                 guarded.append(Guarded(hit.cue.name, "held", "the new state is already held: nothing changes"))
                 continue
             scope = [i for i in scope if i not in held]
+        scope = [i for i in scope if i.fact.id not in affirmed]
         evidence = _evidence(msg, hit, actor, scope)
         touched.update((i.fact.id, i.fact) for i in _plausible(hit, scope, evidence))
         chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity)

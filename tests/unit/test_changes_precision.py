@@ -261,3 +261,31 @@ def test_news_that_is_not_a_change_of_the_users_state(text: str) -> None:
 ])
 def test_the_users_own_change_next_to_those_words_still_counts(text: str, ended: set[str]) -> None:
     assert _ended(text, HOME) == ended
+
+
+# -- what goes on, what a thing's own part is, whose thing a possessive names -----------------------------
+
+GARAGE = _facts(("user", "works_at", "Screwfix", "e1"), ("user", "owns", "Mazda MX-5", "e2"),
+                ("user", "has_pet", "dog named Biscuit", "e3"), ("user", "hobby", "bouldering", "e4"),
+                ("user", "member_of", "Leeds Bouldering Centre", "e5"))
+
+
+@pytest.mark.parametrize("text", [
+    "Quit my weekend job at the chippy, still at Screwfix though.",  # "still": goes on
+    "I quit my other job, the bar one.",  # "my other job": not the one held
+    "The MX-5's clutch is done, another 600 quid.",  # a thing's part is what is done
+    "My Screwfix rota got cancelled this week so I went bouldering instead.",  # the rota, not bouldering
+    "Finished a brilliant book about bouldering on the train.",  # the book, not the hobby
+    "Gave away a bag of Biscuit's old toys he never plays with.",  # Biscuit owns the toys
+])
+def test_what_goes_on_or_is_only_part_of_a_state_does_not_end(text: str) -> None:
+    assert _ended(text, GARAGE) == set()
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("Quit Screwfix on Friday, still bouldering three times a week.", {"Screwfix"}),  # the other part goes on
+    ("The MX-5's gone, sold it to a lad in Hull.", {"Mazda MX-5"}),
+    ("Gave Biscuit to my aunt's farm, he's happier there.", {"dog named Biscuit"}),
+])
+def test_the_state_named_beside_them_still_ends(text: str, ended: set[str]) -> None:
+    assert _ended(text, GARAGE) == ended
