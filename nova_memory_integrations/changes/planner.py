@@ -22,6 +22,17 @@ from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
 from .guards import Actor, Known, check, find_actor
 from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
+from .reading import (
+    ANOTHER,
+    PRONOUNS,
+    about_something_else,
+    agent,
+    determiner,
+    object_words,
+    owner_of_next,
+    subject_pronoun,
+    thing_named_nothing,
+)
 from .segments import Sentence, Word, normalize_text, segment, words
 from .targets import (
     THRESHOLD,
@@ -51,7 +62,6 @@ SMALL_POOL = 6
 """Meaning is asked when some candidate has structural evidence, or the cue's specific categories hold at
 most this many states (it then decides among them alone); never to search all of a user's facts."""
 
-_PRONOUNS = frozenset({"it", "her", "him", "them", "that", "this", "she", "he"})
 _DEFINITE = frozenset({"the", "my", "our", "his", "her", "their", "that"})
 _OWN = frozenset({"my", "our"})
 _SUBJECT_FORMS = frozenset({"she", "he"})
@@ -63,21 +73,6 @@ _PART = re.compile(r"[,;—–]|\bbut\b|\bthough\b", re.IGNORECASE)
 _ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
 _OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+[A-Z][\w-]+)?|[A-Z][\w-]+)", re.IGNORECASE)
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
-_PASSIVE = frozenset("is was were been being be got gets get getting has had have it's".split())
-"""Words between a thing and its cue that make the thing what the cue happened to."""
-_NEXT_WORD = re.compile(r" ([A-Za-z][\w'-]*)")
-_AUX = frozenset("is was were has had have will would did does do got one".split())
-"""After "this" / "that", the words that leave it a pronoun ("that was sad", "this one")."""
-_BREAK = re.compile(r"[,;:.!?()—–-]")
-_ANOTHER = frozenset("other another second new old former previous".split())
-"""After "my" / "the", a word that makes the noun another one than the state held ("my other job")."""
-_STOP = re.compile(r"[;:.!?()—–]")
-_NOT_OBJECT = frozenset("in on at after before since for from with to by of about because and but so when while "
-                        "until as than or over up down off out through across around during into onto within "
-                        "without like via per near behind along past till".split())
-"""Words that end the object right after a verb ("retired *on Friday after twenty years*": no object)."""
-_PREPOSITIONS = _NOT_OBJECT - {"and", "or", "but", "so"}
-"""Words that end an object phrase that may go on across "and" ("cut out sugar *and booze*")."""
 _TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
 _FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
 
@@ -160,7 +155,7 @@ def _mentions(msg: _Message) -> list[tuple[int, FactInfo]]:
     """``(position, fact)`` for every word of the message that names a fact (for antecedents)."""
     out: list[tuple[int, FactInfo]] = []
     for w in msg.words:
-        if w.low in _PRONOUNS or w.low in STOPWORDS:
+        if w.low in PRONOUNS or w.low in STOPWORDS:
             continue
         for info in msg.infos:
             if name_evidence(info, [w]) >= 0.5:
@@ -259,22 +254,22 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
     clause_words = [w for w in msg.words if clause.start <= w.start < clause.end and not dest[0] <= w.start < dest[1]]
     other_words = [w for w in msg.words if sentence.start <= w.start < sentence.end and not
                    clause.start <= w.start < clause.end]
-    clause_words = [w for w in clause_words if not _owner_of_next(msg.text, w, hit)]
-    if _about_something_else(msg.text, hit, clause_words, scope) or _thing_named_nothing(actor, hit, scope):
+    clause_words = [w for w in clause_words if not owner_of_next(msg.text, w, hit)]
+    if about_something_else(msg.text, hit, clause_words, scope) or thing_named_nothing(actor, hit, scope):
         return {i.fact.id: Evidence() for i in scope}
-    if _agent(msg.text, actor, hit, clause_words):  # "The club cancelled training": the club acts, training ended
+    if agent(msg.text, actor, hit, clause_words):  # "The club cancelled training": the club acts, training ended
         clause_words = [w for w in clause_words if w.start >= hit.start or w.low.removesuffix("'s") not in
                         actor.name.split()]
     refs: dict[str, float] = {}
     skip = (hit.start, hit.end) if hit.cue.name in _IDIOMS else (0, 0)
-    subject = _subject_pronoun(clause_words, hit) if actor.kind == "pronoun" and actor.name == "it" else None
+    subject = subject_pronoun(clause_words, hit) if actor.kind == "pronoun" and actor.name == "it" else None
     for i, w in enumerate(clause_words):
-        if (w.low in _PRONOUNS and w.low not in _SUBJECT_FORMS and w.start >= hit.start
-                and not skip[0] <= w.start < skip[1] and not _determiner(msg.text, w)) or w is subject:
+        if (w.low in PRONOUNS and w.low not in _SUBJECT_FORMS and w.start >= hit.start
+                and not skip[0] <= w.start < skip[1] and not determiner(msg.text, w)) or w is subject:
             for info in _antecedents(msg, w.start):
                 refs[info.fact.id] = 1.0
         if w.low in _DEFINITE and i + 1 < len(clause_words) and (actor.kind != "indefinite" or w.low in _OWN) \
-                and clause_words[i + 1].low not in _ANOTHER:  # "my *other* job": not the one held
+                and clause_words[i + 1].low not in ANOTHER:  # "my *other* job": not the one held
             # "they sold the house next door": an indefinite someone's "the house" is not the user's
             nouns = [clause_words[j].low for j in range(i + 1, min(i + 3, len(clause_words)))]
             fits = [info for info in scope if any(describes(info, n) for n in nouns)]
@@ -307,21 +302,6 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
     return out
 
 
-def _determiner(text: str, w: Word) -> bool:
-    """Whether "this" / "that" at ``w`` goes with the noun after it ("*this* week", "*that* job"): no pronoun."""
-    if w.low not in ("this", "that"):
-        return False
-    nxt = _NEXT_WORD.match(text, w.end)
-    return nxt is not None and nxt.group(1).lower() not in _AUX
-
-
-def _subject_pronoun(clause_words: list[Word], hit: CueHit) -> Word | None:
-    """The "it" / "that" / "this" (also "it's", "that's") that is the subject of the cue: the last one before it
-    in its clause ("She's fine but *it's* being written off", "So *that's* over")."""
-    before = [w for w in clause_words if w.start < hit.start and w.low.split("'")[0] in ("it", "that", "this")]
-    return before[-1] if before else None
-
-
 def _actor_person(actor: Actor, scope: list[FactInfo]) -> str:
     """The person acting in a clause (a third party, or the owner of a thing), lower-case; else ``""``."""
     if actor.kind == "thing" and actor.owner:
@@ -348,66 +328,9 @@ def _may_be_the_only_one(text: str, hit: CueHit, actor: Actor, clause_words: lis
         return True
     if cue.kind == "change":
         return False
-    after = _object_words(text, hit, clause_words)
+    after = object_words(text, hit, clause_words)
     endable = [i for i in scope if category_fit(i.category, cue.categories) > 0]
     return all(any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable) for w in after)
-
-
-def _object_words(text: str, hit: CueHit, clause_words: list[Word]) -> list[Word]:
-    """The content words of the cue's own object: after it, up to the first preposition or conjunction
-    ("cancelled *the dentist* on Monday"; "retired on Friday": none)."""
-    out = []
-    end = hit.end
-    for w in (w for w in clause_words if w.start >= hit.end):
-        if w.low in _NOT_OBJECT or _BREAK.search(text, end, w.start):  # "lapse this week, nothing on it": ends
-            break
-        end = w.end
-        if w.low not in STOPWORDS and w.low not in _PRONOUNS and not w.low.isdigit() and not w.low.endswith("ly"):
-            out.append(w)
-    return out
-
-
-def _about_something_else(text: str, hit: CueHit, clause_words: list[Word], scope: list[FactInfo]) -> bool:
-    """Whether the cue's own object is something the user's facts do not hold, and nothing after the cue names
-    one: "took the Raleigh to the tip and sold *that lawnmower*" is about the lawnmower, not the Raleigh."""
-    if hit.cue.noun or not _object_words(text, hit, clause_words):
-        return False
-    after = []  # the object phrase, "let *Peacock* lapse" inside the cue too, "sugar *and booze*" conjoined
-    for w in (w for w in clause_words if w.start >= hit.start):
-        if w.start >= hit.end and (w.low in _PREPOSITIONS or _STOP.search(text, hit.end, w.start)):
-            break
-        after.append(w)
-    endable = [i for i in scope if category_fit(i.category, hit.cue.categories) > 0]
-    return not any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable for w in after)
-
-
-def _thing_named_nothing(actor: Actor, hit: CueHit, scope: list[FactInfo]) -> bool:
-    """Whether the subject is a thing that names or describes nothing the cue could end: the cue is about that
-    thing ("my Aldi shift was cancelled", "the Octavia's service is done"), not about a held state."""
-    if actor.kind != "thing" or actor.owner or not actor.name:
-        return False
-    said = words(actor.name)
-    endable = [i for i in scope if category_fit(i.category, hit.cue.categories) > 0]
-    return not any(name_evidence(i, said) > 0 or any(describes(i, w.low) for w in said) for i in endable)
-
-
-def _owner_of_next(text: str, w: Word, hit: CueHit) -> bool:
-    """Whether ``w`` after the cue is a possessive before its noun ("gave away *Miso's* toys"): the owner of
-    what ended, not what ended."""
-    if w.start < hit.end or not w.low.endswith("'s"):
-        return False
-    nxt = _NEXT_WORD.match(text, w.end)
-    return nxt is not None and nxt.group(1).lower() not in _AUX
-
-
-def _agent(text: str, actor: Actor, hit: CueHit, clause_words: list[Word]) -> bool:
-    """Whether a thing is the *agent* of the cue, not what ended: the active subject of a verb with an object
-    of its own ("Netflix cancelled my favourite show", "the club cancelled training"). A passive or
-    intransitive cue ends its subject ("the Octavia got written off", "the café closed down")."""
-    if actor.kind != "thing" or actor.owner or not _object_words(text, hit, clause_words):
-        return False
-    between = {w.low for w in clause_words if w.start < hit.start}
-    return between.isdisjoint(_PASSIVE)
 
 
 def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],
