@@ -44,9 +44,9 @@ from .maintenance.schedule import LifecycleScheduler
 from .memory.conflicts import ConfidenceExplanation, Conflict
 from .memory.facts import normalize_predicate
 from .retrieval.assemble import FORMATS, Format
-from .retrieval.config import SearchConfig
 from .retrieval.context import build_context, compress_texts, dense_search, snippets
 from .retrieval.pipeline import RecallPipeline
+from .retrieval.search_config import SearchConfig
 from .types import (
     CompressionResult,
     ConsolidationResult,

@@ -28,10 +28,10 @@ from ..text.dates import Window, named_windows
 from ..text.roles import GENERIC_ROLES
 from ..types import Fact, MemoryKind
 from .candidate import Candidate, Key
-from .config import SearchConfig, Signal
 from .lexical import any_of, name_words, phrase, searched_words, terms
 from .point_in_time import overfetch
 from .reads import read_index
+from .search_config import SearchConfig, Signal
 
 if TYPE_CHECKING:
     from ..engine.components import Components
