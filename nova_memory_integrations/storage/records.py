@@ -77,7 +77,7 @@ class RecordQueries(Connection):
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO dead_letters (id, user_id, episode_ids, error, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET attempts = attempts + 1,"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET attempts = dead_letters.attempts + 1,"
                 " error = excluded.error, updated_at = excluded.updated_at",
                 (letter_id, user_id, dumps(list(episode_ids)), error, at, at),
             )
@@ -174,10 +174,12 @@ class RecordQueries(Connection):
         also = "AND" if where else "WHERE"
         queries = {
             "episodes": f"SELECT user_id, COUNT(*) FROM episodes {where} GROUP BY user_id",
-            "unconsolidated": f"SELECT user_id, SUM(processed = 0) FROM episodes {where} GROUP BY user_id",
+            "unconsolidated": "SELECT user_id, SUM(CASE WHEN processed = 0 THEN 1 ELSE 0 END) FROM episodes"
+                              f" {where} GROUP BY user_id",
             "tombstones": f"SELECT user_id, COUNT(*) FROM episodes {where} {also} role = 'tombstone' GROUP BY user_id",
             "summaries": f"SELECT user_id, COUNT(*) FROM episodes {where} {also} role = 'summary' GROUP BY user_id",
-            "facts_current": "SELECT user_id, SUM(expired_at IS NULL AND valid_to IS NULL) FROM facts"
+            "facts_current": "SELECT user_id, SUM(CASE WHEN expired_at IS NULL AND valid_to IS NULL THEN 1 ELSE 0 END)"
+                             " FROM facts"
                              f" {where} GROUP BY user_id",
             "fact_versions": f"SELECT user_id, COUNT(*) FROM facts {where} GROUP BY user_id",
             "fact_events": f"SELECT user_id, COUNT(*) FROM fact_events {where} GROUP BY user_id",

@@ -1,0 +1,139 @@
+"""Postgres as the system of record: the named storage methods of :class:`~.sqlite.SQLiteStore`
+over a psycopg pool (:class:`~.pg_connection.PgConnection`).
+
+:class:`PostgresStore` *is* a :class:`~.sqlite.SQLiteStore` (the class that holds the named,
+user-scoped methods; every service types its ``db`` so), on another connection: each method
+runs its statement as written, in Postgres' spelling (:func:`~.dialect.to_postgres`), and the
+storage migrations apply their Postgres forms (:mod:`.pg_schema`) under an advisory lock. The
+methods overridden here are those with no Postgres spelling of the same statement:
+
+- keyword search: FTS5 ``MATCH`` and ``bm25()`` become ``to_tsvector('english', ...) @@ query``
+  over the GIN expression indexes, ranked by ``ts_rank`` (so scores are on another scale than
+  BM25's; recall's fusion normalises each signal's scores);
+- the catalog (``sqlite_master``, ``PRAGMA table_info``) becomes ``information_schema``;
+- what SQLite does to its files after an erase (FTS ``optimize``, ``REINDEX``, WAL truncation)
+  has no counterpart: Postgres reuses a deleted row's space at its next vacuum.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from .pg_connection import PgConnection, PgSettings
+from .pg_schema import FTS_CONFIG
+from .sqlite import SQLiteStore
+
+__all__ = ["PostgresStore"]
+
+_PHRASE = re.compile(r'"((?:[^"]|"")*)"')
+
+
+def _phrases(match: str) -> list[str]:
+    """The quoted phrases of an FTS5 ``match`` as :mod:`~..retrieval.lexical` writes it
+    (``"a" OR "b"``), unquoted."""
+    return [p.replace('""', '"') for p in _PHRASE.findall(match)]
+
+
+def _tsquery(phrases: Sequence[str]) -> str:
+    """SQL for a tsquery matching any of ``phrases`` (each one of its parameters)."""
+    return "(" + " || ".join(f"phraseto_tsquery('{FTS_CONFIG}', ?)" for _ in phrases) + ")"
+
+
+def _query_table(phrases: Sequence[str]) -> str:
+    """A one-row table ``t`` whose ``q`` is :func:`_tsquery` (built once per statement)."""
+    return f"(SELECT {_tsquery(phrases)} AS q) t"
+
+
+class PostgresStore(SQLiteStore, PgConnection):
+    """The system of record on Postgres. Thread-safe, and safe for any number of stores in any
+    number of processes on one database; every method is scoped by ``user_id``.
+
+    Args:
+        url: a libpq connection string (``postgresql://user:password@host/db``).
+        busy_timeout_ms: how long a statement waits for a row or table lock.
+        settings: pool size, connect and statement timeouts.
+
+    Raises:
+        DatabaseUnavailableError: the server cannot be reached within the connect timeout.
+        MissingExtraError: psycopg is not installed (the ``postgres`` extra).
+    """
+
+    def __init__(self, url: str, *, busy_timeout_ms: int = 10_000, settings: PgSettings | None = None) -> None:
+        super().__init__(url, busy_timeout_ms=busy_timeout_ms, settings=settings)
+
+    def _after_delete_user(self, conn: Any) -> None:
+        """Nothing to rebuild: no index of Postgres is shared page by page the way SQLite's are."""
+
+    # -- keyword search -------------------------------------------------------------------------
+    def _count_matches(self, matches: Sequence[str]) -> list[int]:
+        out: list[int] = []
+        for match in matches:
+            phrases = _phrases(match)
+            if not phrases:
+                out.append(0)
+                continue
+            sql = f"SELECT count(*) FROM episodes WHERE to_tsvector('{FTS_CONFIG}', content) @@ {_tsquery(phrases)}"
+            out.append(int(self.query(sql, phrases)[0][0]))
+        return out
+
+    def _fts_rows(self) -> int:
+        return int(self.query("SELECT count(*) FROM episodes")[0][0])
+
+    def fts_episodes(
+        self, user_id: str, match: str, limit: int, session_id: str | None = None, *, window: int = 0,
+        most: int | None = None,
+    ) -> list[tuple[str, float]]:
+        """Full-text search over a user's episodes: ``(episode_id, score)``, higher is better.
+        (``window`` and ``most`` bound FTS5's cost; Postgres' planner needs neither.)"""
+        phrases = _phrases(match)
+        if not phrases:
+            return []
+        vector = f"to_tsvector('{FTS_CONFIG}', e.content)"
+        sql = (f"SELECT e.id, ts_rank({vector}, t.q) AS s FROM episodes e, {_query_table(phrases)}"
+               f" WHERE e.user_id = ? AND {vector} @@ t.q")
+        params: list[Any] = [*phrases, user_id]
+        if session_id is not None:
+            sql += " AND e.session_id = ?"
+            params.append(session_id)
+        sql += " ORDER BY s DESC, e.seq DESC LIMIT ?"
+        return [(str(r[0]), float(r[1])) for r in self.query(sql, [*params, limit])]
+
+    def fts_facts(self, user_id: str, match: str, limit: int) -> list[tuple[str, float]]:
+        """Full-text search over a user's current-belief facts: ``(fact_id, score)``."""
+        phrases = _phrases(match)
+        if not phrases:
+            return []
+        vector = f"to_tsvector('{FTS_CONFIG}', f.text)"
+        sql = (f"SELECT f.id, ts_rank({vector}, t.q) AS s FROM facts f, {_query_table(phrases)}"
+               f" WHERE f.user_id = ? AND f.expired_at IS NULL AND {vector} @@ t.q ORDER BY s DESC, f.seq DESC LIMIT ?")
+        return [(str(r[0]), float(r[1])) for r in self.query(sql, [*phrases, user_id, limit])]
+
+    def fts_items(self, user_id: str, match: str, scope: str, limit: int) -> list[tuple[str, float]]:
+        """Full-text search over the indexed text of the user's items in ``scope`` and below."""
+        from .items import _within
+
+        phrases = _phrases(match)
+        if not phrases:
+            return []
+        where, params = _within(scope, "i.scope")
+        vector = f"to_tsvector('{FTS_CONFIG}', i.search_text)"
+        sql = (f"SELECT i.id, ts_rank({vector}, t.q) AS s FROM items i, {_query_table(phrases)}"
+               f" WHERE i.user_id = ? AND {vector} @@ t.q{where} ORDER BY s DESC, i.seq DESC LIMIT ?")
+        return [(str(r[0]), float(r[1])) for r in self.query(sql, [*phrases, user_id, *params, limit])]
+
+    def speakers(self, user_id: str) -> frozenset[str]:
+        """The roles ``user_id``'s turns were said in (a scan of ``episodes_user_role``)."""
+        rows = self.query("SELECT DISTINCT role FROM episodes WHERE user_id = ?", [user_id])
+        return frozenset(r[0] for r in rows if isinstance(r[0], str))
+
+    def scrub_items(self) -> None:
+        """Nothing to merge: see :meth:`~.pg_connection.PgConnection.scrub`."""
+
+    # -- the catalog ----------------------------------------------------------------------------
+    def table_names(self) -> list[str]:
+        """Every table of the store's schema, sorted."""
+        return [str(r[0]) for r in self.query(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+            " AND table_type = 'BASE TABLE' ORDER BY table_name")]
