@@ -29,7 +29,11 @@ from .migrations import apply_engine_migrations
 from .tokens import TokenCounter, get_token_counter
 from .vector_drops import drop_pending_users
 
-__all__ = ["Components", "build_components"]
+__all__ = ["SWEEP_S", "Components", "build_components"]
+
+SWEEP_S = 10.0
+"""On Postgres, how often each store's indexer looks for rows no process has indexed (peers share the
+work by claims; a peer that died leaves its rows to the others)."""
 
 
 @dataclass(frozen=True)
@@ -189,9 +193,10 @@ def _wire(
     db, vectors = open_storage()
     indexer = Indexer(db, vectors, embedder, batch_size=cfg.indexing.batch_size,
                       max_batch_size=cfg.indexing.max_batch_size, max_wait_ms=cfg.indexing.max_wait_ms,
-                      sentences=sentences_of if cfg.indexing.sentence_vectors else None)
+                      sentences=sentences_of if cfg.indexing.sentence_vectors else None,
+                      sweep_s=SWEEP_S if db.dialect == "postgres" else None)
     entities = EntityResolver(db, cfg.facts)
     facts = FactMemory(db, cfg.facts, resolve=entities.resolve_fact)
-    graph = FactGraph(lambda uid: db.current_facts(uid))
+    graph = FactGraph(lambda uid: db.current_facts(uid), db.user_revision)
     return Components(path=root, config=cfg, db=db, vectors=vectors, embedder=embedder, indexer=indexer,
                       graph=graph, entities=entities, facts=facts, lock=lock)

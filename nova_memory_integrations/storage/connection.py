@@ -65,6 +65,9 @@ def check_database_file(path: Path) -> None:
 class Connection:
     """Connection plumbing; the query mixins of :class:`~.sqlite.SQLiteStore` build on it."""
 
+    dialect = "sqlite"
+    """Which form of a migration step applies (:mod:`.migrations`); ``postgres`` on Postgres' store."""
+
     def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = path
         self._closed = False
@@ -127,6 +130,12 @@ class Connection:
         overlaps (on SQLite, every write transaction already runs alone), so what it reads (the
         user's current facts) still holds when it writes."""
         return self.transaction()
+
+    def user_revision(self, user_id: str) -> int | None:
+        """A counter of the changes to the user's memories, for caches other processes' writes can
+        make stale; ``None``: no other process writes this database (SQLite: one owner per data
+        directory), so a cache stays valid until this process drops it."""
+        return None
 
     def user_lock(self, user_id: str) -> AbstractContextManager[None]:
         """Held while one user is consolidated, so one process at a time works on a user: the

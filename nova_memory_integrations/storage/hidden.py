@@ -72,7 +72,7 @@ class HiddenQueries(Connection):
             The ids hidden per table (ids of other users, unknown or already hidden ids are absent).
         """
         moved: dict[str, list[str]] = {table: [] for table in HIDDEN_TABLES}
-        with self.transaction() as conn:
+        with self.user_transaction(user_id) as conn:
             for table, shelf in HIDDEN_TABLES.items():
                 columns = ", ".join(self._shared_columns(conn, table, shelf))
                 for chunk in chunks(list(dict.fromkeys(ids)), 400):
@@ -96,7 +96,7 @@ class HiddenQueries(Connection):
             StorageError: a restored id was stored again meanwhile (e.g. by an import).
         """
         moved: dict[str, list[str]] = {table: [] for table in HIDDEN_TABLES}
-        with self.transaction() as conn:
+        with self.user_transaction(user_id) as conn:
             for table, shelf in HIDDEN_TABLES.items():
                 shared = [c for c in self._shared_columns(conn, table, shelf) if c != "indexed"]
                 plain = [c for c in shared if c != "seq"]
@@ -122,7 +122,7 @@ class HiddenQueries(Connection):
     def delete_hidden(self, user_id: str, ids: Sequence[str] | None = None) -> dict[str, list[str]]:
         """Erase hidden rows of the user (all of them, or those among ``ids``; facts by lineage)."""
         removed: dict[str, list[str]] = {table: [] for table in HIDDEN_TABLES}
-        with self.transaction() as conn:
+        with self.user_transaction(user_id) as conn:
             for table, shelf in HIDDEN_TABLES.items():
                 if ids is None:
                     found = [str(r[0]) for r in conn.execute(f"SELECT id FROM {shelf} WHERE user_id = ?", (user_id,))]

@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,11 +191,28 @@ class PgConnection(Connection):
             tx.execute("SELECT pg_advisory_xact_lock(?)", (key,))
             yield tx
 
-    def user_transaction(self, user_id: str) -> AbstractContextManager[Any]:
+    @contextmanager
+    def user_transaction(self, user_id: str) -> Iterator[Any]:
         """A write transaction over one user's memories holding the user's write lock from its first
         statement: what it reads (the user's current facts) holds until it commits, whichever
-        thread or process writes next (a nested call joins the outer transaction)."""
-        return self.exclusive(lock_key("writes", user_id))
+        thread or process writes next (a nested call joins the outer transaction). It raises the
+        user's revision (:meth:`user_revision`), so other processes drop their caches of the user."""
+        with self.exclusive(lock_key("writes", user_id)) as tx:
+            if tx.depth == 1:
+                self.bump_revision(tx, user_id)
+            yield tx
+
+    @staticmethod
+    def bump_revision(tx: Any, user_id: str) -> None:
+        """Raise the user's revision inside ``tx`` (visible to others when it commits)."""
+        tx.execute("INSERT INTO user_revisions (user_id, revision) VALUES (?, 1) ON CONFLICT (user_id)"
+                   " DO UPDATE SET revision = user_revisions.revision + 1", (user_id,))
+
+    def user_revision(self, user_id: str) -> int | None:
+        """The user's revision: raised by every commit that changed the user's memories (in any
+        process); a cache filled after reading it is current while it is unchanged."""
+        rows = self.query("SELECT revision FROM user_revisions WHERE user_id = ?", [user_id])
+        return int(rows[0][0]) if rows else 0
 
     @contextmanager
     def user_lock(self, user_id: str) -> Iterator[None]:

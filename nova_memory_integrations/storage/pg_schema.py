@@ -194,6 +194,11 @@ CREATE INDEX IF NOT EXISTS items_user_updated ON items (user_id, updated_at);
 CREATE INDEX IF NOT EXISTS items_unindexed ON items (seq) WHERE indexed = 0;
 CREATE INDEX IF NOT EXISTS items_fts ON items USING gin (to_tsvector('{FTS_CONFIG}', search_text));
 
+-- one counter per user, raised by every transaction that writes the user's memories
+-- (user_transaction) and by forget: each process keeps caches of a user (the fact graph, the
+-- entity names) only while the counter it read before filling them is still current
+CREATE TABLE IF NOT EXISTS user_revisions (user_id TEXT PRIMARY KEY, revision BIGINT NOT NULL);
+
 -- the vector index (pgvector): one row per vector, scoped as Chroma's collections are, by
 -- (prefix, kind, user_id); ``meta`` holds the digests of the scoping metadata (never text)
 CREATE TABLE IF NOT EXISTS vectors (

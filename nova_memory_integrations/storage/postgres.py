@@ -18,10 +18,11 @@ methods overridden here are those with no Postgres spelling of the same statemen
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
-from .pg_connection import PgConnection, PgSettings
+from .pg_connection import PgConnection, PgSettings, lock_key
 from .pg_schema import FTS_CONFIG
 from .sqlite import SQLiteStore
 
@@ -130,6 +131,40 @@ class PostgresStore(SQLiteStore, PgConnection):
 
     def scrub_items(self) -> None:
         """Nothing to merge: see :meth:`~.pg_connection.PgConnection.scrub`."""
+
+    # -- the indexer's claims ---------------------------------------------------------------------
+    @contextmanager
+    def claim_rows(self, table: str, ids: Sequence[str]) -> Iterator[list[str]]:
+        """Claim rows for this process's indexer: a transaction (the block's writes join it) holding
+        an advisory lock per row (``pg_try_advisory_xact_lock``: a row another process holds is
+        skipped, not waited for), yielding the claimed ids that still need the indexer (absent,
+        not indexed, or an expired fact). Locks, not ``FOR UPDATE SKIP LOCKED``: a row lock would
+        hold up the updates reads make (access counts) for the whole embedding. Read after the
+        locks are held, a row another process indexed meanwhile shows as indexed, so each row is
+        embedded and written once; a process that dies mid-batch leaves its rows unlocked and
+        unindexed for the others' sweep (:meth:`~..engine.indexer.Indexer.recover`).
+        """
+        unique = list(dict.fromkeys(ids))
+        if table not in ("episodes", "facts", "rules"):
+            raise ValueError(table)
+        with self.transaction() as tx:
+            keys = [lock_key("index", f"{table}:{i}") for i in unique]
+            got = [str(r[0]) for r in tx.execute(
+                "SELECT t.id FROM unnest(?::text[], ?::bigint[]) AS t(id, k) WHERE pg_try_advisory_xact_lock(t.k)",
+                (unique, keys)).fetchall()]
+            needs = "indexed = 0" + (" OR expired_at IS NOT NULL" if table == "facts" else "")
+            present = {str(r[0]): bool(r[1]) for r in tx.execute(
+                f"SELECT id, ({needs}) FROM {table} WHERE id = ANY(?)", (got,)).fetchall()}
+            yield [i for i in got if present.get(i, True)]
+
+    def live_ids(self, table: str, ids: Sequence[str]) -> set[str]:
+        """As on SQLite, and the rows found stay share-locked to the end of the caller's transaction
+        (a claim): an erase in another process waits for the vectors written under it, then drops them."""
+        if table not in ("episodes", "facts", "rules"):
+            raise ValueError(table)
+        live = " AND expired_at IS NULL" if table == "facts" else ""
+        return {str(r[0]) for r in self.query(f"SELECT id FROM {table} WHERE id = ANY(?){live} FOR SHARE",
+                                              [list(ids)])}
 
     # -- the catalog ----------------------------------------------------------------------------
     def table_names(self) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from .._time import from_epoch
@@ -49,6 +50,25 @@ class RecordQueries(Connection):
             marks = ",".join("?" * len(chunk))
             out.extend(self.query(f"SELECT * FROM {table} WHERE id IN ({marks})", chunk))
         return self.readable(out, table, _CONVERTERS[table], keep_row=True)
+
+    def claim_rows(self, table: str, ids: Sequence[str]) -> AbstractContextManager[list[str]]:
+        """The indexer's claim on rows of ``table`` it is about to index (or drop from the index):
+        the ids it is to work on, for as long as the block runs. On SQLite every id is this process's
+        (one process owns the data directory); Postgres' store claims rows against its peers."""
+        if table not in _INDEXED_TABLES:
+            raise ValueError(table)
+        return nullcontext(list(dict.fromkeys(ids)))
+
+    def live_ids(self, table: str, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are rows of ``table`` that belong in the index (a fact: not expired)."""
+        if table not in _INDEXED_TABLES:
+            raise ValueError(table)
+        live = " AND expired_at IS NULL" if table == "facts" else ""
+        out: set[str] = set()
+        for chunk in chunks(list(ids), 500):
+            out |= {str(r[0]) for r in self.query(
+                f"SELECT id FROM {table} WHERE id IN ({','.join('?' * len(chunk))}){live}", chunk)}
+        return out
 
     def mark_indexed(self, table: str, ids: Sequence[str], value: int = 1) -> None:
         """Set the ``indexed`` flag of rows."""

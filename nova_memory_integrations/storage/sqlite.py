@@ -45,7 +45,7 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Remove every row of a user from every table; returns counts per table."""
         counts: dict[str, int] = {}
-        with self.transaction() as conn:
+        with self.user_transaction(user_id) as conn:
             for table in ("episodes", "facts", "fact_events", "rules", "dead_letters", "entities", "entity_aliases",
                           "conflicts"):
                 cur = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
@@ -67,7 +67,7 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
     def delete_ids(self, user_id: str, ids: Sequence[str]) -> dict[str, list[str]]:
         """Delete episodes, fact versions (whole lineages) and rules of a user by id."""
         removed: dict[str, list[str]] = {"episodes": [], "facts": [], "rules": []}
-        with self.transaction() as conn:
+        with self.user_transaction(user_id) as conn:
             for chunk in chunks(list(ids), 500):
                 marks = ",".join("?" * len(chunk))
                 ep = [r[0] for r in conn.execute(
