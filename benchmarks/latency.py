@@ -85,7 +85,7 @@ from nova_memory_integrations.embeddings import default_embeddings  # noqa: E402
 from nova_memory_integrations.embeddings.base import embed_sentences  # noqa: E402
 from nova_memory_integrations.memory.facts import new_id  # noqa: E402
 from nova_memory_integrations.retrieval.compress import sentences_of  # noqa: E402
-from nova_memory_integrations.retrieval.config import SearchConfig  # noqa: E402
+from nova_memory_integrations.retrieval.search_config import SearchConfig  # noqa: E402
 from nova_memory_integrations.types import Episode  # noqa: E402
 
 USER = "bench-user"

@@ -69,7 +69,7 @@ from nova_memory_integrations.config import EmbeddingModelName
 from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embeddings
 from nova_memory_integrations.errors import ConfigError
 from nova_memory_integrations.retrieval.assemble import time_note
-from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.retrieval.search_config import SearchConfig
 from nova_memory_integrations.text.terms import terms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

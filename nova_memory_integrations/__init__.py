@@ -45,7 +45,7 @@ if TYPE_CHECKING:
         NovaMemory,
         NovaRetriever,
     )
-    from .retrieval.config import SearchConfig
+    from .retrieval.search_config import SearchConfig
     from .store import NovaStore
 
 __version__ = "0.1.0"
@@ -86,7 +86,7 @@ __all__ = [
 
 _LAZY = {
     "NovaStore": ".store",
-    "SearchConfig": ".retrieval.config",
+    "SearchConfig": ".retrieval.search_config",
     "NovaMemory": ".langchain",
     "NovaRetriever": ".langchain",
     "NovaCompressor": ".langchain",

@@ -3,7 +3,9 @@
 ``import nova_memory_integrations.graph`` returns the very module object of
 ``nova_memory_integrations.memory.graph``, so classes and functions are identical under
 both names. An old path may sit inside a subpackage too (``extraction.timeparse``: the module
-moved to the text layer). New code should import from the new paths.
+moved to the text layer), or be a module renamed in place so that no two modules share a name
+with different meanings (``retrieval.config`` is ``retrieval.search_config``, as opposed to the
+package's ``config``). New code should import from the new paths.
 """
 
 from __future__ import annotations
@@ -30,12 +32,16 @@ MOVED = {
     "indexer": "engine.indexer",
     "lifecycle": "maintenance.lifecycle",
     "llms": "extraction.llms",
+    "maintenance.entities": "maintenance.entity_merge",
     "onnx_embeddings": "embeddings.onnx",
     "portability": "maintenance.portability",
     "prompts": "extraction.prompts",
     "recall": "retrieval.context",
+    "retrieval.config": "retrieval.search_config",
     "retrieval.when": "text.dates",
     "scheduler": "engine.scheduler",
+    "server.config": "server.settings",
+    "storage.facts": "storage.fact_queries",
     "temporal": "memory.temporal",
     "testing": "langchain.testing",
     "testing_llama": "llama_index.testing",

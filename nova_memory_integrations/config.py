@@ -241,7 +241,7 @@ class ConsolidationConfig(_Section):
 
 
 class RetrievalConfig(_Section):
-    """Defaults of the recall pipeline (search presets live in ``retrieval.config``)."""
+    """Defaults of the recall pipeline (search presets live in ``retrieval.search_config``)."""
 
     preset: str = "balanced"
     reranker: Literal["auto", "flashrank", "cross-encoder", "fallback"] = "auto"

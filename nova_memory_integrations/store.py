@@ -28,6 +28,7 @@ from .engine.capture import record_turns
 from .engine.components import Components, build_components
 from .engine.tokens import TokenCounter
 from .engine.validation import (
+    STORE_ARGUMENTS,
     check_content,
     check_ids,
     check_metadata,
@@ -45,9 +46,9 @@ from .maintenance.schedule import LifecycleScheduler
 from .memory.conflicts import ConfidenceExplanation, Conflict
 from .memory.facts import normalize_predicate
 from .retrieval.assemble import FORMATS, Format
-from .retrieval.config import SearchConfig
 from .retrieval.context import build_context, compress_texts, dense_search, snippets
 from .retrieval.pipeline import RecallPipeline
+from .retrieval.search_config import SearchConfig
 from .types import (
     CompressionResult,
     ConsolidationResult,
@@ -64,7 +65,7 @@ from .types import (
 __all__ = ["NovaStore"]
 
 
-@checked_arguments  # every argument named in engine.validation.ARGUMENT_CHECKS is checked first
+@checked_arguments(STORE_ARGUMENTS)  # the checks declared per parameter in engine.validation run first
 class NovaStore(MaintenanceAPI):
     """Long-term memory for agents: episodes, bi-temporal facts and rules for many users.
 

@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..engine.validation import printable
-from ..retrieval.config import PRESETS
+from ..retrieval.search_config import PRESETS
 from ..types import CONTEXT_FORMATS
 from ._common import JsonOpt, PathOpt, Session, UserOpt, choice, parse_when, session
 from .browse import list_cmd, show_cmd, traverse_cmd

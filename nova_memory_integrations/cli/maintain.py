@@ -170,7 +170,7 @@ def merge_entities_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Merge entity B into A: the user's current facts naming B are rewritten to name A."""
-    from ..maintenance.entities import merge_entities
+    from ..maintenance.entity_merge import merge_entities
 
     with session(ctx, path, json_out) as s:
         result = merge_entities(s.store.components, user, keep, merge)

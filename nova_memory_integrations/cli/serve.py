@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..errors import MissingExtraError, needs_extra
-from ..server.config import (
+from ..server.settings import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     ENV_ALLOWED_HOSTS,

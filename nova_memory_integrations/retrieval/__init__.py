@@ -11,7 +11,7 @@
   record; :mod:`.context`: the read services over the stages (``context``, ``retrieve``
   snippets, dense ``search``, ``compress``).
 - :mod:`.candidate`: the record passed from stage to stage; :mod:`.reads`: the vector index
-  read through its outage state, candidates' stored vectors; :mod:`.config`: named search
+  read through its outage state, candidates' stored vectors; :mod:`.search_config`: named search
   presets (``SearchConfig``) and the signal names (``Signal``); :mod:`.section`: the memory
   section of a system prompt; :mod:`.metadata`: the one metadata schema of retrieved memories
   that every framework adapter uses.

@@ -9,7 +9,7 @@ from datetime import datetime
 from ..storage.rows import EpisodeRow
 from ..storage.vectors import Vector
 from ..types import Episode, Fact, MemoryKind, Rule
-from .config import Signal
+from .search_config import Signal
 
 __all__ = ["Candidate", "Key"]
 

@@ -20,8 +20,8 @@ from ..engine.tokens import TokenCounter
 from ..text.sentences import sentences_of, split_sentences
 from ..text.sentences import split_speaker as _split_speaker
 from ..types import ContextItem
-from .config import SearchConfig
 from .lexical import name_words, terms
+from .search_config import SearchConfig
 
 __all__ = [
     "Compressed", "compress_items", "extract_sentences", "is_phatic", "near_duplicates", "sentence_memo",

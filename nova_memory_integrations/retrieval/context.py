@@ -21,8 +21,8 @@ from ..types import CompressedText, CompressionResult, ContextItem, ContextResul
 from .assemble import Format, assemble, with_speaker
 from .candidate import Candidate
 from .compress import compress_items, extract_sentences, near_duplicates
-from .config import SearchConfig, Signal
 from .rerank import reranker_scores
+from .search_config import SearchConfig, Signal
 from .signals import dense_now, keyword_dense, merge_hits
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..memory.lifecycle_rules import effective_weight
 from .candidate import Candidate, Key
-from .config import SearchConfig, Signal, SignalWeights
 from .reads import fill_vectors
+from .search_config import SearchConfig, Signal, SignalWeights
 from .signals import Found, asks, cosines, in_windows, named_speakers
 
 if TYPE_CHECKING:

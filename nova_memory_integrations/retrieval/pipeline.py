@@ -21,10 +21,10 @@ from ..engine.hooks import Veto
 from ..storage.vectors import Vector
 from ..types import MemoryKind
 from .candidate import Candidate
-from .config import SearchConfig
 from .fusion import fuse
 from .reads import fill_vectors
 from .rerank import rerank as rerank_head
+from .search_config import SearchConfig
 from .signals import gather
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from ..rerank.base import Reranker, ScoresWithVectors
 from ..storage.vectors import Vector
 from .candidate import Candidate
-from .config import Signal
 from .fusion import min_max
+from .search_config import Signal
 
 __all__ = ["blend", "rerank", "reranker_scores"]
 

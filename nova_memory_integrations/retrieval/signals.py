@@ -28,9 +28,9 @@ from ..text.dates import Window, named_windows
 from ..text.roles import GENERIC_ROLES
 from ..types import Fact, MemoryKind
 from .candidate import Candidate, Key
-from .config import SearchConfig, Signal
 from .lexical import any_of, name_words, phrase, searched_words, terms
 from .reads import read_index
+from .search_config import SearchConfig, Signal
 
 if TYPE_CHECKING:
     from ..engine.components import Components

@@ -4,7 +4,7 @@
   and captures every exchange (streaming included), failing open.
 - :mod:`.rest`: the REST API under ``/v1/memory/`` (OpenAPI docs at ``/docs``).
 - :mod:`.mcp_server`: MCP tools over stdio (``nova-memory mcp``) and streamable HTTP.
-- :mod:`.auth`, :mod:`.config`: API keys (optionally pinned to a user), limits, binding.
+- :mod:`.auth`, :mod:`.settings`: API keys (optionally pinned to a user), limits, binding.
 - :mod:`.guard`, :mod:`.protocol`: what every request meets first (Host, Origin,
   Content-Type, header count, body deadline) and the connection-level limits (head size,
   header deadline, connection cap) that ``nova-memory serve`` runs uvicorn with.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .config import ServerConfig
+from .settings import ServerConfig
 
 if TYPE_CHECKING:
     from .app import create_app, serve

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..errors import NovaMemoryError, needs_extra
 from .auth import ApiError, error_response, store_error
-from .config import ServerConfig
 from .guard import RequestGuard
 from .proxy import MemoryProxy
 from .rest import router
+from .settings import ServerConfig
 
 with needs_extra("server"):
     import anyio

@@ -28,7 +28,7 @@ import time
 
 from ..errors import needs_extra
 from .auth import error_response
-from .config import ServerConfig, host_name
+from .settings import ServerConfig, host_name
 
 with needs_extra("server"):
     import anyio

@@ -39,7 +39,7 @@ with needs_extra("server"):
 if TYPE_CHECKING:
     import uvicorn
 
-    from .config import ServerConfig
+    from .settings import ServerConfig
 
 __all__ = ["guarded_protocol", "uvicorn_config"]
 

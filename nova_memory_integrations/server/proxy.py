@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..engine.validation import printable
 from ..errors import needs_extra
 from .auth import SESSION_HEADER, USER_HEADER, ApiError, authenticate, resolve_user
-from .config import ServerConfig
 from .messages import inject_memory, latest_user_text, longest_message, reply_text
+from .settings import ServerConfig
 from .sse import SSEAssembler
 
 with needs_extra("server"):

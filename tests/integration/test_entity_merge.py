@@ -8,7 +8,7 @@ import pytest
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.errors import InvalidInputError
-from nova_memory_integrations.maintenance.entities import merge_entities
+from nova_memory_integrations.maintenance.entity_merge import merge_entities
 
 AT = datetime(2024, 1, 1, tzinfo=timezone.utc)
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from nova_memory_integrations import NovaStore
-from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.retrieval.search_config import SearchConfig
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 TURNS = [

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations import NovaStore
-from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.retrieval.search_config import SearchConfig
 
 USER = "ann"
 DAY = datetime(2022, 5, 25, 14, 0, tzinfo=timezone.utc)

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations import NovaStore
-from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.retrieval.search_config import SearchConfig
 
 USER = "mel"
 QUERY = "Where did we go camping?"

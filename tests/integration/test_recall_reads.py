@@ -12,7 +12,7 @@ import pytest
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.engine.hooks import HookEvent
-from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.retrieval.search_config import SearchConfig
 from nova_memory_integrations.storage.rows import row_to_episode
 
 USER = "ann"

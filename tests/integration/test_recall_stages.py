@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from nova_memory_integrations import NovaStore
-from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.retrieval.search_config import SearchConfig
 
 USER = "maria"
 T0 = datetime(2023, 5, 1, 9, 0, tzinfo=timezone.utc)

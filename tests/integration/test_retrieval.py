@@ -300,7 +300,7 @@ def test_named_speakers_ignores_generic_roles() -> None:
 
 
 def test_turns_of_the_speaker_named_in_the_query_are_boosted(store: NovaStore) -> None:
-    from nova_memory_integrations.retrieval.config import SearchConfig
+    from nova_memory_integrations.retrieval.search_config import SearchConfig
 
     store.add_turns([
         {"user_id": USER, "role": "Bob", "content": "Alice, what did you paint? Show me your paintings!", "session_id": "s1"},

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations import NovaStore
-from nova_memory_integrations.retrieval.config import SearchConfig, SignalWeights
+from nova_memory_integrations.retrieval.search_config import SearchConfig, SignalWeights
 
 USER = "dana"
 TEXT = "Dana: my sister's cat is called Pepper and she is three years old."

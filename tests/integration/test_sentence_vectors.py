@@ -19,7 +19,7 @@ import pytest
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.embeddings import CachedEmbedder, MiniLMEmbeddings
 from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
-from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.retrieval.search_config import SearchConfig
 from nova_memory_integrations.text.sentences import sentences_of
 
 USER = "maria"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from nova_memory_integrations import NovaStore
-from nova_memory_integrations.retrieval.config import SearchConfig
+from nova_memory_integrations.retrieval.search_config import SearchConfig
 
 USER, OTHER = "nate-and-jo", "mallory"
 QUERY = "What pets does Nate have?"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nova_memory_integrations.retrieval.config import CANDIDATES_BUDGET, PRESETS, SearchConfig
+from nova_memory_integrations.retrieval.search_config import CANDIDATES_BUDGET, PRESETS, SearchConfig
 
 
 def test_the_reference_budget_is_a_thousand_tokens() -> None:

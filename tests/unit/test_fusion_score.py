@@ -12,8 +12,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations.retrieval.candidate import Candidate, Key
-from nova_memory_integrations.retrieval.config import SearchConfig, Signal, SignalWeights
 from nova_memory_integrations.retrieval.fusion import FusionInputs, relevance, score
+from nova_memory_integrations.retrieval.search_config import SearchConfig, Signal, SignalWeights
 from nova_memory_integrations.retrieval.signals import Found
 from nova_memory_integrations.types import Episode
 

@@ -1,5 +1,5 @@
 """Fact queries at the storage level against a real SQLite file (kills the mutants of
-``storage/facts.py``): bi-temporal reads at their boundaries, reinforcement, contradiction
+``storage/fact_queries.py``): bi-temporal reads at their boundaries, reinforcement, contradiction
 lookup, keyword search and the decision log, each with a second user kept out."""
 
 from __future__ import annotations

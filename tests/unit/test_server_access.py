@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from nova_memory_integrations.cli import app
 from nova_memory_integrations.errors import ConfigError, InvalidInputError, NotFoundError, StoreClosedError
 from nova_memory_integrations.server.auth import ApiError, Principal, authenticate, resolve_user, store_error
-from nova_memory_integrations.server.config import ServerConfig, is_loopback, parse_api_keys
+from nova_memory_integrations.server.settings import ServerConfig, is_loopback, parse_api_keys
 
 KEY = "k" * 20
 PINNED = "p" * 20

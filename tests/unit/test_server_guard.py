@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 from nova_memory_integrations.cli import app
 from nova_memory_integrations.errors import ConfigError
 from nova_memory_integrations.server.auth import ApiError, Principal, resolve_user
-from nova_memory_integrations.server.config import ServerConfig, host_name, parse_allowed_hosts
 from nova_memory_integrations.server.guard import json_media_type
+from nova_memory_integrations.server.settings import ServerConfig, host_name, parse_allowed_hosts
 
 KEY = "k" * 20
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nova_memory_integrations.retrieval.config import SearchConfig, Signal, SignalWeights
+from nova_memory_integrations.retrieval.search_config import SearchConfig, Signal, SignalWeights
 
 
 def test_every_weight_is_the_weight_of_a_signal() -> None:

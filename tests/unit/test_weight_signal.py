@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from nova_memory_integrations.memory.lifecycle_rules import effective_weight
-from nova_memory_integrations.retrieval.config import PRESETS, SearchConfig, SignalWeights
 from nova_memory_integrations.retrieval.fusion import weight_at, weight_reference
+from nova_memory_integrations.retrieval.search_config import PRESETS, SearchConfig, SignalWeights
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from locomo import candidate_table, search_config, with_overrides
