@@ -76,3 +76,17 @@ def peer(url: str, data_dir: str, proc: int, users: list[str], rounds: int, forg
     barrier.wait(timeout=600)
     store.close()
     Path(out).write_text(json.dumps(report))
+
+
+def importer(url: str, data_dir: str, turns: int) -> None:
+    """A peer that imports ``turns`` turns, then idles while its indexer embeds them (to be killed)."""
+    import time
+
+    from nova_memory_integrations import NovaConfig, NovaStore
+
+    config = NovaConfig.from_dict({"consolidation": {"mode": "manual"}, "indexing": {"max_batch_size": 32}})
+    store = NovaStore(Path(data_dir), database_url=url, config=config)
+    store.add_turns([{"user_id": f"imp{n % 5}", "role": "user", "content": f"Imported line {n}: the shipment "
+                      f"number {n * 7919 % 10007} left the dock."} for n in range(turns)])
+    while True:  # killed with SIGKILL by the test
+        time.sleep(1)

@@ -82,47 +82,38 @@ class PostgresStore(SQLiteStore, PgConnection):
     def _fts_rows(self) -> int:
         return int(self.query("SELECT count(*) FROM episodes")[0][0])
 
+    def _ranked(self, table: str, column: str, user_id: str, match: str, limit: int, where: str = "",
+                params: Sequence[Any] = ()) -> list[tuple[str, float]]:
+        """``(id, ts_rank)`` of the user's rows of ``table`` whose ``column`` matches the FTS5 ``match``
+        (and ``where``, on alias ``r``, with ``params``), best first, newest first among equals."""
+        phrases = _phrases(match)
+        if not phrases:
+            return []
+        vector = f"to_tsvector('{FTS_CONFIG}', r.{column})"
+        sql = (f"SELECT r.id, ts_rank({vector}, t.q) AS s FROM {table} r, {_query_table(phrases)}"
+               f" WHERE r.user_id = ? AND {vector} @@ t.q{where} ORDER BY s DESC, r.seq DESC LIMIT ?")
+        return [(str(r[0]), float(r[1])) for r in self.query(sql, [*phrases, user_id, *params, limit])]
+
     def fts_episodes(
         self, user_id: str, match: str, limit: int, session_id: str | None = None, *, window: int = 0,
         most: int | None = None,
     ) -> list[tuple[str, float]]:
         """Full-text search over a user's episodes: ``(episode_id, score)``, higher is better.
         (``window`` and ``most`` bound FTS5's cost; Postgres' planner needs neither.)"""
-        phrases = _phrases(match)
-        if not phrases:
-            return []
-        vector = f"to_tsvector('{FTS_CONFIG}', e.content)"
-        sql = (f"SELECT e.id, ts_rank({vector}, t.q) AS s FROM episodes e, {_query_table(phrases)}"
-               f" WHERE e.user_id = ? AND {vector} @@ t.q")
-        params: list[Any] = [*phrases, user_id]
-        if session_id is not None:
-            sql += " AND e.session_id = ?"
-            params.append(session_id)
-        sql += " ORDER BY s DESC, e.seq DESC LIMIT ?"
-        return [(str(r[0]), float(r[1])) for r in self.query(sql, [*params, limit])]
+        if session_id is None:
+            return self._ranked("episodes", "content", user_id, match, limit)
+        return self._ranked("episodes", "content", user_id, match, limit, " AND r.session_id = ?", [session_id])
 
     def fts_facts(self, user_id: str, match: str, limit: int) -> list[tuple[str, float]]:
         """Full-text search over a user's current-belief facts: ``(fact_id, score)``."""
-        phrases = _phrases(match)
-        if not phrases:
-            return []
-        vector = f"to_tsvector('{FTS_CONFIG}', f.text)"
-        sql = (f"SELECT f.id, ts_rank({vector}, t.q) AS s FROM facts f, {_query_table(phrases)}"
-               f" WHERE f.user_id = ? AND f.expired_at IS NULL AND {vector} @@ t.q ORDER BY s DESC, f.seq DESC LIMIT ?")
-        return [(str(r[0]), float(r[1])) for r in self.query(sql, [*phrases, user_id, limit])]
+        return self._ranked("facts", "text", user_id, match, limit, " AND r.expired_at IS NULL")
 
     def fts_items(self, user_id: str, match: str, scope: str, limit: int) -> list[tuple[str, float]]:
         """Full-text search over the indexed text of the user's items in ``scope`` and below."""
         from .items import _within
 
-        phrases = _phrases(match)
-        if not phrases:
-            return []
-        where, params = _within(scope, "i.scope")
-        vector = f"to_tsvector('{FTS_CONFIG}', i.search_text)"
-        sql = (f"SELECT i.id, ts_rank({vector}, t.q) AS s FROM items i, {_query_table(phrases)}"
-               f" WHERE i.user_id = ? AND {vector} @@ t.q{where} ORDER BY s DESC, i.seq DESC LIMIT ?")
-        return [(str(r[0]), float(r[1])) for r in self.query(sql, [*phrases, user_id, *params, limit])]
+        where, params = _within(scope, "r.scope")
+        return self._ranked("items", "search_text", user_id, match, limit, where, params)
 
     def speakers(self, user_id: str) -> frozenset[str]:
         """The roles ``user_id``'s turns were said in (a scan of ``episodes_user_role``)."""

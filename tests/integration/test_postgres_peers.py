@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import signal
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from nova_memory_integrations import NovaStore
 from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 
 PROCESSES = 4
@@ -66,3 +70,40 @@ def test_four_processes_share_one_database(tmp_path: Path, pg_url: str, minilm_o
             " AND valid_to IS NULL GROUP BY user_id").fetchall()
     assert {u for u, _ in current} == set(USERS) - set(FORGOTTEN)
     assert all(n == 1 for _, n in current), current  # one current value of a single-valued predicate
+
+
+def test_the_rows_of_a_peer_killed_mid_import_are_indexed_by_the_others(
+        tmp_path: Path, pg_url: str, minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    from pg_peers import importer
+
+    survivor = NovaStore(tmp_path / "survivor", embeddings=minilm_onnx, database_url=pg_url)
+    survivor.components.indexer.sweep_s = 0.5
+    survivor.components.indexer._worker.interval = 0.5  # the sweep's pace
+    turns = 240
+    child = multiprocessing.get_context("spawn").Process(target=importer, args=(pg_url, str(tmp_path / "dead"), turns))
+    child.start()
+    try:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            def indexed() -> tuple[int, int]:
+                row = conn.execute("SELECT count(*), count(*) FILTER (WHERE indexed = 1) FROM episodes").fetchone()
+                return int(row[0]), int(row[1])
+
+            deadline = time.monotonic() + 300
+            while not (indexed()[0] == turns and indexed()[1] > 0):  # all stored (one transaction), some indexed
+                assert time.monotonic() < deadline and child.is_alive()
+                time.sleep(0.05)
+            os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
+            child.join(timeout=30)
+            killed_at = indexed()
+            assert killed_at[1] < turns, "the peer indexed everything before it was killed: nothing to take over"
+            while indexed() != (turns, turns):  # the survivor's sweep takes the dead peer's rows
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+            per_turn = conn.execute("SELECT count(*) FROM episodes e JOIN vectors v ON v.id = e.id AND v.kind = "
+                                    "'episode' GROUP BY e.id").fetchall()
+            assert len(per_turn) == turns and {n for (n,) in per_turn} == {1}
+    finally:
+        if child.is_alive():
+            child.kill()
+        survivor.close()
+
