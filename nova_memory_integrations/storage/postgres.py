@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from ..errors import StorageError
 from .pg_connection import PgConnection, PgSettings, lock_key
 from .pg_schema import FTS_CONFIG
 from .sqlite import SQLiteStore
@@ -158,6 +159,15 @@ class PostgresStore(SQLiteStore, PgConnection):
                                               [list(ids)])}
 
     # -- the catalog ----------------------------------------------------------------------------
+    def table_columns(self, table: str) -> list[Any]:
+        """Not on Postgres yet: export and import read SQLite's ``PRAGMA table_info`` shape and types.
+
+        Raises:
+            StorageError: always, before anything is read or written.
+        """
+        raise StorageError("export and import are not available for a Postgres store yet (issue #39); use"
+                           " pg_dump for a copy of the database")
+
     def table_names(self) -> list[str]:
         """Every table of the store's schema, sorted."""
         return [str(r[0]) for r in self.query(

@@ -22,7 +22,7 @@ import pytest
 
 from nova_memory_integrations import ConfigError, NovaConfig, NovaStore
 from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
-from nova_memory_integrations.errors import DatabaseUnavailableError
+from nova_memory_integrations.errors import DatabaseUnavailableError, StorageError
 from nova_memory_integrations.storage.migrations import STORAGE, Ledger
 from nova_memory_integrations.storage.pg_connection import PgSettings
 from nova_memory_integrations.storage.pgvectors import PgVectorIndex
@@ -206,3 +206,11 @@ def test_a_restart_during_writes_gives_typed_errors_then_recovers(
         assert "hotel" in store.context("where am I staying in Oslo?", "fay").text
     finally:
         store.close()
+
+
+def test_export_says_it_is_not_on_postgres_yet(peers: Callable[[], NovaStore], tmp_path: Path) -> None:
+    store = peers()
+    store.add_turn("gus", "user", "Something to keep.")
+    with pytest.raises(StorageError, match="not available for a Postgres store"):
+        store.export(tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()
