@@ -147,8 +147,9 @@ class PgConnection(Connection):
     @contextmanager
     def _errors(self, what: str) -> Iterator[None]:
         """Postgres' failures as the package's typed errors (anything else passes through)."""
-        import psycopg
-        from psycopg_pool import PoolTimeout
+        with needs_extra("postgres"):
+            import psycopg
+            from psycopg_pool import PoolTimeout
 
         try:
             yield
