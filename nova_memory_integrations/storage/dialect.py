@@ -17,7 +17,7 @@ import sys
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["UPSERT_KEYS", "column_names", "is_integrity_error", "to_postgres"]
+__all__ = ["UPSERT_KEYS", "column_names", "is_integrity_error", "statements", "to_postgres"]
 
 
 def is_integrity_error(exc: BaseException) -> bool:
@@ -78,3 +78,18 @@ def column_names(conn: Any, table: str) -> list[str]:
     rows = conn.execute("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
                         " AND table_name = ? ORDER BY ordinal_position", (table,)).fetchall()
     return [str(r[0]) for r in rows]
+
+
+def statements(script: str) -> list[str]:
+    """The complete SQL statements of ``script``, one by one (``executescript`` would commit the
+    transaction a step runs in)."""
+    out: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            out.append(pending.strip())
+            pending = ""
+    if pending.strip() and not all(ln.strip().startswith("--") or not ln.strip() for ln in pending.splitlines()):
+        raise ValueError(f"an incomplete SQL statement: {pending.strip()[:80]!r}")
+    return out

@@ -42,6 +42,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from .._time import utcnow
 from ..errors import StorageError
+from .dialect import statements
 from .hidden import sync_hidden_shelves
 from .pg_schema import pg_create_hidden_shelves, pg_create_tables
 from .schema import SCHEMA
@@ -236,21 +237,6 @@ class Migrations(Generic[T]):
         run(target)  # type: ignore[arg-type]
         with ledger.transaction() as conn:
             ledger.record(conn, step.name)
-
-
-def statements(script: str) -> list[str]:
-    """The complete SQL statements of ``script``, one by one (``executescript`` would commit the
-    transaction a step runs in)."""
-    out: list[str] = []
-    pending = ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            out.append(pending.strip())
-            pending = ""
-    if pending.strip() and not all(ln.strip().startswith("--") or not ln.strip() for ln in pending.splitlines()):
-        raise ValueError(f"an incomplete SQL statement: {pending.strip()[:80]!r}")
-    return out
 
 
 STORAGE: Migrations[sqlite3.Connection] = Migrations("storage", atomic=True)
