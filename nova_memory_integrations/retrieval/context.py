@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from .. import _tracing
 from .._time import to_epoch, utcnow
 from ..engine.hooks import Veto
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
@@ -146,15 +147,17 @@ def build_context(
     counter = components.token_counter
     clock = time.perf_counter()
     hits = retrieved.hits
-    compressed = compress_items([to_item(c) for c in hits], [c.vector for c in hits], retrieved.sentence_vectors,
-                                query, retrieved.query_vector, counter=counter, config=config)
+    with _tracing.span("nova_memory.recall.compress"):
+        compressed = compress_items([to_item(c) for c in hits], [c.vector for c in hits], retrieved.sentence_vectors,
+                                    query, retrieved.query_vector, counter=counter, config=config)
     timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
 
     clock = time.perf_counter()
     items = components.hooks.run_list("before_assemble", user_id, compressed.items)  # may filter or redact items
-    text, tokens, kept, over = assemble(items, fmt, budget_tokens, counter, fact_share=config.fact_share,
-                                        query=query, fuller=compressed.fuller, relevance=compressed.relevance,
-                                        names=compressed.names)
+    with _tracing.span("nova_memory.recall.assemble"):
+        text, tokens, kept, over = assemble(items, fmt, budget_tokens, counter, fact_share=config.fact_share,
+                                            query=query, fuller=compressed.fuller, relevance=compressed.relevance,
+                                            names=compressed.names)
     dropped = compressed.dropped + [i.model_copy(update={"reason": "over the token budget"}) for i in over]
     timings["assemble_ms"] = round((time.perf_counter() - clock) * 1000, 3)
     kept_eps = [i.id for i in kept if i.kind == "episode"]
