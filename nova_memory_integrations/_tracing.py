@@ -163,4 +163,5 @@ def context_call(user_id: str, query: str, budget_tokens: int, *, content: bool)
 
 def links(contexts: Any) -> list[Link]:
     """Links to the distinct span contexts of ``contexts`` (``None`` entries skipped)."""
-    return [Link(c) for c in dict.fromkeys(c for c in contexts if c is not None)]
+    distinct = {(c.trace_id, c.span_id): c for c in contexts if c is not None}  # SpanContext is unhashable
+    return [Link(c) for c in distinct.values()]
