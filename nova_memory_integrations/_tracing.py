@@ -81,11 +81,21 @@ def span(
 ) -> Iterator[Span]:
     """A span under the current one; ``attributes`` is called only when the span records.
 
-    An exception leaving the block is recorded on the span (status ERROR) and re-raised.
+    An exception leaving the block is recorded on the span (status ERROR) and re-raised. With no
+    provider the API's no-op tracer hands back the parent's context as a non-recording span: that is
+    yielded as it is, without making it current (a context switch costs ten times the span), so
+    tracing off adds about a microsecond per span. A span a real sampler dropped has an id of its
+    own and is made current, so that its children are dropped with it.
     """
-    with tracer().start_as_current_span(name, kind=kind, links=links) as current:
-        if attributes is not None and current.is_recording():
-            current.set_attributes(attributes())
+    current = tracer().start_span(name, kind=kind, links=links)
+    if not current.is_recording():
+        own = current.get_span_context()
+        if not own.is_valid or own == trace.get_current_span().get_span_context():
+            yield current
+            return
+    elif attributes is not None:
+        current.set_attributes(attributes())
+    with trace.use_span(current, end_on_exit=True):
         yield current
 
 

@@ -32,6 +32,7 @@ def test_without_a_provider_no_span_records_and_no_attribute_is_built() -> None:
 
     with _tracing.span("nova_memory.test", attributes) as current:
         assert not current.is_recording()
+        assert trace.get_current_span() is trace.INVALID_SPAN  # no context switch for a span nothing records
         _tracing.text(current, True, "nova_memory.content", "secret")
         assert _tracing.current_link() is None
 
@@ -65,3 +66,22 @@ def test_an_exception_is_recorded_on_the_span_and_raised(exporter: InMemorySpanE
     (failed,) = exporter.get_finished_spans()
     assert failed.status.status_code is trace.StatusCode.ERROR
     assert [e.name for e in failed.events] == ["exception"]
+
+
+def test_a_span_a_sampler_dropped_is_current_so_its_children_are_dropped_too() -> None:
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+    spans = InMemorySpanExporter()
+    provider = TracerProvider(sampler=ALWAYS_OFF)
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    _tracing.use(provider)
+    try:
+        with _tracing.span("dropped") as outer:
+            assert not outer.is_recording() and outer.get_span_context().is_valid
+            assert trace.get_current_span() is outer
+            with _tracing.span("child") as child:
+                assert child.get_span_context().trace_id == outer.get_span_context().trace_id
+    finally:
+        _tracing.use()
+        provider.shutdown()
+    assert spans.get_finished_spans() == ()
