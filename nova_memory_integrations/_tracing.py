@@ -26,12 +26,13 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind
 
 __all__ = [
-    "SCOPE", "USER_ID", "Instruments", "context_call", "current_link", "instruments", "links", "span", "text",
-    "tracer", "use",
+    "SCOPE", "USER_ID", "Instruments", "context_call", "current_link", "instruments", "links", "resumed", "snapshot",
+    "span", "text", "tracer", "use",
 ]
 
 SCOPE = "nova_memory_integrations"
@@ -104,6 +105,24 @@ def text(current: Span, enabled: bool, key: str, value: str) -> None:
     (``[tracing] content = true``) and the span records."""
     if enabled and current.is_recording():
         current.set_attribute(key, value)
+
+
+def snapshot() -> otel_context.Context:
+    """The current OpenTelemetry context, to carry work handed to another thread (:func:`resumed`)."""
+    return otel_context.get_current()
+
+
+@contextmanager
+def resumed(carried: otel_context.Context | None) -> Iterator[None]:
+    """Run the block in a context :func:`snapshot` took on another thread (spans nest under its span)."""
+    if carried is None:
+        yield
+        return
+    token = otel_context.attach(carried)
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
 
 
 def current_link() -> SpanContext | None:

@@ -20,7 +20,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -109,6 +109,9 @@ class Exchange:
     user_text: str
     received_at: datetime
     model: str | None
+    trace: Any = field(default=None, compare=False)
+    """The OpenTelemetry context of the request, so that the capture's span, on the capture thread,
+    nests under the request's (``_tracing.snapshot``)."""
 
 
 class MemoryProxy:
@@ -238,7 +241,7 @@ class MemoryProxy:
         if not text:
             return None
         return Exchange(user, session or None, text, datetime.now(timezone.utc),
-                        model[:200] if isinstance(model, str) else None)
+                        model[:200] if isinstance(model, str) else None, _tracing.snapshot())
 
     async def _recall(self, exchange: Exchange) -> str:
         limit = self.store.config.limits.max_content_chars
@@ -271,7 +274,8 @@ class MemoryProxy:
         if reply.strip():
             turns.append(_turn(exchange, "assistant", reply, limit, meta, datetime.now(timezone.utc)))
         try:
-            self.store.add_turns(turns)
+            with _tracing.resumed(exchange.trace):
+                self.store.add_turns(turns)
         except Exception as exc:
             warn("memory capture", exc, "this exchange is not recorded")
 

@@ -22,6 +22,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
+from server_harness import wait_for
 
 from nova_memory_integrations import NovaStore, _tracing
 from nova_memory_integrations.config import NovaConfig, TracingConfig
@@ -196,7 +197,7 @@ def test_one_proxied_chat_is_a_server_span_with_the_recall_and_the_upstream_call
 
     (chat,) = traced.named("nova_memory.proxy.chat")
     assert chat.kind is SpanKind.SERVER
-    children = traced.children(chat)
+    children = [s for s in traced.children(chat) if s.name != "nova_memory.capture"]  # the capture: below
     assert [s.name for s in children] == ["nova_memory.context", "chat echo"]
     call = children[1]
     assert call.kind is SpanKind.CLIENT
@@ -204,4 +205,8 @@ def test_one_proxied_chat_is_a_server_span_with_the_recall_and_the_upstream_call
     assert attrs["gen_ai.operation.name"] == "chat" and attrs["gen_ai.request.model"] == "echo"
     assert attrs["server.address"] == "127.0.0.1" and attrs["http.response.status_code"] == 200
     assert [s.name for s in traced.children(children[0])][:2] == STAGES[:2]
+    wait_for(lambda: len(store.episodes(USER)) == 3)  # the exchange, captured on the proxy's capture thread
+    wait_for(lambda: traced.named("nova_memory.capture")[1:])
+    capture = traced.named("nova_memory.capture")[-1]
+    assert capture.parent is not None and capture.parent.span_id == chat.context.span_id
     assert [w for w in SECRET_WORDS if w in _texts(traced.finished())] == []
