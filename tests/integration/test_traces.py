@@ -210,3 +210,21 @@ def test_one_proxied_chat_is_a_server_span_with_the_recall_and_the_upstream_call
     capture = traced.named("nova_memory.capture")[-1]
     assert capture.parent is not None and capture.parent.span_id == chat.context.span_id
     assert [w for w in SECRET_WORDS if w in _texts(traced.finished())] == []
+
+
+class _FailingSource:
+    """A consolidation source that fails every batch (an LLM that is down)."""
+
+    def plan(self, user_id: str, batch: Any, related: Any) -> Any:
+        raise RuntimeError("the model is down")
+
+
+def test_a_failed_batch_counts_its_dead_lettered_episodes(
+        store: NovaStore, traced: Traced) -> None:
+    store.add_turns([{"user_id": USER, "role": "user", "content": "I live in Oslo."},
+                     {"user_id": USER, "role": "user", "content": "I work at Acme."}])
+    result = store._consolidation.consolidator.run(USER, _FailingSource())  # type: ignore[arg-type]
+    assert result.failed_episodes == 2 and len(store.dead_letters(USER)) == 1
+    (batch,) = traced.named("nova_memory.consolidation.batch")
+    assert (batch.attributes or {})["nova_memory.dead_lettered"] == 2
+    assert [p.value for p in traced.metric("nova_memory.consolidation.dead_letters")] == [2]
