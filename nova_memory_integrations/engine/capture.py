@@ -31,7 +31,8 @@ def record_turns(components: Components, turns: Iterable[Mapping[str, Any]]) -> 
     with _tracing.span("nova_memory.capture") as traced:
         episodes = _record(components, turns)
         if traced.is_recording():
-            traced.set_attributes({_tracing.USER_ID: sorted({e.user_id for e in episodes}),
+            users = sorted({e.user_id for e in episodes})  # one user a call, nearly always
+            traced.set_attributes({_tracing.USER_ID: users[0] if len(users) == 1 else users,
                                    "nova_memory.episodes": len(episodes)})
             _tracing.text(traced, components.config.tracing.content, "nova_memory.content",
                           "\n".join(e.content for e in episodes))

@@ -146,6 +146,7 @@ def test_memory_text_is_on_the_spans_only_when_turned_on(make_store: Any, traced
     assert "saffron" in str((context.attributes or {})["nova_memory.context.text"])
     (capture,) = traced.named("nova_memory.capture")
     assert (capture.attributes or {})["nova_memory.content"] == TURN
+    assert (capture.attributes or {})[_tracing.USER_ID] == USER
     assert all(w in _texts(traced.finished()) for w in SECRET_WORDS)
 
 
