@@ -22,6 +22,7 @@ from ._threads import STORAGE, BackgroundWorker, reading, track
 from ._time import to_epoch, utcnow
 from ._tracing import context_call
 from .config import ConsolidationMode, NovaConfig, default_home, load_config
+from .config import database_url as database_url_of
 from .consolidation.service import ConsolidationService
 from .embeddings import EmbeddingsLike
 from .engine.capture import record_turns
@@ -103,6 +104,11 @@ class NovaStore(MaintenanceAPI):
             when present, else built-in defaults.
         llm: a LangChain chat model or LlamaIndex LLM for consolidation (structured output,
             batched); default: the deterministic extractor. See :meth:`consolidate`.
+        database_url: a Postgres connection string (``postgresql://...``; also
+            ``$NOVA_MEMORY_DATABASE_URL`` or ``storage.database_url``): the memories and their
+            vectors (pgvector) live in that database, which any number of stores in any number
+            of processes share; ``path`` then holds only the model cache. Default: SQLite and
+            embedded Chroma in ``path``. Needs the ``postgres`` extra.
     """
 
     def __init__(
@@ -113,12 +119,14 @@ class NovaStore(MaintenanceAPI):
         chroma_client: Any | None = None,
         config: NovaConfig | str | os.PathLike[str] | None = None,
         llm: Any | None = None,
+        database_url: str | None = None,
     ) -> None:
         self.path = Path(path).expanduser() if path is not None else default_home()
         self.path.mkdir(parents=True, exist_ok=True)
         self.config = load_config(config, self.path)
+        self.database_url = database_url_of(database_url, self.config)
         self.components: Components = build_components(self.path, self.config, embeddings=embeddings,
-                                                       chroma_client=chroma_client)
+                                                       chroma_client=chroma_client, database_url=self.database_url)
         self.hooks = self.components.hooks  # before / after hooks of each stage (engine.hooks)
         self._recall = RecallPipeline(self.components)
         self._consolidation = ConsolidationService(self.components, llm)
@@ -486,7 +494,8 @@ class NovaStore(MaintenanceAPI):
         """Dense similarity search over a user's episodes / facts / rules, best first.
 
         Turns added just before are included, never waiting for the vector index. Facts
-        are those valid at ``as_of`` (default now). For hybrid
+        are those valid at ``as_of`` (default now); with ``as_of``, nothing learnt after it
+        is returned (turns, facts, rules: as :meth:`context`). For hybrid
         retrieval with reranking use :meth:`retrieve`; for a prompt-ready block,
         :meth:`context`.
         """
@@ -511,7 +520,8 @@ class NovaStore(MaintenanceAPI):
 
         Returns at most ``k`` items, best first. Adjacent turns of one session are merged
         into one snippet item (``SearchHit.provenance`` lists its turns; the search
-        config's ``snippet_max_turns=1`` turns this off).
+        config's ``snippet_max_turns=1`` turns this off). ``as_of``: a point-in-time
+        retrieval, nothing learnt after it (as :meth:`context`).
         """
         uid, query = self._check_query(user_id, query, k)
         cfg = self._search_config(preset)
@@ -538,6 +548,14 @@ class NovaStore(MaintenanceAPI):
         The text never exceeds ``budget_tokens`` (default ``retrieval.budget_tokens``) as
         counted by :attr:`token_counter`; ``sources`` carry ids, scores, dates, validity
         and provenance; ``explain()`` says why each item is there.
+
+        ``as_of`` makes it a point-in-time recall: the context the store would have given at
+        that moment. Nothing learnt after ``as_of`` reaches it: no later turn (nor a summary
+        or tombstone standing for one), no fact that was not valid then or was learnt later
+        (from a later turn, even if it is valid from earlier), no rule created later. Relative
+        dates in the query ("last week") count from ``as_of`` too. Items of the LangGraph
+        store (``NovaStore.items``) never reach ``context()``. See
+        :mod:`~nova_memory_integrations.retrieval.point_in_time`.
         """
         budget = self.config.retrieval.budget_tokens if budget_tokens is None else budget_tokens
         check_positive_int(budget, "budget_tokens")

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 from .._time import from_epoch, to_epoch, utcnow
 from ..config import FactConfig
 from ..storage.sqlite import SQLiteStore
+from ..text.lexicon import REL_KINDS
 from ..types import Episode, Fact
 from .temporal import normalize_value
 
@@ -61,6 +62,12 @@ def entity_key(name: str) -> str:
     while len(tokens) > 1 and tokens[-1] in _DESCRIPTORS:
         tokens.pop()
     return " ".join(tokens)
+
+
+def _is_relation(alias: str) -> bool:
+    """Whether a normalised alias is a relation word ("sister", "best friend", "mother in law")."""
+    words = alias.split()
+    return bool(words) and ("-".join(words) in REL_KINDS or words[-1] in REL_KINDS)
 
 
 def _digits(text: str) -> str:
@@ -105,6 +112,7 @@ class _UserCache:
     by_alias: dict[str, tuple[str, str]]  # alias -> (entity id, canonical name)
     keys: dict[str, tuple[str, str]]  # key -> (entity id, canonical name), oldest entity wins
     facts: dict[tuple[str, str, str], tuple[str, str]] = field(default_factory=dict)  # resolve_fact memo
+    revision: int | None = None  # the user's revision read before loading (db.user_revision)
 
 
 class EntityResolver:
@@ -148,9 +156,10 @@ class EntityResolver:
     def _user(self, user_id: str) -> _UserCache:
         # The resolver's lock only guards the in-memory cache and is never held while SQLite is
         # used: callers may already hold the database lock (a consolidation transaction).
+        revision = self.db.user_revision(user_id)  # before the rows: a change after it shows next time
         with self._lock:
             cache = self._cache.get(user_id)
-        if cache is not None:
+        if cache is not None and cache.revision == revision:
             return cache
         rows = self.db.entity_rows(user_id)
         names = {r["id"]: r["name"] for r in rows}
@@ -160,7 +169,10 @@ class EntityResolver:
         aliases = self.db.alias_rows(user_id)
         by_alias = {a["alias"]: (a["entity_id"], names[a["entity_id"]]) for a in aliases if a["entity_id"] in names}
         with self._lock:
-            return self._cache.setdefault(user_id, _UserCache(by_alias, keys))
+            cache = self._cache.get(user_id)
+            if cache is None or cache.revision != revision:  # else another thread just loaded it
+                cache = self._cache[user_id] = _UserCache(by_alias, keys, revision=revision)
+            return cache
 
     # -- resolution -------------------------------------------------------------------------
     def is_entity(self, predicate: str, value: str) -> bool:
@@ -212,7 +224,7 @@ class EntityResolver:
 
     def _create(self, user_id: str, cache: _UserCache, surface: str, norm: str, key: str) -> Resolution:
         now = to_epoch(utcnow()) or 0.0
-        with self.db.transaction():
+        with self.db.user_transaction(user_id):  # other processes reload the user's names
             target = self.db.insert_entity(f"en_{uuid.uuid4().hex}", user_id, surface, norm, key, now)
             self._insert_alias(user_id, norm, target[0], "new", 1.0)
         with self._lock:
@@ -238,11 +250,34 @@ class EntityResolver:
             if found is not None:
                 canonical_obj = found.canonical
         result = (canonical_subject, canonical_obj)
+        if predicate.endswith("_name") and predicate != "name" and normalize_value(subject) == "user" and canonical_obj:
+            self._name_relation(user_id, predicate[: -len("_name")].replace("_", " "), canonical_obj)
         with self._lock:
             if len(memo) > 4096:
                 memo.clear()
             memo[(subject, predicate, obj)] = memo[(canonical_subject, predicate, canonical_obj)] = result
         return result
+
+    def _name_relation(self, user_id: str, relation: str, name: str) -> None:
+        """Make "my <relation>" an alias of the person the user named so ("my sister Jo": "sister" -> Jo), so a
+        later statement about "my sister" is about Jo. Never when the relation already names an entity of its
+        own (facts told before the name), nor when another relation already names that person ("my boyfriend
+        and my brother are both called James": which James is meant stays the relation's)."""
+        rel = normalize_value(relation)
+        if not _is_relation(rel):
+            return
+        cache = self._user(user_id)
+        with self._lock:
+            taken = rel in cache.by_alias
+            target = cache.by_alias.get(normalize_value(name))
+            shared = target is not None and any(hit[0] == target[0] and _is_relation(alias)
+                                                for alias, hit in cache.by_alias.items())
+        if taken or target is None or shared:
+            return
+        self._insert_alias(user_id, rel, target[0], "alias", 1.0)
+        with self._lock:
+            cache.by_alias[rel] = target
+            cache.facts.clear()
 
     def alias_map(self, user_id: str) -> dict[str, str]:
         """Every known normalised alias of the user's entities -> canonical name."""
