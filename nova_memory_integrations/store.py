@@ -20,7 +20,6 @@ from typing import Any
 
 from ._threads import STORAGE, BackgroundWorker, reading, track
 from ._time import to_epoch, utcnow
-from ._tracing import context_call
 from .config import ConsolidationMode, NovaConfig, default_home, load_config
 from .config import database_url as database_url_of
 from .consolidation.service import ConsolidationService
@@ -562,12 +561,10 @@ class NovaStore(MaintenanceAPI):
         if format not in FORMATS:
             raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}, not {reprlib.repr(format)}")
         uid, query = self._check_query(user_id, query, 1)
-        with reading(), context_call(uid, query, budget, content=self.config.tracing.content) as done:
-            result = build_context(self._recall, query, uid, budget_tokens=budget,
-                                   as_of=check_timestamp(as_of, "as_of"), fmt=format, session_id=session_id,
-                                   config=self._search_config(preset), kinds=kinds)
-            done(result)  # the indexer yields to the read (reading); the span and metrics of the call
-            return result
+        with reading():  # the indexer yields to it
+            return build_context(self._recall, query, uid, budget_tokens=budget,
+                                 as_of=check_timestamp(as_of, "as_of"), fmt=format, session_id=session_id,
+                                 config=self._search_config(preset), kinds=kinds)
 
     def compress(
         self, query: str, texts: Sequence[str], *, budget_tokens: int | None = None, k: int | None = None,

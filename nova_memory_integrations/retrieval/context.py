@@ -10,10 +10,11 @@ delegate here, so ``NovaStore`` stays a thin facade. The functions take the
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .. import _tracing
 from .._time import to_epoch, utcnow
@@ -126,6 +127,25 @@ def snippets(
     return [to_hit(g[0], g) for g in groups]
 
 
+F = TypeVar("F", bound=Callable[..., ContextResult])
+
+
+def _traced(build: F) -> F:
+    """``build_context`` inside the span and metrics of one ``context()`` call (``_tracing.context_call``):
+    a decorator, so that the pipeline's own lines stay as they are."""
+
+    @functools.wraps(build)
+    def run(pipeline: RecallPipeline, query: str, user_id: str, *, budget_tokens: int, **rest: Any) -> ContextResult:
+        content = pipeline.components.config.tracing.content
+        with _tracing.context_call(user_id, query, budget_tokens, content=content) as done:
+            result: ContextResult = build(pipeline, query, user_id, budget_tokens=budget_tokens, **rest)
+            done(result)
+            return result
+
+    return cast(F, run)
+
+
+@_traced
 def build_context(
     pipeline: RecallPipeline,
     query: str,
