@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .. import _tracing
 from .._once import WarnOnce
 from .._time import from_epoch, to_epoch, utcnow
 from ..changes.corrections import says_corrected
@@ -57,6 +58,8 @@ from .negation import NOTHING_HELD, Ending, NegationPlan, opposite_predicates, p
 from .types import tally
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Span
+
     from ..changes.tracker import ChangeTracker
     from ..memory.entities import EntityResolver, RelatedFacts
 
@@ -78,6 +81,25 @@ class _Outcome:
     failed: int = 0
     fallback: int = 0
     changed: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _traced_decisions(traced: Span, decisions: Sequence[FactDecision], dead: int, content: bool) -> None:
+    """A batch's decisions as events of its span and counts by op; its dead-lettered episodes counted."""
+    measure = _tracing.instruments()
+    for d in decisions:
+        measure.decisions.add(1, {"nova_memory.decision.op": d.op})
+    if dead:
+        measure.dead_letters.add(dead)
+    if not traced.is_recording():
+        return
+    traced.set_attributes({"nova_memory.decisions": len(decisions), "nova_memory.dead_lettered": dead})
+    for d in decisions:
+        event: dict[str, str] = {"nova_memory.decision.op": d.op, "nova_memory.fact_id": d.fact_id or "",
+                                 "nova_memory.replaced_fact_id": d.replaced_fact_id or ""}
+        if content:
+            event.update({"nova_memory.subject": d.subject, "nova_memory.predicate": d.predicate,
+                          "nova_memory.object": d.object, "nova_memory.reason": d.reason})
+        traced.add_event("nova_memory.decision", event)
 
 
 def _letter_id(ids: Sequence[str]) -> str:
@@ -114,6 +136,7 @@ class Consolidator:
         self._on_changed = on_facts_changed
         self.fact_config: FactConfig = config.facts if config is not None else facts.config
         self.config: ConsolidationConfig = config.consolidation if config is not None else ConsolidationConfig()
+        self._trace_content = config.tracing.content if config is not None else False
         self.entities = entities
         self.related = related
         self.conflict_log = ConflictLog(db)
@@ -147,7 +170,9 @@ class Consolidator:
         """Consolidate every unprocessed, not dead-lettered episode of ``user_id`` (or of every user)."""
         src, size = self._source_and_size(source, batch_size)
         outcome = _Outcome()
-        with self._lock, self._handing_over(outcome):
+        with self._lock, _tracing.span("nova_memory.consolidation.run", lambda: {
+                _tracing.USER_ID: user_id or "", "nova_memory.source": type(src).__name__}), \
+                self._handing_over(outcome):
             users = [user_id] if user_id is not None else self.db.users_with_unprocessed()
             for uid in users:
                 with self.db.user_lock(uid):  # one process at a time per user (Postgres); read once held
@@ -179,6 +204,19 @@ class Consolidator:
                      fallback=outcome.fallback)
 
     def _run_batch(
+        self, user_id: str, batch: Sequence[Episode], src: ConsolidationSource, outcome: _Outcome
+    ) -> str | None:
+        """One batch, in its span: one event per decision (ids and op; the fact's words only with
+        ``[tracing] content``), the decisions counted by op, dead-lettered episodes counted."""
+        with _tracing.span("nova_memory.consolidation.batch", lambda: {
+                _tracing.USER_ID: user_id, "nova_memory.episodes": len(batch)}) as traced:
+            before = (len(outcome.decisions), outcome.failed)
+            letter = self._apply_batch(user_id, batch, src, outcome)
+            _traced_decisions(traced, outcome.decisions[before[0]:], outcome.failed - before[1],
+                              self._trace_content)
+            return letter
+
+    def _apply_batch(
         self, user_id: str, batch: Sequence[Episode], src: ConsolidationSource, outcome: _Outcome
     ) -> str | None:
         related: list[Fact] = []

@@ -10,11 +10,13 @@ delegate here, so ``NovaStore`` stays a thin facade. The functions take the
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from .. import _tracing
 from .._time import to_epoch, utcnow
 from ..engine.hooks import Veto
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
@@ -125,6 +127,25 @@ def snippets(
     return [to_hit(g[0], g) for g in groups]
 
 
+F = TypeVar("F", bound=Callable[..., ContextResult])
+
+
+def _traced(build: F) -> F:
+    """``build_context`` inside the span and metrics of one ``context()`` call (``_tracing.context_call``):
+    a decorator, so that the pipeline's own lines stay as they are."""
+
+    @functools.wraps(build)
+    def run(pipeline: RecallPipeline, query: str, user_id: str, *, budget_tokens: int, **rest: Any) -> ContextResult:
+        content = pipeline.components.config.tracing.content
+        with _tracing.context_call(user_id, query, budget_tokens, content=content) as done:
+            result: ContextResult = build(pipeline, query, user_id, budget_tokens=budget_tokens, **rest)
+            done(result)
+            return result
+
+    return cast(F, run)
+
+
+@_traced
 def build_context(
     pipeline: RecallPipeline,
     query: str,
@@ -147,15 +168,17 @@ def build_context(
     counter = components.token_counter
     clock = time.perf_counter()
     hits = retrieved.hits
-    compressed = compress_items([to_item(c) for c in hits], [c.vector for c in hits], retrieved.sentence_vectors,
-                                query, retrieved.query_vector, counter=counter, config=config)
+    with _tracing.span("nova_memory.recall.compress"):
+        compressed = compress_items([to_item(c) for c in hits], [c.vector for c in hits], retrieved.sentence_vectors,
+                                    query, retrieved.query_vector, counter=counter, config=config)
     timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
 
     clock = time.perf_counter()
     items = components.hooks.run_list("before_assemble", user_id, compressed.items)  # may filter or redact items
-    text, tokens, kept, over = assemble(items, fmt, budget_tokens, counter, fact_share=config.fact_share,
-                                        query=query, fuller=compressed.fuller, relevance=compressed.relevance,
-                                        names=compressed.names)
+    with _tracing.span("nova_memory.recall.assemble"):
+        text, tokens, kept, over = assemble(items, fmt, budget_tokens, counter, fact_share=config.fact_share,
+                                            query=query, fuller=compressed.fuller, relevance=compressed.relevance,
+                                            names=compressed.names)
     dropped = compressed.dropped + [i.model_copy(update={"reason": "over the token budget"}) for i in over]
     timings["assemble_ms"] = round((time.perf_counter() - clock) * 1000, 3)
     kept_eps = [i.id for i in kept if i.kind == "episode"]
