@@ -25,11 +25,15 @@ __all__ = [
     "Fact",
     "FactDecision",
     "MemoryKind",
+    "MemorySource",
     "Rule",
     "SearchHit",
 ]
 
 MemoryKind = Literal["episode", "fact", "rule"]
+MemorySource = Literal["explicit", "inferred"]
+"""Whether a memory was asked for (explicit) or captured and extracted by the store (inferred);
+see :mod:`nova_memory_integrations.memory.importance`."""
 
 
 ContextFormat = Literal["markdown", "json", "xml", "plain"]
@@ -63,9 +67,11 @@ class Episode(_Model):
     ingested_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
     importance: float = 0.5
+    """0-1; the 1-5 levels and how it is computed at capture: :mod:`.memory.importance`."""
     access_count: int = 0
     last_access: datetime | None = None
     processed: bool = False
+    source: MemorySource = "inferred"
 
 
 class Fact(_Model):
@@ -94,6 +100,9 @@ class Fact(_Model):
     provenance: tuple[str, ...] = ()
     occurrence_count: int = 1
     metadata: dict[str, Any] = Field(default_factory=dict)
+    importance: float = 0.5
+    """0-1, as for episodes (:mod:`.memory.importance`)."""
+    source: MemorySource = "inferred"
 
     @property
     def text(self) -> str:

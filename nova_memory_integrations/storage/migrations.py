@@ -29,6 +29,7 @@ Postgres backend can record its own steps in the same way.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -41,8 +42,8 @@ from ..errors import StorageError
 from .hidden import sync_hidden_shelves
 from .schema import SCHEMA
 
-__all__ = ["MIGRATIONS_TABLE", "STORAGE", "Ledger", "Migration", "Migrations", "Transactional", "meta_is",
-           "statements"]
+__all__ = ["MIGRATIONS_TABLE", "STORAGE", "Ledger", "Migration", "Migrations", "Transactional", "base_columns",
+           "meta_is", "statements"]
 
 logger = logging.getLogger(__name__)
 
@@ -229,6 +230,20 @@ def statements(script: str) -> list[str]:
     return out
 
 
+@functools.cache
+def base_columns() -> dict[str, frozenset[str]]:
+    """The columns of each table as :data:`~.schema.SCHEMA` (the first step) makes them: any other
+    column of a live table was added by a later step, so a row written before may lack it."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for sql in statements(SCHEMA):
+            conn.execute(sql)
+        tables = [str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {t: frozenset(str(r[1]) for r in conn.execute(f"PRAGMA table_info({t})")) for t in tables}
+    finally:
+        conn.close()
+
+
 STORAGE: Migrations[sqlite3.Connection] = Migrations("storage", atomic=True)
 """The storage steps, applied by :class:`~.sqlite.SQLiteStore` on open."""
 
@@ -248,4 +263,19 @@ def create_tables(conn: sqlite3.Connection) -> None:
 def create_hidden_shelves(conn: sqlite3.Connection) -> None:
     """The shelves of hidden memories (``hidden_episodes``, ``hidden_facts``, ``hidden_rules``): the
     columns of their live table plus ``hidden_at`` (:func:`~.hidden.sync_hidden_shelves`)."""
+    sync_hidden_shelves(conn)
+
+
+@STORAGE()
+def source_and_importance(conn: sqlite3.Connection) -> None:
+    """Each turn and fact says whether it was asked for (``source``: ``explicit`` / ``inferred``), and
+    facts get the ``importance`` turns had (:mod:`~nova_memory_integrations.memory.importance`); rows
+    written before read as inferred, of the default importance. The index serves
+    :meth:`~.fact_queries.FactQueries.important_facts`."""
+    for table, column, definition in (("episodes", "source", "TEXT NOT NULL DEFAULT 'inferred'"),
+                                      ("facts", "source", "TEXT NOT NULL DEFAULT 'inferred'"),
+                                      ("facts", "importance", "REAL NOT NULL DEFAULT 0.5")):
+        if column not in {str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}:  # a store that lost
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")  # its ledger has them
+    conn.execute("CREATE INDEX IF NOT EXISTS facts_important ON facts (user_id, importance) WHERE expired_at IS NULL")
     sync_hidden_shelves(conn)
