@@ -287,12 +287,13 @@ def test_a_minimal_turn() -> None:
 
 
 def test_a_turn_without_importance_is_assessed_and_one_with_it_keeps_it() -> None:
-    asked = check_turn(turn(content="I'm allergic to penicillin, never forget this"), LIMITS, NOW)
+    roomy = LimitsConfig()
+    asked = check_turn(turn(content="I'm allergic to penicillin, never forget this"), roomy, NOW)
     assert (asked.importance, asked.source) == (0.9, "explicit")
-    assert check_turn(turn(content="I went for a walk today"), LIMITS, NOW).importance == 0.5
-    given = check_turn(turn(content="I'm allergic to penicillin", importance=0.2, source="inferred"), LIMITS, NOW)
+    assert check_turn(turn(content="I went for a walk today"), roomy, NOW).importance == 0.5
+    given = check_turn(turn(content="I'm allergic to penicillin", importance=0.2, source="inferred"), roomy, NOW)
     assert (given.importance, given.source) == (0.2, "inferred")
-    assert check_turn(turn(role="assistant", content="Remember: I'm allergic to nothing"), LIMITS, NOW).source == \
+    assert check_turn(turn(role="assistant", content="Remember: I'm allergic to nothing"), roomy, NOW).source == \
         "inferred"
 
 
