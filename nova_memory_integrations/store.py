@@ -32,6 +32,7 @@ from .engine.validation import (
     check_metadata,
     check_positive_int,
     check_score,
+    check_source,
     check_texts,
     check_timestamp,
     check_user,
@@ -55,6 +56,7 @@ from .types import (
     Fact,
     FactDecision,
     MemoryKind,
+    MemorySource,
     Rule,
     SearchHit,
     new_id,
@@ -223,15 +225,19 @@ class NovaStore(MaintenanceAPI):
         metadata: Mapping[str, Any] | None = None,
         importance: float | None = None,
         consolidation: ConsolidationMode | None = None,
+        source: MemorySource | None = None,
     ) -> Episode:
         """Record one turn; returns once it is durable (embedding happens off-thread).
 
+        ``importance`` (0-1) and ``source`` (``explicit`` / ``inferred``) default to what
+        :mod:`.memory.importance` finds in the turn ("..., never forget this" is explicit).
+
         Raises:
-            InvalidInputError: bad user, role, content, timestamp or metadata.
+            InvalidInputError: bad user, role, content, timestamp, metadata, importance or source.
         """
         return self.add_turns(
             [{"user_id": user_id, "role": role, "content": content, "session_id": session_id,
-              "timestamp": timestamp, "metadata": metadata, "importance": importance}],
+              "timestamp": timestamp, "metadata": metadata, "importance": importance, "source": source}],
             consolidation=consolidation,
         )[0]
 
@@ -293,9 +299,13 @@ class NovaStore(MaintenanceAPI):
         valid_from: datetime | str | None = None,
         source_episode_ids: Sequence[str] = (),
         metadata: Mapping[str, Any] | None = None,
+        importance: float | None = None,
+        source: MemorySource = "explicit",
     ) -> FactDecision:
         """Assert a fact directly; cardinality and reinforcement rules apply.
 
+        A fact asserted here is explicit (``source``), so it outranks and outlives inferred
+        ones; ``importance`` (0-1) defaults to :func:`.memory.importance.assess` of it.
         Returns the decision (ADD, UPDATE when it superseded a single-valued value, or
         NOOP when it reinforced an existing fact) with the resulting ``fact_id``.
         """
@@ -312,6 +322,8 @@ class NovaStore(MaintenanceAPI):
             episode_ids=list(source_episode_ids),
             metadata=check_metadata(metadata, limits),
             reason="asserted through add_fact",
+            importance=None if importance is None else check_score(importance, "importance"),
+            source=check_source(source) or "explicit",
         )
         self.components.facts_changed(uid, changed)
         return decision

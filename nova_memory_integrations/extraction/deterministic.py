@@ -37,6 +37,7 @@ from typing import Literal, NamedTuple
 
 from ..text.dates import resolve_relative_time
 from ..text.lexicon import BRITISH, NOT_NAMES, PET_RE, PETS, REL_ALIASES, REL_MODIFIERS, RELS, STARTERS, STUDENTS
+from ..text.requests import asks_to_remember, without_requests
 from ..text.roles import MACHINE_ROLES, is_named_speaker
 from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
@@ -324,6 +325,8 @@ class DeterministicExtractor:
         resolve_relative_time("", reference)  # validates the reference (raises on a naive datetime)
         if role.strip().lower() in MACHINE_ROLES or not text or not text.strip():
             return []
+        if asks_to_remember(text):  # "..., never forget this" asks; it states nothing (text/requests)
+            text = without_requests(text)
         ctx = _Ctx(aliases=aliases, third=state.third if state is not None else None)
         out: list[CandidateFact] = []
         seen: set[tuple[str, str, str, str]] = set()

@@ -1,0 +1,72 @@
+"""What matters is never dropped (issue #40): the scenario suite, on real SQLite, Chroma and MiniLM.
+
+Source and importance at capture; explicit memories outlive a capacity eviction; guaranteed slots
+in ``context()``; pinned blocks edited through the memory tools.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from nova_memory_integrations import NovaConfig, NovaStore
+from nova_memory_integrations.memory.importance import LEVELS
+
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=timezone.utc)
+ALLERGY = "I have a severe allergy to shellfish, never forget this"
+
+
+def test_a_safety_request_becomes_an_explicit_important_fact_about_shellfish(store: NovaStore) -> None:
+    told = store.add_turn("ana", "user", ALLERGY)
+    chat = store.add_turn("ana", "user", "Today I worked on chapter 3 of my novel")
+    assert (told.source, told.importance) == ("explicit", LEVELS[5])
+    assert (chat.source, chat.importance) == ("inferred", LEVELS[3])
+    store.consolidate("ana")
+    facts = store.facts("ana")
+    assert [(f.predicate, f.object) for f in facts] == [("allergic_to", "shellfish")]  # not "never forget this"
+    assert (facts[0].source, facts[0].importance) == ("explicit", LEVELS[5])
+    assert store.get_episodes("ana", [told.id])[0].source == "explicit"  # stored, not only returned
+
+
+def test_an_inferred_fact_repeated_explicitly_becomes_explicit(store: NovaStore) -> None:
+    store.add_turn("ana", "user", "I prefer replies in Portuguese.")
+    store.consolidate("ana")
+    (inferred,) = store.facts("ana", predicate="prefers")
+    assert (inferred.source, inferred.importance) == ("inferred", LEVELS[3])
+    store.add_turn("ana", "user", "Remember that I prefer replies in Portuguese")
+    store.consolidate("ana")
+    (kept,) = store.facts("ana", predicate="prefers")
+    assert (kept.id, kept.source, kept.importance) == (inferred.id, "explicit", LEVELS[5])
+
+
+def test_add_fact_is_explicit_and_its_importance_assessed_or_given(store: NovaStore) -> None:
+    made = store.add_fact("ana", "user", "takes_medication", "metformin")
+    plain = store.add_fact("ana", "user", "likes", "jazz", importance=0.3, source="inferred")
+    by_id = {f.id: f for f in store.facts("ana")}
+    assert (by_id[made.fact_id].source, by_id[made.fact_id].importance) == ("explicit", LEVELS[5])
+    assert (by_id[plain.fact_id].source, by_id[plain.fact_id].importance) == ("inferred", 0.3)
+
+
+def test_an_explicit_fact_does_not_fade_and_an_inferred_one_does(store: NovaStore) -> None:
+    old = NOW - timedelta(days=720)
+    asked = store.add_fact("ana", "user", "likes", "tea", valid_from=old)
+    guessed = store.add_fact("ana", "user", "likes", "coffee", valid_from=old, source="inferred")
+    facts = {f.id: f for f in store.facts("ana")}
+    later = datetime.now(timezone.utc) + timedelta(days=720)
+    memory = store.components.facts
+    assert memory.effective_confidence(facts[asked.fact_id], now=later) == facts[asked.fact_id].confidence
+    assert memory.effective_confidence(facts[guessed.fact_id], now=later) < facts[guessed.fact_id].confidence / 4
+
+
+def test_an_explicit_request_survives_a_capacity_eviction_that_removes_inferred_memories(make_store: Any) -> None:
+    store: NovaStore = make_store(config=NovaConfig.from_dict({"lifecycle": {
+        "max_episodes_per_user": 10, "protect_recent_days": 1, "tombstones": False}}))
+    old = NOW - timedelta(days=400)
+    inferred = [store.add_turn("ana", "user", f"We chatted about the weather on day {i}, it was grey.",
+                               timestamp=old + timedelta(hours=i)).id for i in range(12)]
+    asked = store.add_turn("ana", "user", "Remember that my locker code is 4512.", timestamp=old - timedelta(days=1))
+    assert asked.source == "explicit"
+    store.consolidate("ana")
+    report = store.apply_lifecycle("ana", now=NOW)
+    assert report.evicted and set(report.evicted) <= set(inferred)  # inferred memories went
+    assert asked.id in {e.id for e in store.episodes("ana")}  # the oldest turn of all, kept
