@@ -74,7 +74,8 @@ def remember(
     valid_from: str | None = None,
     session_id: str | None = None,
 ) -> str:
-    """Store a fact (all three of subject, predicate, object) or a note (``note``)."""
+    """Store a fact (all three of subject, predicate, object) or a note (``note``), as an explicit
+    memory (the agent was asked, or judged it worth keeping: it outranks and outlives inferred ones)."""
     triple = (subject, predicate, object)
     valid_from = _as_utc(valid_from)
     try:
@@ -88,7 +89,7 @@ def remember(
         if not note or not note.strip():
             return "remember needs a note or a fact (subject, predicate, object)."
         episode = store.add_turn(user_id, "user", note, session_id=session_id, timestamp=valid_from,
-                                 metadata={"source": "tool.remember"})
+                                 metadata={"source": "tool.remember"}, source="explicit")
         return f"Remembered the note [{episode.id}]."
     except Exception as exc:
         return _fail("remember", exc)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..config import ConsolidationMode
 from ..errors import needs_extra
-from ..types import ContextFormat, MemoryKind
+from ..types import ContextFormat, MemoryKind, MemorySource
 from .auth import USER_HEADER, authenticate, resolve_user
 
 with needs_extra("server"):
@@ -41,7 +41,19 @@ class TurnIn(_In):
     session_id: str | None = None
     timestamp: str | None = Field(default=None, description="ISO-8601 event time (default now).")
     metadata: dict[str, Any] | None = None
-    importance: float | None = None
+    importance: float | None = Field(default=None, description="0-1 (default: assessed from the content).")
+    source: MemorySource | None = Field(
+        default=None, description="explicit: the user asked for it to be kept (default: found in the content).")
+
+
+class FactIn(_In):
+    subject: str
+    predicate: str
+    object: str
+    confidence: float | None = None
+    valid_from: str | None = Field(default=None, description="ISO-8601 event time the fact holds from (default now).")
+    metadata: dict[str, Any] | None = None
+    importance: float | None = Field(default=None, description="0-1 (default: assessed from the fact).")
 
 
 class AddTurnsIn(_In):
@@ -118,6 +130,14 @@ def facts(request: Request, user: str = Depends(user_scope), subject: str | None
           history: bool = Query(default=False, description="Every version believed at known_at.")) -> dict[str, Any]:
     found = _store(request).facts(user, subject, predicate, as_of=as_of, known_at=known_at, include_history=history)
     return {"facts": _dump(found)}
+
+
+@router.post("/users/{user_id}/facts", summary="Assert a fact (an explicit memory)")
+def add_fact(body: FactIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    decision = _store(request).add_fact(user, body.subject, body.predicate, body.object, confidence=body.confidence,
+                                        valid_from=body.valid_from, metadata=body.metadata,
+                                        importance=body.importance, source="explicit")
+    return dict(decision.model_dump(mode="json"))
 
 
 @router.get("/users/{user_id}/facts/{fact_id}/history", summary="Every version of one fact's lineage")

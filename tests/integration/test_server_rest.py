@@ -138,6 +138,17 @@ def test_errors_are_json_with_the_typed_errors_name(api: httpx.Client) -> None:
     assert api.get("/users/alice/nothing-here").status_code == 404
 
 
+def test_a_fact_posted_is_explicit_and_a_turn_says_its_source(api: httpx.Client, store: NovaStore) -> None:
+    r = api.post("/users/alice/facts", json={"subject": "alice", "predicate": "allergic_to", "object": "penicillin"})
+    assert r.status_code == 200 and r.json()["op"] == "ADD"
+    (fact,) = store.facts("alice")
+    assert (fact.source, fact.importance) == ("explicit", 0.9)
+    r = api.post("/users/alice/turns", json={"turns": [{"content": "I like tea."},
+                                                       {"content": "I like jazz.", "source": "explicit"}]})
+    assert [e["source"] for e in r.json()["episodes"]] == ["inferred", "explicit"]
+    assert api.post("/users/alice/turns", json={"turns": [{"content": "x", "source": "told"}]}).status_code == 422
+
+
 def test_openapi_docs_are_served(api: httpx.Client) -> None:
     base = str(api.base_url).removesuffix("/v1/memory/").removesuffix("/v1/memory")
     spec = httpx.get(f"{base}/openapi.json").json()
@@ -156,6 +167,8 @@ def test_a_pinned_key_reaches_only_its_user(store: NovaStore) -> None:
             for method, path, body in (("POST", "/users/bob/search", {"query": "vault"}),
                                        ("POST", "/users/bob/context", {"query": "vault"}),
                                        ("GET", "/users/bob/facts", None), ("GET", "/users/bob/episodes", None),
+                                       ("POST", "/users/bob/facts", {"subject": "bob", "predicate": "likes",
+                                                                     "object": "x"}),
                                        ("POST", "/users/bob/turns", {"turns": [{"content": "hijack"}]}),
                                        ("POST", "/users/bob/consolidate", None), ("DELETE", "/users/bob", None),
                                        ("POST", "/users/bob/hide", {"ids": ["x"]}),
