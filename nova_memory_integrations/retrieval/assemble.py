@@ -230,16 +230,21 @@ def line(item: ContextItem, fmt: Format) -> str:
 
 
 def fit(
-    items: Sequence[ContextItem], fmt: Format, budget: int, counter: TokenCounter, *, fact_share: float = 1.0
+    items: Sequence[ContextItem], fmt: Format, budget: int, counter: TokenCounter, *, fact_share: float = 1.0,
+    reserved: Sequence[ContextItem] = (), reserved_share: float = 0.0,
 ) -> tuple[str, int, list[ContextItem], list[ContextItem]]:
     """Greedy packing by priority (input order) so that ``render`` fits ``budget``.
 
-    Each item's cost is its own line plus any section or date header it opens; facts
-    take at most ``fact_share`` of the budget. The final text is always re-counted and
-    items are dropped from the lowest priority until the real count fits.
+    ``reserved`` items (guaranteed slots) come first and take at most ``reserved_share`` of the
+    budget, whatever their relevance; ``items`` (best first, a reserved one among them skipped)
+    fill what is left. Each item's cost is its own line plus any section or date header it
+    opens; facts chosen by relevance take at most ``fact_share`` of the budget. The final text
+    is always re-counted and items are dropped from the lowest priority until the real count fits.
 
     Returns ``(text, tokens, kept, dropped)``.
     """
+    held = {i.id for i in reserved}
+    items = [*reserved, *(i for i in items if i.id not in held)]
     if not items:
         return "", 0, [], []
     costs = [c + 1 for c in counter.count_many([line(i, fmt) for i in items])]
@@ -259,19 +264,26 @@ def fit(
     kept: list[ContextItem] = []
     dropped: list[ContextItem] = []
     fact_tokens = 0
-    for item, cost in zip(items, costs):
+    reserve = reserved_share * budget
+    for pos, (item, cost) in enumerate(zip(items, costs)):
         extra = 0
         if item.kind not in opened:
             extra += header(f"## {item.kind} section")
         group = (_human(item.timestamp), item.session_id)
         if item.kind == "episode" and fmt in ("markdown", "plain") and group not in opened:
             extra += header(f"### {group[0]}")
-        over_facts = item.kind == "fact" and fact_tokens + cost > fact_share * budget
-        if used + cost + extra <= budget and not over_facts:
+        if pos < len(reserved):
+            over = cost + extra > reserve  # a guaranteed slot: its own share, not the facts'
+        else:
+            over = item.kind == "fact" and fact_tokens + cost > fact_share * budget
+        if used + cost + extra <= budget and not over:
             kept.append(item)
             used += cost + extra
             opened.update({item.kind, group})
-            fact_tokens += cost if item.kind == "fact" else 0
+            if pos < len(reserved):
+                reserve -= cost + extra
+            elif item.kind == "fact":
+                fact_tokens += cost
         else:
             dropped.append(item)
     text = render(kept, fmt)
@@ -287,14 +299,17 @@ def assemble(
     items: Sequence[ContextItem], fmt: Format, budget: int, counter: TokenCounter, *, fact_share: float = 1.0,
     query: str = "", fuller: Mapping[str, str] | None = None,
     relevance: Mapping[str, Mapping[str, float]] | None = None, names: frozenset[str] = frozenset(),
+    reserved: Sequence[ContextItem] = (), reserved_share: float = 0.0,
 ) -> tuple[str, int, list[ContextItem], list[ContextItem]]:
-    """Stage 5: ``items`` (best first) packed into ``budget`` (:func:`fit`), then what the budget
-    has left spent on giving back the sentences compression cut (``fuller``: id -> the text
-    before the cut; ``relevance`` and ``names`` choose among them as they did).
+    """Stage 5: the ``reserved`` items (guaranteed slots) within ``reserved_share`` of the budget,
+    then ``items`` (best first) in what is left (:func:`fit`), then what the budget has left
+    spent on giving back the sentences compression cut (``fuller``: id -> the text before the
+    cut; ``relevance`` and ``names`` choose among them as they did).
 
     Returns ``(text, tokens, kept, dropped)``.
     """
-    text, tokens, kept, over = fit(items, fmt, budget, counter, fact_share=fact_share)
+    text, tokens, kept, over = fit(items, fmt, budget, counter, fact_share=fact_share, reserved=reserved,
+                                   reserved_share=reserved_share)
     text, tokens, kept = _expand(kept, fuller or {}, text, tokens, query=query, fmt=fmt, budget=budget,
                                  counter=counter, names=names, relevance=relevance)
     return text, tokens, kept, over

@@ -70,3 +70,39 @@ def test_an_explicit_request_survives_a_capacity_eviction_that_removes_inferred_
     report = store.apply_lifecycle("ana", now=NOW)
     assert report.evicted and set(report.evicted) <= set(inferred)  # inferred memories went
     assert asked.id in {e.id for e in store.episodes("ana")}  # the oldest turn of all, kept
+
+
+_TOPICS = ["my garden", "the football match", "a new recipe for bread", "the train strike", "my bike ride",
+           "a podcast about space", "the office party", "learning the guitar", "a trip to the lake",
+           "the rainy weekend", "a board game night", "painting the fence", "a documentary on whales",
+           "the new phone", "a hiking trail", "the chess club", "my sourdough starter", "a jazz concert",
+           "the book club", "a camping weekend"]
+_QUERIES = ["What should I plant in spring?", "Any tips for my chess opening?", "Which guitar strings are best?",
+            "How do I fix a flat bike tyre?", "Recommend a podcast for my commute", "What board game suits six?",
+            "How long should bread proof?", "Where can I hike near the lake?", "Which phone camera is better?",
+            "What colour should the fence be?", "Suggest a jazz album", "How do whales sleep?",
+            "What book should the club read next?", "Is it going to rain this weekend?", "How do I wax skis?",
+            "What tent should I buy?", "How do I keep a sourdough starter alive?", "Best way to learn chords?",
+            "Plan my Saturday", "What is a good warm-up before football?"]
+
+
+def test_a_safety_fact_stated_once_among_200_turns_is_in_every_context_at_300_tokens(store: NovaStore) -> None:
+    start = NOW - timedelta(days=300)
+    turns = [{"user_id": "ana", "role": "user", "content": f"Day {i}: I spent the afternoon on {_TOPICS[i % 20]}, "
+              f"it was {'fun' if i % 3 else 'tiring'} and I want to do it again.",
+              "timestamp": start + timedelta(hours=i)} for i in range(200)]
+    turns.insert(137, {"user_id": "ana", "role": "user", "content": ALLERGY,
+                       "timestamp": start + timedelta(hours=136, minutes=30)})
+    store.add_turns(turns)
+    store.consolidate("ana")
+    store.flush()
+    for query in _QUERIES:
+        ctx = store.context(query, "ana", budget_tokens=300)
+        assert ctx.tokens <= 300
+        assert "shellfish" in ctx.text, query
+        (held,) = [i for i in ctx.sources if i.kind == "fact" and "shellfish" in i.text]
+        assert held.reason.startswith("guaranteed slot: importance 5")
+        assert "guaranteed slot" in ctx.explain() and "relevance: found by" in ctx.explain()
+    off = store.context(_QUERIES[0], "ana", budget_tokens=300,
+                        preset=store._search_config(None).model_copy(update={"reserved_share": 0.0}))
+    assert "shellfish" not in off.text  # without the guaranteed slot the query never reaches it
