@@ -23,6 +23,7 @@ from ._time import to_epoch, utcnow
 from .config import ConsolidationMode, NovaConfig, default_home, load_config
 from .consolidation.service import ConsolidationService
 from .embeddings import EmbeddingsLike
+from .engine.blocks import BlocksAPI
 from .engine.capture import record_turns
 from .engine.components import Components, build_components
 from .engine.tokens import TokenCounter
@@ -66,7 +67,7 @@ __all__ = ["NovaStore"]
 
 
 @checked_arguments  # every argument named in engine.validation.ARGUMENT_CHECKS is checked first
-class NovaStore(MaintenanceAPI):
+class NovaStore(MaintenanceAPI, BlocksAPI):
     """Long-term memory for agents: episodes, bi-temporal facts and rules for many users.
 
     Setup:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "CONTEXT_FORMATS",
     "ContextFormat",
+    "ContextKind",
     "new_id",
     "CompressedText",
     "CompressionResult",
@@ -26,6 +27,7 @@ __all__ = [
     "FactDecision",
     "MemoryKind",
     "MemorySource",
+    "PinnedBlock",
     "Rule",
     "SearchHit",
 ]
@@ -128,6 +130,24 @@ class Rule(_Model):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+class PinnedBlock(_Model):
+    """One version of a pinned block: a named text about the user (``"human"``), the agent
+    (``"persona"``) or anything the app names, in every context whatever the query, of at most
+    ``limit`` characters. Each edit is a new version; the one it replaced keeps its text and
+    gets ``valid_to`` (``NovaStore.block_history``)."""
+
+    id: str
+    user_id: str
+    name: str
+    content: str
+    limit: int
+    author: str = "app"
+    """Who wrote this version: ``app`` (``NovaStore.set_block``) or ``agent`` (a memory tool)."""
+    valid_from: datetime
+    valid_to: datetime | None = None
+    ingested_at: datetime
+
+
 class SearchHit(_Model):
     """One retrieved memory item with its score and where it came from."""
 
@@ -169,10 +189,14 @@ class ConsolidationResult(_Model):
     decisions: tuple[FactDecision, ...] = ()
 
 
+ContextKind = Literal["episode", "fact", "rule", "block"]
+"""What a context item is: a memory of one of the :data:`MemoryKind` kinds, or a pinned block."""
+
+
 class ContextItem(_Model):
     """One memory item selected for the assembled context, with why it is there."""
 
-    kind: MemoryKind
+    kind: ContextKind
     id: str
     text: str
     score: float

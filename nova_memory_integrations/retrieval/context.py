@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .._time import to_epoch, utcnow
+from ..engine.blocks import block_items
 from ..engine.hooks import Veto
 from ..memory.importance import level_of
 from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, Fact, MemoryKind, SearchHit
@@ -78,15 +79,18 @@ def guaranteed(
     components: Components, user_id: str, *, as_of: datetime | None, config: SearchConfig,
     kinds: Sequence[MemoryKind],
 ) -> list[ContextItem]:
-    """What ``context()`` reserves its ``reserved_share`` for, whatever the query: the user's most
-    important current facts (``reserved_importance`` and above, most important first), each saying
-    why it is there."""
-    if not config.reserved_share or "fact" not in kinds or not config.reserved_facts:
+    """What ``context()`` reserves its ``reserved_share`` for, whatever the query: the user's pinned
+    blocks (:mod:`..engine.blocks`), then the most important current facts (``reserved_importance``
+    and above, most important first), each saying why it is there."""
+    if not config.reserved_share:
         return []
+    blocks = block_items(components, user_id, as_of=as_of)
+    if "fact" not in kinds or not config.reserved_facts:
+        return blocks
     moment = to_epoch(as_of or utcnow()) or 0.0
     facts = components.db.important_facts(user_id, min_importance=config.reserved_importance, at=moment,
                                           limit=config.reserved_facts)
-    return [_fact_item(f, f.importance, {"importance": f.importance},
+    return blocks + [_fact_item(f, f.importance, {"importance": f.importance},
                        f"guaranteed slot: importance {level_of(f.importance)} of 5"
                        + (", asked to keep" if f.source == "explicit" else "")) for f in facts]
 
@@ -191,7 +195,8 @@ def build_context(
     kept_eps = [i.id for i in kept if i.kind == "episode"]
     components.db.touch_episodes(user_id, kept_eps, to_epoch(utcnow()) or 0.0)
     timings["total_ms"] = round((time.perf_counter() - start) * 1000, 3)
-    kept_tokens = sum(counter.count_many([i.text for i in kept])) if kept else 0
+    ranked = [i.text for i in kept if i.id not in held]  # what compression worked on (not the reserved)
+    kept_tokens = sum(counter.count_many(ranked)) if ranked else 0
     original = compressed.original_tokens
     result = ContextResult(
         query=query, user_id=user_id, text=text, tokens=tokens, budget_tokens=budget_tokens, format=fmt,

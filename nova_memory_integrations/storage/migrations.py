@@ -279,3 +279,27 @@ def source_and_importance(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")  # its ledger has them
     conn.execute("CREATE INDEX IF NOT EXISTS facts_important ON facts (user_id, importance) WHERE expired_at IS NULL")
     sync_hidden_shelves(conn)
+
+
+@STORAGE()
+def create_pinned_blocks(conn: sqlite3.Connection) -> None:
+    """Pinned blocks (:mod:`~.blocks`): named texts per user, each version kept (``valid_from`` /
+    ``valid_to``), at most one current version per user and name."""
+    for sql in statements("""
+CREATE TABLE IF NOT EXISTS pinned_blocks (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    content TEXT NOT NULL,
+    size_limit INTEGER NOT NULL,
+    author TEXT NOT NULL,
+    valid_from REAL NOT NULL,
+    valid_to REAL,
+    ingested_at REAL NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '{}'
+);
+CREATE UNIQUE INDEX IF NOT EXISTS pinned_blocks_current ON pinned_blocks (user_id, name) WHERE valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS pinned_blocks_user ON pinned_blocks (user_id, name, seq);
+"""):
+        conn.execute(sql)

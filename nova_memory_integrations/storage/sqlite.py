@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+from .blocks import BlockQueries
 from .compaction import CompactionQueries
 from .episodes import EpisodeQueries
 from .fact_queries import FactQueries
@@ -29,7 +30,7 @@ __all__ = ["SQLiteStore", "row_to_episode", "row_to_fact", "row_to_rule"]
 
 
 class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQueries, HiddenQueries,
-                  CompactionQueries, TableRows):
+                  CompactionQueries, BlockQueries, TableRows):
     """The system of record. Thread-safe; every method is scoped by ``user_id``."""
 
     def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
@@ -46,7 +47,7 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
         counts: dict[str, int] = {}
         with self.transaction() as conn:
             for table in ("episodes", "facts", "fact_events", "rules", "dead_letters", "entities", "entity_aliases",
-                          "conflicts"):
+                          "conflicts", "pinned_blocks"):
                 cur = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
                 counts[table] = cur.rowcount
             # episodes_seq_user orders every user's turns by seq, so theirs sit on shared pages,

@@ -6,10 +6,19 @@ in ``context()``; pinned blocks edited through the memory tools.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from langchain.agents import create_agent
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
+
 from nova_memory_integrations import NovaConfig, NovaStore
+from nova_memory_integrations.langchain import NovaMemory, create_memory_tools
 from nova_memory_integrations.memory.importance import LEVELS
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=timezone.utc)
@@ -106,3 +115,48 @@ def test_a_safety_fact_stated_once_among_200_turns_is_in_every_context_at_300_to
     off = store.context(_QUERIES[0], "ana", budget_tokens=300,
                         preset=store._search_config(None).model_copy(update={"reserved_share": 0.0}))
     assert "shellfish" not in off.text  # without the guaranteed slot the query never reaches it
+
+
+class _Agent(BaseChatModel):
+    """A fake chat model (the only fake): calls the tool a user message names (``tool {json}``), else
+    answers "ok"; records the system prompt of every call."""
+
+    prompts: list[str] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "pinned-block-agent"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+        self.prompts.append("\n".join(str(m.content) for m in messages if isinstance(m, SystemMessage)))
+        last = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
+        name, _, args = str(messages[last].content).partition(" ")
+        if name == "edit_pinned_block" and not any(isinstance(m, ToolMessage) for m in messages[last:]):
+            message = AIMessage(content="", tool_calls=[{"name": name, "args": json.loads(args), "id": "c1"}])
+        else:
+            message = AIMessage(content="ok")
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def test_the_agent_edits_its_pinned_block_through_a_tool_and_the_next_turn_sees_it(store: NovaStore) -> None:
+    store.set_block("ana", "human", "Ana, a nurse.", limit=120)
+    model = _Agent()
+    agent = create_agent(model, tools=create_memory_tools(store, user_id="ana"),
+                         middleware=[NovaMemory(store, user_id="ana", consolidation="manual")])
+    edit = {"name": "human", "append": "Prefers replies in Portuguese."}
+    agent.invoke({"messages": [{"role": "user", "content": f"edit_pinned_block {json.dumps(edit)}"}]})
+    assert "Prefers replies in Portuguese" not in model.prompts[0]
+    model.prompts.clear()
+    agent.invoke({"messages": [{"role": "user", "content": "What is the capital of Peru?"}]})
+    assert "Ana, a nurse." in model.prompts[0] and "Prefers replies in Portuguese." in model.prompts[0]
+    history = store.block_history("ana", "human")
+    assert [(b.content, b.author, b.valid_to is None) for b in history] == [
+        ("Ana, a nurse.", "app", False), ("Ana, a nurse.\nPrefers replies in Portuguese.", "agent", True)]
+    too_long = {"name": "human", "content": "x" * 200}
+    agent.invoke({"messages": [{"role": "user", "content": f"edit_pinned_block {json.dumps(too_long)}"}]})
+    assert len(store.block_history("ana", "human")) == 2  # refused (over the limit), told to the model
+    assert store.blocks("bob") == [] and store.block("ana", "persona") is None  # scoped by user and name
