@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from ..config import LimitsConfig
 from ..consolidation.consolidator import _letter_id
+from ..engine.blocks import AUTHORS
 from ..engine.validation import (
     MAX_COUNT,
     check_content,
@@ -52,7 +53,7 @@ __all__ = ["KNOWN_TABLES", "TableSpec", "check_row", "filled", "fresh_id", "rema
 
 KNOWN_TABLES = {"episodes": "episode", "facts": "fact", "fact_events": "fact_event", "rules": "rule",
                 "dead_letters": "dead_letter", "entities": "entity", "entity_aliases": "entity_alias",
-                "conflicts": "conflict"}
+                "conflicts": "conflict", "pinned_blocks": "pinned_block"}
 """Tables exported first, in this order, under these record kinds (every other table with a
 ``user_id`` column follows under its own name)."""
 _SKIP_COLUMNS = frozenset({"seq", "indexed"})  # local row order / vector-index bookkeeping
@@ -75,7 +76,7 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("conflicts", "kind"): get_args(ConflictKind), ("conflicts", "strategy"): get_args(Strategy),
     ("conflicts", "winner"): get_args(Winner), ("conflicts", "status"): ("resolved", "flagged"),
     ("entity_aliases", "method"): get_args(MatchMethod),
-    ("episodes", "source"): SOURCES, ("facts", "source"): SOURCES,
+    ("episodes", "source"): SOURCES, ("facts", "source"): SOURCES, ("pinned_blocks", "author"): AUTHORS,
 }
 _INT_RANGE = 2**63 - 1
 
