@@ -93,6 +93,24 @@ async def test_mcp_hide_and_restore(mcp_server: ServerThread, store: NovaStore) 
     assert [e.id for e in store.episodes("bob")] == [bobs.id]
 
 
+async def test_mcp_pinned_blocks_are_edited_and_recalled_per_user(mcp_server: ServerThread, store: NovaStore) -> None:
+    url = f"{mcp_server.url}/mcp"
+    store.set_block("bob", "human", "Bob's locker code is 9182.")
+    _, (edited, appended, listed, recalled, other, too_long) = await session_call(url, ALICE_KEY, [
+        ("edit_pinned_block", {"user_id": "alice", "name": "human", "content": "Alice, a pilot."}),
+        ("edit_pinned_block", {"user_id": "alice", "name": "human", "append": "Vegan."}),
+        ("pinned_blocks", {"user_id": "alice"}),
+        ("recall", {"user_id": "alice", "query": "weather tomorrow"}),
+        ("pinned_blocks", {"user_id": "bob"}),
+        ("edit_pinned_block", {"user_id": "alice", "name": "human", "content": "x" * 5000}),
+    ])
+    assert "Alice, a pilot." in text_of(edited) and "Vegan." in text_of(appended)
+    assert "Vegan." in text_of(listed) and "Alice, a pilot." in text_of(recalled)
+    assert other.is_error and "9182" not in text_of(other)
+    assert "at most 2000 characters" in text_of(too_long)  # told to the model, not stored
+    assert [b.author for b in store.block_history("alice", "human")] == ["agent", "agent"]
+
+
 async def test_mcp_tools_over_stdio(tmp_path: Path, minilm_onnx: object) -> None:
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "nova_memory_integrations", "mcp", "--path", str(tmp_path / "mem"),
