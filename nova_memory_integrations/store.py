@@ -28,6 +28,7 @@ from .engine.capture import record_turns
 from .engine.components import Components, build_components
 from .engine.tokens import TokenCounter
 from .engine.validation import (
+    STORE_ARGUMENTS,
     check_content,
     check_ids,
     check_metadata,
@@ -66,7 +67,7 @@ from .types import (
 __all__ = ["NovaStore"]
 
 
-@checked_arguments  # every argument named in engine.validation.ARGUMENT_CHECKS is checked first
+@checked_arguments(STORE_ARGUMENTS)  # the checks declared per parameter in engine.validation run first
 class NovaStore(MaintenanceAPI, BlocksAPI):
     """Long-term memory for agents: episodes, bi-temporal facts and rules for many users.
 

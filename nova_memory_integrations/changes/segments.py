@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..text.sentences import CHANGE_SENTENCES
+
 __all__ = ["Clause", "Sentence", "Word", "asks", "normalize_text", "segment", "words"]
 
 _STRAIGHT = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
                            "\u2014": "—"})
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
-_ABBREV = re.compile(r"\b(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|approx|e\.g|i\.e)\.$", re.IGNORECASE)
 _CLAUSE_SPLIT = re.compile(
     r"\s*;\s*|\s+[—-]+\s+|\s*\(\s*|\s*\)\s*|:\s+"
     r"|,?\s+(?:but|although|though|whereas|while|because|cause|cos|so|and then|and now|then)\s+"
@@ -89,19 +89,10 @@ def asks(text: str) -> bool:
 
 
 def segment(text: str) -> list[Sentence]:
-    """Sentences of a normalised message (see :func:`normalize_text`), each split into clauses."""
-    spans: list[tuple[int, int]] = []
-    for a, b in _pieces(text, _SENTENCE_END, 0, len(text)):
-        if spans and _ABBREV.search(text[spans[-1][0]:spans[-1][1]]):
-            spans[-1] = (spans[-1][0], b)
-        else:
-            spans.append((a, b))
+    """Sentences of a normalised message (see :func:`normalize_text`), each split into clauses; where a
+    sentence ends is the text layer's :data:`~..text.sentences.CHANGE_SENTENCES`."""
     out: list[Sentence] = []
-    for a, b in spans:
-        raw = text[a:b]
-        lead = len(raw) - len(raw.lstrip())
-        a += lead
-        b = a + len(raw.strip())
+    for a, b in CHANGE_SENTENCES.spans(text):
         body = text[a:b]
         question = body.rstrip("\"') ").endswith("?") or bool(_QUESTION_START.match(body))
         pieces: list[tuple[int, int]] = []

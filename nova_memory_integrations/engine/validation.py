@@ -15,7 +15,7 @@ import reprlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from inspect import signature
+from inspect import Parameter, isfunction, signature
 from typing import Any, TypeAlias, TypeVar
 
 from pydantic import ValidationError
@@ -27,10 +27,10 @@ from ..memory.importance import SOURCES, assess, source_of
 from ..types import Episode, MemorySource, new_id
 
 __all__ = [
-    "MAX_COUNT", "MAX_HOPS", "MAX_K", "MAX_METADATA_DEPTH", "TURN_FIELDS", "check_content", "check_epoch",
-    "check_flag", "check_id", "check_ids", "check_kinds", "check_metadata", "check_name", "check_positive_int",
-    "check_score", "check_source", "check_texts", "check_timestamp", "check_turn", "check_user", "checked_arguments", "model_input",
-    "printable", "require_store",
+    "MAINTENANCE_ARGUMENTS", "MAX_COUNT", "MAX_HOPS", "MAX_K", "MAX_METADATA_DEPTH", "STORE_ARGUMENTS", "TURN_FIELDS",
+    "check_content", "check_epoch", "check_flag", "check_id", "check_ids", "check_kinds", "check_metadata",
+    "check_name", "check_positive_int", "check_score", "check_source", "check_texts", "check_timestamp", "check_turn",
+    "check_user", "checked_arguments", "model_input", "printable", "require_store",
 ]
 
 MAX_METADATA_DEPTH = 32
@@ -325,7 +325,7 @@ def require_store(store: object, expected: type[_Store], owner: str, *, optional
     raise WrongStoreError(f'{owner} needs a {need}: {owner}({need}("./memory"), ...){default}; got {got}{hint}')
 
 
-# -- the facade's arguments, checked by name ----------------------------------------------------------------------
+# -- the facade's arguments, each check declared for its parameter ----------------------------------------------------
 Check: TypeAlias = Callable[[object, str, LimitsConfig], None]
 """A check of one argument: ``(value, parameter name, limits)``; raises ``InvalidInputError``."""
 
@@ -399,45 +399,86 @@ def _kinds(value: object, field: str, limits: LimitsConfig) -> None:
     check_kinds(value, field)
 
 
-ARGUMENT_CHECKS: dict[str, Check] = {
-    "session_id": _id(False), "fact_id": _id(True), "kinds": _kinds, "source_episode_ids": _ids,
-    "subject": _optional(_content), "predicate": _optional(_content), "context": _optional(_content),
-    "reason": _content, "start": _content, "query": _text, "text": _text, "predicates": _optional(_names),
-    "turns": _iterable, "k": _count(1, MAX_K), "max_hops": _count(0, MAX_HOPS), "limit": _count(1, MAX_COUNT),
-    "budget_tokens": _count(1, MAX_COUNT), "max_item_tokens": _count(1, MAX_COUNT),
-    "min_similarity": _number(-1.0, 1.0), "timeout": _optional(_number(0.0, 1e9)),
-    "include_history": _flag, "newest_first": _flag, "flagged_only": _flag, "unconsolidated": _flag,
-    "rerank": _optional(_flag), "consolidation": _choice("immediate", "background", "manual"),
+SESSION_ID, FACT_ID, IDS, KINDS = _id(False), _id(True), _ids, _kinds
+NAME, NAMES, CONTENT, TEXT, TURNS = _optional(_content), _optional(_names), _content, _text, _iterable
+K, HOPS, COUNT = _count(1, MAX_K), _count(0, MAX_HOPS), _count(1, MAX_COUNT)
+SIMILARITY, TIMEOUT = _number(-1.0, 1.0), _optional(_number(0.0, 1e9))
+FLAG, OPTIONAL_FLAG, CONSOLIDATION = _flag, _optional(_flag), _choice("immediate", "background", "manual")
+
+STORE_ARGUMENTS: dict[str, dict[str, Check]] = {
+    "flush": {"timeout": TIMEOUT},
+    "add_turn": {"session_id": SESSION_ID, "consolidation": CONSOLIDATION},
+    "add_turns": {"turns": TURNS, "consolidation": CONSOLIDATION},
+    "episodes": {"session_id": SESSION_ID, "limit": COUNT, "newest_first": FLAG},
+    "add_fact": {"subject": NAME, "predicate": NAME, "source_episode_ids": IDS},
+    "invalidate_fact": {"fact_id": FACT_ID, "reason": CONTENT},
+    "facts": {"subject": NAME, "predicate": NAME, "include_history": FLAG},
+    "fact_history": {"fact_id": FACT_ID},
+    "decisions": {"limit": COUNT},
+    "traverse": {"start": CONTENT, "max_hops": HOPS, "predicates": NAMES},
+    "rules": {"context": NAME, "k": K, "min_similarity": SIMILARITY},
+    "conflicts": {"flagged_only": FLAG, "limit": COUNT},
+    "explain_confidence": {"fact_id": FACT_ID},
+    "search": {"query": TEXT, "k": K, "kinds": KINDS, "session_id": SESSION_ID},
+    "retrieve": {"query": TEXT, "k": K, "kinds": KINDS, "session_id": SESSION_ID, "rerank": OPTIONAL_FLAG},
+    "context": {"query": TEXT, "budget_tokens": COUNT, "session_id": SESSION_ID, "kinds": KINDS},
+    "compress": {"query": TEXT, "budget_tokens": COUNT, "k": K, "max_item_tokens": COUNT},
+    "count_tokens": {"text": TEXT},
 }
-"""Checks of the facade's arguments by parameter name: type, range and encoding, whenever the
-argument is given (a method's own checks then say what is required and convert the values)."""
+"""``NovaStore``'s declared argument checks: method -> parameter -> check (type, range, encoding), run
+whenever the argument is given; the method's own body then says what is required and converts values
+(``user_id``, ``content``, ``metadata`` ... are checked there, by the ``check_*`` functions above)."""
+MAINTENANCE_ARGUMENTS: dict[str, dict[str, Check]] = {"users": {"unconsolidated": FLAG}}
+"""The same for the maintenance mixin (``maintenance/api.MaintenanceAPI``)."""
 
 C = TypeVar("C", bound=type)
 
 
-def checked_arguments(cls: C) -> C:
-    """Class decorator: every public method of ``cls`` checks its arguments named in
-    :data:`ARGUMENT_CHECKS` (against ``self.config.limits``) before its body runs; ``None`` is
-    accepted only where the parameter's default is ``None``."""
-    for name, fn in list(vars(cls).items()):
-        if name.startswith("_") or not callable(fn) or isinstance(fn, (property, type)):
-            continue
-        params = list(signature(fn).parameters.values())[1:]
-        checks = [(i, p.name, p.default is None, ARGUMENT_CHECKS[p.name]) for i, p in enumerate(params)
-                  if p.name in ARGUMENT_CHECKS]
-        if checks:
-            setattr(cls, name, _checking(fn, checks))
-    return cls
+def checked_arguments(declared: Mapping[str, Mapping[str, Check]]) -> Callable[[C], C]:
+    """Class decorator: each method named in ``declared`` runs the checks declared for its
+    parameters (against ``self.config.limits``) before its body; ``None`` is accepted only where
+    the parameter's default is ``None``.
+
+    A check is bound to a parameter by this declaration, never by the parameter's name alone, and the
+    declaration is verified when the class is made: a declared method the class does not define, or a
+    declared parameter its signature lacks, is a ``TypeError`` at import. So renaming a parameter
+    without its declaration fails loudly instead of silently dropping (or gaining) a check.
+    """
+    def decorate(cls: C) -> C:
+        for name, checks in declared.items():
+            fn = vars(cls).get(name)
+            if name.startswith("_") or not isfunction(fn):
+                raise TypeError(f"{cls.__name__}.{name}: argument checks are declared for it, but the class "
+                                "defines no public method of that name")
+            setattr(cls, name, _checking(fn, _bind(cls.__name__, fn, checks)))
+        return cls
+    return decorate
 
 
-def _checking(fn: Callable[..., Any], checks: list[tuple[int, str, bool, Check]]) -> Callable[..., Any]:
+_BINDABLE = (Parameter.POSITIONAL_OR_KEYWORD, Parameter.KEYWORD_ONLY)
+
+
+def _bind(owner: str, fn: Callable[..., Any], checks: Mapping[str, Check]) -> list[tuple[int | None, str, bool, Check]]:
+    """``(positional index or None, name, None allowed, check)`` per declared parameter, in signature order."""
+    params = list(signature(fn).parameters.values())[1:]
+    named = {p.name: p for p in params if p.kind in _BINDABLE}
+    unknown = sorted(set(checks) - set(named))
+    if unknown:
+        raise TypeError(f"{owner}.{fn.__name__} has no parameter {', '.join(map(repr, unknown))}, but a check is "
+                        f"declared for it: rename the declaration with the parameter (its parameters: "
+                        f"{', '.join(p.name for p in params)})")
+    return [(i if p.kind is Parameter.POSITIONAL_OR_KEYWORD else None, p.name, p.default is None, checks[p.name])
+            for i, p in enumerate(params) if p.name in checks]
+
+
+def _checking(fn: Callable[..., Any], checks: list[tuple[int | None, str, bool, Check]]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         limits = self.config.limits
         for index, name, nullable, check in checks:
             if name in kwargs:
                 value = kwargs[name]
-            elif index < len(args):
+            elif index is not None and index < len(args):
                 value = args[index]
             else:
                 continue

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..config import NovaConfig
 from ..engine.components import Components
-from ..engine.validation import check_ids, check_user, checked_arguments
+from ..engine.validation import MAINTENANCE_ARGUMENTS, check_ids, check_user, checked_arguments
 from . import lifecycle, portability
 from .erasure import delete_memories, forget_user
 from .hiding import hidden_memories, hide_memories, restore_memories
@@ -23,7 +23,7 @@ from .schedule import LifecycleScheduler
 __all__ = ["MaintenanceAPI"]
 
 
-@checked_arguments
+@checked_arguments(MAINTENANCE_ARGUMENTS)
 class MaintenanceAPI:
     """Whole-store and per-user maintenance of a ``NovaStore``."""
 

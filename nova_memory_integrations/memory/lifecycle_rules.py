@@ -31,6 +31,7 @@ from typing import Literal
 from .._time import utcnow
 from ..config import LifecycleConfig
 from ..text.sentences import SUMMARY_SENTENCES
+from ..text.terms import REPLY_WORDS, STOPWORDS
 from ..types import Episode
 from .importance import decay_scale, outlives
 
@@ -64,15 +65,8 @@ TIERS: tuple[Tier, ...] = ("hot", "warm", "cold")
 """Tiers, hottest first (eviction takes the coldest first)."""
 _DAY_S = 86400.0
 
-_STOPWORD_TEXT = """a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further had has
-    have having he her here hers herself him himself his how i i'm if in into is it it's its itself just
-    know let like me more most my myself no nor not now of off on once only or other our ours ourselves
-    out over own really same she should so some such than that the their theirs them themselves then
-    there these they this those through to too under until up very was we were what when where which
-    while who whom why will with would you your yours yourself yourselves yes okay ok sure thanks thank
-    please maybe well think want got get going one two also i've i'll don't didn't can't that's"""
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_STOPWORDS = STOPWORDS | REPLY_WORDS
+"""Words that are no topic: the text layer's stopwords and replies ("yes", "thanks")."""
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
 
 

@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..embeddings.similarity import cosines
+from ..text.terms import FUNCTION_WORDS
 
 __all__ = ["LexicalSemanticReranker", "stem", "tokenize"]
 
@@ -30,26 +31,8 @@ _B = 0.75
 _TOKEN_RE = re.compile(r"[^\W_]+")
 _POSSESSIVE_RE = re.compile(r"'s\b")
 _VOWELS = frozenset("aeiou")
-# fmt: off
-_STOPWORDS = frozenset(
-    {
-        "a", "about", "above", "after", "again", "against", "all", "also", "am", "an",
-        "and", "any", "are", "as", "at", "be", "because", "been", "before", "being",
-        "below", "between", "both", "but", "by", "can", "could", "did", "didnt", "do",
-        "does", "doesnt", "doing", "dont", "down", "during", "each", "few", "for", "from",
-        "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself",
-        "him", "himself", "his", "how", "i", "id", "if", "im", "in", "into", "is", "it",
-        "its", "itself", "ive", "just", "lets", "me", "more", "most", "my", "myself", "no",
-        "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our",
-        "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some",
-        "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then",
-        "there", "these", "they", "this", "those", "through", "to", "too", "under", "until",
-        "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who",
-        "whom", "why", "will", "with", "would", "you", "your", "youre", "yours", "yourself",
-        "yourselves"
-    }
-)
-# fmt: on
+_STOPWORDS = frozenset(w.replace("'", "") for w in FUNCTION_WORDS)
+"""The text layer's function words as :func:`tokenize` spells them (apostrophes dropped: "dont")."""
 
 
 def _is_consonant(word: str, i: int) -> bool:

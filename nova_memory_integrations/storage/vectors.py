@@ -132,7 +132,7 @@ class VectorIndex:
         self.client = client
         self.prefix = prefix
         self._own = re.compile(rf"{re.escape(prefix)}_(?:{'|'.join(_KINDS)})_[0-9a-f]{{{2 * _HASH_BYTES}}}")
-        self._path = path if client is None else None
+        self._path = path if opening else None  # not ``client is None``: ``client`` is the opened one by now
         local = self.local_path()
         with _WRITES_GUARD:
             self._writes = _WRITES.setdefault(str(local.resolve()) if local else f"client:{id(client)}",

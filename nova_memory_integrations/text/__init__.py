@@ -5,8 +5,9 @@ The lowest layer beside the vocabulary modules: nothing here imports the rest of
 extractors, consolidation, recall and the lifecycle can all read text alike without importing
 one another.
 
-- :mod:`.sentences`: sentence splitting, one algorithm with three named rules (recall and the
-  sentence vectors, fact extraction, lifecycle summaries) and the speaker prefix of a line.
+- :mod:`.sentences`: sentence splitting, one algorithm with four named rules (recall and the
+  sentence vectors, fact extraction, lifecycle summaries, belief changes; as texts or offsets)
+  and the speaker prefix of a line.
 - :mod:`.dates`: the instant a statement names (``resolve_relative_time``) and the windows a
   query names (``named_windows``), over one vocabulary of months and numbers.
 - :mod:`.roles`: generic chat roles versus a speaker's name.

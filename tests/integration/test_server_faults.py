@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -20,30 +19,9 @@ from server_harness import FakeUpstream, ServerThread, wait_for
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.errors import ConfigError
-from nova_memory_integrations.server import ServerConfig, create_app
+from nova_memory_integrations.server import ServerConfig
 
 LOGGER = "nova_memory_integrations.server"
-
-
-@pytest.fixture
-def upstream() -> Iterator[FakeUpstream]:
-    u = FakeUpstream().start()
-    yield u
-    u.stop()
-
-
-@pytest.fixture
-def serve(store: NovaStore, upstream: FakeUpstream) -> Iterator[Any]:
-    started: list[ServerThread] = []
-
-    def factory(**kw: Any) -> ServerThread:
-        srv = ServerThread(create_app(store, ServerConfig(upstream=upstream.base_url, mcp=False, **kw))).start()
-        started.append(srv)
-        return srv
-
-    yield factory
-    for srv in started:
-        srv.stop()
 
 
 def client(srv: ServerThread, timeout: float = 60) -> openai.OpenAI:

@@ -22,37 +22,13 @@ from typing import Any
 
 import httpx
 import pytest
-from server_harness import FakeUpstream, ServerThread, free_port, wait_for
+from server_harness import FakeUpstream, free_port, wait_for
 
 from nova_memory_integrations import NovaStore
-from nova_memory_integrations.server import ServerConfig, create_app
 
 KEY = "admin-key-0123456789abcdef"
 ROOT = Path(__file__).resolve().parents[2]
 PARSERS = pytest.mark.parametrize("parser", ["httptools", "h11"])  # uvicorn's two HTTP/1.1 parsers, both guarded
-
-
-@pytest.fixture
-def upstream() -> Iterator[FakeUpstream]:
-    u = FakeUpstream().start()
-    yield u
-    u.stop()
-
-
-@pytest.fixture
-def serve(store: NovaStore, upstream: FakeUpstream) -> Iterator[Any]:
-    started: list[ServerThread] = []
-
-    def factory(parser: str = "auto", **kw: Any) -> ServerThread:
-        kw.setdefault("upstream", upstream.base_url)
-        kw.setdefault("mcp", False)
-        srv = ServerThread(create_app(store, ServerConfig(**kw)), parser=parser).start()
-        started.append(srv)
-        return srv
-
-    yield factory
-    for srv in started:
-        srv.stop()
 
 
 def chat(user: object = "alice", text: str = "I keep my spare key under the blue pot.") -> dict[str, Any]:
@@ -100,14 +76,11 @@ def test_allowed_hosts_and_keyed_servers(serve: Any) -> None:
     assert no_key.status_code == 401  # any name, but a key is required
 
 
-def test_the_mcp_route_is_guarded_alike(store: NovaStore, upstream: FakeUpstream) -> None:
-    srv = ServerThread(create_app(store, ServerConfig(upstream=upstream.base_url))).start()
-    try:
-        r = httpx.post(f"{srv.url}/mcp", headers={"Host": "attacker.example", "Accept": "application/json"},
-                       json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-        assert r.status_code == 421
-    finally:
-        srv.stop()
+def test_the_mcp_route_is_guarded_alike(serve: Any) -> None:
+    srv = serve(mcp=True)
+    r = httpx.post(f"{srv.url}/mcp", headers={"Host": "attacker.example", "Accept": "application/json"},
+                   json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert r.status_code == 421
 
 
 def test_a_cross_origin_page_is_refused_by_a_keyless_server(serve: Any, store: NovaStore) -> None:

@@ -17,33 +17,10 @@ from server_harness import FakeUpstream, ServerThread, wait_for
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.retrieval.section import MEMORY_SECTION_END, MEMORY_SECTION_START
-from nova_memory_integrations.server import ServerConfig, create_app
 
 UPSTREAM_KEY = "sk-upstream-secret-0123456789"
 ALICE_KEY = "alice-key-0123456789abcdef"
 ADMIN_KEY = "admin-key-0123456789abcdef"
-
-
-@pytest.fixture
-def upstream() -> Iterator[FakeUpstream]:
-    u = FakeUpstream().start()
-    yield u
-    u.stop()
-
-
-@pytest.fixture
-def serve(store: NovaStore, upstream: FakeUpstream) -> Iterator[Any]:
-    started: list[ServerThread] = []
-
-    def factory(s: NovaStore | None = None, **kw: Any) -> ServerThread:
-        kw.setdefault("upstream", upstream.base_url)
-        srv = ServerThread(create_app(s or store, ServerConfig(mcp=False, **kw))).start()
-        started.append(srv)
-        return srv
-
-    yield factory
-    for srv in started:
-        srv.stop()
 
 
 def client(srv: ServerThread, **headers: str) -> openai.OpenAI:

@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 from nova_memory_integrations._time import EARLIEST, LATEST, from_epoch
 from nova_memory_integrations.config import LimitsConfig
 from nova_memory_integrations.engine.validation import (
+    KINDS,
     MAX_K,
     MAX_METADATA_DEPTH,
+    SESSION_ID,
+    K,
     check_kinds,
     check_metadata,
     check_positive_int,
@@ -114,7 +117,7 @@ class _Config:
     limits = LIMITS
 
 
-@checked_arguments
+@checked_arguments({"read": {"k": K, "session_id": SESSION_ID, "kinds": KINDS}})
 class _Facade:
     config = _Config()
 
@@ -127,7 +130,7 @@ class _Facade:
     ({"session_id": {"$ne": ""}}, "session_id"), ({"session_id": 3}, "session_id"), ({"k": 2**70}, "k"),
     ({"k": "5"}, "k"), ({"k": None}, "k"), ({"kinds": None}, "kinds"), ({"kinds": [["fact"]]}, "kinds"),
 ])
-def test_checked_arguments_check_by_name(kwargs: dict[str, Any], field: str) -> None:
+def test_checked_arguments_check_the_declared_parameters(kwargs: dict[str, Any], field: str) -> None:
     assert field_of(lambda: _Facade().read("u", **kwargs)) == field
 
 

@@ -14,8 +14,12 @@ from nova_memory_integrations._time import EARLIEST, LATEST
 from nova_memory_integrations.config import LimitsConfig
 from nova_memory_integrations.engine import validation
 from nova_memory_integrations.engine.validation import (
-    ARGUMENT_CHECKS,
+    CONTENT,
+    MAINTENANCE_ARGUMENTS,
     MAX_K,
+    SESSION_ID,
+    STORE_ARGUMENTS,
+    K,
     check_content,
     check_epoch,
     check_flag,
@@ -541,9 +545,13 @@ def test_one_over_the_maximum_count_is_refused() -> None:
     assert message(lambda: check_positive_int(MAX_K + 1, "k", maximum=MAX_K)) == "k must be at most 10,000, got 10,001"
 
 
-# -- the facade's argument checks, by parameter name (ARGUMENT_CHECKS) ---------------------------------------------
+# -- the facade's argument checks (STORE_ARGUMENTS, MAINTENANCE_ARGUMENTS) ------------------------------------------
 # The checks built at import time (``_optional(...)``, ``_count(...)`` ...) are also built again here, inside the
 # tests: code that runs at import cannot be mutated by mutmut's trampolines.
+
+ARGUMENT_CHECKS = {param: check for table in (STORE_ARGUMENTS, MAINTENANCE_ARGUMENTS) for checks in table.values()
+                   for param, check in checks.items()}
+"""Parameter name -> the check declared for it (one per name across the facade's methods)."""
 
 
 def check_message(name: str, value: object, field: str | None = None) -> str:
@@ -699,14 +707,18 @@ def test_an_id_check_passes_a_good_id() -> None:
 # -- checked_arguments ------------------------------------------------------------------------------------------------
 
 
-def facade() -> Any:
-    """A class decorated here, at test time (the decorator's own mutants are live then)."""
+def facade(**declare: dict[str, validation.Check]) -> Any:
+    """A class decorated here, at test time (the decorator's own mutants are live then); ``declare``
+    adds declarations to the one of ``read``."""
 
     class Facade:
         config = SimpleNamespace(limits=LIMITS)
 
         def read(self, user_id: str, k: int = 5, *, session_id: str | None = None, reason: str = "why") -> object:
             return (user_id, k, session_id, reason)
+
+        def write(self, k: object = 5) -> object:
+            return k
 
         def _private(self, k: object = 5) -> object:
             return k
@@ -719,7 +731,7 @@ def facade() -> Any:
             def __init__(self, a: object, k: object = 5) -> None:
                 self.k = k
 
-    return checked_arguments(Facade)
+    return checked_arguments({"read": {"k": K, "session_id": SESSION_ID, "reason": CONTENT}, **declare})(Facade)
 
 
 def test_checked_arguments_call_the_method() -> None:
@@ -762,16 +774,42 @@ def test_checked_arguments_keep_the_method_name() -> None:
     assert facade().read.__name__ == "read"
 
 
-def test_checked_arguments_skip_private_methods() -> None:
-    assert facade()()._private("x") == "x"
+def test_checked_arguments_leave_an_undeclared_method_alone() -> None:
+    """``write`` has a parameter ``k`` too: a name alone binds no check."""
+    assert facade()().write(0) == 0
 
 
-def test_checked_arguments_skip_properties() -> None:
-    assert facade()().size == 1
+def test_checked_arguments_check_the_declared_parameter_of_a_second_method() -> None:
+    assert message(lambda: facade(write={"k": K})().write(0)) == "k must be a positive integer"
 
 
-def test_checked_arguments_skip_nested_classes() -> None:
-    assert isinstance(facade().Inner, type)
+def test_checked_arguments_never_read_a_keyword_only_parameter_from_the_positions() -> None:
+    """A third positional argument is no ``session_id`` (keyword-only): Python refuses the call itself."""
+    with pytest.raises(TypeError, match="positional"):
+        facade()().read("u", 3, 4)
+
+
+@pytest.mark.parametrize("method", ["_private", "size", "Inner", "missing"])
+def test_checked_arguments_refuse_a_declaration_for_no_public_method(method: str) -> None:
+    with pytest.raises(TypeError, match=f"Facade.{method}: argument checks are declared for it"):
+        facade(**{method: {"k": K}})
+
+
+def test_a_renamed_parameter_without_its_declaration_fails_at_import() -> None:
+    """``read``'s ``k`` renamed ``top_k`` while the declaration still says ``k``: the class cannot be made."""
+    def read(self: object, top_k: int = 5) -> int:
+        return top_k
+
+    with pytest.raises(TypeError, match=r"Facade.read has no parameter 'k', but a check is declared for it"):
+        checked_arguments({"read": {"k": K}})(type("Facade", (), {"read": read}))
+
+
+def test_a_declaration_for_a_catch_all_parameter_is_refused() -> None:
+    def read(self: object, **kw: object) -> object:
+        return kw
+
+    with pytest.raises(TypeError, match="has no parameter 'kw'"):
+        checked_arguments({"read": {"kw": K}})(type("Facade", (), {"read": read}))
 
 
 def test_metadata_too_deep_after_a_plain_value_is_refused() -> None:
