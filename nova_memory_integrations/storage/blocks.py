@@ -9,7 +9,6 @@ version and adds the next, in one transaction.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from .._time import from_epoch
 from ..types import PinnedBlock
@@ -53,7 +52,8 @@ class BlockQueries(Connection):
                       history: bool = False) -> list[PinnedBlock]:
         """The user's blocks (or the one ``name``): the versions current now, or valid at ``at``, or with
         ``history`` every version; by name, then oldest first."""
-        sql, params = "SELECT * FROM pinned_blocks WHERE user_id = ?", [user_id]  # type: tuple[str, list[Any]]
+        sql = "SELECT * FROM pinned_blocks WHERE user_id = ?"
+        params: list[object] = [user_id]
         if name is not None:
             sql += " AND name = ?"
             params.append(name)

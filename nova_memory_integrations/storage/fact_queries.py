@@ -72,12 +72,15 @@ class FactQueries(Connection):
         """Facts currently believed (not expired), any validity (or still valid after ``valid_after``)."""
         return self.select_facts(user_id, subject=subject, predicate=predicate, known_at=None, valid_after=valid_after)
 
-    def important_facts(self, user_id: str, *, min_importance: float, at: float, limit: int) -> list[Fact]:
-        """The user's believed facts valid at ``at`` of at least ``min_importance``, most important
-        first (explicit before inferred, then the latest learnt): ``context()``'s guaranteed slots."""
+    def important_facts(self, user_id: str, *, min_importance: float, at: float, limit: int,
+                        explicit_only: bool = False) -> list[Fact]:
+        """The user's believed facts valid at ``at`` of at least ``min_importance`` (and explicit, with
+        ``explicit_only``), most important first (explicit before inferred, then the latest learnt):
+        ``context()``'s guaranteed slots."""
         sql = ("SELECT * FROM facts WHERE user_id = ? AND expired_at IS NULL AND importance >= ?"
                " AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)"
-               " ORDER BY importance DESC, source = 'explicit' DESC, ingested_at DESC, seq DESC LIMIT ?")
+               + (" AND source = 'explicit'" if explicit_only else "")
+               + " ORDER BY importance DESC, source = 'explicit' DESC, ingested_at DESC, seq DESC LIMIT ?")
         return self.readable(self.query(sql, [user_id, min_importance, at, at, limit]), "facts", row_to_fact)
 
     def select_facts(

@@ -156,7 +156,7 @@ class EpisodeRow:
 def _source(row: sqlite3.Row) -> Literal["explicit", "inferred"]:
     """A row's ``source``: ``inferred`` unless it says ``explicit`` (rows read through a query
     that leaves the column out, or written before it, are inferred)."""
-    return "explicit" if "source" in row.keys() and row["source"] == "explicit" else "inferred"
+    return "explicit" if "source" in row.keys() and row["source"] == "explicit" else "inferred"  # noqa: SIM118
 
 
 def _present(col: str, value: Any) -> Any:
@@ -203,7 +203,7 @@ def row_to_fact(row: sqlite3.Row) -> Fact:
         provenance=tuple(json.loads(row["provenance"])),
         occurrence_count=row["occurrence_count"],
         metadata=json.loads(row["metadata"]),
-        importance=row["importance"] if "importance" in row.keys() else 0.5,
+        importance=row["importance"] if "importance" in row.keys() else 0.5,  # noqa: SIM118 (a Row's `in` reads values)
         source=_source(row),
     )
 

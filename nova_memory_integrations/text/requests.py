@@ -15,7 +15,8 @@ __all__ = ["REQUEST", "asks_to_remember", "without_requests"]
 
 _POLITE = r"(?:(?:please|pls|and|so|but|also|just|oh|ok|okay)[,]?\s+)*"
 _FORGET = r"(?:never|don'?t|do\s+not|dont|please\s+don'?t)\s+forget"
-_KEEP = r"(?:remember|memori[sz]e|keep\s+in\s+mind|make\s+a\s+note(?:\s+of)?|take\s+note(?:\s+of)?|note\s+down|bear\s+in\s+mind)"
+_KEEP = (r"(?:remember|memori[sz]e|keep\s+in\s+mind|make\s+a\s+note(?:\s+of)?|take\s+note(?:\s+of)?|note\s+down"
+         r"|bear\s+in\s+mind)")
 _ABOUT = r"(?:\s+(?:this|that|it|these|those))?(?:\s+(?:about\s+me|for\s+me|for\s+later|for\s+the\s+future))?"
 _TAIL = re.compile(
     rf"(?:\s*[,;:\u2013\u2014-]\s*|\s+(?=(?:please|so|and)\s))\b{_POLITE}(?:{_FORGET}|(?:you\s+)?(?:should|must|need\s+to|have\s+to)\s+{_KEEP}|{_KEEP}){_ABOUT}"
