@@ -81,7 +81,8 @@ def guaranteed(
 ) -> list[ContextItem]:
     """What ``context()`` reserves its ``reserved_share`` for, whatever the query: the user's pinned
     blocks (:mod:`..engine.blocks`), then the most important current facts (``reserved_importance``
-    and above, most important first), each saying why it is there."""
+    and above, explicit ones unless ``reserved_inferred``; most important first), each saying why it
+    is there."""
     if not config.reserved_share:
         return []
     blocks = block_items(components, user_id, as_of=as_of)
@@ -89,7 +90,7 @@ def guaranteed(
         return blocks
     moment = to_epoch(as_of or utcnow()) or 0.0
     facts = components.db.important_facts(user_id, min_importance=config.reserved_importance, at=moment,
-                                          limit=config.reserved_facts)
+                                          limit=config.reserved_facts, explicit_only=not config.reserved_inferred)
     return blocks + [_fact_item(f, f.importance, {"importance": f.importance},
                        f"guaranteed slot: importance {level_of(f.importance)} of 5"
                        + (", asked to keep" if f.source == "explicit" else "")) for f in facts]

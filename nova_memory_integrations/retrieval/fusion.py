@@ -195,7 +195,9 @@ def score(inputs: FusionInputs, config: SearchConfig, query: str) -> dict[Key, d
     Then the priors (``u`` = 1 weighted, ``1 / (rrf_k + 1)`` RRF)::
 
         recency    = w.recency * u * 0.5 ** (age_days / recency_half_life_days)
-        importance = w.importance * u * importance           (turns and facts: memory/importance)
+        importance = w.importance * u * importance           (turns: memory/importance; facts rank by
+                                                              confidence here, important ones get
+                                                              context()'s guaranteed slots)
         access     = w.access * u * ln(1 + n) / ln(6 + n)    (turns, n accesses)
         weight     = w.effective_weight * u * importance * (1 + access_mult * ln(1 + n))
                        * exp(-decay_rate * decay_scale * age_days to the reference)   (turns; weight_at)
@@ -233,7 +235,6 @@ def score(inputs: FusionInputs, config: SearchConfig, query: str) -> dict[Key, d
                     access_mult=inputs.access_mult, decay_rate=inputs.decay_rate * decay_scale(turn.importance,
                                                                                               turn.source))
         if cand.fact is not None:
-            c[s_importance] = w.importance * unit * cand.fact.importance
             c[s_confidence] = w.confidence * unit * inputs.confidence[cand.fact.id]
     return parts
 

@@ -160,3 +160,19 @@ def test_the_agent_edits_its_pinned_block_through_a_tool_and_the_next_turn_sees_
     agent.invoke({"messages": [{"role": "user", "content": f"edit_pinned_block {json.dumps(too_long)}"}]})
     assert len(store.block_history("ana", "human")) == 2  # refused (over the limit), told to the model
     assert store.blocks("bob") == [] and store.block("ana", "persona") is None  # scoped by user and name
+
+
+def test_an_inferred_safety_fact_gets_a_slot_only_when_configured(store: NovaStore) -> None:
+    store.add_turns([{"user_id": "ana", "role": "user", "content": f"Day {i}: I spent the afternoon on {t}."}
+                     for i, t in enumerate(_TOPICS)] + [{"user_id": "ana", "role": "user",
+                                                         "content": "I'm allergic to penicillin."}])
+    store.consolidate("ana")
+    (fact,) = store.facts("ana", predicate="allergic_to")
+    assert (fact.source, fact.importance) == ("inferred", LEVELS[5])
+    def why(**update: Any) -> list[str]:
+        preset = store._search_config(None).model_copy(update=update)
+        ctx = store.context("Suggest a jazz album", "ana", budget_tokens=120, preset=preset)
+        return [i.reason for i in ctx.sources if i.kind == "fact" and "penicillin" in i.text]
+
+    assert not any(r.startswith("guaranteed slot") for r in why())  # by relevance at most
+    assert why(reserved_inferred=True) == ["guaranteed slot: importance 5 of 5"]
