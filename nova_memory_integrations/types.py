@@ -186,6 +186,9 @@ class ConsolidationResult(_Model):
     noop: int = 0
     episodes_processed: int = 0
     failed_episodes: int = 0
+    fallback_episodes: int = 0
+    """Of ``episodes_processed``: those a model answered for unusably, consolidated by the
+    deterministic extractor instead (``consolidation.llm_fallback``)."""
     decisions: tuple[FactDecision, ...] = ()
 
 

@@ -25,7 +25,8 @@ is about and words of its value. So the scoring is deliberately implementation-n
 
 Per kind: *recall* is the share of scenarios whose checks all pass. *Precision* is the share
 of the store's belief changes (a lineage whose valid time was closed, or a version retracted)
-that a ``not_current`` check of the scenario asked for. On ``no_change`` scenarios every
+that a ``not_current`` check of the scenario asked for (a relation's copy kept from the other side,
+"marcus partner_of user", counts as the user's relation with Marcus). On ``no_change`` scenarios every
 belief change, and every ``not_current`` check that fails, is a *false change*.
 """
 
@@ -73,6 +74,7 @@ class Outcome:
     failed: list[tuple[Check, int]] = field(default_factory=list)  # (check, matches found)
     changes: int = 0  # belief changes the store made for this user
     wanted_changes: int = 0  # of those, how many a not_current check asked for
+    unwanted: list[Any] = field(default_factory=list)  # the closed versions no not_current check asked for
 
     @property
     def passed(self) -> bool:
@@ -122,6 +124,17 @@ def _about(fact: Any, about: Sequence[str], aliases: dict[str, set[str]]) -> boo
 def _mentions(fact: Any, terms: Sequence[str]) -> bool:
     obj = fact.object.lower()
     return any(t.lower() in obj for t in terms)
+
+
+def _asked(fact: Any, check: Check, aliases: dict[str, set[str]]) -> bool:
+    """Whether closing ``fact`` is what the ``not_current`` ``check`` asks for. A relation the store keeps from
+    the other side too ("marcus partner_of user" beside "user boyfriend_name Marcus") is read from the user's
+    side: closing it is the same change (for precision only; checks count what the store holds as stored)."""
+    if _about(fact, check.about, aliases) and _mentions(fact, check.terms):
+        return True
+    reverse = fact.object.lower().strip() in USER_NAMES and fact.subject.lower().strip() not in USER_NAMES
+    return reverse and "user" in {a.lower() for a in check.about} and \
+        any(t.lower() in fact.subject.lower() for t in check.terms)
 
 
 def matches(facts: Iterable[Any], check: Check, aliases: dict[str, set[str]]) -> list[Any]:
@@ -176,8 +189,10 @@ def run_scenario(
         if latest.valid_to is None:
             continue
         outcome.changes += 1
-        if any(_about(latest, c.about, aliases) and _mentions(latest, c.terms) for c in negatives):
+        if any(_asked(latest, c, aliases) for c in negatives):
             outcome.wanted_changes += 1
+        else:
+            outcome.unwanted.append(latest)
     return outcome
 
 

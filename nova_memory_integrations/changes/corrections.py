@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cues import CorrectionHit
-from .lexicon import STOPWORDS
+from .lexicon import SAME_NOUNS, STOPWORDS
 from .segments import Sentence, words
 from .targets import FactInfo, _stem, name_evidence
 
@@ -40,7 +40,8 @@ _NAMES = re.compile(r"\b(?P<y>[A-Z][\w'&+.-]+) not (?P<x>[A-Z][\w'&+.-]+)\b")
 _NAME_IS = re.compile(r"\bname(?:'s| is)\s+(?P<y>[^.;!?]+)", _I)
 _MEANT = re.compile(r"\bI meant\s+(?P<y>[^.;!?]+)|\bmy [\w-]+(?: [\w-]+)? (?:is|are|was) (?:actually |really )?"
                     r"(?:to |in |at |with |for |a |an |the )?(?P<z>[^.;!?—]+)", _I)
-_LEAD = re.compile(r"\b(?:it's|it is|i'm|i am|we're|we are|he's|she's|they're|he is|she is|is|are|was|at|in|for|"
+_LEAD = re.compile(r"\b(?:it's|it is|i'm|i am|we're|we are|he's|she's|they're|he is|she is|is|are|was|have|has|got|"
+                   r"at|in|for|"
                    r"to|with|a|an|the|meant|mean|said)\b|'s\b|[:—,-]", _I)
 _AFTER = re.compile(r"\b(?:it's|it is|I'm|I am|we're|we are|he's|she's|they're|he is|she is|is|(?:live|lives|living|"
                     r"work|works|working|study|studies|moved|drive|drives))\s+(?:actually\s+)?"
@@ -51,6 +52,25 @@ _CUT = re.compile(r"\s*(?:[.,;!?()—:\"]|\s-\s|\bnot\b|\bbut\b|\band\b|\bbecaus
                   r"\bthough\b|\bnow\b|\bthen\b|\bhere\b|\bthere\b|\bthe same\b|\bagain\b)", _I)
 _STRIP = re.compile(r"^(?:actually|really|just|a|an|the|to|in|at|for|with|on|my|our)\s+", _I)
 _NUMBER = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)$", _I)
+
+
+_NUMBERS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+            "sixteen seventeen eighteen nineteen twenty").split()
+_NUM = r"(?:\d+|" + "|".join(_NUMBERS) + ")"
+_BARE_NOT = re.compile(r"\b(?P<y>" + _NUM + r"(?: [\w-]+)?)\s+not\s+(?P<x>" + _NUM + r"(?: [\w-]+)?)\b"
+                       r"|\b(?:a|an)\s+(?P<ky>[\w-]+(?: [\w-]+)?)\s+not\s+(?:a|an)\s+(?P<kx>[\w-]+)\b", _I)
+"""Without a comma: "two kids not three", "a cocker spaniel not a labrador" (both sides of one form)."""
+
+
+_PERSON_IS = r"\b(?:I'm|I am|he's|she's|he is|she is|we're|they're|turned|turning|aged?)\s+(?:actually\s+|only\s+)?"
+
+
+def _number(word: str) -> int | None:
+    """``"3"`` or ``"three"`` -> 3; else ``None``."""
+    low = word.lower()
+    if low.isdigit():
+        return int(low)
+    return _NUMBERS.index(low) if low in _NUMBERS else None
 
 
 _SAYS_CORRECTED = re.compile(r"\b(?:correct(?:ed|s|ion|ing)?|mistak(?:e|en)|misspo(?:ke|ken)|typo|misremembered|"
@@ -79,7 +99,10 @@ class Correction:
 
 def new_value(raw: str) -> str | None:
     """The value at the start of ``raw`` ("Kia Ceed, not ...", "Bolt I drive for", "tree nuts — cashews")."""
-    raw = _CUT.split(raw.strip(), maxsplit=1)[0].strip()
+    raw = raw.strip()
+    while (stripped := _STRIP.sub("", raw)) != raw:  # "actually 88": the value, not a cut before it
+        raw = stripped
+    raw = _CUT.split(raw, maxsplit=1)[0].strip()
     while (stripped := _STRIP.sub("", raw)) != raw:
         raw = stripped
     found = words(raw)
@@ -95,8 +118,9 @@ def new_value(raw: str) -> str | None:
     else:
         value = raw[found[0].start:found[min(len(found), 3) - 1].end]
     value = value.strip(" '\"")
-    if not value or value.lower() in STOPWORDS or all(w.low in STOPWORDS for w in words(value)):
-        return None
+    if not value or (_number(found[0].low) is None and (value.lower() in STOPWORDS or
+                                                         all(w.low in STOPWORDS for w in words(value)))):
+        return None  # a count ("two", "2 kids") is a value though its words are common
     return value
 
 
@@ -124,13 +148,65 @@ def _best(infos: Sequence[FactInfo], span_text: str) -> tuple[FactInfo, float] |
     whole = " ".join(w.low for w in span)
     scored = [(i, 1.1 if i.phrase == whole else name_evidence(i, span)) for i in infos]
     scored = [s for s in scored if s[1] >= 0.8]
-    if not scored:
-        return None
+    if not scored:  # a clipped word names the one fact with a word it begins ("lab" for "labrador", "uni")
+        clipped = {_stem(w.text) for w in span if len(w.low) >= 3 and w.low not in STOPWORDS}
+        scored = [(i, 0.8) for i in infos if any(len(n) > len(c) + 1 and n.startswith(c) for n in i.names
+                                                 for c in clipped)]
+        if len({i.fact.lineage_id for i, _ in scored}) != 1:
+            return None
     top = max(s[1] for s in scored)
     best = {s[0].fact.lineage_id: s for s in scored if s[1] == top}
     if len(best) > 1:  # "Jake" names "user boyfriend_name Jake" and "jake partner_of user": the value wins
         best = {k: v for k, v in best.items() if v[0].fact.object.strip().lower() != "user"}
     return next(iter(best.values())) if len(best) == 1 else None
+
+
+def _count_of(text: str) -> tuple[int, list[str]] | None:
+    """``"2 kids"`` -> ``(2, ["kid"])``: the number a value starts with and the stems of the words after it."""
+    found = words(text)
+    if not found or (n := _number(found[0].low)) is None:
+        return None
+    return n, [_stem(w.text) for w in found[1:] if w.low not in STOPWORDS]
+
+
+def _same_noun(stems: Sequence[str], info: FactInfo) -> bool:
+    """Whether a counted noun ("kids") is what the fact counts: a word of its object or predicate, or the
+    same noun (:data:`~.lexicon.SAME_NOUNS`: "kids" / "children")."""
+    own = {_stem(w) for w in re.split(r"[_\s]+", f"{info.fact.predicate} {info.fact.object}".lower()) if w}
+    for stem in stems:
+        group = next((g for g in SAME_NOUNS if stem in g), frozenset({stem}))
+        if own & group:
+            return True
+    return False
+
+
+def _recount(infos: Sequence[FactInfo], x: str | None, y: str, window: str) -> tuple[FactInfo, str] | None:
+    """A correction of a count ("two kids, not three", "I meant 2 kids"): the one fact whose object holds the
+    old number (or, when the old number is not said, the one counting the same noun), with the new number
+    written as the old one was (digits or words). A bare number needs a person as its subject ("I'm 43, not
+    34"): "the meeting is at two, not three" corrects no count."""
+    new = _count_of(y)
+    old = _count_of(x) if x is not None else None
+    if new is None or (x is not None and old is None):
+        return None
+    nouns = [*new[1], *(old[1] if old else [])]
+    if not nouns and not re.search(_PERSON_IS + re.escape(y), window, _I):
+        return None
+    found: dict[str, tuple[FactInfo, int]] = {}
+    for info in infos:
+        counted = [(i, w) for i, w in enumerate(words(info.fact.object)) if _number(w.low) is not None]
+        if not counted or (old is not None and _number(counted[0][1].low) != old[0]):
+            continue
+        if (nouns or old is None) and not _same_noun(nouns, info):
+            continue
+        found[info.fact.lineage_id] = (info, counted[0][0])
+    if len(found) != 1:
+        return None
+    info, at = next(iter(found.values()))
+    token = words(info.fact.object)[at]
+    number = str(new[0]) if token.low.isdigit() or new[0] >= len(_NUMBERS) else _NUMBERS[new[0]]
+    obj = info.fact.object
+    return info, f"{obj[:token.start]}{number}{obj[token.end:]}"
 
 
 def _by_predicate(infos: Sequence[FactInfo], window: str) -> FactInfo | None:
@@ -151,6 +227,8 @@ def _pairs(window: str) -> list[tuple[str | None, str]]:
     for m in _NOT_FIRST.finditer(window):
         if (y := new_value(m.group("y"))) is not None:
             out.append((m.group("x"), y))
+    for m in _BARE_NOT.finditer(window):
+        out.append((m.group("x") or m.group("kx"), m.group("y") or m.group("ky")))
     for m in _NAMES.finditer(window):  # "it's Jack not Jake"
         out.append((m.group("x"), m.group("y")))
     said = _SAID.search(window)
@@ -189,6 +267,13 @@ def find_corrections(
             continue
         window = text[sentences[span[0]].start:sentences[span[-1]].end]
         for x, y in _pairs(window):
+            if _count_of(y) is not None and (x is None or _count_of(x) is not None):  # a count: only a count
+                recount = _recount(infos, x, y, window)
+                if recount is not None and recount[0].fact.lineage_id not in done:
+                    out.append(Correction(recount[0], recount[1], hit.cue.name))
+                    done.add(recount[0].fact.lineage_id)
+                    used.update(span)
+                continue
             if x is not None:
                 old = _best(infos, x)
                 named = {_stem(w.text) for w in words(x)}
@@ -199,6 +284,8 @@ def find_corrections(
             if old is None or old[0].fact.lineage_id in done:
                 continue
             info = old[0]
+            if not named & info.names:  # a clipped word: the fact's word it begins
+                named = {n for n in info.names if any(n.startswith(c) for c in named)} or named
             obj = substitute(info.fact.object, named & info.names or named, y)
             if obj.strip().lower() == info.fact.object.strip().lower() or not obj.strip():
                 continue

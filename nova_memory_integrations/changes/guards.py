@@ -10,6 +10,7 @@ blocks it, if any, and the clause's *actor* (who or what the news is about). Gua
 * ``negation``: the cue is denied ("I didn't sell it"), unless it carries its own negation
   ("no longer", "didn't renew");
 * ``modality``: a possibility, wish, plan or doubt ("might", "if", "thinking about", "talk me out of");
+* ``temporary``: a pause, not an end ("the pool's closed *for the summer*", "*back in September*");
 * ``future``: the change is ahead ("I'm moving to Berlin in June", "handed in my notice", "next spring"):
   never a change now.
 
@@ -31,10 +32,14 @@ from .lexicon import (
     FUTURE_MARKERS,
     INDEFINITE_ACTORS,
     MODAL_MARKERS,
+    NEAR_MISS,
     NEGATORS,
     RELATIONS,
     REMINISCENCE_MARKERS,
     REPORTING_VERBS,
+    TEMPORARY_MARKERS,
+    TIME_AHEAD,
+    TIME_PAST,
 )
 from .segments import Clause, Sentence, words
 from .segments import asks as _asks
@@ -45,6 +50,11 @@ _I = re.IGNORECASE
 _MODAL = re.compile("|".join(MODAL_MARKERS), _I)
 _FUTURE = re.compile("|".join(FUTURE_MARKERS), _I)
 _REMINISCENCE = re.compile("|".join(REMINISCENCE_MARKERS), _I)
+_AHEAD = re.compile(TIME_AHEAD, _I)
+_NEAR_MISS = re.compile(NEAR_MISS, _I)
+_WHO = re.compile(r"^(?P<head>.+?),?\s+(?:who|whose)\b", _I)
+_TEMPORARY = re.compile("|".join(TEMPORARY_MARKERS), _I)
+_PAST = re.compile(TIME_PAST, _I)
 _REPORTED = re.compile(r"(?P<who>[\w']+)\s+(?:\w+\s+)?" + REPORTING_VERBS, _I)
 _NOT_YET = re.compile(r"\bnot (?:yet|doing it yet|decided)\b", _I)
 _CONDITIONAL_CLAUSE = re.compile(r"^\W*(?:if|unless|whether|in case|what if|suppose)\b", _I)
@@ -66,7 +76,8 @@ _THEY = re.compile(r"^they(?:'ve|'re|'d)?\b", _I)
 _IT = re.compile(r"^(?:it|that|this)(?:'s)?\b", _I)
 _INDEFINITE = re.compile(r"^(?:someone|somebody|some\s+\w+|an?\s+(?:[\w-]+\s+){0,2}(?P<head>[\w-]+))", _I)
 _THE = re.compile(r"^(?:the|this|that)\s+(?P<np>[\w&+-]+(?:\s+[\w&+-]+){0,3}?)(?='s\b|\s+(?:is|are|was|were|has|"
-                  r"have|had|got|went|'s|been|just|finally)\b|$)", _I)
+                  r"have|had|got|went|'s|been|just|finally)\b|\s*$)", _I)
+_OWNED = re.compile(r"'s\s+([\w-]+)\s+\S")
 _NAME = re.compile(r"^(?P<name>[A-Za-zÀ-ÿ][\w&+-]*(?:\s+[A-Z][\w&+-]*){0,2})(?P<pos>'s?\s+(?P<next>[\w-]+))?")
 _CONTRACTED = frozenset(
     "been gone got just officially moved left quit done finished dropped transferred a an the not no still now in "
@@ -126,7 +137,7 @@ def _person(name: str, known: Known) -> str | None:
     return None
 
 
-_SEGMENTS = re.compile(r",\s*|\s+(?:and|but|so|then)\s+", _I)
+_SEGMENTS = re.compile(r"[,:]\s*|\s+(?:and|but|so|then)\s+", _I)
 
 
 def find_actor(prefix: str, known: Known) -> Actor:
@@ -150,6 +161,11 @@ def find_actor(prefix: str, known: Known) -> Actor:
     if m := _AND_I.match(rest):
         partner = re.sub(r"^(?:my|our)\s+", "", m.group("x"), flags=_I)
         return Actor("user", partner=_person(partner, known) or partner.lower())
+    if (relative := _WHO.match(rest)) and not _FIRST.match(rest):  # "the guy who runs the club retired"
+        subject = find_actor(relative.group("head"), known)
+        if subject.kind in ("third", "user"):
+            return subject
+        return Actor("third", name=subject.name or relative.group("head").lower())
     if _FIRST.match(rest):
         return Actor("user")
     if m := _MY_REL.match(rest):
@@ -169,7 +185,13 @@ def find_actor(prefix: str, known: Known) -> Actor:
     if (m := _INDEFINITE.match(rest)) and (m.group("head") or "someone").lower() not in known.people:
         return Actor("indefinite", name=(m.group("head") or "someone").lower())
     if m := _THE.match(rest):
+        owned = _OWNED.match(rest, m.end())  # "the Octavia's service is done": the service
+        if owned and owned.group(1).lower() not in _CONTRACTED and not owned.group(1).lower().endswith(("ing", "ed")):
+            return Actor("thing", name=owned.group(1).lower())
         return Actor("thing", name=m.group("np").lower())
+    phrase = rest.split()
+    if len(phrase) > 1 and phrase[-1].lower() in INDEFINITE_ACTORS and not _VERB_FIRST.match(rest):
+        return Actor("indefinite", name=phrase[-1].lower())  # "new neighbours moved in": people, not the user
     if (m := _NAME.match(rest)) is not None:
         name = m.group("name")
         who = _person(name, known) or _person(name.split()[0], known)
@@ -221,15 +243,23 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         return Verdict("negation", "the cue is denied", actor)
     upto = text[clause.start:hit.end]
     earlier = sentence.clauses[clause_index - 1].text if clause_index > 0 else ""
-    maybe = _MODAL.search(upto) or _NOT_YET.search(clause.text)
+    maybe = _MODAL.search(upto) or _NOT_YET.search(clause.text) or _NEAR_MISS.search(prefix)
     if maybe is not None:
         return Verdict("modality", f"a possibility, not a fact ({maybe.group(0)!r})", actor)
     if _CONDITIONAL_CLAUSE.match(earlier):
         return Verdict("modality", "under a condition", actor)
+    if not cue.negated and (pause := _TEMPORARY.search(sentence.text)):  # "haven't smoked for a while": over
+        return Verdict("temporary", f"a pause, not an end ({pause.group(0)!r})", actor)
     if cue.kind == "announce":
         return Verdict("future", "announced for later", actor)
     if plan := _FUTURE.search(clause.text):
         return Verdict("future", f"a plan ({plan.group(0)!r})", actor)
-    if text[hit.start:hit.end].lower().split()[0].endswith("ing") and _PROGRESSIVE.search(prefix):
+    gerund = text[hit.start:hit.end].lower().split()[0].endswith("ing")
+    if gerund and _PROGRESSIVE.search(prefix):
         return Verdict("future", "in progress or planned, not done", actor)
+    lead = _LEAD.match(prefix)  # always matches (every part is optional)
+    opens = not prefix[lead.end() if lead else 0:].strip()
+    if gerund and opens and (ahead := _AHEAD.search(clause.text)) and not _PAST.search(clause.text):
+        # "Leaving the band after Christmas": a plan
+        return Verdict("future", f"a gerund with a time ahead ({ahead.group(0).strip()!r})", actor)
     return Verdict(None, "", actor)

@@ -30,15 +30,20 @@ __all__ = [
     "INDEFINITE_ACTORS",
     "KIND_WORDS",
     "MODAL_MARKERS",
+    "NEAR_MISS",
     "NEGATORS",
     "OBJECT_CATEGORY_WORDS",
     "PREDICATE_CATEGORIES",
     "PREDICATE_SUFFIX_CATEGORIES",
     "RELATIONS",
     "REMINISCENCE_MARKERS",
+    "SAME_NOUNS",
     "REPORTING_VERBS",
     "ROLE_PREDICATES",
     "STOPWORDS",
+    "TEMPORARY_MARKERS",
+    "TIME_AHEAD",
+    "TIME_PAST",
     "Cue",
     "CorrectionCue",
     "Relation",
@@ -84,6 +89,9 @@ class Cue:
     """Said of a person ("Nan passed away"), it ends every state of theirs, named or not."""
     needs_name: bool = False
     """Only a fact the clause names can be its target ("my ex" is someone else than the current partner)."""
+    object_after: bool = False
+    """The cue ends with the preposition that introduces *what* ended ("said goodbye to *the van*", "done with
+    *the gym*", "found a home for *the cats*"): the words after it are never the new state."""
     ends_roles: bool = False
     """It ends what someone works *as* too (:data:`ROLE_PREDICATES`): "retired"; leaving one employer, or
     being out of work, ends the employment only (the pharmacist between jobs is still a pharmacist)."""
@@ -116,13 +124,13 @@ CUES: tuple[Cue, ...] = (
         _ANYTHING),
     Cue("is over", _BE + r"(?:over|finished|done|through)(?! with)\b(?!\s+(?:the|a|an|my|our|\d))", _ANYTHING,
         strength=0.8),
-    Cue("done with", r"\b(?:done|finished|through) with\b", _ANYTHING, strength=0.8),
+    Cue("done with", r"\b(?:done|finished|through) with\b", _ANYTHING, strength=0.8, object_after=True),
     Cue("dead", _BE + r"dead(?: in the water)?\b", _cats(_HAB, _MEM, ANY), strength=0.7),
     Cue("gone", _BE + r"gone(?=\s*(?:[.,;!—-]|$|now\b|for good\b))|\bgone for good\b",
         _cats(_POS, _PET, _REL, _HAB, _JOB, ANY), strength=0.8),
     Cue("moved on", r"\bmoved on from\b", _ANYTHING, strength=0.8),
     Cue("said goodbye", r"\b(?:said|saying|bid|bade) (?:goodbye|farewell|good-bye) to\b", _cats(_POS, _PET, _JOB,
-        _HOME, _MEM), strength=0.9),
+        _HOME, _MEM), strength=0.9, object_after=True),
     # -- possessions and pets
     Cue("sold up", r"\bsold up\b", _cats(_HOME, _JOB)),
     Cue("sold", r"\b(?:sold|flogged)\b", _cats(_POS, _HOME, _PET, _JOB)),
@@ -140,7 +148,7 @@ CUES: tuple[Cue, ...] = (
     Cue("died", r"\b(?:died|passed away|passed on|put (?:down|to sleep)|crossed the rainbow bridge|"
         r"was killed|got killed|lost (?:our|my|his|her) (?:battle|fight))\b", _cats(_PET, _REL, ANY), ends_actor=True),
     Cue("rehomed", r"\bre-?hom(?:ed|ing)\b|\bfound (?:a |an )?(?:\w+ ){0,2}(?:home|homes) for\b"
-        r"|\bran away\b|\bwent missing\b", _cats(_PET)),
+        r"|\bran away\b|\bwent missing\b", _cats(_PET), object_after=True),
     Cue("lost", r"\blost\b(?! (?:weight|track|touch|interest in (?:it|the)|my (?:mind|temper|voice|keys|way)))",
         _cats(_PET, _JOB, _POS, _REL), strength=0.6),
     # -- jobs
@@ -177,7 +185,7 @@ CUES: tuple[Cue, ...] = (
         r"|\bdumped\b|\bout of the picture\b|\bsingle again\b|\bwalked out on (?:me|us|the kids|the family)\b"
         r"|\bleft (?:me|us) for\b", _cats(_REL, _MEM)),
     Cue("divorce", r"\b(?:post-)?divorc(?:e|ed|ing)\b", _cats(_REL), noun=True),
-    Cue("are done", r"\b(?:and (?:I|me)|we)(?: are|'re| were) (?:done|finished|over|through)\b"
+    Cue("are done", r"\b(?:and (?:I|me)|we)(?: are|'re| were) (?:done|finished|over|through)\b(?! with\b)"
         r"|\b(?:are|'re|were)(?:n't| not) together any ?more\b|\bno longer together\b",
         _cats(_REL)),
     # -- memberships and subscriptions
@@ -196,6 +204,11 @@ CUES: tuple[Cue, ...] = (
         r"|\bcut (?:" + _OBJ + r" )?out\b|\bfell off the (?:\w+ )?wagon\b|\b(?:now|been|stayed|getting) sober\b",
         _cats(_HAB, _MEM), strength=0.9),
     Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM), strength=0.6),
+    Cue("abstinent", r"\b(?:(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|"
+        r"a couple(?: of)?|several|many) )?(?:(?:whole|full|entire|straight|solid) )?(?:days?|weeks?|months?|years?|"
+        r"fortnight)(?: now)? (?:without|clean|sober|\w+-free|off (?:the|it)\b)"
+        r"|\b(?:smoke|alcohol|booze|drink|caffeine|sugar|meat)[- ]free (?:for|since)\b", _cats(_HAB, _MEM),
+        strength=0.9),
     Cue("haven't since", r"\b(?:haven't|have not|hasn't|has not) (?:had|done|been|touched|opened|smoked|played|"
         r"gone|drunk|used|seen)\b[^.;!?]{0,60}\b(?:since|in (?:years|ages|months|a long time))\b", _cats(_HAB, _MEM),
         negated=True, strength=0.8),
@@ -231,7 +244,7 @@ stepped stepping wound shut closed bust under jumped working employed work unemp
 break breakup split separated separation called dumped picture single divorce divorced divorcing cancel cancelled
 canceled cancelling canceling unsubscribed lapsed lapse left leaving dropped kicked out find up packed cut stopped
 fell sober since years ages moving stopped together final move relocation relocated relocating graduated
-transferred switched switching swapped changed
+transferred switched switching swapped changed without clean off free
 replaced upgraded instead mine ours hers theirs his wagon
 correction correct correcting fix clarify meant mean misspoke misremembered slip wrong muddled mixed messed bad
 mistake said typed told mentioned should wait sorry oops typo autocorrect auto actually not
@@ -342,6 +355,7 @@ OBJECT_CATEGORY_WORDS: dict[str, str] = {
 }
 """Object words that give a fact with an unknown predicate its category."""
 
+_ALCOHOL = frozenset("drinking alcohol booze beer wine lager cider whisky vodka gin".split())
 KIND_WORDS: dict[str, frozenset[str]] = {
     "car": CAR_MAKES | frozenset("hatchback saloon sedan estate suv hybrid".split()),
     "bike": frozenset("bicycle ebike e-bike roadbike".split()),
@@ -350,14 +364,27 @@ KIND_WORDS: dict[str, frozenset[str]] = {
     "van": frozenset("campervan motorhome".split()),
     "phone": frozenset("iphone smartphone".split()),
     "laptop": frozenset("macbook notebook chromebook".split()),
+    "coffee": frozenset("espresso latte cappuccino americano macchiato mocha cortado".split()),
+    "cigarette": frozenset("smoking smoke smoker cig fag rollie".split()),
+    "alcohol": _ALCOHOL,
+    "booze": _ALCOHOL,
+    "drink": _ALCOHOL,
 }
 """A kind noun ("the car") and generic words (or car makes) that make an object of that kind; a fact whose
 object holds the kind noun itself (or ends with it: "campervan") is of that kind too. Used to resolve a
 definite description ("the car's been sold"); models and names are never listed here."""
 
+SAME_NOUNS: tuple[frozenset[str], ...] = (
+    frozenset("kid kids child children little_one son daughter".split()),
+    frozenset("grandkid grandkids grandchild grandchildren".split()),
+    frozenset("sibling siblings brother sister".split()),
+    frozenset("pet pets animal animals".split()),
+)
+"""Nouns that count the same thing ("two kids" corrects "has_children 3"); stems as :func:`~.targets._stem`."""
+
 GENERIC_WORDS = frozenset(
     "the a an my our his her their its of in at on for with and or to from by named called old new little big "
-    "small used second hand secondhand own local near nearby about around just like".split()
+    "small used second hand secondhand own local near nearby about around just like single whole".split()
 )
 """Object words that name nothing by themselves (never a name match)."""
 
@@ -375,7 +402,8 @@ STOPWORDS = GENERIC_WORDS | frozenset(
 
 INDEFINITE_ACTORS = frozenset(
     "someone somebody anyone thief thieves burglar burglars guy lad bloke man woman couple family people "
-    "buyer buyers dealer dealership insurance insurer adjuster company".split()
+    "buyer buyers dealer dealership insurance insurer adjuster company neighbours neighbors people kids tenants "
+    "owners landlords parents friends folks everyone everybody colleagues staff".split()
 )
 """Heads of indefinite subjects ("someone nicked...", "a couple bought..."): not an owner of the thing."""
 
@@ -395,6 +423,9 @@ MODAL_MARKERS: tuple[str, ...] = (
 )
 """Words that make a clause a possibility, a wish or a plan rather than a fact."""
 
+NEAR_MISS = r"\b(?:almost|nearly|practically|came close to|was about to|were about to)\s+(?:\w+\s+)?$"
+"""Right before a cue, a change that did not happen ("I *almost* left", "*nearly* sold it last month")."""
+
 FUTURE_MARKERS: tuple[str, ...] = (
     r"\bwill\b", r"'ll\b", r"\bgoing to\b", r"\bgonna\b", r"\babout to\b", r"\bnext (?:week|month|year|spring|"
     r"summer|autumn|fall|winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|term)\b",
@@ -404,8 +435,30 @@ FUTURE_MARKERS: tuple[str, ...] = (
     r"july|august|september|october|november|december)\b", r"\bfrom next\b", r"\bby the end of (?:the|this|next)\b",
     r"\bin (?:the )?new year\b", r"\bstarting (?:on|in|next)\b", r"\b(?:weeks?|days?|months?) and I'm\b",
     r"\b(?:is|'s|will be) (?:on )?(?:this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow)\b",
+    r"\b(?:is|'s|are|'re|will be) (?:on |at |in )?(?:the )?(?:\d{1,2}(?:st|nd|rd|th)|end of|start of|middle of)\b",
 )
 """Words that put a clause in the future: a plan, never a change now."""
+
+TIME_AHEAD = (r"\b(?:on |this |by |until |after |before |at |in )?(?:(?:the )?\d{1,2}(?:st|nd|rd|th)\b|"
+              r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|christmas|easter|new year|"
+              r"january|february|march|april|june|july|august|september|october|november|december|spring|"
+              r"summer|autumn|winter)\b|(?:the )?end of (?:the )?(?:week|month|year|term|season))")
+"""A time a gerund's clause may name ahead of it ("Leaving the band *after Christmas*", "Moving out *on Saturday*")."""
+TIME_PAST = r"\b(?:last|ago|yesterday|earlier|this morning|already|just|was|were|had)\b"
+"""Words that put a gerund's clause in the past ("Moving out *last* weekend was chaos")."""
+
+_WHEN = (r"(?:the )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|week|month|year|term|"
+         r"season|january|february|march|april|may|june|july|august|september|october|november|december|spring|"
+         r"summer|autumn|winter|new year|holidays)")
+TEMPORARY_MARKERS: tuple[str, ...] = (
+    r"\bfor the (?:summer|winter|holidays?|season|week|weekend|month|break|time being)\b",
+    r"\b(?:be back|resumes?|restarts?|reopens?|starts? (?:up )?again|returns?) (?:in|on|next|after|from|by) " + _WHEN
+    + r"\b",
+    r"\bback (?:next|after|from|by) " + _WHEN + r"\b",
+    r"\bon (?:a )?(?:break|hiatus|pause)\b", r"\btemporar(?:y|ily)\b", r"\bfor a (?:while|bit)\b",
+)
+"""Words of a pause, not an end ("the course is over *for the summer*", "closed, *reopens in September*"); not
+"back in May", which says when, earlier."""
 
 REMINISCENCE_MARKERS: tuple[str, ...] = (
     r"\bmy (?:first|previous|last|old) (?:car|job|bike|flat|house|dog|cat|boyfriend|girlfriend|husband|wife|"

@@ -10,6 +10,7 @@ the structural evidence does not decide.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -19,8 +20,19 @@ from ..text.dates import resolve_relative_time
 from ..types import Fact
 from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
-from .guards import Actor, Known, check
+from .guards import Actor, Known, check, find_actor
 from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
+from .reading import (
+    ANOTHER,
+    PRONOUNS,
+    about_something_else,
+    agent,
+    determiner,
+    object_words,
+    owner_of_next,
+    subject_pronoun,
+    thing_named_nothing,
+)
 from .segments import Sentence, Word, normalize_text, segment, words
 from .targets import (
     THRESHOLD,
@@ -34,6 +46,7 @@ from .targets import (
     gender_of,
     name_evidence,
     rescale_similarity,
+    separate_lists,
     target_score,
     with_sim,
 )
@@ -49,8 +62,16 @@ SMALL_POOL = 6
 """Meaning is asked when some candidate has structural evidence, or the cue's specific categories hold at
 most this many states (it then decides among them alone); never to search all of a user's facts."""
 
-_PRONOUNS = frozenset({"it", "her", "him", "them", "that", "this", "she", "he"})
 _DEFINITE = frozenset({"the", "my", "our", "his", "her", "their", "that"})
+_OWN = frozenset({"my", "our"})
+_SUBJECT_FORMS = frozenset({"she", "he"})
+"""Pronouns after a cue that are the subject of what follows ("gave away her toys *she* never uses"), never
+what the cue ended."""
+_AFFIRM = frozenset("still survives survived keeping kept staying stays remain remains".split())
+"""Words that say a state goes on ("*still* at Aldi though", "Netflix *survives*"): what they name does not end."""
+_PART = re.compile(r"[,;—–]|\bbut\b|\bthough\b", re.IGNORECASE)
+_ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
+_OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+[A-Z][\w-]+)?|[A-Z][\w-]+)", re.IGNORECASE)
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
 _TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
 _FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
@@ -134,7 +155,7 @@ def _mentions(msg: _Message) -> list[tuple[int, FactInfo]]:
     """``(position, fact)`` for every word of the message that names a fact (for antecedents)."""
     out: list[tuple[int, FactInfo]] = []
     for w in msg.words:
-        if w.low in _PRONOUNS or w.low in STOPWORDS:
+        if w.low in PRONOUNS or w.low in STOPWORDS:
             continue
         for info in msg.infos:
             if name_evidence(info, [w]) >= 0.5:
@@ -184,11 +205,42 @@ def _scope(actor: Actor, msg: _Message, hit: CueHit, facts: Sequence[Fact]) -> t
     return list(infos), None
 
 
+def _affirmed(msg: _Message) -> set[str]:
+    """Facts a part of the message says go on: named in a comma- or "but"-separated part that holds "still",
+    "kept", "survives" ("I quit my other job, *still at Aldi* though")."""
+    out: set[str] = set()
+    for sentence in msg.sentences:
+        bounds = [sentence.start, *(m.end() for m in _PART.finditer(msg.text, sentence.start, sentence.end)),
+                  sentence.end]
+        for lo, hi in itertools.pairwise(bounds):
+            part = [w for w in msg.words if lo <= w.start < hi]
+            if any(w.low in _AFFIRM for w in part):
+                out.update(i.fact.id for i in msg.infos if name_evidence(i, part) >= 0.8)
+    return out
+
+
+def _object_person(msg: _Message, hit: CueHit) -> Actor | None:
+    """The person a cue is done to, when its object is one ("Aldi sacked *my manager*", "dumped *Tom*"): the
+    news is theirs (their job, their relationship with the user), not the user's own state."""
+    if _ENDS_IN_PREPOSITION.search(msg.text, hit.start, hit.end) and not hit.cue.object_after:
+        return None  # "passed the Pixel on *to* my dad": the person after it is who received it
+    m = _OBJECT_PERSON.match(msg.text, hit.end)
+    if m is None:
+        return None
+    who = m.group("who")
+    if who[0].isupper() and who.lower() not in msg.known.people:
+        return None  # a capitalised word not known as a person: a thing ("sold Bessie")
+    found = find_actor(who, msg.known)
+    return found if found.kind == "third" else None
+
+
 def _destination(msg: _Message, hit: CueHit) -> tuple[int, int]:
     """The span of a cue's clause naming the *new* state ("moved *to Lyon*", "swapped it *for a Tesla*")."""
     clause = msg.sentences[hit.sentence].clauses[hit.clause]
     first = msg.text.find(" ", hit.start, hit.end)  # after the cue's first word: "switched to X", "gave it to X"
-    m = _TO.search(msg.text, first if first > 0 else hit.end, clause.end)
+    if hit.cue.object_after or first < 0:  # "said goodbye *to* the van": what follows is what ended
+        first = hit.end
+    m = _TO.search(msg.text, first, clause.end)
     if m is None:
         return (0, 0)
     back = _FROM.search(msg.text, m.end(), clause.end) if hit.cue.kind == "change" else None  # "to X from Y"
@@ -202,14 +254,23 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
     clause_words = [w for w in msg.words if clause.start <= w.start < clause.end and not dest[0] <= w.start < dest[1]]
     other_words = [w for w in msg.words if sentence.start <= w.start < sentence.end and not
                    clause.start <= w.start < clause.end]
+    clause_words = [w for w in clause_words if not owner_of_next(msg.text, w, hit)]
+    if about_something_else(msg.text, hit, clause_words, scope) or thing_named_nothing(actor, hit, scope):
+        return {i.fact.id: Evidence() for i in scope}
+    if agent(msg.text, actor, hit, clause_words):  # "The club cancelled training": the club acts, training ended
+        clause_words = [w for w in clause_words if w.start >= hit.start or w.low.removesuffix("'s") not in
+                        actor.name.split()]
     refs: dict[str, float] = {}
     skip = (hit.start, hit.end) if hit.cue.name in _IDIOMS else (0, 0)
+    subject = subject_pronoun(clause_words, hit) if actor.kind == "pronoun" and actor.name == "it" else None
     for i, w in enumerate(clause_words):
-        if (w.low in _PRONOUNS and w.start >= hit.start and not skip[0] <= w.start < skip[1]) or \
-                (w.low in ("it", "that", "this") and actor.kind == "pronoun" and actor.name == "it" and i == 0):
+        if (w.low in PRONOUNS and w.low not in _SUBJECT_FORMS and w.start >= hit.start
+                and not skip[0] <= w.start < skip[1] and not determiner(msg.text, w)) or w is subject:
             for info in _antecedents(msg, w.start):
                 refs[info.fact.id] = 1.0
-        if w.low in _DEFINITE and i + 1 < len(clause_words):
+        if w.low in _DEFINITE and i + 1 < len(clause_words) and (actor.kind != "indefinite" or w.low in _OWN) \
+                and clause_words[i + 1].low not in ANOTHER:  # "my *other* job": not the one held
+            # "they sold the house next door": an indefinite someone's "the house" is not the user's
             nouns = [clause_words[j].low for j in range(i + 1, min(i + 3, len(clause_words)))]
             fits = [info for info in scope if any(describes(info, n) for n in nouns)]
             own = [info for info in fits if info.fact.subject == "user"]
@@ -231,7 +292,7 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
                     refs[info.fact.id] = 1.0
     cue = hit.cue
     states = {i.state for i in scope if category_fit(i.category, cue.categories) == 1.0}
-    if not _may_be_the_only_one(msg, hit, actor, clause_words):
+    if not _may_be_the_only_one(msg.text, hit, actor, clause_words, scope):
         states = set()
     out: dict[str, Evidence] = {}
     for info in scope:
@@ -250,12 +311,14 @@ def _actor_person(actor: Actor, scope: list[FactInfo]) -> str:
     return ""
 
 
-def _may_be_the_only_one(msg: _Message, hit: CueHit, actor: Actor, clause_words: list[Word]) -> bool:
+def _may_be_the_only_one(text: str, hit: CueHit, actor: Actor, clause_words: list[Word],
+                         scope: list[FactInfo]) -> bool:
     """Whether "the only state of the cue's categories" can count as evidence for this cue.
 
     Never for a cue that can end anything, a change to something else across categories, a thing (a
     thing is named) or someone unknown; and for a verb of several categories only when it names no
-    object of its own ("I quit", not "I cancelled the dentist": that is about the dentist).
+    object of its own ("I quit", not "I cancelled the dentist": that is about the dentist). A word that
+    names or is a kind of a candidate is not an object of its own ("gave up coffee" for the espressos).
     """
     cue = hit.cue
     if ANY in cue.categories or actor.kind in ("thing", "indefinite") or (
@@ -265,9 +328,9 @@ def _may_be_the_only_one(msg: _Message, hit: CueHit, actor: Actor, clause_words:
         return True
     if cue.kind == "change":
         return False
-    after = [w for w in clause_words if w.start >= hit.end and w.low not in STOPWORDS and w.low not in _PRONOUNS
-             and not w.low.isdigit()]
-    return not after
+    after = object_words(text, hit, clause_words)
+    endable = [i for i in scope if category_fit(i.category, cue.categories) > 0]
+    return all(any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable) for w in after)
 
 
 def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],
@@ -368,7 +431,7 @@ def plan_changes(
     dated = {fact_info(f).category for f in facts if f.provenance and f.provenance[0] == episode_id
              and f.valid_to is not None and f.valid_to <= at}
     open_now = [f for f in own if f.valid_from <= at and (f.valid_to is None or f.valid_to > at)]
-    msg = _Message(norm, sentences, words(norm), [fact_info(f) for f in open_now], _known(facts))
+    msg = _Message(norm, sentences, words(norm), separate_lists([fact_info(f) for f in open_now]), _known(facts))
     correctable = [fact_info(f) for f in own if f.valid_from < at and (f.valid_to is None or f.valid_to >= at)]
     if not find_corrections_cues(norm, sentences):
         correctable = []
@@ -379,6 +442,7 @@ def plan_changes(
     if not hits or not msg.infos:
         return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()))
     endings: dict[str, Ending] = {}
+    affirmed = _affirmed(msg)
     guarded: list[Guarded] = []
     embedded = False
     for hit in hits:
@@ -388,11 +452,12 @@ def plan_changes(
         if verdict.guard is not None:
             guarded.append(Guarded(hit.cue.name, verdict.guard, verdict.reason))
             continue
-        scope, person = _scope(verdict.actor, msg, hit, facts)
+        actor = _object_person(msg, hit) or verdict.actor
+        scope, person = _scope(actor, msg, hit, facts)
         if not scope:
             continue
         when = _when(msg, hit, at)
-        if hit.cue.ends_actor and person is not None and verdict.actor.kind in ("third", "pronoun"):
+        if hit.cue.ends_actor and person is not None and actor.kind in ("third", "pronoun"):
             for info in scope:  # "Nan passed away": every state of hers ends
                 if info.fact.subject == person and info.category != "relationship":
                     endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, f"{person} died"))
@@ -405,7 +470,8 @@ def plan_changes(
                 guarded.append(Guarded(hit.cue.name, "held", "the new state is already held: nothing changes"))
                 continue
             scope = [i for i in scope if i not in held]
-        evidence = _evidence(msg, hit, verdict.actor, scope)
+        scope = [i for i in scope if i.fact.id not in affirmed]
+        evidence = _evidence(msg, hit, actor, scope)
         touched.update((i.fact.id, i.fact) for i in _plausible(hit, scope, evidence))
         chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity)
         embedded = embedded or used_sim

@@ -42,6 +42,7 @@ from .segments import Word, words
 
 __all__ = [
     "CATEGORY_NOUNS",
+    "KIND_EVIDENCE",
     "LAMBDA",
     "MARGIN",
     "SIM_CEIL",
@@ -58,6 +59,7 @@ __all__ = [
     "gender_of",
     "name_evidence",
     "rescale_similarity",
+    "separate_lists",
     "target_score",
     "with_sim",
 ]
@@ -66,6 +68,9 @@ THRESHOLD = 0.5
 """Lowest score that ends a fact."""
 MARGIN = 0.2
 """How far the best candidate must lead the next one (when not named explicitly)."""
+KIND_EVIDENCE = 0.4
+"""Name evidence of a kind noun that is not a word of the fact ("coffee" for espressos, "cigarettes" for
+smoking): below the threshold alone, so it needs uniqueness or meaning to end anything."""
 LAMBDA = 0.6
 """Weight of meaning in the share of the score the structural evidence leaves open."""
 SIM_FLOOR, SIM_CEIL = 0.25, 0.6
@@ -192,6 +197,20 @@ def _fact_info(fact: Fact) -> FactInfo:
                     state, person.lower())
 
 
+def separate_lists(infos: Sequence[FactInfo]) -> list[FactInfo]:
+    """``infos`` with the items of a list each made a state of its own.
+
+    Facts stated together about one subject and category are one state (``works_at`` and ``job_title``
+    of one job end together); but several values of *one* predicate stated together ("I pay for Netflix,
+    Disney+ and Spotify", "two budgies, Kiwi and Mango") are a list: ending one item leaves the others.
+    """
+    predicates: dict[tuple[str, str], set[str]] = {}
+    for info in infos:
+        predicates.setdefault((info.state, info.fact.predicate), set()).add(info.fact.object.strip().lower())
+    return [replace(info, state=f"{info.state}|{info.fact.object.strip().lower()}")
+            if len(predicates[(info.state, info.fact.predicate)]) > 1 else info for info in infos]
+
+
 def name_evidence(info: FactInfo, span: Sequence[Word]) -> float:
     """How surely ``span`` names the fact (see the module docstring for the levels)."""
     if not info.names or not span:
@@ -218,6 +237,8 @@ def name_evidence(info: FactInfo, span: Sequence[Word]) -> float:
                 return 0.5
             if len(s) >= 5 and len(n) >= 5 and s[:4] == n[:4] and s not in STOPWORDS:  # "Bonnie" / "Bonneville"
                 return 0.5
+    if stems & (info.kinds - _KIND_NOUNS):  # "coffee" for "two espressos a day": a kind of what it names
+        return KIND_EVIDENCE
     return 0.0
 
 

@@ -5,9 +5,11 @@ The framework adapters (``NovaMemory(consolidation_model=...)``, LlamaIndex's
 tell a :class:`ModelConsolidation` how many turns each user got. It runs
 ``consolidate(user, extractor)`` on its own worker thread once a user has ``batch_turns``
 new turns (one LLM call per ``llm_batch_size`` episodes), or ``idle_seconds`` after the
-user's last turn, whichever comes first. Nothing runs on the caller's thread; a failing
-model is logged once and its episodes are dead-lettered by the consolidator as usual
-(nothing is lost; ``store.retry_dead_letters`` takes them again).
+user's last turn, whichever comes first. Nothing runs on the caller's thread. Episodes the
+model answers for unusably are consolidated by the deterministic extractor
+(``consolidation.llm_fallback``); a model whose calls fail is logged once and its episodes
+are dead-lettered by the consolidator as usual (nothing is lost;
+``store.retry_dead_letters`` takes them again).
 """
 
 from __future__ import annotations

@@ -8,9 +8,13 @@ DELETE close validity and expire versions, never remove them (:class:`FactMemory
 or an implied ending closes is planned first, from the values held (:mod:`.negation`, pure), then
 each ending is applied.
 
-Failure handling: the source is called *outside* the transaction; episodes it could not
-answer for (timeouts, rate limits, malformed output after repair and retries), or a
-batch whose transaction failed, stay unprocessed and are recorded as a dead letter.
+Failure handling: the source is called *outside* the transaction. Episodes a model
+answered for, but never usably after repair and retries (unparseable, the wrong schema,
+empty: ``BatchPlan.unusable``), are consolidated by the deterministic extractor instead
+(``consolidation.llm_fallback``, said once per store): a weak local model would otherwise
+leave every episode failed and no fact at all, run after run. Episodes whose calls failed
+(timeouts, rate limits, server errors), or a batch whose transaction failed, stay
+unprocessed and are recorded as a dead letter.
 Dead-lettered episodes are parked — later runs skip them — until
 :meth:`Consolidator.retry_dead_letters` (``NovaStore.retry_dead_letters``) tries again.
 """
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .._once import WarnOnce
 from .._time import from_epoch, to_epoch, utcnow
 from ..changes.corrections import says_corrected
 from ..config import ConsolidationConfig, FactConfig, NovaConfig
@@ -59,6 +64,11 @@ __all__ = ["Consolidator"]
 
 logger = logging.getLogger(__name__)
 
+FALLBACK_WARNING = (
+    "nova-memory consolidation: the model's answers for %d of %d episodes could not be used (%s); the "
+    "deterministic extractor consolidated them instead (said once per store; [consolidation] "
+    'llm_fallback = "quiet" silences this, "off" dead-letters such episodes)'
+)
 
 
 @dataclass
@@ -66,6 +76,7 @@ class _Outcome:
     decisions: list[FactDecision] = field(default_factory=list)
     processed: int = 0
     failed: int = 0
+    fallback: int = 0
     changed: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -88,8 +99,13 @@ class Consolidator:
         related: RelatedFacts | None = None,
         hooks: Hooks | None = None,
         changes: ChangeTracker | None = None,
+        fallback: Callable[[], BatchExtractor] | None = None,
     ) -> None:
         self.db = db
+        self.fallback = fallback
+        """Builds the source for episodes a model answered unusably (the deterministic extractor);
+        ``None``, or ``llm_fallback = "off"``: they are dead-lettered."""
+        self._fallback_warned = WarnOnce(logger, FALLBACK_WARNING)
         self.changes = changes
         """Plans what each user episode ends or corrects (deterministic runs; ``None``: off)."""
         self.hooks = hooks if hooks is not None else Hooks()
@@ -138,7 +154,8 @@ class Consolidator:
                 pending = [e for e in self.db.list_episodes(uid, unprocessed_only=True) if e.id not in parked]
                 for start in range(0, len(pending), size):
                     self._run_batch(uid, pending[start : start + size], src, outcome)
-        return tally(outcome.decisions, processed=outcome.processed, failed=outcome.failed)
+        return tally(outcome.decisions, processed=outcome.processed, failed=outcome.failed,
+                     fallback=outcome.fallback)
 
     def retry_dead_letters(
         self, user_id: str | None, source: ConsolidationSource | BatchExtractor, *, batch_size: int | None = None
@@ -156,7 +173,8 @@ class Consolidator:
                     new = self._run_batch(uid, episodes[start : start + size], src, outcome)
                     if new is not None:
                         self.db.set_dead_letter_attempts(uid, new, int(letter["attempts"]) + 1)
-        return tally(outcome.decisions, processed=outcome.processed, failed=outcome.failed)
+        return tally(outcome.decisions, processed=outcome.processed, failed=outcome.failed,
+                     fallback=outcome.fallback)
 
     def _run_batch(
         self, user_id: str, batch: Sequence[Episode], src: ConsolidationSource, outcome: _Outcome
@@ -173,6 +191,7 @@ class Consolidator:
         done = [e for e in batch if e.id in plan.proposals]
         answered = {e.id for e in done}
         failed = {e.id: plan.failed.get(e.id, "no result for this episode") for e in batch if e.id not in answered}
+        fallback = self._fallback_for(batch, plan, failed)
         decisions: list[FactDecision] = []
         changed: list[str] = []
         if done:
@@ -220,7 +239,24 @@ class Consolidator:
             graph = self.related.graph if self.related is not None else None
             if graph is not None:  # later batches of this run see the new facts
                 graph.invalidate(user_id)
+        if fallback and self.fallback is not None:
+            before = outcome.processed
+            self._run_batch(user_id, fallback, ExtractorSource(self.fallback()), outcome)
+            outcome.fallback += outcome.processed - before
         return letter
+
+    def _fallback_for(self, batch: Sequence[Episode], plan: BatchPlan, failed: dict[str, str]) -> list[Episode]:
+        """The failed episodes of ``batch`` the deterministic extractor takes instead (taken out of
+        ``failed``), after the one warning of this store; none when the fallback is off."""
+        if self.fallback is None or self.config.llm_fallback == "off":
+            return []
+        chosen = [e for e in batch if e.id in failed and e.id in plan.unusable]
+        if chosen and self.config.llm_fallback == "warn":
+            reasons = "; ".join(dict.fromkeys(failed[e.id] for e in chosen))[:300]
+            self._fallback_warned(len(chosen), len(batch), reasons)
+        for episode in chosen:
+            del failed[episode.id]
+        return chosen
 
     @contextmanager
     def _handing_over(self, outcome: _Outcome) -> Iterator[None]:

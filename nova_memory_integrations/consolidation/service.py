@@ -47,7 +47,8 @@ class ConsolidationService:
                                entities=c.entities)
         self.consolidator = Consolidator(c.db, c.facts, batch_size=c.config.consolidation.batch_size,
                                          on_facts_changed=c.facts_changed, config=c.config, entities=c.entities,
-                                         related=related, hooks=c.hooks, changes=ChangeTracker(c.db, c.embedder))
+                                         related=related, hooks=c.hooks, changes=ChangeTracker(c.db, c.embedder),
+                                         fallback=lambda: deterministic_batch(self.extractor))
         self._extractor: Any = None
 
     @property

@@ -32,7 +32,9 @@ __all__ = [
 ]
 
 
-def tally(decisions: Sequence[FactDecision], *, processed: int = 0, failed: int = 0) -> ConsolidationResult:
+def tally(
+    decisions: Sequence[FactDecision], *, processed: int = 0, failed: int = 0, fallback: int = 0
+) -> ConsolidationResult:
     """Count decisions by operation (pure)."""
     ops = [d.op for d in decisions]
     return ConsolidationResult(
@@ -42,5 +44,6 @@ def tally(decisions: Sequence[FactDecision], *, processed: int = 0, failed: int 
         noop=ops.count("NOOP"),
         episodes_processed=processed,
         failed_episodes=failed,
+        fallback_episodes=fallback,
         decisions=tuple(decisions),
     )

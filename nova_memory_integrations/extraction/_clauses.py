@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..text.lexicon import CONTRACTIONS, DIET_RE, JOBS
+from ..text.lexicon import CONTRACTIONS, DIET_RE, JOBS, REL_MODIFIERS, RELS
 
 __all__ = [
     "CLAUSE_SPLIT",
@@ -19,8 +19,10 @@ __all__ = [
     "LEAD",
     "QUESTION_START",
     "REPORTED",
+    "adjunct",
     "elide",
     "expand",
+    "split_clauses",
     "statement_part",
 ]
 
@@ -59,6 +61,24 @@ CLAUSE_SPLIT = re.compile(
     r"|,\s+(?=(?-i:[A-Z][a-z]+) (?:has|is|was|just|sold|got|went|left|took|quit|bought|lost|became|broke|gave|"
     r"(?-i:[a-z]+ed))\b)"
 )
+_BARE_RELATIVE = re.compile(r"(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?:" + RELS + r")(?:,? [A-ZÀ-Þ][\w'-]+)?")
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """The clauses of ``sentence`` (:data:`CLAUSE_SPLIT`); a clause that is only a relative ("my friend Ana")
+    is the first half of a coordinated subject and goes with the next ("my friend Ana and my cousin Rosa
+    both work at ...")."""
+    out: list[str] = []
+    for part in CLAUSE_SPLIT.split(sentence):
+        if not part:
+            continue
+        if out and _BARE_RELATIVE.fullmatch(out[-1].strip()) and f"{out[-1].strip()} and {part}" in sentence:
+            out[-1] = f"{out[-1].strip()} and {part}"
+        else:
+            out.append(part)
+    return out
+
+
 LEAD = re.compile(
     r"(?:(?:oh|ok|okay|yes|yeah|yep|yup|no|nope|nah|well|so|um|uh|hmm|hi|hello|hey|actually|also|and|but|sure|"
     r"anyway|anyways|honestly|btw|by the way|as i said|again|update|correction|oops|sorry|wait|fun fact|just so "
@@ -78,7 +98,8 @@ def expand(text: str) -> str:
         out = CONTRACTIONS[word.lower()]
         return out if out.startswith("I ") or word[0].islower() else out[0].upper() + out[1:]
 
-    text = _CONTRACTION_RE.sub(repl, text.translate(_QUOTES))
+    text = _PRONOUN_HAS.sub(r"\1 has ", text.translate(_QUOTES))
+    text = _CONTRACTION_RE.sub(repl, text)
     text = _IS_S.sub(r"\1 is ", _HAS_S.sub(r"\1 has ", text))
     return _AUX_ADVERB.sub(r"\2 \1 ", text)
 
@@ -90,14 +111,17 @@ _AUX_ADVERB = re.compile(r"\b(have|has|had|am|is|are) (just|recently|finally|alr
 
 # "Tom's just moved", "Laura's lived", "my brother's an accountant": the 's of a name or noun is "has" before a
 # participle and "is" before an article, a preposition or a state; anything else is a possessive ("Tom's flat").
-_SAYER = (r"\b(?!(?:Let|It|That|What|He|She|There|Here|Who|Where)')([A-ZÀ-Þ][a-zà-ÿ]+|mum|mom|dad|brother|sister|wife|"
+_SAYER = (r"(?<!\bat )(?<!\bfor )(?<!\bwith )(?<!\bfrom )(?<!\bto )(?<!\bin )(?<!\bof )(?<!\bby )"  # "at Nando's"
+          r"\b(?!(?:Let|It|That|What|He|She|There|Here|Who|Where)')([A-ZÀ-Þ][a-zà-ÿ]+|mum|mom|dad|brother|sister|wife|"
           r"husband|son|daughter|boyfriend|girlfriend|partner|friend|mate|boss|manager|flatmate|roommate|"
           r"neighbou?r|cousin|nan|gran|uncle|aunt|colleague|fianc[eé]e?)")
-_HAS_S = re.compile(
-    _SAYER + r"'s (?=(?:(?:just|already|finally|never|recently|always|officially|now|also) )?(?:been|got|gotten|gone|"
-    r"had|lived|moved|left|joined|started|quit|dropped|transferred|taken|bought|sold|decided|done|become|retired|"
-    r"signed|switched|found|made|sent|passed)\b)"
-)
+_PARTICIPLE = (r"(?=(?:(?:just|already|finally|never|recently|always|officially|now|also) )?(?:been|got|gotten|gone|"
+               r"had|lived|moved|left|joined|started|quit|dropped|transferred|taken|bought|sold|decided|done|become|"
+               r"retired|signed|switched|found|made|sent|passed|swapped|traded|upgraded|relocated|finished|graduated|"
+               r"adopted|split|broken|landed|married|separated|divorced)\b)")
+"""After "'s", a past participle makes the "'s" a "has" ("he's joined", "Tom's just moved")."""
+_HAS_S = re.compile(_SAYER + r"'s " + _PARTICIPLE)
+_PRONOUN_HAS = re.compile(r"\b([Hh]e|[Ss]he|[Ii]t)'s " + _PARTICIPLE)
 _IS_S = re.compile(
     _SAYER + r"'s (?=(?:a|an|in|at|on|from|still|now|really|not|so|very|back|off|out|home|also|with|into|married|"
     r"engaged|pregnant|divorced|fine|okay|currently|properly|officially|just|always|[a-z]+ing)\b)"
@@ -112,12 +136,42 @@ _ELIDED = re.compile(
     r"joined|moved|bought|got|picked|took|left|quit|went|sold|traded|switched|relocated|dropped|finished|retired|"
     r"handed|jumped|transferred|adopted|rescued|landed|signed|graduated|became|lost|gave|broke|split|ditched|"
     r"cancell?ed|canceled|stopped|married|divorced|built|upgraded|leased|inherited|accepted|began|cut|wound|"
-    r"turned|passed|scrapped|rehomed|handed)|(?P<base>live|work|teach|own|drive|ride|rent|smoke|study|share|"
+    r"turned|passed|scrapped|rehomed|handed|said(?= goodbye)|waved(?= goodbye)|parted(?= with)|swapped|exchanged|"
+    r"replaced)|"
+    r"(?P<base>live|work|teach|own|drive|ride|rent|smoke|study|share|"
     r"commute|freelance)|(?P<member>(?:a |an )?(?:member|regular) (?:at|of))|(?P<diet>" + DIET_RE + r")|"
     r"(?P<job>(?:[\w-]+ ){0,2}(?:" + "|".join(sorted(JOBS, key=len, reverse=True)) + r") (?:at|for|with)"
     r"(?= (?:the )?[A-Z])))\b",
     re.IGNORECASE,
 )
+
+
+# "Since switching to nights at the depot, I sleep all day": the -ing adjunct's subject is the main clause's
+_ADJUNCT = re.compile(r"^(?P<lead>\W*)(?P<conj>since|after|upon|on) (?P<ing>[a-z]{2,}ing)\b"
+                      r"[^,.;!?]{3,80}?(?:,\s*|\s+)(?P<subject>(?-i:I|[Ww]e))\s", re.IGNORECASE)
+_IRREGULAR_ING = {"leaving": "left", "getting": "got", "taking": "taken", "buying": "bought", "selling": "sold",
+                  "going": "gone", "becoming": "become", "building": "built", "beginning": "begun", "finding": "found",
+                  "having": "had", "making": "made", "giving": "given", "coming": "come", "winning": "won",
+                  "quitting": "quit", "splitting": "split", "setting": "set", "putting": "put", "cutting": "cut"}
+
+
+def _participle(ing: str) -> str:
+    """The past participle of an -ing form: regular verbs by their spelling ("moving" -> "moved",
+    "switching" -> "switched", "stopping" -> "stopped"), the common irregular ones by a table."""
+    low = ing.lower()
+    return _IRREGULAR_ING.get(low) or low[:-3] + "ed"
+
+
+def adjunct(sentence: str) -> str:
+    """``sentence`` with the main clause's "I" / "we" put into an -ing adjunct that opens it: the adjunct's
+    event has happened ("Since switching to X, I ..." -> "Since I have switched to X, I ...")."""
+    m = _ADJUNCT.match(sentence)
+    if m is None:
+        return sentence
+    subject = "I have " if m.group("subject") == "I" else "we have "
+    main = m.start("subject")
+    head = sentence[: m.start("ing")] + subject + _participle(m.group("ing")) + sentence[m.end("ing"): main]
+    return head.rstrip(" ,") + ", " + sentence[main:]  # the adjunct ends where the main clause starts
 
 
 _GERUND_SUBJECT = re.compile(  # "Volunteering at the shelter has been great": the -ing phrase is the subject

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from ..text.dates import resolve_relative_time
+from ..text.lexicon import REL_KINDS
 from ..types import Episode
 from ._frames import STARTING_PREDICATES, STARTS_LATER
 from .base import CandidateFact
@@ -38,6 +39,11 @@ class Discourse:
     aliases: dict[str, str] = field(default_factory=dict)
     third: str | None = None
     at: datetime | None = None
+    pets: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """A named pet -> (its owner, the ``has_pet`` value): "Nugget died" ends Oscar's hamster."""
+    carried: str | None = None
+    """The person carried over from the speaker's previous conversation: "he" / "she" may mean them, "they"
+    (most often a group) not."""
 
 
 class SessionMemory:
@@ -46,24 +52,41 @@ class SessionMemory:
     def __init__(self, limit: int = SESSION_LIMIT, gap: timedelta = SESSION_GAP) -> None:
         self.limit, self.gap = limit, gap
         self._sessions: OrderedDict[tuple[str, str, str], Discourse] = OrderedDict()
+        self._speakers: OrderedDict[tuple[str, str], Discourse] = OrderedDict()  # (user, role) -> latest discourse
         self._lock = threading.Lock()
 
     def state_for(self, episode: Episode, batch: dict[str, Discourse]) -> Discourse:
-        """The discourse ``episode`` continues: its session's (while the session goes on), else its batch's."""
+        """The discourse ``episode`` continues: its session's (while the session goes on), else its batch's,
+        else a copy of the speaker's latest one (a user's next conversation opens on what the last one named:
+        "He's done it, retired!" is about the dad of the turn before, "my brother" is still Luis)."""
         role = episode.role.strip().lower()
         if episode.session_id is None:
             return batch.setdefault(role, Discourse())
         key = (episode.user_id, episode.session_id, role)
+        speaker = (episode.user_id, role)
         with self._lock:
             state = self._sessions.pop(key, None)
             if state is None or state.at is None or abs(episode.timestamp - state.at) > self.gap:
-                state = batch.get(role) or Discourse()
+                state = batch.get(role) or self._continued(speaker)
             state.at = episode.timestamp
             self._sessions[key] = state
-            while len(self._sessions) > self.limit:
-                self._sessions.popitem(last=False)
+            self._speakers.pop(speaker, None)
+            self._speakers[speaker] = state
+            for table in (self._sessions, self._speakers):
+                while len(table) > self.limit:
+                    table.popitem(last=False)
         batch[role] = state
         return state
+
+    def _continued(self, speaker: tuple[str, str]) -> Discourse:
+        """A new discourse that starts from what the speaker's latest one named (a copy: sessions stay apart)."""
+        last = self._speakers.get(speaker)
+        if last is None:
+            return Discourse()
+        # a pronoun opening a new conversation means a relative the last one was about, not any name it used
+        known = last.third is not None and (last.third in REL_KINDS or last.third in last.aliases.values())
+        third = last.third if known else None
+        return Discourse(aliases=dict(last.aliases), third=third, pets=dict(last.pets), carried=third)
 
     def __len__(self) -> int:
         return len(self._sessions)

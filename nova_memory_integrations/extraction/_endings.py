@@ -69,7 +69,8 @@ def rel_kind(rel: str) -> str | None:
 # -------------------------------------------------------------------------------------- the rules
 _OWN_VERBS = (
     r"(?:sold|sold off|gave away|given away|got rid of|gotten rid of|traded in|traded|donated|scrapped|rehomed|"
-    r"re-homed|returned|wrote off|written off|totaled|totalled)"
+    r"re-homed|returned|wrote off|written off|totaled|totalled|retired|parted with|said goodbye to|"
+    r"waved goodbye to|got shot of|swapped|exchanged)"
 )
 _PUT_DOWN = (
     r"(?:had to |have had to |has had to )?(?:put|had|have|got) (?P<x>(?:my|our|his|her|their) .+?) (?:put )?"
@@ -111,7 +112,7 @@ ENDING_RULES: tuple[Rule, ...] = (
     rule(r"<A><HAVE>(?:just |recently |finally )?joined (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", f("@joined", "org"),
          f("job_title", "job", "j")),
     rule(r"<A>(?:(?:am|is|are|have|has|had) )?(?:just |recently |finally |now |officially )?(?P<o>retired)\b"
-         r"(?!\s+from)", f("employment_status", "status")),
+         r"(?!\s+(?:from|the|my|our|his|her|their|a|an|this|that|it|them)\b)", f("employment_status", "status")),
     rule(r"<ANY><A>(?:am|is|are) not <A>(?:a |an )?(?P<o>" + DIET_RE + r")\b", neg("diet", "thing")),
     rule(r"<A>(?:am|is|are) no longer <A>(?:a |an )?(?P<o>" + DIET_RE + r")\b", neg("diet", "thing")),
     rule(r"<A>(?:used to be|(?:stopped|quit) being|gave up being) (?:a |an )?(?P<o>" + DIET_RE + r")\b",
@@ -127,7 +128,8 @@ ENDING_RULES: tuple[Rule, ...] = (
          r"(?P<o>divorced|separated)\b", f("relationship_status", "status")),
     rule(r"<A><HAVE>(?:broke up|broken up|split up|split|separated|called it off) with (?P<o>.+)",
          neg("dating", "person")),
-    rule(r"<A>(?:am|is|are|have been|has been) (?:dating|seeing|going out with|in a relationship with) <O>",
+    rule(r"<A>(?:am|is|are|have been|has been|(?:have |has )?(?:started|begun|began)) (?:dating|seeing|going out "
+         r"with|in a relationship with) <O>",
          f("dating", "person")),
     # places
     rule(r"<A><HAVE>(?:moved|moved away|moved out|relocated|got out) (?:out of|away from|from)(?!.*\bto\b) <O>",
@@ -173,6 +175,10 @@ ENDING_RULES: tuple[Rule, ...] = (
     # activities, habits and hobbies (after the specific verbs above)
     rule(r"<A><HAVE>(?:gave up|given up|quit|stopped|dropped|abandoned|ditched|kicked)(?: on)? (?P<x>.+?)"
          r"(?:\s+(?:for|in favou?r of)\s+(?P<o>.+))?$", neg("@activity", "act", "x"), f("@activity", "act")),
+    # "ditched Spotify for Apple Music": a named product or service replaced by another
+    rule(r"<A><HAVE>(?:ditched|dropped|dumped|replaced|swapped|binned|cancell?ed) (?:my |our )?"
+         r"(?P<x>(?-i:[A-Z])[\w+'&-]*(?: (?-i:[A-Z0-9])[\w+'&-]*){0,2}) (?:for|with) (?P<o>.+)",
+         neg("@switched", "switched", "x"), f("@switched", "switched")),
     rule(r"<A>(?:no longer|used to) (?P<x>[a-z]+\b.*)", neg("@activity", "actverb", "x")),
     rule(r"<ANY><A>(?:do|does) not <A>(?P<x>[a-z]+\b.*)", neg("@activity", "actverb", "x")),
     rule(r"<A><HAVE>(?:took up|taken up|picked up|got into|gotten into|started|began|(?:am|is|are) taking up) <O>",
@@ -212,6 +218,9 @@ _NAMED = re.compile(r"^(?:(?:a |an |this |some )?(?:guy|girl|man|woman|person|so
                     r"(?:(?:named|called) )?|"
                     r"(?:my|his|her|their) (?:girlfriend|boyfriend|partner|fianc[eé]e?) )",
                     _I)
+_SOMEONE = re.compile(r"^(?:someone|somebody|a (?:guy|girl|man|woman|lad|bloke|lady|person))(?: new)?\b[^,]{0,40},\s*"
+                      r"(?P<name>(?-i:[A-ZÀ-Þ])[\w'-]+)\s*(?:$|[,.;!(])", _I)
+_LATER_NAME = re.compile(r"^[^,;.!?]{0,40}?,?\s+(?:named|called)\s+(?P<name>(?-i:[A-ZÀ-Þ])[\w'-]+)", _I)
 _NAMED_PET = re.compile(r"\s+(?:named|called)\s+", _I)
 _CAPNAME = re.compile(r"[A-ZÀ-Þ][\w'-]*")
 
@@ -256,7 +265,8 @@ def clean_ending(value: str, kind: str, strip: Callable[[str], str], name: Calla
             return out
         return [value.lower()] if value.isalpha() else []
     if kind == "person":
-        value = _NAMED.sub("", value.strip())
+        later = _SOMEONE.match(value.strip())  # "someone new since the summer, Aisha": the name comes after
+        value = later.group("name") if later else _NAMED.sub("", value.strip())
         found = name(value)
         return [found] if found else []
     if kind in ("act", "actverb"):
@@ -272,9 +282,13 @@ def clean_ending(value: str, kind: str, strip: Callable[[str], str], name: Calla
     if kind == "plan":
         value = strip(_LEAD.sub("", _ACT_CUT.sub("", value)))
         return [value] if _plain(value, 6) else []
+    whole = value
     value = strip(_LEAD.sub("", _OBJ_CUT.sub("", _LEAD.sub("", value.strip()))))
     if kind == "pet":
         found = pet_phrase(value)
+        later = _LATER_NAME.search(whole)  # "a hamster for his birthday, named Nugget"
+        if found and later and " named " not in found:
+            found = f"{found} named {later.group('name')}"
         return [found] if found else []
     if kind == "cond":
         low = value.lower()
@@ -313,9 +327,18 @@ def _activity(value: str) -> tuple[str, str] | None:
     return None
 
 
+_SETTINGS = frozenset({"city", "countryside", "country", "suburbs", "town", "village", "coast", "seaside", "sticks"})
+
+
 def resolve(pred: str, value: str, clause: str) -> tuple[str, str] | None:
     """The predicate and object of an ``@`` field (``None`` when the object does not fit)."""
     if pred == "@owned":
+        low = value.lower()
+        swapped = re.search(r"([\w'-]+)\s+(?:for|in exchange for)\s+" + re.escape(value), clause)
+        if low in PLACES or (swapped and swapped.group(1).lower() in PLACES):  # "swapped London for Brighton"
+            return ("lives_in", value)
+        if low in _SETTINGS:  # "traded the city for the countryside": no place named
+            return None
         pet = pet_phrase(value)
         return ("has_pet", pet) if pet else ("owns", value)
     if pred == "@activity":

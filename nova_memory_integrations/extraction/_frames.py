@@ -39,12 +39,16 @@ __all__ = [
     "HELD_MENTION",
     "MY_CAPTURE_RULES",
     "OWNED_START",
+    "PROPER",
+    "MOVE_MENTIONS",
     "PASSING_RULES",
     "PRE_RULES",
     "STARTING_PREDICATES",
     "STARTS_LATER",
     "REL_INTRO",
+    "TENURE",
     "TOP_RULES",
+    "TRANSFER",
     "Frame",
     "verb_forms",
 ]
@@ -124,6 +128,11 @@ class Frame(NamedTuple):
     """The bare -ing form says it too, after a coordinating "and" ("she's back home and working at ...")."""
 
 
+PROPER = r"(?:the )?(?-i:[A-Z])[\w'&-]*(?: (?:&|and|of|de) (?-i:[A-Z])[\w'&-]*| (?-i:[A-Z])[\w'&-]*)*"
+"""A proper name of a few capitalised words ("Foster and Partners", "the Royal Oak"), where it ends."""
+TENURE = r" for (?:\w+ )?(?:years|months)| since (?:\d{4}|(?-i:[A-Z]))"
+"""How long someone has been with an employer ("... for ten years", "... since 2019")."""
+
 _GAP = r"(?P<gap>(?:\s+(?!(?:out|up|on|off|around|through|hard|with|at|for|as|to|my|our)\b)[^\s,;()]+){0,4}?)"
 _ART = r"(?:a|an|the|my|our|his|her|their)"
 _PLACE_AHEAD = r"(?=\s+(?:(?:the\s+)?(?-i:[A-Z])))"
@@ -148,9 +157,11 @@ JOBS_START: tuple[Frame, ...] = (
           r"(?:at|with)" + _PLACE_AHEAD + r" <O>", (f("@joined", "org"),)),
     Frame("jump", "event", r" ship (?:to|for) <O>", (f("@joined", "org"),)),
     Frame("take land accept get", "event", r" (?:a|an|my|the|his|her|their)(?: [\w'-]+){0,3}? (?:job|position|role|"
-          r"post|internship|placement|contract|gig|apprenticeship) (?:at|with) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$",
+          r"post|internship|placement|contract|gig|apprenticeship),? (?:at|with) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$",
           (f("works_at", "org"), f("job_title", "job", "j"))),
     Frame("transfer", "event", r" to <O>", (f("@joined", "org"),)),
+    Frame("have", "state", r" (?:a|an)(?: [\w'-]+){0,2}? (?:job|position|role|post|gig|placement|internship),? "
+          r"(?:at|with) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", (f("works_at", "org"), f("job_title", "job", "j"))),
 )
 HELD: tuple[Frame, ...] = (
     Frame("own rent share have", "state", r" (?P<o>(?:a|an|the|our|my|this)\s.+)", (f("lives_in", "home"),)),
@@ -161,7 +172,8 @@ HELD: tuple[Frame, ...] = (
     Frame("drive ride", "state", r" (?P<o>(?:a|an|the|my|our)\b.+)", (f("@held", "product"),)),
     Frame("have", "state", r" (?P<o>(?:a|an|two|three|four|\d+|this|these)\b.+)", (f("@held", "held"),)),
     Frame("buy get adopt rescue inherit lease pick build", "event", r"(?: up)? (?P<o>(?:a|an|two|three|\d+|"
-          r"myself a|myself an|ourselves a|herself a|himself a)\b.+)", (f("@held", "held"),)),
+          r"myself a|myself an|ourselves a|herself a|himself a|(?:my|our|his|her|their) own)\b.+)",
+          (f("@held", "held"),)),
     Frame("go", "state", r" (?P<o>[a-z]+ing)\b", (f("@activity2", "activity2"),)),
     Frame("go", "event", r" for (?P<o>(?:a|an)\s(?:\w+ )?(?-i:[A-Z0-9]).+)", (f("@held", "held"),)),
     Frame("commute scoot cycle travel get", "state", r"(?: [^\s,;]+){0,3}? (?:on|by) (?P<o>(?:a|an|my)\s.+)",
@@ -205,6 +217,15 @@ PRE_RULES: tuple[Rule, ...] = (
          f("employment_status", "status", "=retired"), we_ok=True),
     rule(r"<A>(?:have |has )?(?:emigrated|moved (?:abroad|away|back|home|down|up|over|out)) to <O>",
          f("lives_in", "place"), we_ok=True),
+    # before the endings: "left for a job at the BBC" names the new workplace as well as the leaving
+    rule(r"<A>(?:have |has )?(?:left|quit|resigned)(?: (?:my|his|her|their) (?:job|role|post))? "
+         r"(?:for|to take|to start) (?:a|an)(?: new| better| dream| [\w-]+-paid)? (?:job|position|role|post|gig|"
+         r"contract) (?:at|with) <O>",
+         f("works_at", "org")),
+    # before the switches of products: "switched to the night team at Asda" is a new workplace
+    rule(r"<A>(?:have |has |had )?(?:switched|transferred) (?:over )?"
+         r"to (?:a|an|the|my|his|her|their) (?:[\w'-]+ ){0,4}?(?:at|with) (?P<o>(?-i:[A-Z]).+)",
+         f("@joined", "org")),
 )
 """Tried before the endings of :mod:`._endings`."""
 TOP_RULES: tuple[Rule, ...] = (
@@ -222,7 +243,8 @@ TOP_RULES: tuple[Rule, ...] = (
          f("job_title", "job", "j")),
     rule(r"<A>(?P<v>freelance|freelances|am freelancing|have been freelancing) as (?:a |an )?(?P<j>[\w -]+)",
          f("job_title", "freelancejob", "j")),
-    rule(r"<A>(?:got|get|have been|was|were|just got) (?:promoted|made|appointed|named) (?:to |as )?(?:a |an |the )?"
+    rule(r"<A>(?:got|get|have been|has been|was|were|just got) (?:promoted|made|appointed|named) (?:to |as )?"
+         r"(?:a |an |the )?"
          r"(?P<j>.+)", f("job_title", "job", "j")),
     rule(r"<A>(?:was|is|has been|have been) (?:just |recently )?(?:made|appointed|named) (?:a |an |the )?(?P<j>.+)",
          f("job_title", "job", "j")),
@@ -237,18 +259,21 @@ TOP_RULES: tuple[Rule, ...] = (
          f("works_at", "org")),
     rule(r"<A>(?:have|has) been (?:in|living in|based in) (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
          r"(?= (?:for )?(?:a|an|one|two|three|four|five|six|\d+|a few|several|over|almost|nearly) (?:days?|weeks?|"
-         r"months?|years?)| since\b| now\b)", f("lives_in", "place")),
-    rule(r"<A>(?:am|is|are) <A>(?:now |currently |still )?in (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)"
-         r"(?=\s*$|\s*[,.;!)]|\s+(?:now|and|these days|at the moment|with|since|for (?:years|ages|\d+ years)))",
+         r"months?|years?)| since\b| now\b)", f("lives_in", "place"), we_ok=True),
+    rule(r"<A>(?:am|is|are) <A>(?:now |currently |still )?(?:back )?(?:home )?in (?P<o>(?-i:[A-Z])[\w'-]+"
+         r"(?: (?-i:[A-Z])[\w'-]+)?)(?=\s*$|\s*[,.;!)]|\s+(?:now|and|these days|at the moment|with|since|after|"
+         r"for (?:years|ages|\d+ years)))",
          f("lives_in", "place"), conf=0.6, we_ok=True),
     rule(r"<A>(?:am|is|are) (?:now |currently |still )?(?:on|taking) <O>", f("takes_medication", "med"), we_ok=True),
     rule(r"<A>(?:am|is|are) <A>(?P<o>" + "|".join(sorted(CONDITION_ADJECTIVES, key=len, reverse=True)) + r")\b",
          f("has_condition", "condadj")),
-    rule(r"<A>(?:have|has) been (?:at|with) (?P<o>(?-i:[A-Z])[\w'&-]*(?: (?-i:[A-Z])[\w'&-]*){0,3})(?= for (?:\w+ )?"
-         r"(?:years|months)| since (?:\d{4}|(?-i:[A-Z])))", f("works_at", "corg"), conf=0.6),
-    rule(r"<A>(?:have |has )?(?:just |recently )?moved into <O>", f("lives_in", "home"), we_ok=True),
-    rule(r"<A>(?:am|is|are) (?:now )?(?:on|with) (?P<o>(?-i:[A-Z])[\w+'&-]*(?: (?-i:[A-Z])[\w+'&-]*){0,2})"
-         r"(?=\s+now\b)", f("uses", "corg"), conf=0.6, we_ok=True),
+    rule(r"<A>(?:have|has) been (?:at|with) (?P<o>(?-i:[A-Z])[\w'&-]*(?: (?-i:[A-Z])[\w'&-]*){0,3})(?=" + TENURE + ")",
+         f("works_at", "corg"), conf=0.6),
+    rule(r"<A>(?:have |has )?(?:just |recently )?(?:moved into|(?:downsized|upsized) to) <O>", f("lives_in", "home"),
+         we_ok=True),
+    rule(r"<A>(?:am|is|are) (?:now )?(?:on|with) (?:an? |the )?(?P<o>(?-i:[a-z]?[A-Z])[\w+'&-]*"
+         r"(?: (?-i:[A-Z0-9])[\w+'&-]*){0,2})(?=\s+(?:now|these days|nowadays|at the moment)\b)", f("uses", "corg"),
+         conf=0.6, we_ok=True),
     rule(r"<A>(?:got|have got|have) the keys (?:to|for) <O>", f("lives_in", "home"), we_ok=True),
 )
 CAPTURE_RULES: tuple[Rule, ...] = (
@@ -260,14 +285,18 @@ CAPTURE_RULES: tuple[Rule, ...] = (
     rule(r"<A>(?:pay for|pays for|subscribe to|subscribes to|have subscriptions? to) <O>",
          f("subscribes_to", "things")),
 )
+MOVE_MENTIONS: tuple[Rule, ...] = (
+    rule(r"\b(?:my|our) new (?:place|home|house|flat|apartment) (?:is )?in (?P<o>(?-i:[A-Z])[\w'-]+"
+         r"(?: (?-i:[A-Z])[\w'-]+)?)", f("lives_in", "place")),
+    rule(r"\b(?:the|my|our) (?:big |recent )?move (?:down |up |over |back )?to (?P<o>(?-i:[A-Z])[\w'-]+"
+         r"(?: (?-i:[A-Z])[\w'-]+)?)", f("lives_in", "place")),
+)
+"""A home named in passing ("after the move to Cheltenham"): the speaker's, also in a clause without "I"."""
 PASSING_RULES: tuple[Rule, ...] = (
     rule(r"\b(?:in|with|for|of) (?P<o>(?:a|an|the|my|our)\s(?:[\w'-]+\s){0,3}?(?:club|choir|band|orchestra|team|"
          r"group|squad|league|society|crew|troupe|ensemble)\b.*)", f("member_of", "namedgroup")),
     rule(r"\bon (?P<o>(?:a|an|my|our)\s(?:\d{4} )?(?-i:[A-Z0-9])[^,;]*)", f("@held", "held"), conf=0.6),
-    rule(r"\b(?:my|our) new (?:place|home|house|flat|apartment) (?:is )?in (?P<o>(?-i:[A-Z])[\w'-]+"
-         r"(?: (?-i:[A-Z])[\w'-]+)?)", f("lives_in", "place")),
-    rule(r"\b(?:the|my|our) (?:big |recent )?move to (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)",
-         f("lives_in", "place")),
+    *MOVE_MENTIONS,
 )
 """Frames searched anywhere after the subject; what they find adds to the clause's main rule."""
 
@@ -277,6 +306,11 @@ STARTS_LATER = re.compile(
 """A turn that says the new job or school begins later ("I start on January 6th")."""
 STARTING_PREDICATES = frozenset({"works_at", "job_title", "studies_at", "studies"})
 """What such a turn's start date applies to."""
+TRANSFER = re.compile(
+    r"\b(?:gave|passed|handed|sold|donated|gifted)(?: (?:on|down|over))? (?P<o>(?:the|my|our|his|her|their|a|an) "
+    r"[^,;.!?]{1,40}?) (?:on |down |over |back )?to (?:my|our) (?P<rel>" + RELS + r")(?: (?P<name>[A-ZÀ-Þ][a-zà-ÿ-]+))?"
+    r"(?=[\s,.;!?)]|$)", re.IGNORECASE)
+"""A thing handed on to a relative or friend ("passed my old Kindle on to my niece"): theirs now."""
 REL_INTRO = re.compile(r"\b[Mm]y (?P<rel>" + RELS + r") (?P<name>[A-ZÀ-Þ][a-zà-ÿ-]+)(?=[\s,.;!?)]|$)")
 """A relative or friend introduced by name in passing ("I'm staying with my brother Tom")."""
 
@@ -309,6 +343,15 @@ OWNED_START: tuple[Rule, ...] = (
          f("member_of", "group")),
     rule(r"(?:my|our) (?:new |current |day |full-time |part-time |old )?(?:job|work|role|position|internship|"
          r"placement|post) (?:is )?(?:at|with|for) <O>", f("works_at", "org")),
+    rule(r"new (?:job|role|position|post) (?:at|with) (?P<o>" + PROPER + ")", f("works_at", "org")),
+    rule(r"(?:my|our) (?:new |current )?(?:employer|company|firm|workplace) (?:is|are) (?:now )?<O>",
+         f("works_at", "org")),
+    # "Now at Deliveroo as a product manager": a workplace and a title, told without a verb
+    rule(r"at (?P<o>" + PROPER + r") as (?:a |an )?(?P<j>[^,.;!?]+)", f("works_at", "org"), f("job_title", "job", "j")),
+    # "First day as a junior designer at Arup tomorrow", "my first week at Ocado": a start, told as a noun phrase
+    rule(r"(?!.*\bfor (?:my|our|his|her|their)\b)(?:(?:it is|today is|tomorrow is) )?(?:my )?(?:first|1st) "
+         r"(?:day|week|shift|month)(?: back)?(?: as (?:a |an )?(?P<j>[^,.;!?]+?))? (?:at|with) "
+         r"(?P<o>" + PROPER + ")", f("@joined", "org"), f("job_title", "job", "j")),
 )
 """Anchored at a clause that opens on a thing of one's own."""
 MY_CAPTURE_RULES: tuple[Rule, ...] = ()

@@ -30,6 +30,7 @@ from ..text.lexicon import (
     PETS,
     PLAN_STOP,
     POSSESSIVE,
+    STARTERS,
 )
 from ._endings import ENDING_KINDS, clean_ending
 from ._things import CAPTURE_KINDS, clean_capture
@@ -242,6 +243,10 @@ _KINDS: dict[str, _Kind] = {
 _PLAIN_KIND = _Kind(_plain)
 
 
+_ORG_APPOS = re.compile(r"^(?:the|a|an|this|that)\s+(?-i:[a-z])[^,]{0,60},\s+(?:the\s+)?(?P<name>(?-i:[A-Z])[\w'&.-]*"
+                        r"(?:\s+(?:(?:of|&|and|de)\s+)?(?-i:[A-Z])[\w'&.-]*)*)", re.IGNORECASE)
+
+
 def clean_object(raw: str, kind: str, *, lowercase: bool = False, last_obj: str | None = None) -> list[str]:
     """Cut, strip and validate one captured object of ``kind``; ``[]`` when it is not usable.
 
@@ -259,6 +264,9 @@ def clean_object(raw: str, kind: str, *, lowercase: bool = False, last_obj: str 
     if how.drop_to:
         raw = _TO.sub("", raw.strip())
     value = _CUT.split(raw, maxsplit=1)[0]
+    if kind == "org" and (named := _ORG_APPOS.match(value.strip())) is not None \
+            and named.group("name").split()[0] not in STARTERS:
+        value = named.group("name")  # "the same hotel in Porto, the Infante Sagres": the name told after
     if not how.lists:
         value = _COMMA.split(value, maxsplit=1)[0]
     value = _strip(value)

@@ -61,6 +61,7 @@ _BREAK = re.compile(
     _I,
 )
 _NAMED = re.compile(r"^(?P<np>.+?),?\s+(?:called|named)\s+(?P<name>.+)$", _I)
+_PREPOSITION = re.compile(r"(?:with|at|for|in|on|from|to|by|of|near|off)\b", _I)
 _APPOS = re.compile(r"^(?P<np>[^,]+),\s+(?P<name>(?:the |a |an )?\S.*)$", _I)
 _LEAD = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their|this|that|some|one|two|three|four|five|six|\d{1,2}|"
                    r"a couple of|a pair of|a few)\s+)+", _I)
@@ -86,7 +87,7 @@ _MED_DOSE = re.compile(r"\b\d+\s?(?:mg|mcg|ml|iu)\b", _I)
 
 
 _FILLER = re.compile(r"(?:\s+(?:now|too|anymore|these days|at the moment|currently|lol|haha|though|tbh|honestly|"
-                     r"and|obviously))+\s*$", _I)
+                     r"and|obviously|instead|as well))+\s*$", _I)
 
 
 _NEXT_CLAUSE = re.compile(r"\s+(?:and|but)\s+(?=(?:\w+\s+){1,2}(?:is|are|was|has|have)\b)", _I)
@@ -181,11 +182,17 @@ def _held(raw: str) -> list[str]:
         value, name = named.group("np"), _name(named.group("name"))
     else:
         appos = _APPOS.match(value)
+        if appos is not None and _PREPOSITION.match(appos.group("name")):  # "a paper round, with the Post"
+            value, appos = appos.group("np"), None
         if appos is not None:
             pets = _pet_names(appos.group("np"), appos.group("name"))
             if pets:
                 return pets
             second = _lead(_REL_CUT.sub("", appos.group("name")))
+            own = _lead(_REL_CUT.sub("", appos.group("np"))).strip(" ,.")
+            business = _name(appos.group("name")) if held_head(own) in BUSINESSES else None
+            if business and len(own.split()) <= 3:  # "my own bakery, Flour Power": a business by its name
+                return [f"{own} named {business}"]
             if _product(second) or held_head(second) in POSSESSIONS:  # "a sailboat, a 22ft Catalina"
                 value = appos.group("np") if _held(appos.group("np")) else second
             else:  # "an old Trek Domane, aluminium": what follows the comma describes it

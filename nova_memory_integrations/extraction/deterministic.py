@@ -36,20 +36,29 @@ from datetime import datetime, timezone
 from typing import Literal, NamedTuple
 
 from ..text.dates import resolve_relative_time
-from ..text.lexicon import BRITISH, NOT_NAMES, PET_RE, PETS, REL_ALIASES, REL_MODIFIERS, RELS, STARTERS, STUDENTS
+from ..text.lexicon import (
+    BRITISH,
+    NOT_NAMES,
+    PET_RE,
+    PETS,
+    RELS,
+    STARTERS,
+    STUDENTS,
+)
 from ..text.requests import asks_to_remember, without_requests
 from ..text.roles import MACHINE_ROLES, is_named_speaker
 from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
 from ._clauses import (
-    CLAUSE_SPLIT,
     CONDITIONAL,
     HYPOTHETICAL,
     LEAD,
     QUESTION_START,
     REPORTED,
+    adjunct,
     elide,
     expand,
+    split_clauses,
     statement_part,
 )
 from ._discourse import Discourse, SessionMemory, starting_later
@@ -57,16 +66,31 @@ from ._endings import CONT, ENDING_RULES, MY_ENDING_RULES, PET_END, START_ENDING
 from ._frames import (
     CAPTURE_RULES,
     HELD_MENTION,
+    MOVE_MENTIONS,
     MY_CAPTURE_RULES,
     OWNED_START,
     PASSING_RULES,
     PRE_RULES,
     REL_INTRO,
     TOP_RULES,
+    TRANSFER,
 )
 from ._objects import clean_object
 from ._rules import ADV, Rule, f, neg, rule
+from ._subjects import (
+    AND_MY,
+    AND_THEIRS,
+    PRONOUN,
+    SHARED_NAME,
+    THIRD_APPOS,
+    THIRD_BARE,
+    THIRD_MY,
+    THIRD_NAME,
+    THIRD_TITLE,
+    rel_word,
+)
 from ._things import CAPTURE_PREDICATES, resolve_capture
+from ._turn import CONTEXT_RULES, settle
 from .base import CandidateFact
 
 __all__ = ["DeterministicExtractor"]
@@ -99,6 +123,7 @@ _rule, _f, _neg = rule, f, neg
 _RULES: tuple[Rule, ...] = (
     *PRE_RULES,
     *ENDING_RULES,
+    *CONTEXT_RULES,
     *TOP_RULES,
     _rule(r"<A>no longer <A><LIKE> <O>", _neg("likes", "things")),
     _rule(r"<ANY><A>(?:do|does) not <A><LIKE> <O>", _neg("likes", "things")),
@@ -113,7 +138,7 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A>(?:quit|left|resigned from|retired from|(?:was|got|have been) (?:laid off|let go|fired) from) (?:my|"
           r"his|her|their|the) (?:old |previous |former |last )?(?:job|position|role|work|gig) (?:at|with) <O>",
           _neg("works_at", "org")),
-    _rule(r"<A>(?:quit|resigned from|retired from|(?:was|got) (?:laid off|fired) from) (?P<o>(?-i:[A-Z]).+)",
+    _rule(r"<A>(?:quit|resigned from|retired from|(?:was|got) (?:laid off|fired) from) (?:the )?(?P<o>(?-i:[A-Z]).+)",
           _neg("works_at", "org")),
     _rule(r"<A>used to (?:live|reside) in <O>", _neg("lives_in", "place"), we_ok=True),
     _rule(r"<A>used to work (?:at|for) <O>", _neg("works_at", "org")),
@@ -151,10 +176,17 @@ _RULES: tuple[Rule, ...] = (
           _f("allergic_to", "things")),
     _rule(r"<A>(?:am|is|are|got|have been|has been) <A>(?:happily )?married to <O>", _f("married_to", "name")),
     _rule(r"<A>(?:am|is|are|got|just got) engaged to <O>", _f("engaged_to", "name")),
+    _rule(r"<A>(?:got|have got|has got|was|were|have been|has been) (?:into|a place at|accepted (?:at|to|into|by)|"
+          r"offered a place at) (?:(?:a |an |the )?(?:[\w-]+ )?(?:school|college|uni|university|course|programme|"
+          r"program) (?:at|in) )?(?P<o>(?-i:[A-Z]).+)", _f("studies_at", "org")),
+    _rule(r"<A>(?:am|is|are|got|have got|has got|have just got|has just got) (?:just )?engaged\b(?! to)",
+          _f("relationship_status", "status", "=engaged"), we_ok=True),
     _rule(r"<A>(?:live|lives|am living|is living|are living|have lived|has lived|have been living|has been living|"
-          r"reside|resides|am based|is based|are based|am located|settled) in <O>", _f("lives_in", "place"),
+          r"reside|resides|am based|is based|are based|am located|settled|am renting|is renting|are renting)"
+          r"(?: out| over| up| down)? in <O>", _f("lives_in", "place"),
           we_ok=True),
-    _rule(r"<A>(?:have |has )?(?:moved|relocated)(?: back| over| out)? to <O>", _f("lives_in", "place"), we_ok=True),
+    _rule(r"<A>(?:have |has )?(?:moved|relocated)(?: back| over| out| across (?:town|the city|the country))? to <O>",
+          _f("lives_in", "place"), we_ok=True),
     _rule(r"<A>(?:am|is|are) based out of <O>", _f("lives_in", "place")),
     _rule(r"<A>(?:(?:am|is|are) originally from|grew up in) <O>", _f("hometown", "place")),
     _rule(r"<A>(?:am|is|are) <A>from (?P<o>.+?)(?= originally\b)", _f("hometown", "place")),
@@ -162,7 +194,7 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A><W> as <JOBAT>", _f("job_title", "job", "j"), _f("works_at", "org")),
     _rule(r"<A><W> (?:at|for) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", _f("works_at", "org"), _f("job_title", "job", "j")),
     _rule(r"<A>(?:got|landed|accepted|started|am starting|is starting|began|took)(?: a| an| my| the| his| her)?(?: "
-          r"new| dream| first| full[- ]time| part[- ]time)? (?:job|position|role|internship|gig) (?:at|with) "
+          r"new| dream| first| full[- ]time| part[- ]time)? (?:job|position|role|internship|gig),? (?:at|with) "
           r"(?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", _f("works_at", "org"), _f("job_title", "job", "j")),
     _rule(r"<A>(?:got|landed|accepted|started|am starting|is starting|began|took)(?: a| an| my| the)?(?: new| "
           r"dream| first)? (?:job|position|role|internship) as <JOBAT>", _f("job_title", "job", "j"),
@@ -211,19 +243,6 @@ _START_RULES: tuple[Rule, ...] = (
     _rule(r"(?:(?:please |you can |just )?call me|(?:everyone|people|friends|they|my friends|most people) calls? "
           r"me) (?P<o>(?-i:[A-ZÀ-Þ])[\w'-]+)", _f("name", "name")),
 )
-_THIRD_MY = re.compile(r"(?:(?:[Mm]e|[Mm]yself) and )?(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r"|"
-                       + PET_RE + r")(?:,? (?P<name>[A-ZÀ-Þ][\w'-]+"
-                       r"(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)"
-                       r",?)?(?:\s+(?:\(\d+\)\s+)?|$)")
-_THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?P<rel>" + RELS + r"),\s+")
-_THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
-    r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
-    r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|[a-z]+s|[a-z]{2,}ed)\b)"
-)
-_PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
-_THIRD_TITLE = re.compile(r"(?:Uncle|Aunt|Auntie|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Brother|Sister|Boyfriend|"
-                          r"Girlfriend|Husband|Wife|Partner) (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+")
-_THIRD_BARE = re.compile(r"(?P<rel>" + RELS + r")\s+(?=(?:is|has|was|just|also|still)\b)", _I)
 _BREED = re.compile(r"(?:is|was) (?:a|an) (?P<o>[a-z][\w -]+)", _I)
 _OTHER_SUBJECT = re.compile(r"\b(?:people|they|he|she|you|it|everyone|someone|nobody|will|would|can|could|"
                             r"who|which|that)\b", _I)
@@ -231,6 +250,8 @@ _IT_ANY = re.compile(r"(?:^|,\s*|\b(?:and|but)\s+)it is (?:now |actually )?(?P<o
 _ADVERBS = re.compile(ADV, _I)
 _IT_IS = re.compile(r"it is (?:now )?(?P<o>.+)", _I)
 _LIKE_PREDS = frozenset({"likes", "dislikes", "prefers"})
+_PARTNERS = frozenset({"dating", "married_to", "engaged_to"})
+"""Predicates whose object is a person: the last one named is who a later "she" / "he" means."""
 
 
 @dataclass
@@ -245,6 +266,20 @@ class _Ctx:
     aliases: dict[str, str] = field(default_factory=dict)  # "brother" -> "luis" once "my brother Luis" is said
     held: bool = False  # the sentence is about "my car" (or another thing held): "it is a 2009 Golf" names it
     speaker: bool = True  # no one else has been the subject of the sentence yet: a subjectless clause is the user's
+    pets: dict[str, tuple[str, str]] = field(default_factory=dict)  # "nugget" -> ("oscar", "hamster named Nugget")
+    carried: str | None = None  # the person a pronoun meant at the end of the speaker's previous conversation
+
+
+def _pets_named(ctx: _Ctx) -> None:
+    """Remember whose pet a named pet is; "Nugget died" then ends that owner's ``has_pet`` (the user's own pets
+    are ended by the consolidator's entailments, from the stored facts)."""
+    for hit in list(ctx.hits):
+        if hit.predicate == "has_pet" and hit.op == "assert" and " named " in hit.object:
+            ctx.pets[hit.object.rsplit(" named ", 1)[1].lower()] = (hit.subject, hit.object)
+        elif hit.predicate == "life_status" and hit.object == "deceased" and hit.subject in ctx.pets:
+            owner, pet = ctx.pets[hit.subject]
+            if owner != "user":
+                ctx.hits.append(hit._replace(subject=owner, predicate="has_pet", object=pet, op="negate"))
 
 
 def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
@@ -252,14 +287,15 @@ def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
     return clean_object(raw, kind, lowercase=ctx.lowercase, last_obj=ctx.last_obj)
 
 
-def _rel_word(rel: str) -> str:
-    """A relation as the extractor names it: "gf" -> "girlfriend", "mum" -> "mom", "best mate" -> "best friend"."""
-    rel = " ".join(rel.lower().split())
-    rel = REL_ALIASES.get(rel, rel)
-    head = rel.rsplit(" ", 1)[-1]
-    if head in REL_ALIASES:
-        rel = rel[: -len(head)] + REL_ALIASES[head]
-    return BRITISH.get(rel, rel)
+
+
+def _who(ctx: _Ctx, rel: str) -> str:
+    """Who "my <rel>" is: the name the discourse gave that relation, unless the name is shared by two
+    relations ("my boyfriend and my brother are both called James"): then the relation itself."""
+    name = ctx.aliases.get(rel)
+    if name is None or sum(1 for other in ctx.aliases.values() if other == name) > 1:
+        return rel
+    return name
 
 
 def _op(value: str) -> Literal["assert", "negate"]:
@@ -327,11 +363,12 @@ class DeterministicExtractor:
             return []
         if asks_to_remember(text):  # "..., never forget this" asks; it states nothing (text/requests)
             text = without_requests(text)
-        ctx = _Ctx(aliases=aliases, third=state.third if state is not None else None)
+        ctx = _Ctx(aliases=aliases, third=state.third if state is not None else None,
+                   pets=state.pets if state is not None else {}, carried=state.carried if state is not None else None)
         out: list[CandidateFact] = []
         seen: set[tuple[str, str, str, str]] = set()
         for original in FACT_SENTENCES.split(text):
-            sentence = expand(original)
+            sentence = adjunct(expand(original))
             if sentence.rstrip().endswith("?"):
                 sentence = statement_part(sentence)
             if not sentence or QUESTION_START.match(sentence):
@@ -340,7 +377,7 @@ class DeterministicExtractor:
             ctx.held = False
             ctx.speaker = True
             ctx.lowercase = not any(c.isupper() for c in sentence.replace("I ", ""))
-            for clause in CLAUSE_SPLIT.split(sentence):
+            for clause in split_clauses(sentence):
                 if not clause or not clause.strip():
                     continue
                 if CONDITIONAL.search(clause):  # this clause and what it conditions say nothing that holds
@@ -349,6 +386,7 @@ class DeterministicExtractor:
                     continue
                 ctx.hits = []
                 self._clause(clause, ctx)
+                _pets_named(ctx)
                 when = resolve_relative_time(clause, reference) if ctx.hits else None
                 for hit in sorted(ctx.hits, key=lambda hit: hit.position):
                     key = (hit.subject, hit.predicate, hit.object.lower(), hit.op)
@@ -358,7 +396,7 @@ class DeterministicExtractor:
                                                  when, original))
         if state is not None:
             state.third = ctx.third
-        return starting_later(out, text, reference)
+        return settle(starting_later(out, text, reference), text)
 
     def _clause(self, clause: str, ctx: _Ctx) -> None:
         start = LEAD.match(clause)
@@ -376,23 +414,36 @@ class DeterministicExtractor:
                 continue
             if self._apply(_MY_RULES, clause, m.start(), "user", ctx):
                 used_my.add(m.start())
+        said_i = False
         for m in _FIRST_PERSON.finditer(clause):
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
                 continue
+            said_i = True
             self._apply(_RULES, clause, m.end(), "user", ctx, we=m.group(0)[0] in "Ww")
             self._passing(clause, m.end(), "user", ctx)
         if not self._apply(_START_RULES, clause, pos0, "user", ctx):
             self._third_party(clause, pos0, used_my, ctx)
+        if ctx.speaker and not said_i:  # "After the move to Cheltenham my commute is worse": the speaker's move
+            self._passing(clause, pos0, "user", ctx, MOVE_MENTIONS)
+        for m in TRANSFER.finditer(clause, pos0):  # "passed the Pixel on to my dad": the dad's now
+            rel, name = rel_word(m.group("rel")), m.group("name")
+            owner = self._relative(m.start("rel"), rel, name, ctx, becomes_third=False) if name and name not in \
+                STARTERS else _who(ctx, rel)
+            for value in _clean(m.group("o"), "held", ctx):
+                resolved = resolve_capture("@held", value, m.group(0))
+                if resolved is not None:
+                    ctx.hits.append(_Hit(m.start("o"), owner, resolved[0], resolved[1], "assert", 0.7))
         for m in REL_INTRO.finditer(clause, pos0 + 1):  # "I'm staying with my brother Tom"
             if m.start() > pos0 and REPORTED.search(clause, pos0, m.start()):
                 continue
-            rel = _rel_word(m.group("rel"))
+            rel = rel_word(m.group("rel"))
             if m.group("name") not in STARTERS and m.group("name") not in NOT_NAMES and rel not in PETS:
                 self._relative(m.start(), rel, m.group("name"), ctx, becomes_third=False)
 
-    def _passing(self, clause: str, pos: int, subject: str, ctx: _Ctx) -> None:
+    def _passing(self, clause: str, pos: int, subject: str, ctx: _Ctx,
+                 rules: tuple[Rule, ...] = PASSING_RULES) -> None:
         """What the clause mentions in passing after its subject (:data:`._frames.PASSING_RULES`)."""
-        for rule_ in PASSING_RULES:
+        for rule_ in rules:
             for m in rule_.pattern.finditer(clause, pos):
                 ctx.hits.extend(self._fields(rule_, m, clause, subject, ctx, rule_.confidence))
 
@@ -412,11 +463,18 @@ class DeterministicExtractor:
     def _third_party(self, clause: str, pos0: int, used_my: set[int], ctx: _Ctx) -> None:
         subject: str | None = None
         conf = 0.8
-        m = _THIRD_MY.match(clause, pos0) or _THIRD_APPOS.match(clause, pos0)
+        if (shared := SHARED_NAME.match(clause, pos0)) is not None:  # "my dad and my son are both called Ali"
+            for group in ("a", "b"):
+                rel = rel_word(shared.group(group))
+                ctx.hits.append(_Hit(shared.start(group), "user", rel.replace(" ", "_").replace("-", "_") + "_name",
+                                     shared.group("name"), "assert", 0.8))
+                ctx.aliases[rel] = shared.group("name").lower()
+            return
+        m = THIRD_MY.match(clause, pos0) or THIRD_APPOS.match(clause, pos0)
         if m is not None:
             if m.start() in used_my:
                 return
-            rel, name = _rel_word(m.group("rel")), m.group("name")
+            rel, name = rel_word(m.group("rel")), m.group("name")
             name = name if name and name not in STARTERS else None
             if rel in PETS:  # "my dog Rex ...", "our cat died"
                 pet = f"{rel} named {name}" if name else rel
@@ -428,21 +486,33 @@ class DeterministicExtractor:
                         for value in _clean(breed.group("o"), "breed", ctx):
                             ctx.hits.append(_Hit(breed.start("o"), name.lower(), "breed", value, "assert", 0.8))
                 return
-            subject = self._relative(m.start(), rel, name, ctx) if name else ctx.aliases.get(rel, rel)
+            subject = self._relative(m.start(), rel, name, ctx) if name else _who(ctx, rel)
             ctx.third = subject
-        elif (m := _THIRD_TITLE.match(clause, pos0)) is not None:  # "Uncle Ray sold ...", "Brother James got ..."
-            subject = m.group("name").lower()
+            if (both := AND_MY.match(clause, m.end())) is not None:  # "my friend Ana and my cousin Rosa both work"
+                rel2, name2 = rel_word(both.group("rel")), both.group("name")
+                if rel2 not in PETS:
+                    also = self._relative(both.start(), rel2, name2, ctx, becomes_third=False) if name2 and \
+                        name2 not in STARTERS else _who(ctx, rel2)
+                    self._apply(_RULES, clause, both.end(), also, ctx)
+                    m = both
+            elif (theirs := AND_THEIRS.match(clause, m.end())) is not None:  # "my brother and his wife moved"
+                m = theirs
+        elif (m := THIRD_TITLE.match(clause, pos0)) is not None:  # "Uncle Ray sold ...", "Brother James got ..."
+            rel, subject = rel_word(m.group("title")), m.group("name").lower()
+            if ctx.aliases.get(rel) == subject:  # one of two people with that name: the relation tells which
+                subject = _who(ctx, rel)
             ctx.third = subject
-        elif (m := _THIRD_BARE.match(clause, pos0)) is not None:  # "brother's officially in Vancouver now"
-            rel = _rel_word(m.group("rel"))
-            subject = ctx.aliases.get(rel, rel)
+        elif (m := THIRD_BARE.match(clause, pos0)) is not None:  # "brother's officially in Vancouver now"
+            rel = rel_word(m.group("rel"))
+            subject = _who(ctx, rel)
             ctx.third = subject
-        elif (m := _PRONOUN.match(clause, pos0)) is not None:
-            subject = ctx.third
-        elif (m := _THIRD_NAME.match(clause, pos0)) is not None:
+        elif (m := PRONOUN.match(clause, pos0)) is not None:
+            plural = m.group(0).lower().startswith("they")
+            subject = None if plural and ctx.third is not None and ctx.third == ctx.carried else ctx.third
+        elif (m := THIRD_NAME.match(clause, pos0)) is not None:
             if m.group("name") in STARTERS or m.group("name") in NOT_NAMES:
                 return
-            subject, conf = m.group("name").lower(), 0.7
+            subject, conf = (m.group("name") + (m.group("from") or "")).lower(), 0.7  # "Sam from work": not Sam Patel
             ctx.third = subject
         elif (it := _IT_IS.match(clause, pos0)) and ctx.last_pred and ctx.last_pred.startswith("favorite_"):
             values = _clean(it.group("o"), "thing", ctx)  # "my favorite X used to be A, but now it's B"
@@ -482,6 +552,8 @@ class DeterministicExtractor:
                     rel = pred[: -len("_name")].replace("_", " ")
                     if rel_kind(rel) or rel.startswith("ex"):
                         self._relative(last.position, rel, obj, ctx)
+                elif pred in _PARTNERS and last.op == "assert":  # "seeing someone new, Aisha. She's ...": Aisha
+                    ctx.third = obj.lower()
             if follow and rules is _RULES:  # "I sold my car and (now) drive a Tesla": same subject, next verb
                 for cont in CONT.finditer(clause, m.start()):
                     self._apply(_RULES, clause, cont.end(), subject, ctx, we=we, conf=conf, follow=False)

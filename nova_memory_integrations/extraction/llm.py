@@ -14,8 +14,11 @@ consolidator. Robustness, in order:
 3. *Retries with backoff*: timeouts, rate limits and other errors are retried up to
    ``max_retries`` times, waiting ``backoff * 2**n`` seconds (capped; a rate limit's
    ``retry_after`` is honoured up to the cap).
-4. What still has no valid answer is returned as failed: the consolidator leaves those
-   episodes unprocessed and records a dead letter. Nothing is ever half-applied.
+4. What still has no valid answer is returned as failed. When the model did answer but
+   nothing usable came of it (``BatchPlan.unusable``), the consolidator hands those episodes
+   to the deterministic extractor (``consolidation.llm_fallback``); when the calls
+   themselves failed (timeouts, server errors), it leaves them unprocessed and records a
+   dead letter, since the same model may well answer later. Nothing is ever half-applied.
 
 It also implements the :class:`~nova_memory_integrations.extraction.base.Extractor`
 protocol (``extract``) and the batch-extractor interface (``extract_batch``), so the
@@ -246,6 +249,7 @@ class LLMExtractor:
         feedback: str | None = None
         wait_hint: float | None = None
         calls = 0
+        answered_last = False  # the last call got an answer (usable or not), not an error
         for attempt in range(self.max_retries + 1):
             if not pending:
                 break
@@ -261,7 +265,9 @@ class LLMExtractor:
                 last_error = f"{type(exc).__name__}: {exc}"
                 wait_hint = _retry_after(exc)
                 feedback = None
+                answered_last = False
                 continue
+            answered_last = True
             answered, problems = self._read(reply, refs, pending, fact_refs)
             for ref, proposals in answered.items():
                 done[refs[ref].id] = proposals
@@ -271,7 +277,7 @@ class LLMExtractor:
                 last_error = "; ".join(problems) or f"no valid entry for {missing}"
                 feedback = f"{last_error}. Give the entries for {missing}."
         failed = {refs[r].id: f"after {calls} call(s): {last_error}" for r in pending}
-        return BatchPlan(done, failed, calls)
+        return BatchPlan(done, failed, calls, unusable=set(failed) if answered_last else set())
 
     def _delay(self, attempt: int, hint: float | None) -> float:
         delay: float = min(self.max_backoff, self.backoff * 2.0 ** (attempt - 1))

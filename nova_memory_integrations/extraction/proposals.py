@@ -64,11 +64,19 @@ class Proposal:
 
 @dataclass
 class BatchPlan:
-    """A source's answer for one batch: proposals per episode id, errors for the rest."""
+    """A source's answer for one batch: proposals per episode id, errors for the rest.
+
+    ``unusable`` names the failed episodes the source did get an answer for, but not one it
+    could use (unparseable, the wrong shape, empty, implausible), as opposed to calls that
+    failed outright: a model that answers like that will answer like that again, so
+    retrying later is pointless and the consolidator falls back to the deterministic
+    extractor for them; a timeout may pass, so those episodes wait as dead letters.
+    """
 
     proposals: dict[str, list[Proposal]] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     calls: int = 0
+    unusable: set[str] = field(default_factory=set)
 
 
 class ConsolidationSource(Protocol):

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 from .._time import from_epoch, to_epoch, utcnow
 from ..config import FactConfig
 from ..storage.sqlite import SQLiteStore
+from ..text.lexicon import REL_KINDS
 from ..types import Episode, Fact
 from .temporal import normalize_value
 
@@ -61,6 +62,12 @@ def entity_key(name: str) -> str:
     while len(tokens) > 1 and tokens[-1] in _DESCRIPTORS:
         tokens.pop()
     return " ".join(tokens)
+
+
+def _is_relation(alias: str) -> bool:
+    """Whether a normalised alias is a relation word ("sister", "best friend", "mother in law")."""
+    words = alias.split()
+    return bool(words) and ("-".join(words) in REL_KINDS or words[-1] in REL_KINDS)
 
 
 def _digits(text: str) -> str:
@@ -238,11 +245,34 @@ class EntityResolver:
             if found is not None:
                 canonical_obj = found.canonical
         result = (canonical_subject, canonical_obj)
+        if predicate.endswith("_name") and predicate != "name" and normalize_value(subject) == "user" and canonical_obj:
+            self._name_relation(user_id, predicate[: -len("_name")].replace("_", " "), canonical_obj)
         with self._lock:
             if len(memo) > 4096:
                 memo.clear()
             memo[(subject, predicate, obj)] = memo[(canonical_subject, predicate, canonical_obj)] = result
         return result
+
+    def _name_relation(self, user_id: str, relation: str, name: str) -> None:
+        """Make "my <relation>" an alias of the person the user named so ("my sister Jo": "sister" -> Jo), so a
+        later statement about "my sister" is about Jo. Never when the relation already names an entity of its
+        own (facts told before the name), nor when another relation already names that person ("my boyfriend
+        and my brother are both called James": which James is meant stays the relation's)."""
+        rel = normalize_value(relation)
+        if not _is_relation(rel):
+            return
+        cache = self._user(user_id)
+        with self._lock:
+            taken = rel in cache.by_alias
+            target = cache.by_alias.get(normalize_value(name))
+            shared = target is not None and any(hit[0] == target[0] and _is_relation(alias)
+                                                for alias, hit in cache.by_alias.items())
+        if taken or target is None or shared:
+            return
+        self._insert_alias(user_id, rel, target[0], "alias", 1.0)
+        with self._lock:
+            cache.by_alias[rel] = target
+            cache.facts.clear()
 
     def alias_map(self, user_id: str) -> dict[str, str]:
         """Every known normalised alias of the user's entities -> canonical name."""

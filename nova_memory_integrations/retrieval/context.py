@@ -23,6 +23,7 @@ from ..types import CompressedText, CompressionResult, ContextItem, ContextResul
 from .assemble import Format, assemble, with_speaker
 from .candidate import Candidate
 from .compress import compress_items, extract_sentences, near_duplicates
+from .point_in_time import facts_known_by, overfetch, rules_known_by
 from .rerank import reranker_scores
 from .search_config import SearchConfig, Signal
 from .signals import dense_now, keyword_dense, merge_hits
@@ -275,9 +276,11 @@ def dense_search(
     as_of: datetime | None,
 ) -> list[SearchHit]:
     """Plain dense search (see :meth:`NovaStore.search`). While the vector index is down, the
-    user's keyword (BM25) matches are scored by cosine too, so older memories stay findable."""
+    user's keyword (BM25) matches are scored by cosine too, so older memories stay findable.
+    With ``as_of``, a point-in-time search: nothing learnt after it (:mod:`.point_in_time`)."""
     moment = as_of or utcnow()
     vector = components.embedder.embed_query(query)
+    db = components.db
     hits: list[SearchHit] = []
 
     def nearest(kind: MemoryKind, n: int) -> dict[str, float]:
@@ -287,21 +290,25 @@ def dense_search(
         return dict(found[:n])
 
     if "episode" in kinds:
-        found = nearest("episode", k)
-        for ep in components.db.get_episodes(user_id, list(found)):
+        found = nearest("episode", k + overfetch(db, user_id, as_of))
+        for ep in db.get_episodes(user_id, list(found)):
+            if as_of is not None and ep.timestamp > as_of:
+                continue
             hits.append(SearchHit(kind="episode", id=ep.id, text=ep.content, score=found[ep.id],
                                   timestamp=ep.timestamp, episode=ep, scores={"dense": found[ep.id]},
                                   provenance=(ep.id,)))
     if "fact" in kinds:
         found = nearest("fact", k * 2)
-        for fact in components.db.select_facts(user_id, ids=list(found)):
-            if fact.is_valid_at(moment):
-                hits.append(SearchHit(kind="fact", id=fact.id, text=fact.text, score=found[fact.id],
-                                      timestamp=fact.valid_from, fact=fact, scores={"dense": found[fact.id]},
-                                      provenance=fact.provenance))
+        facts = db.select_facts(user_id, ids=list(found))
+        for fact in (facts_known_by(db, user_id, facts, as_of) if as_of is not None
+                     else [f for f in facts if f.is_valid_at(moment)]):
+            hits.append(SearchHit(kind="fact", id=fact.id, text=fact.text, score=found[fact.id],
+                                  timestamp=fact.valid_from, fact=fact, scores={"dense": found[fact.id]},
+                                  provenance=fact.provenance))
     if "rule" in kinds:
         found = nearest("rule", k)
-        for rule in components.db.list_rules(user_id, ids=list(found)):
+        rules = db.list_rules(user_id, ids=list(found))
+        for rule in rules if as_of is None else rules_known_by(rules, as_of):
             hits.append(SearchHit(kind="rule", id=rule.id, text=f"When {rule.condition}: {rule.action}",
                                   score=found[rule.id], timestamp=rule.created_at, rule=rule,
                                   scores={"dense": found[rule.id]}))

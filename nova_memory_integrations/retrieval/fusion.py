@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ..memory.importance import decay_scale
 from ..memory.lifecycle_rules import effective_weight
 from .candidate import Candidate, Key
+from .point_in_time import facts_known_by, rules_known_by
 from .reads import fill_vectors
 from .search_config import SearchConfig, Signal, SignalWeights
 from .signals import Found, asks, cosines, in_windows, named_speakers
@@ -94,6 +95,8 @@ def gather(parts: Components, user_id: str, found: Found, config: SearchConfig) 
             near = dict.fromkeys(n for i in pool for n, _ in links.get(i, ()))
             rows, kept = db.episode_rows_and_vectors(user_id, [i for i in near if ("episode", i) not in cands])
             for row in rows:
+                if found.until is not None and row.timestamp > found.until:
+                    continue  # said after the moment a point-in-time read asks about
                 cands[("episode", row.id)] = added[("episode", row.id)] = Candidate(
                     "episode", row.id, row.content, row.timestamp, row=row, vector=kept.get(row.id))
             # a neighbour from beyond the dense and keyword lists still has its own similarity to
@@ -116,16 +119,21 @@ def _materialize(parts: Components, user_id: str, found: Found) -> dict[Key, Can
     out: dict[Key, Candidate] = {}
     ep_ids = [i for kind, i in raw if kind == "episode"]
     rows, kept = db.episode_rows_and_vectors(user_id, ep_ids)  # fusion and compression compare the vectors
+    until = found.until  # a point-in-time read: nothing learnt after it (point_in_time)
     for row in rows:
-        out[("episode", row.id)] = Candidate("episode", row.id, row.content, row.timestamp, row=row,
-                                             raw=dict(raw[("episode", row.id)]), vector=kept.get(row.id))
+        if until is None or row.timestamp <= until:
+            out[("episode", row.id)] = Candidate("episode", row.id, row.content, row.timestamp, row=row,
+                                                 raw=dict(raw[("episode", row.id)]), vector=kept.get(row.id))
     fact_ids = [i for kind, i in raw if kind == "fact"]
-    for fact in db.select_facts(user_id, ids=fact_ids):
-        if fact.is_valid_at(found.moment):
-            out[("fact", fact.id)] = Candidate("fact", fact.id, fact.text, fact.valid_from, fact=fact,
-                                               raw=dict(raw[("fact", fact.id)]))
+    facts = db.select_facts(user_id, ids=fact_ids)
+    valid = (facts_known_by(db, user_id, facts, until) if until is not None
+             else [f for f in facts if f.is_valid_at(found.moment)])
+    for fact in valid:
+        out[("fact", fact.id)] = Candidate("fact", fact.id, fact.text, fact.valid_from, fact=fact,
+                                           raw=dict(raw[("fact", fact.id)]))
     rule_scores = dict(found.rule_hits)
-    for rule in db.list_rules(user_id, ids=list(rule_scores)):
+    rules = db.list_rules(user_id, ids=list(rule_scores))
+    for rule in rules if until is None else rules_known_by(rules, until):
         out[("rule", rule.id)] = Candidate("rule", rule.id, f"When {rule.condition}: {rule.action}",
                                            rule.created_at, rule=rule, raw={Signal.RULE: rule_scores[rule.id]})
     return out

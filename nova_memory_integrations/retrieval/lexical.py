@@ -48,7 +48,7 @@ def searched_words(words: Sequence[str], counts: Sequence[int], total: int, *, s
     the lowest); below ``at_least`` rows a word costs little and keeps its say. A word no
     turn holds finds nothing. When every word some turn holds is common, none is left: a
     query made only of such words is the dense search's (on LoCoMo's folds that did better
-    than searching the rarest of them: see the CHANGELOG).
+    than searching the rarest of them: see docs/research-notes.md).
     """
     if len(words) != len(counts):
         raise ValueError(f"{len(words)} words but {len(counts)} counts")

@@ -92,14 +92,14 @@ class SignalWeights(BaseModel):
     out of the dense query (``SearchConfig.dense_without_speaker``) this boost alone says
     whose turn it is, so it weighs more than the 0.3 it had while the query vector carried
     the name (LoCoMo, leave-one-conversation-out over 0.3 / 0.5 / 0.7 / 1.0 / 1.5 / 2.0:
-    three folds chose 1.0, two 1.5; see the CHANGELOG)."""
+    three folds chose 1.0, two 1.5; see docs/research-notes.md)."""
     date: float = 2.0
     """Relative boost (score x (1 + date)) of a turn whose event time falls on a day or in a
     stretch the query names ("What did Nate do for Joanna on 25 May, 2022?", "in January 2022",
     "yesterday": :func:`~nova_memory_integrations.text.dates.named_windows`); with
     ``fusion="rrf"``, the weight of the ranking of those turns by cosine (``SearchConfig.date_k``).
     ``0`` turns the boost off. Chosen inside LoCoMo's cross-validation folds over 0 / 1 / 2 / 3
-    (2 in every fold; see the CHANGELOG)."""
+    (2 in every fold; see docs/research-notes.md)."""
     recency: float = 0.02
     importance: float = 0.02
     confidence: float = 0.05
@@ -109,8 +109,8 @@ class SignalWeights(BaseModel):
     ``importance * (1 + access_mult * ln(access_count + 1)) * exp(-decay_rate * age_days)``
     with ``lifecycle.access_mult`` / ``lifecycle.decay_rate``), added to the fused score like
     the other priors (contribution ``"weight"``, ``w_weight`` in ``SearchHit.scores``).
-    ``0`` turns it off: the default, as on LoCoMo's held-out folds it did not help (see the
-    CHANGELOG). Ages count from the turn's event time to the user's present: the query's
+    ``0`` turns it off: the default, as on LoCoMo's held-out folds it did not help (see
+    docs/research-notes.md). Ages count from the turn's event time to the user's present: the query's
     ``as_of`` (default now), but no later than the user's latest turn
     (:func:`~.fusion.weight_reference`)."""
 
@@ -142,7 +142,7 @@ class SearchConfig(BaseModel):
     each row a word finds, so such a word is what a keyword search spends most on and weighs
     least in its scores (the lowest IDF): in a history where the same few words recur all
     day it matched most rows. Chosen inside LoCoMo's cross-validation folds (0.15 in four of
-    five, 0.3 in the fifth, over keeping every word, 0.1 and 0.2; see the CHANGELOG). ``1``
+    five, 0.3 in the fifth, over keeping every word, 0.1 and 0.2; see docs/research-notes.md). ``1``
     keeps every word."""
     lexical_common_min: int = Field(default=50, ge=0)
     """A word found in at most this many turns is never left out as common: in a short

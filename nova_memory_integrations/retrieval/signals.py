@@ -29,6 +29,7 @@ from ..text.roles import GENERIC_ROLES
 from ..types import Fact, MemoryKind
 from .candidate import Candidate, Key
 from .lexical import any_of, name_words, phrase, searched_words, terms
+from .point_in_time import overfetch
 from .reads import read_index
 from .search_config import SearchConfig, Signal
 
@@ -75,6 +76,9 @@ class Found:
     """Rules whose condition is close enough to the query (``rule_min_similarity``)."""
     timings: dict[str, float]
     """``embed_ms`` (up to the query's vector) and ``signals_ms`` (the rest)."""
+    until: datetime | None = None
+    """A point-in-time read's ``as_of``: the rankings may hold turns, facts and rules learnt after
+    it, which fusion drops where it reads their rows (:mod:`.point_in_time`); ``None``: no filter."""
 
 
 def gather(
@@ -88,12 +92,14 @@ def gather(
     # search starts: that holds the connection while it runs)
     dense_query = (without_speaker_name(query, parts.db.speakers(user_id)) if config.dense_without_speaker
                    else query)
+    # a point-in-time read asks for as many more turns as came after as_of: fusion drops those
+    more = overfetch(parts.db, user_id, as_of) if "episode" in kinds else 0
     # the keyword search runs beside the query embedding: SQLite and the model both
     # release the GIL, so on two cores BM25 costs (almost) nothing on top of the floor
     # (inline when this thread is inside a transaction: a hook may recall there, and the
     # other thread would wait for the connection this one holds)
-    keyword_search = partial(lexical, parts.db, "episode", query, user_id, config.lexical_k, session_id,
-                             window=config.lexical_window, common=config.lexical_common,
+    keyword_search = partial(lexical, parts.db, "episode", query, user_id, config.lexical_k + more, session_id,
+                             window=0 if as_of is not None else config.lexical_window, common=config.lexical_common,
                              common_min=config.lexical_common_min)
     keywords = (_beside().submit(keyword_search)
                 if "episode" in kinds and not parts.db.in_transaction_here() else None)
@@ -116,7 +122,7 @@ def gather(
 
     windows = named_windows(query, moment) if config.date_k or config.weights.date else ()
     if "episode" in kinds:
-        add(Signal.DENSE, "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k,
+        add(Signal.DENSE, "episode", dense_now(parts, "episode", qvec, user_id, config.dense_k + more,
                                                session_id=session_id))
         add(Signal.LEXICAL, "episode", keywords.result() if keywords is not None else keyword_search())
         if windows and config.date_k:
@@ -134,7 +140,7 @@ def gather(
         rule_hits = [h for h in dense_now(parts, "rule", qvec, user_id, config.rule_k)
                      if h[1] >= config.rule_min_similarity]
     timings["signals_ms"] = _ms(clock)
-    return Found(qvec, moment, windows, rankings, raw, graph_hits, rule_hits, timings)
+    return Found(qvec, moment, windows, rankings, raw, graph_hits, rule_hits, timings, as_of)
 
 
 def _ms(start: float) -> float:

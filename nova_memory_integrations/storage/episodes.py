@@ -178,6 +178,12 @@ class EpisodeQueries(Connection):
             params.append(int(limit))
         return self.readable(self.query(sql, params), "episodes", row_to_episode)
 
+    def count_episodes_after(self, user_id: str, at: float, limit: int) -> int:
+        """How many of ``user_id``'s episodes have an event time after ``at`` (epoch seconds),
+        counted up to ``limit`` (in the ``(user_id, ts)`` index: no row reads)."""
+        sql = "SELECT count(*) FROM (SELECT 1 FROM episodes WHERE user_id = ? AND ts > ? LIMIT ?)"
+        return int(self.query(sql, [user_id, at, max(0, limit)])[0][0])
+
     def neighbours(self, user_id: str, ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
         """The previous and next turn of each episode in its session (event-time order)."""
         return {i: (row[0], row[1]) for i, row in self._around(user_id, ids, 1).items()}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "ABSTRACT",
+    "AGE_NOUN",
     "ACTIVITY_VERBS",
     "BAD_FIRST",
     "BAD_LAST",
@@ -57,6 +58,7 @@ __all__ = [
     "REL_MODIFIERS",
     "REL_ALIASES",
     "REL_KINDS",
+    "ROMANCE_WORDS",
     "SCHOOLS",
     "SERVICES",
     "STARTERS",
@@ -64,6 +66,7 @@ __all__ = [
     "STUDENTS",
     "THING_ADJECTIVES",
     "THIRD_FORMS",
+    "WORK_WORDS",
 ]
 
 
@@ -122,6 +125,8 @@ RELS = (
     r"nephew|sibling|twin|spouse|gf|bf|hubby|sis|bro|nan|nana|gran|granny|grandad|granddad|stepmom|stepdad|"
     r"stepmum|stepson|stepdaughter)"
 )
+AGE_NOUN = r"\d{1,2}[- ]?(?:year|yr)[- ]old|\d{1,2} ?y/?o"
+"""A child told by their age ("my 16 year old", "our 8-year-old")."""
 REL_MODIFIERS = r"(?:(?:old|uni|university|school|college|work|childhood|oldest|dear|lovely) )*"
 """Words between "my" and a relation that do not change it ("my old uni friend Sam")."""
 LANGS = _words(
@@ -281,6 +286,7 @@ REL_KINDS = {
     "stepmum": "parent", "stepson": "child", "stepdaughter": "child", "auntie": "relative", "mate": "friend",
     "nan": "grandparent", "nana": "grandparent", "gran": "grandparent", "granny": "grandparent",
     "grandad": "grandparent", "granddad": "grandparent", "gf": "partner", "bf": "partner", "hubby": "spouse",
+    "child": "child", "kid": "child",
 }
 """A relation word -> its kind (``<kind>_of``): "brother" -> sibling, "boss" -> boss."""
 
@@ -401,3 +407,14 @@ CONDITION_ADJECTIVES = {
     "arthritic": "arthritis", "pregnant": "pregnancy",
 }
 """Adjectives that state a condition: "I'm diabetic" -> ``has_condition diabetes``."""
+WORK_WORDS = _words(
+    "job jobs work working worked shift shifts boss manager colleague colleagues coworker coworkers co-worker "
+    "office role position promotion promoted notice hired employer career salary payroll contract rota interview "
+    "resigned resignation redundant redundancy"
+) | {"last day", "first day", "first week", "new place", "handed in", "let go", "laid off"}
+"""Words of a turn that talks about work: "I'm at Monmouth Coffee now" there names a workplace."""
+ROMANCE_WORDS = _words(
+    "date dates dated dating boyfriend girlfriend bf gf partner relationship romantic romance anniversary ex "
+    "dumped crush fiance fiancee fiancé fiancée single"
+) | {"broke up", "split up", "ended things", "seeing someone", "moved in together", "out of the picture"}
+"""Words of a turn that talks about a relationship: "I've been with Sam for months" there names a partner."""

@@ -138,3 +138,26 @@ def test_reads_resolve_aliases_to_the_canonical_entity(store: NovaStore) -> None
         assert [f.object for f in store.facts("u", subject=alias)] == ["Mozilla"]
         assert {f.object for f in store.traverse("u", alias, max_hops=1)} == {"Mozilla", "Rust"}
     assert store.facts("other-user", subject="rust-lang") == []
+
+
+def test_a_named_relative_answers_to_the_relation(store: NovaStore) -> None:
+    """ "my sister Jo": "sister" becomes an alias of Jo, so a later "my sister" (even from a new extractor,
+    after a restart) is Jo; a relation with facts of its own before the name, or one name given to two
+    relations, is left alone."""
+    entities = store.components.entities
+    store.add_fact("u", "user", "sister_name", "Jo", valid_from=T0)
+    store.add_fact("u", "sister", "lives_in", "York", valid_from=T0)
+    assert entities.canonical("u", "sister") == "Jo"
+    assert {(f.subject, f.object) for f in store.facts("u", predicate="lives_in")} == {("jo", "York")}
+    # facts about "my uncle" before he was named keep their own entity
+    store.add_fact("u", "uncle", "lives_in", "Leeds", valid_from=T0)
+    store.add_fact("u", "user", "uncle_name", "Raj", valid_from=T0)
+    assert entities.canonical("u", "uncle") == "uncle"
+    # two relations with one name: the second is not made an alias of the first one's person
+    store.add_fact("u", "user", "boyfriend_name", "Sam", valid_from=T0)
+    store.add_fact("u", "user", "cousin_name", "Sam", valid_from=T0)
+    assert entities.canonical("u", "boyfriend") == "Sam"
+    assert entities.canonical("u", "cousin") == "cousin"
+    # a name that is not a relation's ("name", "pet_name") makes no alias
+    store.add_fact("u", "user", "name", "Ola", valid_from=T0)
+    assert entities.canonical("u", "name") == "name"

@@ -152,7 +152,7 @@ def test_episode_never_answered_is_dead_lettered_alone_and_retried(make_store: A
         return ops_message([e for e in entries if e["episode"] != "E2"])
 
     fake = FakeToolChatModel(respond=skip_second)
-    store = _store(make_store, fake)
+    store = _store(make_store, fake, consolidation={"llm_fallback": "off"})  # the default falls back instead
     _turns(store, "ed", ["I live in Berlin.", "I love jazz.", "I work at Acme as an engineer."], T0)
     res = store.consolidate("ed")
     assert (res.added, res.episodes_processed, res.failed_episodes) == (3, 2, 1)

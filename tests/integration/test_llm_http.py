@@ -10,7 +10,8 @@ HTTP server instead.
 
 The model is weak: most of its answers are empty, malformed or nonsense. The tests keep
 them as they are and assert what the engine does with each one (applied, repaired, asked
-again, dead-lettered; nothing lost; nothing implausible stored), never that the model was
+again, handed to the deterministic extractor when no usable answer came, dead-lettered when
+the calls failed; nothing lost; nothing implausible stored), never that the model was
 right. Replay matches each request by method, path and the messages sent, so a change of
 the prompt makes the replay fail until the cassettes are recorded again.
 
@@ -118,9 +119,15 @@ def _chat(base: str, **kw: Any) -> ChatOpenAI:
                       max_retries=0, timeout=kw.pop("timeout", 600), extra_body={"max_tokens": max_tokens}, **kw)
 
 
-def _store(make_store: Any, llm: Any, *, retries: int) -> NovaStore:
-    cfg = {"consolidation": {"retry_backoff_seconds": 0.0, "max_retries": retries, "llm_batch_size": 10}}
+def _store(make_store: Any, llm: Any, *, retries: int, fallback: str = "warn") -> NovaStore:
+    cfg = {"consolidation": {"retry_backoff_seconds": 0.0, "max_retries": retries, "llm_batch_size": 10,
+                             "llm_fallback": fallback}}
     return make_store(config=NovaConfig.from_dict(cfg), llm=llm)  # type: ignore[no-any-return]
+
+
+FALLBACK_FACTS = {("user", "lives_in", "Berlin"), ("user", "owns", "Tesla")}
+"""What the deterministic extractor makes of "I live in Berlin." and "I sold my Honda Civic and
+bought a Tesla." (the Civic is only ended, and nothing owned it before)."""
 
 
 def _add(store: NovaStore, texts: list[str]) -> None:
@@ -157,41 +164,54 @@ def test_a_real_answer_is_applied(make_store: Any, upstream: str, vcr: Any) -> N
 
 
 @pytest.mark.vcr
-def test_an_empty_answer_is_asked_again_and_what_stays_unanswered_is_dead_lettered(
-    make_store: Any, upstream: str, vcr: Any
+def test_an_empty_answer_is_asked_again_and_what_stays_unanswered_falls_back(
+    make_store: Any, upstream: str, vcr: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Recorded: ``{"episodes": []}``, then (asked again for E1, E2)
     ``{"episodes": [{"episode": "1"}, {"episode": "]);\\n{\\n  "}] }``.
 
     The second answer settles E1 (nothing to remember) and names an unknown episode; E2
-    stays unanswered after the retry and is dead-lettered alone, unprocessed.
+    stays unanswered after the retry, so the deterministic extractor takes it, with one
+    warning naming the setting. Nothing is dead-lettered.
     """
     store = _store(make_store, _chat(upstream, seed=4), retries=1)
     _add(store, ["I live in Berlin.", "I sold my Honda Civic and bought a Tesla."])
     result = store.consolidate("u")
-    assert (result.episodes_processed, result.failed_episodes) == (1, 1)
-    assert [e.processed for e in sorted(store.episodes("u"), key=lambda e: e.timestamp)] == [True, False]
-    assert len(store.dead_letters("u")[0]["episode_ids"]) == 1
+    assert (result.episodes_processed, result.failed_episodes, result.fallback_episodes) == (2, 0, 1)
+    assert _facts(store) == {("user", "owns", "Tesla")}
+    assert store.dead_letters("u") == [] and _unprocessed(store) == 0
+    warnings = [r.getMessage() for r in caplog.records if "llm_fallback" in r.getMessage()]
+    assert len(warnings) == 1 and "could not be used" in warnings[0]
     assert _calls(vcr) == 2
     assert "Give the entries for E1, E2" in _last_message(vcr, 1)
 
 
-@pytest.mark.vcr
-def test_a_cut_off_answer_is_not_trusted_and_is_dead_lettered(make_store: Any, upstream: str, vcr: Any) -> None:
+CUT_OFF = CASSETTES / "test_a_cut_off_answer_is_not_trusted.yaml"
+
+
+@pytest.mark.vcr(str(CUT_OFF))
+@pytest.mark.parametrize("fallback", ["warn", "off"])
+def test_a_cut_off_answer_is_not_trusted(make_store: Any, upstream: str, vcr: Any, fallback: str) -> None:
     """Recorded with ``max_tokens=24``: ``{"episodes": [{"episode": "}], "}] }`` (an unknown
     reference), then ``{"episodes": [{"episode": "F-reference of the existing fact this
     UPDATE / DELETE / NO`` (cut off by the token limit).
 
     The cut answer is repaired, its last (possibly shortened) entry is not trusted, and with
-    no whole answer left both episodes are dead-lettered. Nothing is lost.
+    no whole answer left the deterministic extractor consolidates both episodes; with
+    ``llm_fallback = "off"`` both are dead-lettered instead. Nothing is lost either way.
     """
-    store = _store(make_store, _chat(upstream, seed=1, max_tokens=24), retries=1)
+    store = _store(make_store, _chat(upstream, seed=1, max_tokens=24), retries=1, fallback=fallback)
     _add(store, ["I live in Berlin.", "I love jazz."])
     result = store.consolidate("u")
-    assert (result.episodes_processed, result.failed_episodes) == (0, 2)
-    assert _unprocessed(store) == 2
-    assert "cut off" in store.dead_letters("u")[0]["error"]
     assert _calls(vcr) == 2
+    if fallback == "off":
+        assert (result.episodes_processed, result.failed_episodes) == (0, 2)
+        assert _unprocessed(store) == 2 and _facts(store) == set()
+        assert "cut off" in store.dead_letters("u")[0]["error"]
+    else:
+        assert (result.episodes_processed, result.failed_episodes, result.fallback_episodes) == (2, 0, 2)
+        assert _facts(store) == {("user", "lives_in", "Berlin"), ("user", "likes", "jazz")}
+        assert store.dead_letters("u") == [] and _unprocessed(store) == 0
 
 
 @pytest.mark.vcr
@@ -200,19 +220,21 @@ def test_a_rate_limit_and_a_server_error_are_retried(make_store: Any, flaky: str
     ``{"episodes": [{"episode": "&#34;10/25"}, {"episode": "E2"}]}``.
 
     Both faults are retried (three calls, the budget of ``max_retries=2``); the answer
-    settles E2 and not E1, which is dead-lettered.
+    settles E2 (nothing to remember) and not E1, which the deterministic extractor takes.
     """
     store = _store(make_store, _chat(flaky, seed=9), retries=2)
     _add(store, ["I live in Berlin.", "I sold my Honda Civic and bought a Tesla."])
     result = store.consolidate("u")
     assert [r["status"]["code"] for r in vcr.responses] == [429, 500, 200]
     assert _calls(vcr) == 3
-    assert (result.episodes_processed, result.failed_episodes) == (1, 1)
+    assert (result.episodes_processed, result.failed_episodes, result.fallback_episodes) == (2, 0, 1)
+    assert _facts(store) == {("user", "lives_in", "Berlin")}
 
 
 @pytest.mark.vcr
 def test_server_errors_dead_letter_the_batch_and_lose_nothing(make_store: Any, failing: str, vcr: Any) -> None:
-    """Recorded: three 500s. After the retries the batch is dead-lettered, its episodes kept."""
+    """Recorded: three 500s. After the retries the batch is dead-lettered, its episodes kept: no
+    answer came, so the deterministic fallback does not take them (the model may answer later)."""
     store = _store(make_store, _chat(failing, seed=9), retries=2)
     _add(store, ["I live in Berlin.", "I love jazz."])
     result = store.consolidate("u")
@@ -225,8 +247,9 @@ def test_server_errors_dead_letter_the_batch_and_lose_nothing(make_store: Any, f
 @pytest.mark.vcr
 def test_a_streamed_answer_is_assembled(make_store: Any, upstream: str, vcr: Any) -> None:
     """Recorded with ``streaming=True``: ten server-sent events whose tool-call chunks join to
-    ``{"episodes": []}``. Joined, it answers no episode, so both are dead-lettered."""
-    store = _store(make_store, _chat(upstream, seed=9, streaming=True), retries=0)
+    ``{"episodes": []}``. Joined, it answers no episode; with ``llm_fallback = "off"`` here both
+    are dead-lettered, with the reason (by default the deterministic extractor takes them)."""
+    store = _store(make_store, _chat(upstream, seed=9, streaming=True), retries=0, fallback="off")
     _add(store, ["I live in Berlin.", "I sold my Honda Civic and bought a Tesla."])
     result = store.consolidate("u")
     assert _body(vcr.responses[0]).count(b"data: {") == 10
@@ -240,7 +263,8 @@ def test_llamaindex_openai_like_over_http(make_store: Any, upstream: str, vcr: A
     """LlamaIndex's OpenAI-like LLM (function calling) through the same engine path.
 
     Recorded: ``{"episodes":[]}``. The tool is forced by name (llama.cpp refuses
-    ``tool_choice="required"``, which LlamaIndex sends for ``tool_required=True``).
+    ``tool_choice="required"``, which LlamaIndex sends for ``tool_required=True``). The empty
+    answer leaves both episodes to the deterministic extractor.
     """
     openai_like = pytest.importorskip("llama_index.llms.openai_like")
     llm = openai_like.OpenAILike(
@@ -253,7 +277,8 @@ def test_llamaindex_openai_like_over_http(make_store: Any, upstream: str, vcr: A
     result = store.consolidate("u")
     sent = json.loads(vcr.requests[0].body)
     assert sent["tool_choice"] == {"type": "function", "function": {"name": "record_memory_operations"}}
-    assert (result.episodes_processed, result.failed_episodes) == (0, 2)
+    assert (result.episodes_processed, result.failed_episodes, result.fallback_episodes) == (2, 0, 2)
+    assert _facts(store) == FALLBACK_FACTS
     assert _calls(vcr) == 1
 
 

@@ -11,22 +11,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from capture_helpers import REF, facts
 
 from nova_memory_integrations.config import FactConfig
 from nova_memory_integrations.extraction import DeterministicExtractor
 from nova_memory_integrations.extraction._frames import verb_forms
 from nova_memory_integrations.types import Episode
 
-REF = datetime(2024, 11, 20, 10, 0, tzinfo=timezone.utc)
-
 
 @pytest.fixture(scope="module")
 def extractor() -> DeterministicExtractor:
     return DeterministicExtractor()
-
-
-def facts(extractor: DeterministicExtractor, text: str) -> set[tuple[str, str, str]]:
-    return {(c.subject, c.predicate, c.object) for c in extractor.extract(text, timestamp=REF) if c.op == "assert"}
 
 
 @pytest.mark.parametrize(
@@ -138,16 +133,33 @@ def test_a_job_that_starts_later_holds_from_its_start(extractor: DeterministicEx
 def test_a_pronoun_in_a_later_turn_of_the_session_is_the_person_named_before() -> None:
     extractor = DeterministicExtractor()
 
-    def turn(text: str, session: str, minutes: int) -> Episode:
-        return Episode(id=f"e{minutes}", user_id="u", session_id=session, role="user", content=text,
+    def turn(text: str, session: str, minutes: int, user: str = "u") -> Episode:
+        return Episode(id=f"e{minutes}", user_id=user, session_id=session, role="user", content=text,
                        timestamp=REF + timedelta(minutes=minutes), ingested_at=REF)
 
     first = extractor.extract_batch([turn("My brother just moved to Lisbon.", "s1", 0)])
     assert ("brother", "lives_in", "Lisbon") in {(c.subject, c.predicate, c.object) for c in first[0]}
     later = extractor.extract_batch([turn("He works at a bakery called Pão Quente now.", "s1", 5)])
     assert [(c.subject, c.predicate) for c in later[0]] == [("brother", "works_at")]
-    other = extractor.extract_batch([turn("He works at a bakery called Pão Quente now.", "s2", 6)])
-    assert other == [[]]  # another conversation: "he" is no one known
+    other = extractor.extract_batch([turn("He works at a bakery called Pão Quente now.", "s9", 6, user="v")])
+    assert other == [[]]  # another user's conversation: "he" is no one known
+
+
+def test_a_users_next_conversation_opens_on_the_people_the_last_one_named() -> None:
+    extractor = DeterministicExtractor()
+
+    def turn(text: str, session: str, days: int, user: str = "u") -> Episode:
+        return Episode(id=f"e{session}", user_id=user, session_id=session, role="user", content=text,
+                       timestamp=REF + timedelta(days=days), ingested_at=REF)
+
+    extractor.extract_batch([turn("My aunt Carmen teaches yoga in Malaga.", "a", 0)])
+    weeks_later = extractor.extract_batch([turn("She's joined a walking club, the Ramblers of Nerja.", "b", 40)])
+    assert ("carmen", "member_of") in {(c.subject, c.predicate) for c in weeks_later[0]}
+    aunt = extractor.extract_batch([turn("My aunt has moved to Ronda.", "c", 60)])
+    assert ("carmen", "lives_in", "Ronda") in {(c.subject, c.predicate, c.object) for c in aunt[0]}
+    # someone else's conversations do not carry over
+    stranger = extractor.extract_batch([turn("She's joined a walking club, the Ramblers of Nerja.", "d", 61, "w")])
+    assert stranger == [[]]
 
 
 def test_a_diet_is_one_value_at_a_time_hobbies_many() -> None:
@@ -168,3 +180,18 @@ def test_verb_forms_cover_the_tenses_of_their_aspect() -> None:
     assert not state.fullmatch("taught")  # the past says nothing about now
     for form in ("bought", "have just bought", "has bought"):
         assert event.fullmatch(form), form
+
+
+def test_only_a_known_person_carries_over_to_the_next_conversation_and_not_as_they() -> None:
+    extractor = DeterministicExtractor()
+
+    def turn(text: str, session: str, days: int) -> list[tuple[str, str]]:
+        episode = Episode(id=f"e{session}", user_id="u", session_id=session, role="user", content=text,
+                          timestamp=REF + timedelta(days=days), ingested_at=REF)
+        return [(c.subject, c.predicate) for c in extractor.extract_batch([episode])[0]]
+
+    turn("Priyanka moved to Leeds.", "a", 0)  # a name said in passing, not a relative of the user
+    assert turn("She has joined a choir, the Leeds Voices.", "b", 10) == []
+    turn("My grandad has moved into a care home in Selby.", "c", 20)
+    assert turn("They love the new garden there.", "d", 30) == []  # "they": most often a group
+    assert ("grandad", "member_of") in turn("He's joined the bowls club, the Selby Jacks.", "e", 40)

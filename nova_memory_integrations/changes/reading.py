@@ -1,0 +1,119 @@
+"""Readings of a cue's clause (pure): which words are its object, who acts, what a word refers to.
+
+The planner (:mod:`.planner`) asks these before it scores candidates, so that a cue lands on the state the
+clause is about: the cue's own object ("cancelled *the dentist* on Monday"), a thing that acts rather than
+ends ("*Netflix* cancelled my favourite show"), a thing's part ("the MX-5's *clutch* is done"), an owner's
+possessive ("gave away *Biscuit's* toys"), a determiner ("*this* week"), the subject "it" / "that".
+"""
+
+from __future__ import annotations
+
+import re
+
+from .cues import CueHit
+from .guards import Actor
+from .lexicon import STOPWORDS
+from .segments import Word, words
+from .targets import FactInfo, category_fit, describes, name_evidence
+
+__all__ = [
+    "ANOTHER",
+    "PRONOUNS",
+    "about_something_else",
+    "agent",
+    "determiner",
+    "object_words",
+    "owner_of_next",
+    "subject_pronoun",
+    "thing_named_nothing",
+]
+
+PRONOUNS = frozenset({"it", "her", "him", "them", "that", "this", "she", "he"})
+"""Words that refer back to something named before."""
+_PASSIVE = frozenset("is was were been being be got gets get getting has had have it's".split())
+"""Words between a thing and its cue that make the thing what the cue happened to."""
+_NEXT_WORD = re.compile(r" ([A-Za-z][\w'-]*)")
+_AUX = frozenset("is was were has had have will would did does do got one".split())
+"""After "this" / "that", the words that leave it a pronoun ("that was sad", "this one")."""
+_BREAK = re.compile(r"[,;:.!?()—–-]")
+ANOTHER = frozenset("other another second new old former previous".split())
+"""After "my" / "the", a word that makes the noun another one than the state held ("my other job")."""
+_STOP = re.compile(r"[;:.!?()—–]")
+_NOT_OBJECT = frozenset("in on at after before since for from with to by of about because and but so when while "
+                        "until as than or over up down off out through across around during into onto within "
+                        "without like via per near behind along past till".split())
+"""Words that end the object right after a verb ("retired *on Friday after twenty years*": no object)."""
+_PREPOSITIONS = _NOT_OBJECT - {"and", "or", "but", "so"}
+"""Words that end an object phrase that may go on across "and" ("cut out sugar *and booze*")."""
+
+
+def determiner(text: str, w: Word) -> bool:
+    """Whether "this" / "that" at ``w`` goes with the noun after it ("*this* week", "*that* job"): no pronoun."""
+    return w.low in ("this", "that") and _before_a_noun(text, w)
+
+
+def _before_a_noun(text: str, w: Word) -> bool:
+    """Whether a word follows ``w`` that is not an auxiliary ("this *week*", not "that *was* sad")."""
+    nxt = _NEXT_WORD.match(text, w.end)
+    return nxt is not None and nxt.group(1).lower() not in _AUX
+
+
+def subject_pronoun(clause_words: list[Word], hit: CueHit) -> Word | None:
+    """The "it" / "that" / "this" (also "it's", "that's") that is the subject of the cue: the last one before it
+    in its clause ("She's fine but *it's* being written off", "So *that's* over")."""
+    before = [w for w in clause_words if w.start < hit.start and w.low.split("'")[0] in ("it", "that", "this")]
+    return before[-1] if before else None
+
+
+def object_words(text: str, hit: CueHit, clause_words: list[Word]) -> list[Word]:
+    """The content words of the cue's own object: after it, up to the first preposition or conjunction
+    ("cancelled *the dentist* on Monday"; "retired on Friday": none)."""
+    out = []
+    end = hit.end
+    for w in (w for w in clause_words if w.start >= hit.end):
+        if w.low in _NOT_OBJECT or _BREAK.search(text, end, w.start):  # "lapse this week, nothing on it": ends
+            break
+        end = w.end
+        if w.low not in STOPWORDS and w.low not in PRONOUNS and not w.low.isdigit() and not w.low.endswith("ly"):
+            out.append(w)
+    return out
+
+
+def about_something_else(text: str, hit: CueHit, clause_words: list[Word], scope: list[FactInfo]) -> bool:
+    """Whether the cue's own object is something the user's facts do not hold, and nothing after the cue names
+    one: "took the Raleigh to the tip and sold *that lawnmower*" is about the lawnmower, not the Raleigh."""
+    if hit.cue.noun or not object_words(text, hit, clause_words):
+        return False
+    after = []  # the object phrase, "let *Peacock* lapse" inside the cue too, "sugar *and booze*" conjoined
+    for w in (w for w in clause_words if w.start >= hit.start):
+        if w.start >= hit.end and (w.low in _PREPOSITIONS or _STOP.search(text, hit.end, w.start)):
+            break
+        after.append(w)
+    endable = [i for i in scope if category_fit(i.category, hit.cue.categories) > 0]
+    return not any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable for w in after)
+
+
+def thing_named_nothing(actor: Actor, hit: CueHit, scope: list[FactInfo]) -> bool:
+    """Whether the subject is a thing that names or describes nothing the cue could end: the cue is about that
+    thing ("my Aldi shift was cancelled", "the Octavia's service is done"), not about a held state."""
+    if actor.kind != "thing" or actor.owner or not actor.name:
+        return False
+    said = words(actor.name)
+    endable = [i for i in scope if category_fit(i.category, hit.cue.categories) > 0]
+    return not any(name_evidence(i, said) > 0 or any(describes(i, w.low) for w in said) for i in endable)
+
+
+def owner_of_next(text: str, w: Word, hit: CueHit) -> bool:
+    """Whether ``w`` after the cue is a possessive before its noun ("gave away *Miso's* toys"): the owner of
+    what ended, not what ended."""
+    return w.start >= hit.end and w.low.endswith("'s") and _before_a_noun(text, w)
+
+
+def agent(text: str, actor: Actor, hit: CueHit, clause_words: list[Word]) -> bool:
+    """Whether a thing is the *agent* of the cue, not what ended: the active subject of a verb with an object
+    of its own ("Netflix cancelled my favourite show", "the club cancelled training"). A passive or
+    intransitive cue ends its subject ("the Octavia got written off", "the café closed down")."""
+    if actor.kind != "thing" or actor.owner or not object_words(text, hit, clause_words):
+        return False
+    between = {w.low for w in clause_words if w.start < hit.start}
+    return between.isdisjoint(_PASSIVE)
