@@ -229,10 +229,8 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
         consolidation: ConsolidationMode | None = None,
         source: MemorySource | None = None,
     ) -> Episode:
-        """Record one turn; returns once it is durable (embedding happens off-thread).
-
-        ``importance`` (0-1) and ``source`` (``explicit`` / ``inferred``) default to what
-        :mod:`.memory.importance` finds in the turn ("..., never forget this" is explicit).
+        """Record one turn; returns once it is durable (embedding happens off-thread). ``importance``
+        (0-1) and ``source`` default to what :mod:`.memory.importance` finds in the turn.
 
         Raises:
             InvalidInputError: bad user, role, content, timestamp, metadata, importance or source.
@@ -304,12 +302,9 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
         importance: float | None = None,
         source: MemorySource = "explicit",
     ) -> FactDecision:
-        """Assert a fact directly; cardinality and reinforcement rules apply.
-
-        A fact asserted here is explicit (``source``), so it outranks and outlives inferred
-        ones; ``importance`` (0-1) defaults to :func:`.memory.importance.assess` of it.
-        Returns the decision (ADD, UPDATE when it superseded a single-valued value, or
-        NOOP when it reinforced an existing fact) with the resulting ``fact_id``.
+        """Assert a fact directly (explicit, importance by :func:`.memory.importance.assess` unless
+        given); cardinality and reinforcement rules apply. Returns the decision (ADD, UPDATE when it
+        superseded a single-valued value, NOOP when it reinforced a fact) with its ``fact_id``.
         """
         self._check_open()
         limits = self.config.limits
