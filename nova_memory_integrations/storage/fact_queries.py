@@ -50,13 +50,14 @@ class FactQueries(Connection):
         importance: float = 0.0, explicit: bool = False,
     ) -> None:
         """Record a repeat of a fact: count up, new confidence, provenance extended; its importance
-        raised to ``importance`` if lower, and explicit from now on when the repeat is."""
+        raised to ``importance`` if lower, and explicit from now on when the repeat is (standard SQL:
+        no two-argument ``max``, no integer as a condition, so Postgres reads it as written)."""
         with self.transaction() as conn:
             conn.execute(
                 "UPDATE facts SET occurrence_count = occurrence_count + 1, confidence = ?, provenance = ?,"
-                " last_reinforced = ?, importance = max(importance, ?),"
-                " source = CASE WHEN ? THEN 'explicit' ELSE source END WHERE user_id = ? AND id = ?",
-                (confidence, dumps(list(provenance)), at, importance, int(explicit), user_id, fact_id),
+                " last_reinforced = ?, importance = CASE WHEN importance < ? THEN ? ELSE importance END,"
+                " source = CASE WHEN ? = 1 THEN 'explicit' ELSE source END WHERE user_id = ? AND id = ?",
+                (confidence, dumps(list(provenance)), at, importance, importance, int(explicit), user_id, fact_id),
             )
 
     def has_rows(self, table: str, user_id: str) -> bool:
