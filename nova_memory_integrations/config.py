@@ -31,6 +31,7 @@ __all__ = [
     "NovaConfig",
     "RetrievalConfig",
     "StorageConfig",
+    "database_url",
     "default_home",
     "model_cache_dir",
 ]
@@ -65,6 +66,26 @@ class StorageConfig(_Section):
     """The embedded Chroma directory, relative to the data directory (it must stay inside it)."""
     collection_prefix: str = "nova"
     sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0)
+    """How long a write waits for another's lock (SQLite's busy timeout; Postgres' ``lock_timeout``)."""
+    database_url: str | None = None
+    """A Postgres connection string (``postgresql://user:password@host/db``): the system of record
+    and the vectors (pgvector) live in that database, shared by any number of stores in any number
+    of processes; the data directory then holds only the model cache. ``None`` (the default): SQLite
+    and embedded Chroma in the data directory. ``$NOVA_MEMORY_DATABASE_URL`` wins over this setting,
+    and ``NovaStore(database_url=...)`` over both (:func:`database_url`). Needs the ``postgres`` extra."""
+    database_pool_size: int = Field(default=8, ge=1)
+    """Postgres connections per store at most."""
+    database_connect_timeout_s: float = Field(default=5.0, gt=0)
+    """How long opening a store, or a statement waiting for a free connection, may wait for Postgres."""
+    database_statement_timeout_ms: int = Field(default=30_000, ge=0)
+    """A Postgres statement running longer is cancelled (``DatabaseUnavailableError``); 0: no limit."""
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(POSTGRES_SCHEMES):
+            raise ValueError("must be a Postgres connection string starting with postgresql:// or postgres://")
+        return value
 
     @field_validator("sqlite_filename", "chroma_dirname")
     @classmethod
@@ -376,6 +397,23 @@ def load_config(config: NovaConfig | str | os.PathLike[str] | None, data_dir: Pa
         return NovaConfig.from_toml(config)
     default = data_dir / "config.toml"
     return NovaConfig.from_toml(default) if default.exists() else NovaConfig()
+
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+DATABASE_URL_ENV = "NOVA_MEMORY_DATABASE_URL"
+
+
+def database_url(given: str | None, config: NovaConfig) -> str | None:
+    """The Postgres database a store keeps its memories in: ``given`` (``NovaStore(database_url=)``),
+    else ``$NOVA_MEMORY_DATABASE_URL``, else ``storage.database_url``; ``None``: SQLite.
+
+    Raises:
+        ConfigError: the one chosen is not a Postgres connection string.
+    """
+    url = given or os.environ.get(DATABASE_URL_ENV) or config.storage.database_url
+    if url is not None and not url.startswith(POSTGRES_SCHEMES):
+        raise ConfigError(f"database_url must be a Postgres connection string (postgresql://...), not {url[:16]!r}")
+    return url or None
 
 
 def default_home() -> Path:

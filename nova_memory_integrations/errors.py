@@ -16,6 +16,7 @@ __all__ = [
     "EXTRAS",
     "ConfigError",
     "ConsolidationError",
+    "DatabaseUnavailableError",
     "EmbeddingError",
     "InvalidInputError",
     "MissingExtraError",
@@ -83,6 +84,12 @@ class StorageError(NovaMemoryError, RuntimeError):
     """The system of record (SQLite) or the vector index (Chroma) failed."""
 
 
+class DatabaseUnavailableError(StorageError):
+    """The database server (Postgres) cannot be reached or timed out: an outage to wait out,
+    not a fault of the request. The store recovers by itself once the server answers again
+    (the connection pool reconnects); nothing needs reopening."""
+
+
 class EmbeddingError(NovaMemoryError, RuntimeError):
     """The embedding model could not be loaded or failed to embed."""
 
@@ -101,6 +108,7 @@ EXTRAS: dict[str, str] = {
     "server": "the memory server: nova-memory serve / mcp, nova_memory_integrations.server",
     "mpnet": 'the all-mpnet-base-v2 embedding model: embeddings.model = "all-mpnet-base-v2"',
     "openai": "OpenAI-compatible models: langchain-openai, OpenAILike, the tiktoken tokenizer",
+    "postgres": "Postgres as the system of record: NovaStore(database_url=...) (psycopg, psycopg_pool)",
     "langgraph": "nothing more: langgraph is a dependency; the extra is kept for old install lines",
 }
 """The extras of the distribution and what each one is for."""

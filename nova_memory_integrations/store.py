@@ -21,6 +21,7 @@ from typing import Any
 from ._threads import STORAGE, BackgroundWorker, reading, track
 from ._time import to_epoch, utcnow
 from .config import ConsolidationMode, NovaConfig, default_home, load_config
+from .config import database_url as database_url_of
 from .consolidation.service import ConsolidationService
 from .embeddings import EmbeddingsLike
 from .engine.blocks import BlocksAPI
@@ -105,6 +106,11 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
             when present, else built-in defaults.
         llm: a LangChain chat model or LlamaIndex LLM for consolidation (structured output,
             batched); default: the deterministic extractor. See :meth:`consolidate`.
+        database_url: a Postgres connection string (``postgresql://...``; also
+            ``$NOVA_MEMORY_DATABASE_URL`` or ``storage.database_url``): the memories and their
+            vectors (pgvector) live in that database, which any number of stores in any number
+            of processes share; ``path`` then holds only the model cache. Default: SQLite and
+            embedded Chroma in ``path``. Needs the ``postgres`` extra.
     """
 
     def __init__(
@@ -115,12 +121,14 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
         chroma_client: Any | None = None,
         config: NovaConfig | str | os.PathLike[str] | None = None,
         llm: Any | None = None,
+        database_url: str | None = None,
     ) -> None:
         self.path = Path(path).expanduser() if path is not None else default_home()
         self.path.mkdir(parents=True, exist_ok=True)
         self.config = load_config(config, self.path)
+        self.database_url = database_url_of(database_url, self.config)
         self.components: Components = build_components(self.path, self.config, embeddings=embeddings,
-                                                       chroma_client=chroma_client)
+                                                       chroma_client=chroma_client, database_url=self.database_url)
         self.hooks = self.components.hooks  # before / after hooks of each stage (engine.hooks)
         self._recall = RecallPipeline(self.components)
         self._consolidation = ConsolidationService(self.components, llm)

@@ -150,10 +150,11 @@ class Consolidator:
         with self._lock, self._handing_over(outcome):
             users = [user_id] if user_id is not None else self.db.users_with_unprocessed()
             for uid in users:
-                parked = {i for letter in self.db.dead_letters(uid) for i in letter["episode_ids"]}
-                pending = [e for e in self.db.list_episodes(uid, unprocessed_only=True) if e.id not in parked]
-                for start in range(0, len(pending), size):
-                    self._run_batch(uid, pending[start : start + size], src, outcome)
+                with self.db.user_lock(uid):  # one process at a time per user (Postgres); read once held
+                    parked = {i for letter in self.db.dead_letters(uid) for i in letter["episode_ids"]}
+                    pending = [e for e in self.db.list_episodes(uid, unprocessed_only=True) if e.id not in parked]
+                    for start in range(0, len(pending), size):
+                        self._run_batch(uid, pending[start : start + size], src, outcome)
         return tally(outcome.decisions, processed=outcome.processed, failed=outcome.failed,
                      fallback=outcome.fallback)
 
@@ -166,13 +167,14 @@ class Consolidator:
         with self._lock, self._handing_over(outcome):
             for letter in self.db.dead_letters(user_id):
                 uid, order = letter["user_id"], {i: n for n, i in enumerate(letter["episode_ids"])}
-                episodes = sorted((e for e in self.db.get_episodes(uid, list(order)) if not e.processed),
-                                  key=lambda e: (e.timestamp, order[e.id]))
-                self.db.remove_dead_letter(uid, letter["id"])
-                for start in range(0, len(episodes), size):
-                    new = self._run_batch(uid, episodes[start : start + size], src, outcome)
-                    if new is not None:
-                        self.db.set_dead_letter_attempts(uid, new, int(letter["attempts"]) + 1)
+                with self.db.user_lock(uid):
+                    episodes = sorted((e for e in self.db.get_episodes(uid, list(order)) if not e.processed),
+                                      key=lambda e: (e.timestamp, order[e.id]))
+                    self.db.remove_dead_letter(uid, letter["id"])
+                    for start in range(0, len(episodes), size):
+                        new = self._run_batch(uid, episodes[start : start + size], src, outcome)
+                        if new is not None:
+                            self.db.set_dead_letter_attempts(uid, new, int(letter["attempts"]) + 1)
         return tally(outcome.decisions, processed=outcome.processed, failed=outcome.failed,
                      fallback=outcome.fallback)
 
@@ -196,7 +198,7 @@ class Consolidator:
         changed: list[str] = []
         if done:
             try:
-                with self.db.transaction():
+                with self.db.user_transaction(user_id):
                     now = utcnow()
                     for episode in done:
                         handled: list[str] = []  # sentences whose statements already ended or replaced a fact
@@ -288,7 +290,7 @@ class Consolidator:
         conflicts, one transaction. Such a statement is explicit unless ``source`` says otherwise."""
         prop = Proposal(subject, predicate, obj, confidence=confidence, reason=reason, metadata=dict(metadata or {}))
         try:
-            with self.db.transaction():
+            with self.db.user_transaction(user_id):
                 made, changed = self._apply(user_id, prop, at=at, episode_ids=list(episode_ids), now=utcnow(),
                                             source=source, importance=importance)
         except Exception:

@@ -9,9 +9,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..config import NovaConfig
 from ..embeddings import CachedEmbedder, EmbeddingsLike, default_embeddings
@@ -28,7 +29,11 @@ from .migrations import apply_engine_migrations
 from .tokens import TokenCounter, get_token_counter
 from .vector_drops import drop_pending_users
 
-__all__ = ["Components", "build_components"]
+__all__ = ["SWEEP_S", "Components", "build_components"]
+
+SWEEP_S = 10.0
+"""On Postgres, how often each store's indexer looks for rows no process has indexed (peers share the
+work by claims; a peer that died leaves its rows to the others)."""
 
 
 @dataclass(frozen=True)
@@ -125,41 +130,73 @@ def build_components(
     *,
     embeddings: EmbeddingsLike | None = None,
     chroma_client: Any | None = None,
+    database_url: str | None = None,
 ) -> Components:
-    """Open (or create) the storage of one data directory and wire its components.
+    """Open (or create) the storage of one data directory, or of one Postgres database, and wire
+    its components.
 
     Args:
-        path: the data directory (must exist).
+        path: the data directory (must exist); with ``database_url`` it holds the model cache only.
         config: the store's configuration.
         embeddings: any embedder; default: the packaged MiniLM per ``config.embeddings``.
-        chroma_client: any ``chromadb`` client; default: a ``PersistentClient`` in ``path``.
+        chroma_client: any ``chromadb`` client; default: a ``PersistentClient`` in ``path``, or
+            with ``database_url`` the database's own pgvector table.
+        database_url: a Postgres connection string: the system of record lives there, shared by
+            every store and process on it (no directory lock is taken).
     """
     root = Path(path)
     cfg = config
+    if database_url is not None:
+        return _wire(root, cfg, None, embeddings, lambda: _postgres(cfg, database_url, chroma_client))
     sqlite_path = cfg.storage.path_of("sqlite_filename", root)  # ConfigError if outside the data directory
     chroma_path = cfg.storage.path_of("chroma_dirname", root)
     lock = DataDirLock(root)  # StorageError when another process owns the directory
+
+    def sqlite() -> tuple[SQLiteStore, VectorIndex]:
+        db = SQLiteStore(sqlite_path, busy_timeout_ms=cfg.storage.sqlite_busy_timeout_ms)
+        return db, VectorIndex(chroma_client, path=chroma_path, prefix=cfg.storage.collection_prefix)
+
     try:
-        return _wire(root, cfg, sqlite_path, chroma_path, lock, embeddings, chroma_client)
+        return _wire(root, cfg, lock, embeddings, sqlite)
     except BaseException:
         lock.release()
         raise
 
 
+def _postgres(cfg: NovaConfig, url: str, chroma_client: Any | None) -> tuple[SQLiteStore, VectorIndex]:
+    """The Postgres store and its vector index: pgvector in the same database, or a Chroma server."""
+    from ..storage.pg_connection import PgSettings
+    from ..storage.pgvectors import PgVectorIndex
+    from ..storage.postgres import PostgresStore
+
+    st = cfg.storage
+    db = PostgresStore(url, busy_timeout_ms=st.sqlite_busy_timeout_ms, settings=PgSettings(
+        pool_size=st.database_pool_size, connect_timeout_s=st.database_connect_timeout_s,
+        statement_timeout_ms=st.database_statement_timeout_ms))
+    try:
+        if chroma_client is not None:
+            return db, VectorIndex(chroma_client, prefix=st.collection_prefix)
+        # PgVectorIndex offers the engine every method of VectorIndex it calls (duck-typed)
+        return db, cast(VectorIndex, PgVectorIndex(db, prefix=st.collection_prefix))
+    except BaseException:
+        db.close()
+        raise
+
+
 def _wire(
-    root: Path, cfg: NovaConfig, sqlite_path: Path, chroma_path: Path, lock: DataDirLock,
-    embeddings: EmbeddingsLike | None, chroma_client: Any | None,
+    root: Path, cfg: NovaConfig, lock: DataDirLock | None, embeddings: EmbeddingsLike | None,
+    open_storage: Callable[[], tuple[SQLiteStore, VectorIndex]],
 ) -> Components:
     if embeddings is None:
         embeddings = default_embeddings(cfg.embeddings, root)
     embedder = CachedEmbedder(embeddings, cfg.embeddings.query_cache_size)
-    db = SQLiteStore(sqlite_path, busy_timeout_ms=cfg.storage.sqlite_busy_timeout_ms)
-    vectors = VectorIndex(chroma_client, path=chroma_path, prefix=cfg.storage.collection_prefix)
+    db, vectors = open_storage()
     indexer = Indexer(db, vectors, embedder, batch_size=cfg.indexing.batch_size,
                       max_batch_size=cfg.indexing.max_batch_size, max_wait_ms=cfg.indexing.max_wait_ms,
-                      sentences=sentences_of if cfg.indexing.sentence_vectors else None)
+                      sentences=sentences_of if cfg.indexing.sentence_vectors else None,
+                      sweep_s=SWEEP_S if db.dialect == "postgres" else None)
     entities = EntityResolver(db, cfg.facts)
     facts = FactMemory(db, cfg.facts, resolve=entities.resolve_fact)
-    graph = FactGraph(lambda uid: db.current_facts(uid))
+    graph = FactGraph(lambda uid: db.current_facts(uid), db.user_revision)
     return Components(path=root, config=cfg, db=db, vectors=vectors, embedder=embedder, indexer=indexer,
                       graph=graph, entities=entities, facts=facts, lock=lock)

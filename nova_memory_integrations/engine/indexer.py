@@ -80,8 +80,14 @@ class Indexer:
         max_batch_size: int = 1024,
         max_wait_ms: int = 25,
         sentences: Callable[[str], Sequence[str]] | None = None,
+        sweep_s: float | None = None,
     ) -> None:
         self.db = db
+        self.sweep_s = sweep_s
+        """With other processes on the same database (Postgres): how often the worker looks for rows
+        nobody has indexed (a peer that died mid-batch) and queues them; ``None``: never (SQLite's
+        rows are all this process's, recovered when the store opens)."""
+        self._next_sweep = 0.0
         self.sentences = sentences
         """Splits an episode into the sentences whose vectors are kept beside its own (turns of
         two sentences or more; ``None``: none are kept)."""
@@ -100,7 +106,8 @@ class Indexer:
         self._failures = 0
         self.last_error: str | None = None
         self._behind_since: float | None = None  # since when rows have been waiting without a break
-        self._worker = BackgroundWorker(self._drain, interval=math.inf, debounce=self.max_wait, name="indexer",
+        self._worker = BackgroundWorker(self._drain, interval=sweep_s or math.inf, debounce=self.max_wait,
+                                        name="indexer",
                                         final_pass=False, exit_rank=INDEXING)
         track(self, rank=INDEXING, after_fork=Indexer._after_fork)
 
@@ -151,13 +158,33 @@ class Indexer:
         self._ensure_thread(now=full)
 
     def recover(self) -> int:
-        """Queue every row SQLite marks as not indexed (after a crash or reindex)."""
+        """Queue every row SQLite marks as not indexed (after a crash or reindex); with ``sweep_s``,
+        the worker starts, to sweep again every ``sweep_s`` seconds."""
         total = 0
         for table in ("episodes", "facts", "rules"):
             rows = self.db.unindexed_ids(table)
             self.submit(table, rows)  # type: ignore[arg-type]
             total += len(rows)
+        if self.sweep_s is not None:
+            self._next_sweep = time.monotonic() + self.sweep_s
+            self._ensure_thread()
         return total
+
+    def _sweep(self) -> None:
+        """Queue the rows not indexed that this process has not queued (every ``sweep_s``): those a
+        peer process left when it died, or has not claimed yet (a claim decides who embeds a row)."""
+        now = time.monotonic()
+        if self.sweep_s is None or now < self._next_sweep or self._stopping:
+            return
+        self._next_sweep = now + self.sweep_s
+        with self._cond:
+            known = {(t, i) for t, i, _ in [*self._queue, *self._in_flight]}
+        try:
+            for table in ("episodes", "facts", "rules"):
+                rows = [(i, u) for i, u in self.db.unindexed_ids(table) if (table, i) not in known]
+                self.submit(table, rows)  # type: ignore[arg-type]
+        except Exception as exc:  # the database is down: the next sweep tries again
+            logger.debug("nova-memory indexer: sweep failed: %s", exc)
 
     def pending(self, user_id: str | None = None) -> int:
         """Rows still waiting to be indexed (for one user, or all)."""
@@ -232,6 +259,7 @@ class Indexer:
 
     def _drain(self) -> None:
         """The worker's job: index queued batches until the queue is empty or the worker stops."""
+        self._sweep()
         while not self._worker.stopping:
             batch = self._take_batch()
             if batch is None or not self._index_batch(batch):
@@ -291,49 +319,56 @@ class Indexer:
         by_table: dict[Table, dict[str, str]] = {}  # row id -> user id (unique: Chroma rejects duplicate ids)
         for table, row_id, user_id in batch:
             by_table.setdefault(table, {})[row_id] = user_id
-        for table, owners in by_table.items():
-            rows = {r["id"]: r for r in self.db.rows_by_id(table, list(owners))}
-            kind = _KIND[table]
-            gone = [i for i in owners if i not in rows or (table == "facts" and rows[i]["expired_at"] is not None)]
-            live = [rows[i] for i in owners if i in rows and i not in gone]
-            if gone:
-                gone_by_user: dict[str, list[str]] = {}
-                for i in gone:
-                    gone_by_user.setdefault(owners[i], []).append(i)
-                for user_id, user_gone in gone_by_user.items():
-                    self.vectors.delete(kind, user_gone, user_id=user_id)
-                expired = [i for i in gone if i in rows]  # kept in SQLite as history, out of the index
-                if expired:
-                    self.db.mark_indexed(table, expired)
-            if live:
-                texts = [_text(table, r) for r in live]
-                per_sentence: list[np.ndarray | None] | None = None
-                if table == "episodes" and self.sentences is not None:  # the sentences' vectors too
-                    vectors, per_sentence = self.embedder.embed_with_sentences(
-                        texts, [self.sentences(t) for t in texts])
-                else:
-                    vectors = self.embedder.embed_cached(texts, remember=False)  # a read may have embedded the newest
-                by_user: dict[str, list[int]] = {}
-                for n, r in enumerate(live):
-                    by_user.setdefault(str(r["user_id"]), []).append(n)
-                for user_id, rows_of_user in by_user.items():
-                    for chunk in _writes(rows_of_user):
-                        with self.barrier(user_id):  # rows erased while we embedded stay out of the index
-                            kept = self._still_live(table, [live[n]["id"] for n in chunk])
-                            keep = [n for n in chunk if live[n]["id"] in kept]
-                            if keep:
-                                ids, vecs = [live[n]["id"] for n in keep], [vectors[n] for n in keep]
-                                self.vectors.upsert(kind, ids, vecs, [_meta(table, live[n]) for n in keep])
-                                if table == "episodes":  # with a copy of each vector beside the row, for recall
-                                    self.db.mark_episodes_indexed(
-                                        ids, vecs, None if per_sentence is None else [per_sentence[n] for n in keep])
-                                else:
-                                    self.db.mark_indexed(table, ids)
+        for table, submitted in by_table.items():
+            with self.db.claim_rows(table, list(submitted)) as claimed:  # Postgres: rows no peer is indexing
+                self._index_rows(table, {i: submitted[i] for i in claimed})
+
+    def _index_rows(self, table: Table, owners: dict[str, str]) -> None:
+        """Index (or drop from the index) the rows ``owners`` names (row id -> user id) of one table."""
+        if not owners:
+            return
+        rows = {r["id"]: r for r in self.db.rows_by_id(table, list(owners))}
+        kind = _KIND[table]
+        gone = [i for i in owners if i not in rows or (table == "facts" and rows[i]["expired_at"] is not None)]
+        live = [rows[i] for i in owners if i in rows and i not in gone]
+        if gone:
+            gone_by_user: dict[str, list[str]] = {}
+            for i in gone:
+                gone_by_user.setdefault(owners[i], []).append(i)
+            for user_id, user_gone in gone_by_user.items():
+                self.vectors.delete(kind, user_gone, user_id=user_id)
+            expired = [i for i in gone if i in rows]  # kept in SQLite as history, out of the index
+            if expired:
+                self.db.mark_indexed(table, expired)
+        if live:
+            texts = [_text(table, r) for r in live]
+            per_sentence: list[np.ndarray | None] | None = None
+            if table == "episodes" and self.sentences is not None:  # the sentences' vectors too
+                vectors, per_sentence = self.embedder.embed_with_sentences(
+                    texts, [self.sentences(t) for t in texts])
+            else:
+                vectors = self.embedder.embed_cached(texts, remember=False)  # a read may have embedded the newest
+            by_user: dict[str, list[int]] = {}
+            for n, r in enumerate(live):
+                by_user.setdefault(str(r["user_id"]), []).append(n)
+            for user_id, rows_of_user in by_user.items():
+                for chunk in _writes(rows_of_user):
+                    with self.barrier(user_id):  # rows erased while we embedded stay out of the index
+                        kept = self._still_live(table, [live[n]["id"] for n in chunk])
+                        keep = [n for n in chunk if live[n]["id"] in kept]
+                        if keep:
+                            ids, vecs = [live[n]["id"] for n in keep], [vectors[n] for n in keep]
+                            self.vectors.upsert(kind, ids, vecs, [_meta(table, live[n]) for n in keep])
+                            if table == "episodes":  # with a copy of each vector beside the row, for recall
+                                self.db.mark_episodes_indexed(
+                                    ids, vecs, None if per_sentence is None else [per_sentence[n] for n in keep])
+                            else:
+                                self.db.mark_indexed(table, ids)
 
     def _still_live(self, table: Table, ids: list[str]) -> set[str]:
-        """Which of these rows still exist (and, for facts, are not expired) in SQLite."""
-        return {r["id"] for r in self.db.rows_by_id(table, ids)
-                if not (table == "facts" and r["expired_at"] is not None)}
+        """Which of these rows still exist (and, for facts, are not expired) in SQLite (on Postgres,
+        held so until the batch commits: :meth:`~..storage.postgres.PostgresStore.live_ids`)."""
+        return self.db.live_ids(table, ids)
 
     @contextmanager
     def barrier(self, user_id: str) -> Iterator[None]:

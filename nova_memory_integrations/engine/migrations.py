@@ -45,7 +45,12 @@ ENGINE: Migrations[EngineParts] = Migrations("engine", atomic=False)
 """The engine's steps, in the order they run."""
 
 
-@ENGINE()
+def _nothing_on_postgres(c: EngineParts) -> None:
+    """The Postgres form of a step that rewrites what earlier versions left in Chroma's files: a
+    Postgres store never held those layouts (it is recorded as applied, having nothing to do)."""
+
+
+@ENGINE(postgres=_nothing_on_postgres)
 def per_user_collections(c: EngineParts) -> None:
     """Drop the three shared collections of the earliest versions (``{prefix}_episodes`` ...) once
     every row is marked for indexing again: the indexer rebuilds the vectors in per-user
@@ -54,7 +59,7 @@ def per_user_collections(c: EngineParts) -> None:
         c.db.set_meta(SCRUB_KEY, "1")
 
 
-@ENGINE(ran_before=meta_is(TEXT_FREE_KEY, "1"))
+@ENGINE(ran_before=meta_is(TEXT_FREE_KEY, "1"), postgres=_nothing_on_postgres)
 def text_free_vector_index(c: EngineParts) -> None:
     """Rewrite the collections (memories and LangGraph items) that still hold text (documents, or
     metadata values other than ``user_id`` and digests) with their ids, vectors and digests only;
@@ -72,7 +77,7 @@ def adopt_embedding_space(c: EngineParts) -> None:
         c.indexer.adopt_space()
 
 
-@ENGINE()
+@ENGINE(postgres=_nothing_on_postgres)
 def zero_hnsw_capacity(c: EngineParts) -> None:
     """Zero what Chroma wrote from uninitialised memory (the process heap: another user's text, say)
     past the vectors of each HNSW file while earlier versions ran; from now on every operation that

@@ -71,7 +71,7 @@ def merge_entities(components: Components, user_id: str, keep: str, merge: str) 
     now = utcnow()
     at = to_epoch(now) or 0.0
     changed: list[str] = []
-    with c.db.transaction():
+    with c.db.user_transaction(uid):
         current = c.db.current_facts(uid)
         others = {_signature(f): f for f in current}
         touched = [f for f in current if normalize_value(f.subject) in gone

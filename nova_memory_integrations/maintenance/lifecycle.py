@@ -384,7 +384,7 @@ def _replace(components: Components, uid: str, remove_ids: Sequence[str], add: S
     after its removal; a short transaction, so writers wait for one batch at most.
     """
     with components.indexer.barrier(uid):
-        with components.db.transaction():
+        with components.db.user_transaction(uid):
             components.db.insert_episodes(add)
             removed = components.db.delete_ids(uid, list(remove_ids))
         components.vectors.delete("episode", removed["episodes"], user_id=uid)

@@ -112,6 +112,7 @@ class _UserCache:
     by_alias: dict[str, tuple[str, str]]  # alias -> (entity id, canonical name)
     keys: dict[str, tuple[str, str]]  # key -> (entity id, canonical name), oldest entity wins
     facts: dict[tuple[str, str, str], tuple[str, str]] = field(default_factory=dict)  # resolve_fact memo
+    revision: int | None = None  # the user's revision read before loading (db.user_revision)
 
 
 class EntityResolver:
@@ -155,9 +156,10 @@ class EntityResolver:
     def _user(self, user_id: str) -> _UserCache:
         # The resolver's lock only guards the in-memory cache and is never held while SQLite is
         # used: callers may already hold the database lock (a consolidation transaction).
+        revision = self.db.user_revision(user_id)  # before the rows: a change after it shows next time
         with self._lock:
             cache = self._cache.get(user_id)
-        if cache is not None:
+        if cache is not None and cache.revision == revision:
             return cache
         rows = self.db.entity_rows(user_id)
         names = {r["id"]: r["name"] for r in rows}
@@ -167,7 +169,10 @@ class EntityResolver:
         aliases = self.db.alias_rows(user_id)
         by_alias = {a["alias"]: (a["entity_id"], names[a["entity_id"]]) for a in aliases if a["entity_id"] in names}
         with self._lock:
-            return self._cache.setdefault(user_id, _UserCache(by_alias, keys))
+            cache = self._cache.get(user_id)
+            if cache is None or cache.revision != revision:  # else another thread just loaded it
+                cache = self._cache[user_id] = _UserCache(by_alias, keys, revision=revision)
+            return cache
 
     # -- resolution -------------------------------------------------------------------------
     def is_entity(self, predicate: str, value: str) -> bool:
@@ -219,7 +224,7 @@ class EntityResolver:
 
     def _create(self, user_id: str, cache: _UserCache, surface: str, norm: str, key: str) -> Resolution:
         now = to_epoch(utcnow()) or 0.0
-        with self.db.transaction():
+        with self.db.user_transaction(user_id):  # other processes reload the user's names
             target = self.db.insert_entity(f"en_{uuid.uuid4().hex}", user_id, surface, norm, key, now)
             self._insert_alias(user_id, norm, target[0], "new", 1.0)
         with self._lock:

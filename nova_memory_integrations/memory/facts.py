@@ -91,7 +91,7 @@ class FactMemory:
             importance = assess(f"{subject_n} {predicate_n.replace('_', ' ')} {obj}", explicit=source == "explicit",
                                 predicate=predicate_n).value
         changed: list[str] = []
-        with self.db.transaction():
+        with self.db.user_transaction(user_id):
             # versions that ended before `at` cannot change the plan: skip loading them
             current = self.db.current_facts(user_id, subject=subject_n, predicate=predicate_n, valid_after=to_epoch(at))
             by_id = {f.id: f for f in current}
@@ -160,7 +160,7 @@ class FactMemory:
     ) -> tuple[FactDecision, list[str]]:
         """Invalidate one fact version at event time ``at`` (kept in history)."""
         now = utcnow()
-        with self.db.transaction():
+        with self.db.user_transaction(user_id):
             changed = self._close(fact, max(at, fact.valid_from), episode_ids, now)
             decision = FactDecision(
                 op="DELETE", subject=fact.subject, predicate=fact.predicate, object=fact.object,
@@ -188,7 +188,7 @@ class FactMemory:
         obj_norm = normalize_value(obj)
         stamp = to_epoch(now) or 0.0
         changed: list[str] = []
-        with self.db.transaction():
+        with self.db.user_transaction(user_id):
             versions = self.db.select_facts(user_id, lineage_id=wrong.lineage_id)
             same = self.db.current_facts(user_id, subject=wrong.subject, predicate=wrong.predicate)
             rows = {f.id: f for f in [*versions, *same]}

@@ -24,9 +24,14 @@ __all__ = ["FactGraph"]
 class FactGraph:
     """Per-user ``MultiDiGraph`` cache with temporal traversal."""
 
-    def __init__(self, load: Callable[[str], list[Fact]]) -> None:
+    def __init__(self, load: Callable[[str], list[Fact]],
+                 revision: Callable[[str], int | None] | None = None) -> None:
+        """``load`` reads a user's believed facts; ``revision``, when other processes write the same
+        database, reads the user's revision, and a graph built after reading one is used only while
+        it is unchanged (``None``, or a revision of ``None``: only :meth:`invalidate` drops it)."""
         self._load = load
-        self._graphs: dict[str, nx.MultiDiGraph[Any]] = {}
+        self._revision = revision
+        self._graphs: dict[str, tuple[int | None, nx.MultiDiGraph[Any]]] = {}
         self._lock = threading.Lock()
 
     def invalidate(self, user_id: str | None = None) -> None:
@@ -39,13 +44,14 @@ class FactGraph:
 
     def graph(self, user_id: str) -> nx.MultiDiGraph[Any]:
         """The user's graph (built on first use after a change). Do not mutate it."""
+        revision = None if self._revision is None else self._revision(user_id)  # before the facts
         with self._lock:
-            g = self._graphs.get(user_id)
-        if g is not None:
-            return g
+            cached = self._graphs.get(user_id)
+        if cached is not None and cached[0] == revision:
+            return cached[1]
         g = self.build(self._load(user_id))
         with self._lock:
-            self._graphs[user_id] = g
+            self._graphs[user_id] = (revision, g)
         return g
 
     @staticmethod

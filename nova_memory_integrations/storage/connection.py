@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,9 @@ def check_database_file(path: Path) -> None:
 
 class Connection:
     """Connection plumbing; the query mixins of :class:`~.sqlite.SQLiteStore` build on it."""
+
+    dialect = "sqlite"
+    """Which form of a migration step applies (:mod:`.migrations`); ``postgres`` on Postgres' store."""
 
     def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = path
@@ -113,6 +116,31 @@ class Connection:
                     self._conn.execute("ROLLBACK")
                     raise StorageError(f"commit failed: {exc}") from exc
                 self.checkpointer.poke()
+
+    @contextmanager
+    def exclusive(self, key: int) -> Iterator[sqlite3.Connection]:
+        """A transaction that runs alone among the writers of this database: every write
+        transaction of SQLite does (``BEGIN IMMEDIATE``), so ``key`` (which names the lock on
+        Postgres, :meth:`~.pg_connection.PgConnection.exclusive`) is not needed here."""
+        with self.transaction() as conn:
+            yield conn
+
+    def user_transaction(self, user_id: str) -> AbstractContextManager[sqlite3.Connection]:
+        """A write transaction over one user's memories that no other such transaction of the user
+        overlaps (on SQLite, every write transaction already runs alone), so what it reads (the
+        user's current facts) still holds when it writes."""
+        return self.transaction()
+
+    def user_revision(self, user_id: str) -> int | None:
+        """A counter of the changes to the user's memories, for caches other processes' writes can
+        make stale; ``None``: no other process writes this database (SQLite: one owner per data
+        directory), so a cache stays valid until this process drops it."""
+        return None
+
+    def user_lock(self, user_id: str) -> AbstractContextManager[None]:
+        """Held while one user is consolidated, so one process at a time works on a user: the
+        store's consolidation lock does that here (one process owns a SQLite data directory)."""
+        return nullcontext()
 
     def in_transaction_here(self) -> bool:
         """Whether the calling thread is inside :meth:`transaction` (code a hook runs there, say):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -65,8 +64,8 @@ def _varint(data: bytes) -> int | None:
 class EpisodeQueries(Connection):
     """Insert, read, flag and keyword-search the episodes of a user."""
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
-        super().__init__(path, busy_timeout_ms=busy_timeout_ms)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # the connection's (a path, or a Postgres URL and its settings)
         self._match_counts: dict[str, tuple[int, int]] = {}
         """Word counts (:meth:`fts_match_counts`): match -> (turns found, turns stored then)."""
 
@@ -327,10 +326,7 @@ class EpisodeQueries(Connection):
                      if (hit := memo.get(m)) is None or abs(hit[1] - total) * COUNT_REUSE > total]
             fresh: dict[str, int] = {}
             if stale:
-                row = self.query(
-                    "SELECT " + ", ".join("(SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?)"
-                                          for _ in stale), stale)[0]
-                fresh = {m: int(n) for m, n in zip(stale, row)}
+                fresh = dict(zip(stale, self._count_matches(stale)))
                 for m in fresh:
                     memo.pop(m, None)
                 kept = {m: (n, total) for m, n in fresh.items() if n >= COUNT_MEMO_FROM}
@@ -338,6 +334,12 @@ class EpisodeQueries(Connection):
                     memo.clear()
                 memo.update(kept)
             return total, [fresh[m] if m in fresh else memo[m][0] for m in matches]
+
+    def _count_matches(self, matches: Sequence[str]) -> list[int]:
+        """How many episodes (of every user) each FTS5 ``match`` finds, in one statement."""
+        row = self.query("SELECT " + ", ".join("(SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?)"
+                                               for _ in matches), list(matches))[0]
+        return [int(n) for n in row]
 
     def _fts_rows(self) -> int:
         """The number of rows FTS5 has indexed, the ``N`` of its BM25: read from its averages

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import StorageError
 from .connection import Connection
+from .dialect import column_names, is_integrity_error
 from .rows import chunks
 
 __all__ = ["HIDDEN_TABLES", "HiddenQueries", "sync_hidden_shelves"]
@@ -71,7 +72,7 @@ class HiddenQueries(Connection):
             The ids hidden per table (ids of other users, unknown or already hidden ids are absent).
         """
         moved: dict[str, list[str]] = {table: [] for table in HIDDEN_TABLES}
-        with self.transaction() as conn:
+        with self.user_transaction(user_id) as conn:
             for table, shelf in HIDDEN_TABLES.items():
                 columns = ", ".join(self._shared_columns(conn, table, shelf))
                 for chunk in chunks(list(dict.fromkeys(ids)), 400):
@@ -95,7 +96,7 @@ class HiddenQueries(Connection):
             StorageError: a restored id was stored again meanwhile (e.g. by an import).
         """
         moved: dict[str, list[str]] = {table: [] for table in HIDDEN_TABLES}
-        with self.transaction() as conn:
+        with self.user_transaction(user_id) as conn:
             for table, shelf in HIDDEN_TABLES.items():
                 shared = [c for c in self._shared_columns(conn, table, shelf) if c != "indexed"]
                 plain = [c for c in shared if c != "seq"]
@@ -110,7 +111,9 @@ class HiddenQueries(Connection):
                                      f" 0 FROM {shelf} {where} AND seq IS NOT NULL ORDER BY seq", [user_id, *rows])
                         conn.execute(f"INSERT INTO {table} ({', '.join(plain)}, indexed) SELECT {', '.join(plain)},"
                                      f" 0 FROM {shelf} {where} AND seq IS NULL ORDER BY rowid", [user_id, *rows])
-                    except sqlite3.IntegrityError as exc:
+                    except Exception as exc:
+                        if not is_integrity_error(exc):
+                            raise
                         raise StorageError(f"cannot restore into {table}: an id is stored again ({exc})") from exc
                     conn.execute(f"DELETE FROM {shelf} {where}", [user_id, *rows])
                     moved[table] += rows
@@ -119,7 +122,7 @@ class HiddenQueries(Connection):
     def delete_hidden(self, user_id: str, ids: Sequence[str] | None = None) -> dict[str, list[str]]:
         """Erase hidden rows of the user (all of them, or those among ``ids``; facts by lineage)."""
         removed: dict[str, list[str]] = {table: [] for table in HIDDEN_TABLES}
-        with self.transaction() as conn:
+        with self.user_transaction(user_id) as conn:
             for table, shelf in HIDDEN_TABLES.items():
                 if ids is None:
                     found = [str(r[0]) for r in conn.execute(f"SELECT id FROM {shelf} WHERE user_id = ?", (user_id,))]
@@ -151,10 +154,9 @@ class HiddenQueries(Connection):
         return out
 
     @staticmethod
-    def _shared_columns(conn: sqlite3.Connection, table: str, shelf: str) -> list[str]:
-        live = [str(r["name"]) for r in conn.execute(f"PRAGMA table_info({table})").fetchall()]
-        kept = {str(r["name"]) for r in conn.execute(f"PRAGMA table_info({shelf})").fetchall()} - _SHELF_ONLY
-        return [c for c in live if c in kept]
+    def _shared_columns(conn: Any, table: str, shelf: str) -> list[str]:
+        kept = set(column_names(conn, shelf)) - _SHELF_ONLY
+        return [c for c in column_names(conn, table) if c in kept]
 
 
 def _matching(conn: sqlite3.Connection, table: str, user_id: str, ids: list[str]) -> list[str]:

@@ -35,9 +35,10 @@ _COLUMNS = "id, user_id, scope, key, value, index_paths, vectors, created_at, up
 
 
 def item_index(vectors: VectorIndex) -> VectorIndex:
-    """The items' vector index: per-user collections on ``vectors``' Chroma client, prefixed
-    ``{prefix}_items`` (out of sight of the engine's index, whose ``reset`` leaves them)."""
-    return VectorIndex(vectors.client, prefix=f"{vectors.prefix}_items")
+    """The items' vector index: per-user collections on ``vectors``' Chroma client (or rows of its
+    pgvector table), prefixed ``{prefix}_items`` (out of sight of the engine's index, whose
+    ``reset`` leaves them)."""
+    return vectors.sibling(f"{vectors.prefix}_items")
 
 
 def item_vector_ids(item_id: str, start: int, stop: int) -> list[str]:

@@ -22,9 +22,13 @@ Adding to the schema: register a new step at the end (never edit a step that has
 ``episodes``, ``facts`` or ``rules`` calls :func:`~.hidden.sync_hidden_shelves` at its end, so
 the shelves of hidden memories keep every column of their live table.
 
-The runner needs a connection-like object only (:class:`Transactional`: ``query`` and a
-``transaction`` context manager) and standard SQL, with the placeholder as a parameter, so a
-Postgres backend can record its own steps in the same way.
+The runner needs a connection-like object only (:class:`Transactional`: ``query`` and an
+``exclusive`` transaction) and standard SQL, with the placeholder as a parameter, so the Postgres
+store (:mod:`.postgres`) records the same named steps in the same way. A step whose SQL differs
+there registers its Postgres form beside it (``@STORAGE(postgres=...)``), under the same name.
+On Postgres every step runs in a transaction holding the advisory lock :data:`MIGRATIONS_LOCK`,
+and reads the ledger again inside it, so several processes opening one database at once apply
+each step exactly once.
 """
 
 from __future__ import annotations
@@ -32,17 +36,20 @@ from __future__ import annotations
 import functools
 import logging
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from .._time import utcnow
 from ..errors import StorageError
+from .dialect import statements
 from .hidden import sync_hidden_shelves
-from .schema import SCHEMA
+from .pg_schema import pg_create_hidden_shelves, pg_create_pinned_blocks, pg_create_tables, pg_source_and_importance
+from .schema import FACTS_IMPORTANT_INDEX, PINNED_BLOCKS, SCHEMA, SOURCE_AND_IMPORTANCE
 
-__all__ = ["MIGRATIONS_TABLE", "STORAGE", "Ledger", "Migration", "Migrations", "Transactional", "base_columns",
+__all__ = ["MIGRATIONS_LOCK", "MIGRATIONS_TABLE", "STORAGE", "Ledger", "Migration", "Migrations", "Transactional",
+           "base_columns",
            "meta_is", "statements"]
 
 logger = logging.getLogger(__name__)
@@ -50,12 +57,17 @@ logger = logging.getLogger(__name__)
 MIGRATIONS_TABLE = "migrations"
 """The table recording which steps a store has applied: ``name``, ``applied_at`` (ISO-8601, UTC)."""
 
+MIGRATIONS_LOCK = 0x6E6F76615F6D6967  # "nova_mig"
+"""The advisory lock every migration transaction on Postgres holds (one database, many processes)."""
+
 T = TypeVar("T")
 
 
 class Transactional(Protocol):
     """What the runner needs of a database: reads, and a write transaction that yields an object
-    with ``execute(sql, params)`` (``sqlite3.Connection``, a DB-API cursor ...)."""
+    with ``execute(sql, params)`` (``sqlite3.Connection``, a Postgres transaction ...). A database
+    several processes migrate at once also offers ``exclusive(key)``, a transaction holding the
+    lock ``key`` (the stores' :meth:`~.connection.Connection.exclusive`), which the runner then uses."""
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> Sequence[Any]: ...
 
@@ -74,9 +86,14 @@ class Ledger:
         self.db = db
         self.param = param
 
+    def transaction(self) -> AbstractContextManager[Any]:
+        """A transaction that runs alone among every migration of the database."""
+        exclusive = getattr(self.db, "exclusive", None)
+        return exclusive(MIGRATIONS_LOCK) if exclusive is not None else self.db.transaction()
+
     def create(self) -> None:
         """Create the table if it is missing (writes nothing when it exists)."""
-        with self.db.transaction() as conn:
+        with self.transaction() as conn:
             conn.execute(f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (name TEXT PRIMARY KEY,"
                          " applied_at TEXT NOT NULL)")
 
@@ -126,11 +143,17 @@ def meta_is(key: str, value: str | None = None) -> Callable[[Ledger], bool]:
 @dataclass(frozen=True)
 class Migration(Generic[T]):
     """One named step: ``run`` applies it; ``ran_before`` tells, from a store's older flags, that
-    it already ran (then it is recorded without running)."""
+    it already ran (then it is recorded without running); ``variants`` are its forms for other
+    databases by dialect name (``postgres``), each applied and recorded under the same name."""
 
     name: str
     run: Callable[[T], None]
     ran_before: Callable[[Ledger], bool] | None = None
+    variants: Mapping[str, Callable[[T], None]] = field(default_factory=dict)
+
+    def runner(self, dialect: str) -> Callable[[T], None]:
+        """The form of the step for ``dialect`` (``sqlite``: :attr:`run`)."""
+        return self.variants.get(dialect, self.run)
 
 
 class Migrations(Generic[T]):
@@ -148,14 +171,15 @@ class Migrations(Generic[T]):
         self.atomic = atomic
         self._steps: list[Migration[T]] = []
 
-    def __call__(self, *, ran_before: Callable[[Ledger], bool] | None = None
+    def __call__(self, *, ran_before: Callable[[Ledger], bool] | None = None, **variants: Callable[[T], None]
                  ) -> Callable[[Callable[[T], None]], Callable[[T], None]]:
-        """Register the decorated function as the next step, named after it."""
+        """Register the decorated function as the next step, named after it; ``variants`` are
+        its forms for other dialects (``postgres=...``)."""
 
         def register(fn: Callable[[T], None]) -> Callable[[T], None]:
             if fn.__name__ in self.names():
                 raise ValueError(f"a {self.label} migration is already named {fn.__name__!r}")
-            self._steps.append(Migration(fn.__name__, fn, ran_before))
+            self._steps.append(Migration(fn.__name__, fn, ran_before, dict(variants)))
             return fn
 
         return register
@@ -167,12 +191,12 @@ class Migrations(Generic[T]):
         """The steps' names, in the order they run."""
         return [step.name for step in self._steps]
 
-    def pending(self, db: Transactional, *, param: str = "?") -> list[str]:
+    def pending(self, db: Transactional, *, param: str | None = None) -> list[str]:
         """The steps ``db`` has not recorded yet (read only)."""
-        done = Ledger(db, param=param).applied()
+        done = Ledger(db, param=param or getattr(db, "param", "?")).applied()
         return [name for name in self.names() if name not in done]
 
-    def apply(self, db: Transactional, target: T | None = None, *, param: str = "?") -> list[str]:
+    def apply(self, db: Transactional, target: T | None = None, *, param: str | None = None) -> list[str]:
         """Apply the steps ``db`` has not recorded, in order; returns the names recorded now.
 
         Writes nothing when every step is recorded already.
@@ -180,7 +204,8 @@ class Migrations(Generic[T]):
         Raises:
             StorageError: a step failed (the steps before it stay applied and recorded).
         """
-        ledger = Ledger(db, param=param)
+        ledger = Ledger(db, param=param or getattr(db, "param", "?"))
+        dialect = str(getattr(db, "dialect", "sqlite"))
         recorded = ledger.applied()
         todo = [step for step in self._steps if step.name not in recorded]
         if not todo:
@@ -189,7 +214,7 @@ class Migrations(Generic[T]):
         done: list[str] = []
         for step in todo:
             try:
-                self._apply(ledger, step, target)
+                self._apply(ledger, step, target, dialect)
             except StorageError:
                 raise
             except Exception as exc:
@@ -197,37 +222,23 @@ class Migrations(Generic[T]):
             done.append(step.name)
         return done
 
-    def _apply(self, ledger: Ledger, step: Migration[T], target: T | None) -> None:
+    def _apply(self, ledger: Ledger, step: Migration[T], target: T | None, dialect: str) -> None:
+        run = step.runner(dialect)
         if step.ran_before is not None and step.ran_before(ledger):
-            with ledger.db.transaction() as conn:
+            with ledger.transaction() as conn:
                 ledger.record(conn, step.name)
             logger.info("nova-memory: %s migration %s had run before (recorded, not run again)", self.label,
                         step.name)
             return
         if self.atomic:
-            with ledger.db.transaction() as conn:
+            with ledger.transaction() as conn:
                 if not ledger.is_applied(conn, step.name):  # another connection may have just applied it
-                    step.run(conn)
+                    run(conn)
                     ledger.record(conn, step.name)
             return
-        step.run(target)  # type: ignore[arg-type]
-        with ledger.db.transaction() as conn:
+        run(target)  # type: ignore[arg-type]
+        with ledger.transaction() as conn:
             ledger.record(conn, step.name)
-
-
-def statements(script: str) -> list[str]:
-    """The complete SQL statements of ``script``, one by one (``executescript`` would commit the
-    transaction a step runs in)."""
-    out: list[str] = []
-    pending = ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            out.append(pending.strip())
-            pending = ""
-    if pending.strip() and not all(ln.strip().startswith("--") or not ln.strip() for ln in pending.splitlines()):
-        raise ValueError(f"an incomplete SQL statement: {pending.strip()[:80]!r}")
-    return out
 
 
 @functools.cache
@@ -248,7 +259,7 @@ STORAGE: Migrations[sqlite3.Connection] = Migrations("storage", atomic=True)
 """The storage steps, applied by :class:`~.sqlite.SQLiteStore` on open."""
 
 
-@STORAGE()
+@STORAGE(postgres=pg_create_tables)
 def create_tables(conn: sqlite3.Connection) -> None:
     """The system of record's tables, indexes, full-text tables and triggers (:data:`~.schema.SCHEMA`).
 
@@ -259,47 +270,29 @@ def create_tables(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
-@STORAGE()
+@STORAGE(postgres=pg_create_hidden_shelves)
 def create_hidden_shelves(conn: sqlite3.Connection) -> None:
     """The shelves of hidden memories (``hidden_episodes``, ``hidden_facts``, ``hidden_rules``): the
     columns of their live table plus ``hidden_at`` (:func:`~.hidden.sync_hidden_shelves`)."""
     sync_hidden_shelves(conn)
 
 
-@STORAGE()
+@STORAGE(postgres=pg_source_and_importance)
 def source_and_importance(conn: sqlite3.Connection) -> None:
     """Each turn and fact says whether it was asked for (``source``: ``explicit`` / ``inferred``), and
     facts get the ``importance`` turns had (:mod:`~nova_memory_integrations.memory.importance`); rows
     written before read as inferred, of the default importance. The index serves
     :meth:`~.fact_queries.FactQueries.important_facts`."""
-    for table, column, definition in (("episodes", "source", "TEXT NOT NULL DEFAULT 'inferred'"),
-                                      ("facts", "source", "TEXT NOT NULL DEFAULT 'inferred'"),
-                                      ("facts", "importance", "REAL NOT NULL DEFAULT 0.5")):
+    for table, column, definition in SOURCE_AND_IMPORTANCE:
         if column not in {str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}:  # a store that lost
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")  # its ledger has them
-    conn.execute("CREATE INDEX IF NOT EXISTS facts_important ON facts (user_id, importance) WHERE expired_at IS NULL")
+    conn.execute(FACTS_IMPORTANT_INDEX)
     sync_hidden_shelves(conn)
 
 
-@STORAGE()
+@STORAGE(postgres=pg_create_pinned_blocks)
 def create_pinned_blocks(conn: sqlite3.Connection) -> None:
     """Pinned blocks (:mod:`~.blocks`): named texts per user, each version kept (``valid_from`` /
     ``valid_to``), at most one current version per user and name."""
-    for sql in statements("""
-CREATE TABLE IF NOT EXISTS pinned_blocks (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    user_id TEXT NOT NULL,
-    name TEXT NOT NULL,
-    content TEXT NOT NULL,
-    size_limit INTEGER NOT NULL,
-    author TEXT NOT NULL,
-    valid_from REAL NOT NULL,
-    valid_to REAL,
-    ingested_at REAL NOT NULL,
-    metadata TEXT NOT NULL DEFAULT '{}'
-);
-CREATE UNIQUE INDEX IF NOT EXISTS pinned_blocks_current ON pinned_blocks (user_id, name) WHERE valid_to IS NULL;
-CREATE INDEX IF NOT EXISTS pinned_blocks_user ON pinned_blocks (user_id, name, seq);
-"""):
+    for sql in statements(PINNED_BLOCKS):
         conn.execute(sql)

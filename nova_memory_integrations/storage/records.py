@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from .._time import from_epoch
@@ -50,6 +51,25 @@ class RecordQueries(Connection):
             out.extend(self.query(f"SELECT * FROM {table} WHERE id IN ({marks})", chunk))
         return self.readable(out, table, _CONVERTERS[table], keep_row=True)
 
+    def claim_rows(self, table: str, ids: Sequence[str]) -> AbstractContextManager[list[str]]:
+        """The indexer's claim on rows of ``table`` it is about to index (or drop from the index):
+        the ids it is to work on, for as long as the block runs. On SQLite every id is this process's
+        (one process owns the data directory); Postgres' store claims rows against its peers."""
+        if table not in _INDEXED_TABLES:
+            raise ValueError(table)
+        return nullcontext(list(dict.fromkeys(ids)))
+
+    def live_ids(self, table: str, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are rows of ``table`` that belong in the index (a fact: not expired)."""
+        if table not in _INDEXED_TABLES:
+            raise ValueError(table)
+        live = " AND expired_at IS NULL" if table == "facts" else ""
+        out: set[str] = set()
+        for chunk in chunks(list(ids), 500):
+            out |= {str(r[0]) for r in self.query(
+                f"SELECT id FROM {table} WHERE id IN ({','.join('?' * len(chunk))}){live}", chunk)}
+        return out
+
     def mark_indexed(self, table: str, ids: Sequence[str], value: int = 1) -> None:
         """Set the ``indexed`` flag of rows."""
         if table not in {"episodes", "facts", "rules"}:
@@ -77,7 +97,7 @@ class RecordQueries(Connection):
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO dead_letters (id, user_id, episode_ids, error, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET attempts = attempts + 1,"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET attempts = dead_letters.attempts + 1,"
                 " error = excluded.error, updated_at = excluded.updated_at",
                 (letter_id, user_id, dumps(list(episode_ids)), error, at, at),
             )
@@ -174,10 +194,12 @@ class RecordQueries(Connection):
         also = "AND" if where else "WHERE"
         queries = {
             "episodes": f"SELECT user_id, COUNT(*) FROM episodes {where} GROUP BY user_id",
-            "unconsolidated": f"SELECT user_id, SUM(processed = 0) FROM episodes {where} GROUP BY user_id",
+            "unconsolidated": "SELECT user_id, SUM(CASE WHEN processed = 0 THEN 1 ELSE 0 END) FROM episodes"
+                              f" {where} GROUP BY user_id",
             "tombstones": f"SELECT user_id, COUNT(*) FROM episodes {where} {also} role = 'tombstone' GROUP BY user_id",
             "summaries": f"SELECT user_id, COUNT(*) FROM episodes {where} {also} role = 'summary' GROUP BY user_id",
-            "facts_current": "SELECT user_id, SUM(expired_at IS NULL AND valid_to IS NULL) FROM facts"
+            "facts_current": "SELECT user_id, SUM(CASE WHEN expired_at IS NULL AND valid_to IS NULL THEN 1 ELSE 0 END)"
+                             " FROM facts"
                              f" {where} GROUP BY user_id",
             "fact_versions": f"SELECT user_id, COUNT(*) FROM facts {where} GROUP BY user_id",
             "fact_events": f"SELECT user_id, COUNT(*) FROM fact_events {where} GROUP BY user_id",

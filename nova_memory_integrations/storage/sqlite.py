@@ -13,6 +13,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .blocks import BlockQueries
 from .compaction import CompactionQueries
@@ -33,8 +34,8 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
                   CompactionQueries, BlockQueries, TableRows):
     """The system of record. Thread-safe; every method is scoped by ``user_id``."""
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
-        super().__init__(path, busy_timeout_ms=busy_timeout_ms)
+    def __init__(self, path: Path | str, **options: Any) -> None:
+        super().__init__(path, **options)  # the connection's options (busy_timeout_ms ...)
         try:
             STORAGE.apply(self)  # the tables, then every later step this database has not recorded
         except BaseException:
@@ -45,23 +46,29 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Remove every row of a user from every table; returns counts per table."""
         counts: dict[str, int] = {}
-        with self.transaction() as conn:
+        with self.user_transaction(user_id) as conn:
             for table in ("episodes", "facts", "fact_events", "rules", "dead_letters", "entities", "entity_aliases",
                           "conflicts", "pinned_blocks"):
                 cur = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
                 counts[table] = cur.rowcount
-            # episodes_seq_user orders every user's turns by seq, so theirs sit on shared pages,
-            # and a delete there can leave the bytes of the user id behind (found by
-            # test_forget_bytes); rebuilt, its old pages are freed, which secure_delete zeroes
-            # (~0.1 s per 100k turns)
-            conn.execute("REINDEX episodes_seq_user")
+            self._after_delete_user(conn)
         self.scrub()
         return counts
+
+    def _after_delete_user(self, conn: Any) -> None:
+        """Inside :meth:`delete_user`'s transaction, once the rows are gone.
+
+        ``episodes_seq_user`` orders every user's turns by seq, so theirs sit on shared pages,
+        and a delete there can leave the bytes of the user id behind (found by
+        test_forget_bytes); rebuilt, its old pages are freed, which secure_delete zeroes
+        (~0.1 s per 100k turns).
+        """
+        conn.execute("REINDEX episodes_seq_user")
 
     def delete_ids(self, user_id: str, ids: Sequence[str]) -> dict[str, list[str]]:
         """Delete episodes, fact versions (whole lineages) and rules of a user by id."""
         removed: dict[str, list[str]] = {"episodes": [], "facts": [], "rules": []}
-        with self.transaction() as conn:
+        with self.user_transaction(user_id) as conn:
             for chunk in chunks(list(ids), 500):
                 marks = ",".join("?" * len(chunk))
                 ep = [r[0] for r in conn.execute(

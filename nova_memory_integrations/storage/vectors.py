@@ -37,7 +37,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from ..errors import StorageError
+from ..errors import DatabaseUnavailableError, StorageError
 from ._chroma_scrub import run_child
 from ._hnsw_tails import HnswTails
 
@@ -86,10 +86,11 @@ def _stored(meta: Metadata) -> dict[str, str | int | float | bool]:
 
 def unreachable(exc: BaseException) -> bool:
     """Whether a Chroma error (or its cause) means the server cannot be reached (refused, reset,
-    timed out): an outage to wait out, not a fault of the request."""
+    timed out), or the database holding a pgvector index is unavailable: an outage to wait out,
+    not a fault of the request."""
     seen: BaseException | None = exc
     while seen is not None:
-        if isinstance(seen, OSError) or any(
+        if isinstance(seen, (OSError, DatabaseUnavailableError)) or any(
                 c.__name__ == "TransportError" and c.__module__.startswith("httpx") for c in type(seen).__mro__):
             return True
         seen = seen.__cause__ or seen.__context__
@@ -145,6 +146,10 @@ class VectorIndex:
         from .outage import Outage
 
         self.outage = Outage()  # whether reads find the index unreachable (recall skips it meanwhile)
+
+    def sibling(self, prefix: str) -> VectorIndex:
+        """Another index on the same Chroma client under ``prefix`` (the LangGraph items' vectors)."""
+        return VectorIndex(self.client, prefix=prefix)
 
     def ping(self) -> None:
         """Raise unless Chroma answers (a heartbeat: no embedding is wasted on a server that is down).

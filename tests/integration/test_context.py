@@ -20,6 +20,8 @@ from nova_memory_integrations import InvalidInputError, NovaStore
 from nova_memory_integrations.retrieval.search_config import SearchConfig
 from nova_memory_integrations.types import ContextResult
 
+pytestmark = pytest.mark.both_backends  # the store fixtures run on SQLite and on Postgres (conftest)
+
 USER = "alice"
 FORMATS = ("markdown", "json", "xml", "plain")
 BUDGETS = (50, 100, 200, 350, 600, 1000, 2000, 4000)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime, timezone
+from typing import Any
 
 import pytest
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.memory.entities import entity_key
 from nova_memory_integrations.memory.temporal import normalize_value
+
+pytestmark = pytest.mark.both_backends  # the store fixtures run on SQLite and on Postgres (conftest)
 
 T0 = datetime(2024, 2, 1, tzinfo=timezone.utc)
 
@@ -34,15 +36,13 @@ def test_rust_variants_resolve_to_one_entity(store: NovaStore) -> None:
 
 
 
-def test_fuzzy_merge_records_the_evidence(store: NovaStore) -> None:
+def test_fuzzy_merge_records_the_evidence(store: NovaStore, separate: Any) -> None:
     store.components.entities.resolve("u", "Microsoft")
     got = store.components.entities.resolve("u", "Microsft")
     assert got is not None and got.method == "fuzzy" and got.canonical == "Microsoft" and 0.9 <= got.score < 1
     assert store.components.entities.resolve("u", "Paris").canonical == "Paris"  # type: ignore[union-attr]
     assert store.components.entities.resolve("u", "Parish").canonical == "Parish"  # type: ignore[union-attr]
-    con = sqlite3.connect(store.path / "nova.sqlite3")
-    rows = con.execute("SELECT alias, method FROM entity_aliases WHERE user_id = 'u' AND method = 'fuzzy'").fetchall()
-    con.close()
+    rows = separate(store).execute("SELECT alias, method FROM entity_aliases WHERE user_id = 'u' AND method = 'fuzzy'")
     assert rows == [("microsft", "fuzzy")]
 
 
@@ -58,16 +58,15 @@ def test_facts_use_canonical_entities_and_the_graph_has_one_node(store: NovaStor
     assert {f.object for f in store.traverse("u", "user", max_hops=2)} == {"Rust", "Mozilla"}
 
 
-def test_never_two_entities_with_the_same_normalised_name(store: NovaStore) -> None:
+def test_never_two_entities_with_the_same_normalised_name(store: NovaStore, separate: Any) -> None:
     for name in ("New York", "new york", "NEW YORK.", "the New York", "New  York"):
         store.add_fact("u", "user", "visited", name, valid_from=T0)
     norms = [normalize_value(e.name) for e in store.components.entities.list_entities("u")]
     assert len(norms) == len(set(norms)) and norms.count("new york") == 1
-    con = sqlite3.connect(store.path / "nova.sqlite3")
-    with pytest.raises(sqlite3.IntegrityError):
+    con = separate(store)
+    with pytest.raises(con.integrity_error):
         con.execute("INSERT INTO entities (id, user_id, name, norm, key, created_at)"
                     " VALUES ('x', 'u', 'New York', 'new york', 'new york', 0)")
-    con.close()
 
 
 def test_values_are_not_entities(store: NovaStore) -> None:

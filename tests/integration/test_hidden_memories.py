@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 from nova_memory_integrations import InvalidInputError, NovaStore
 from nova_memory_integrations.cli.app import app
 
+pytestmark = pytest.mark.both_backends  # the store fixtures run on SQLite and on Postgres (conftest)
+
 SECRET = "Zanzibar"
 
 
@@ -129,6 +131,7 @@ def test_hidden_memories_stay_hidden_after_reopening(tmp_path: Path, minilm: Any
         assert store.hidden("alice")["episodes"] == [ids["episode"]]
 
 
+@pytest.mark.sqlite_only("export and import are not on Postgres yet")
 def test_export_keeps_hidden_memories_with_their_state(tmp_path: Path, minilm: Any, store: NovaStore) -> None:
     ids = _fill(store)
     store.hide("alice", [ids["episode"], ids["fact"]])

@@ -76,6 +76,8 @@ from nova_memory_integrations.errors import InvalidInputError
 from nova_memory_integrations.langgraph import NamespaceError, NovaLangGraphStore
 from nova_memory_integrations.storage.items import ITEM_KIND, item_index
 
+pytestmark = pytest.mark.both_backends  # the store fixtures run on SQLite and on Postgres (conftest)
+
 MODES = ["bound", "positional"]
 
 
@@ -122,12 +124,14 @@ def mode(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def make(tmp_path: Path, chars: CharacterEmbeddings, mode: str) -> Iterator[Any]:
-    """Factory: a NovaLangGraphStore in ``mode`` over a fresh NovaStore (character embeddings)."""
+def make(tmp_path: Path, chars: CharacterEmbeddings, mode: str, new_database_url: Any) -> Iterator[Any]:
+    """Factory: a NovaLangGraphStore in ``mode`` over a fresh NovaStore (character embeddings; on
+    SQLite, or on a fresh Postgres database in a ``both_backends`` run)."""
     engines: list[NovaStore] = []
 
     def factory(embeddings: Any = None, **kw: Any) -> NovaLangGraphStore:
-        engine = NovaStore(tmp_path / f"mem{len(engines)}", embeddings=embeddings or chars)
+        engine = NovaStore(tmp_path / f"mem{len(engines)}", embeddings=embeddings or chars,
+                           database_url=new_database_url())
         engines.append(engine)
         mapping = {"user_id": "tenant"} if mode == "bound" else {"user_position": 0}
         return NovaLangGraphStore(engine, **mapping, **kw)

