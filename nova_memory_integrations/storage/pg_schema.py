@@ -34,6 +34,13 @@ _TYPES = ((re.compile(r"\bINTEGER PRIMARY KEY AUTOINCREMENT\b"), "BIGINT GENERAT
 _TABLE = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")
 
 
+def _pg_types(sql: str) -> str:
+    """``sql`` with SQLite's column types spelt as Postgres' (:data:`_TYPES`)."""
+    for pattern, replacement in _TYPES:
+        sql = pattern.sub(replacement, sql)
+    return sql
+
+
 def _from_sqlite(schema: str) -> str:
     """SQLite's frozen schema in Postgres' types, one statement a line: its tables and indexes, without
     FTS5 tables and triggers (what they do is :data:`PG_EXTRAS`'); the tables of kept copies get a
@@ -132,13 +139,6 @@ def pg_create_hidden_shelves(conn: Any) -> None:
         for name, text in defs:
             if name not in have:
                 conn.execute(f"ALTER TABLE {shelf} ADD COLUMN {text}")
-
-
-def _pg_types(sql: str) -> str:
-    """``sql`` with SQLite's column types spelt as Postgres' (:data:`_TYPES`)."""
-    for pattern, replacement in _TYPES:
-        sql = pattern.sub(replacement, sql)
-    return sql
 
 
 def pg_source_and_importance(conn: Any) -> None:

@@ -10,6 +10,7 @@ import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+import pytest
 from langchain.agents import create_agent
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -20,6 +21,8 @@ from pydantic import Field
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.langchain import NovaMemory, create_memory_tools
 from nova_memory_integrations.memory.importance import LEVELS
+
+pytestmark = pytest.mark.both_backends
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=timezone.utc)
 ALLERGY = "I have a severe allergy to shellfish, never forget this"
