@@ -94,23 +94,17 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
             store.context("what colour does she like?", "alice").text
 
     Args:
-        path: data directory (created if missing). Defaults to ``$NOVA_MEMORY_HOME`` or
-            ``~/.nova-memory``. Nothing is written outside it.
-        embeddings: any LangChain ``Embeddings`` (or object with ``embed_documents`` /
-            ``embed_query``); default: the packaged all-MiniLM-L6-v2, loaded by path, on
-            ONNX Runtime (exported once per machine into the model cache) or torch, per
-            ``config.embeddings.backend``.
-        chroma_client: any ``chromadb`` client (e.g. ``chromadb.HttpClient``); default:
-            an embedded ``PersistentClient`` inside ``path``.
+        path: data directory (created if missing; ``$NOVA_MEMORY_HOME`` or ``~/.nova-memory``).
+        embeddings: any LangChain ``Embeddings``; default: the packaged all-MiniLM-L6-v2 on ONNX
+            Runtime (exported once per machine into the model cache) or torch.
+        chroma_client: any ``chromadb`` client; default: an embedded one inside ``path``.
         config: a ``NovaConfig``, or a path to a TOML file; default: ``<path>/config.toml``
             when present, else built-in defaults.
         llm: a LangChain chat model or LlamaIndex LLM for consolidation (structured output,
             batched); default: the deterministic extractor. See :meth:`consolidate`.
-        database_url: a Postgres connection string (``postgresql://...``; also
-            ``$NOVA_MEMORY_DATABASE_URL`` or ``storage.database_url``): the memories and their
-            vectors (pgvector) live in that database, which any number of stores in any number
-            of processes share; ``path`` then holds only the model cache. Default: SQLite and
-            embedded Chroma in ``path``. Needs the ``postgres`` extra.
+        database_url: ``postgresql://...`` (or ``$NOVA_MEMORY_DATABASE_URL``): memories and
+            vectors (pgvector) in that database, shared by any number of processes; ``path``
+            then holds only the model cache. Needs the ``postgres`` extra.
     """
 
     def __init__(
