@@ -186,6 +186,9 @@ class LimitsConfig(_Section):
     max_texts: int = Field(default=5_000, ge=1)
     """Texts per ``compress`` call (and documents per compressor call): the work and memory of
     near-duplicate detection grow with the list, so a longer one is refused up front."""
+    block_chars: int = Field(default=2_000, ge=1)
+    """The size limit of a new pinned block (``NovaStore.set_block(limit=...)`` sets another): a
+    block is in every context, so its text is refused beyond its limit, never cut silently."""
 
 
 class FactConfig(_Section):

@@ -53,7 +53,7 @@ from ..memory.entailments import needs
 from ..memory.facts import FactMemory, normalize_predicate
 from ..memory.temporal import decayed_confidence, normalize_value
 from ..storage.sqlite import SQLiteStore, row_to_fact
-from ..types import ConsolidationResult, Episode, Fact, FactDecision
+from ..types import ConsolidationResult, Episode, Fact, FactDecision, MemorySource
 from .negation import NOTHING_HELD, Ending, NegationPlan, opposite_predicates, plan_entailed, plan_negation
 from .types import tally
 
@@ -247,7 +247,7 @@ class Consolidator:
                             except Veto:
                                 continue
                             made, ids = self._apply(user_id, proposal, at=proposal.valid_from or episode.timestamp,
-                                                    episode_ids=[episode.id], now=now)
+                                                    episode_ids=[episode.id], now=now, source=episode.source)
                             self.hooks.run("after_decision", user_id, made)
                             decisions += made
                             changed += ids
@@ -322,12 +322,15 @@ class Consolidator:
     def apply_fact(
         self, user_id: str, subject: str, predicate: str, obj: str, *, at: datetime, confidence: float | None = None,
         episode_ids: Sequence[str] = (), metadata: dict[str, Any] | None = None, reason: str | None = None,
+        importance: float | None = None, source: MemorySource = "explicit",
     ) -> tuple[FactDecision, list[str]]:
-        """Apply one statement outside a run (``NovaStore.add_fact``): resolution, conflicts, one transaction."""
+        """Apply one statement outside a run (``NovaStore.add_fact``, a memory tool, REST): resolution,
+        conflicts, one transaction. Such a statement is explicit unless ``source`` says otherwise."""
         prop = Proposal(subject, predicate, obj, confidence=confidence, reason=reason, metadata=dict(metadata or {}))
         try:
             with self.db.user_transaction(user_id):
-                made, changed = self._apply(user_id, prop, at=at, episode_ids=list(episode_ids), now=utcnow())
+                made, changed = self._apply(user_id, prop, at=at, episode_ids=list(episode_ids), now=utcnow(),
+                                            source=source, importance=importance)
         except Exception:
             if self.entities is not None:
                 self.entities.invalidate(user_id)
@@ -335,13 +338,15 @@ class Consolidator:
         return made[0], changed
 
     def _apply(
-        self, user_id: str, prop: Proposal, *, at: datetime, episode_ids: list[str], now: datetime
+        self, user_id: str, prop: Proposal, *, at: datetime, episode_ids: list[str], now: datetime,
+        source: MemorySource = "inferred", importance: float | None = None,
     ) -> tuple[list[FactDecision], list[str]]:
         meta = dict(prop.metadata)
         if prop.source_text:
             meta["source_text"] = prop.source_text
         common: dict[str, Any] = {"confidence": prop.confidence, "episode_ids": episode_ids,
-                                  "metadata": meta or None, "now": now, "reason_prefix": prop.reason}
+                                  "metadata": meta or None, "now": now, "reason_prefix": prop.reason,
+                                  "source": source, "importance": importance}
         target = self._current(user_id, prop.target_fact_id)
         if prop.op == "UPDATE" and target is not None and says_corrected(prop.reason):  # a model's correction
             fixed, fixed_ids = self.facts.retract(user_id, target, prop.object, at=at, episode_ids=episode_ids,
