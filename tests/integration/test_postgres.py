@@ -168,6 +168,33 @@ def test_the_pgvector_index_keeps_users_apart(pg_url: str) -> None:
         db.close()
 
 
+def test_keyword_scores_on_postgres_are_sqlites_bm25(pg_url: str, tmp_path: Path,
+                                                      minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    """Same turns, same query: the Postgres store's keyword scores are FTS5's BM25 (IDF over every
+    user's turns, length-normalised), not ``ts_rank``'s, so fusion weighs keyword hits alike."""
+    texts = ["the cat sat on the mat", "a dog and a cat and another cat", "dog", "the dog chased the dog",
+             "birds sing at dawn over the quiet harbour of the old town with a cat"]
+    turns = [{"user_id": "ivy" if n % 2 else "jon", "role": "user", "content": t, "timestamp": T0}
+             for n, t in enumerate(texts * 2)]
+    turns += [{"user_id": "kim", "role": "user", "content": f"an unrelated turn number {n}", "timestamp": T0}
+              for n in range(20)]  # rows of another user: in the IDF, never in the results
+    scores = []
+    for url in (None, pg_url):
+        store = NovaStore(tmp_path / f"s{len(scores)}", embeddings=minilm_onnx, database_url=url, config=MANUAL)
+        try:
+            store.add_turns(turns)
+            db, by_text = store.components.db, {e.id: e.content for e in store.episodes("ivy")}
+            found = [db.fts_episodes("ivy", match, 10) for match in ('"cat"', '"cat" OR "dog"', '"harbour" OR "dog"')]
+            scores.append([[(by_text[i], s) for i, s in hits] for hits in found])
+        finally:
+            store.close()
+    sqlite, postgres = scores
+    assert [len(h) for h in postgres] == [3, 5, 4]
+    for mine, theirs in zip(postgres, sqlite):
+        assert dict(mine) == pytest.approx(dict(theirs), rel=1e-6) and len(mine) == len(theirs)
+        assert [s for _, s in mine] == sorted((s for _, s in mine), reverse=True)
+
+
 @pytest.fixture
 def own_server() -> Iterator[Any]:
     """A Postgres server of this test's own (it is stopped and started again)."""
