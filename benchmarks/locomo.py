@@ -78,7 +78,8 @@ from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embedd
 from nova_memory_integrations.errors import ConfigError
 from nova_memory_integrations.retrieval.assemble import time_note
 from nova_memory_integrations.retrieval.search_config import SearchConfig
-from nova_memory_integrations.storage.pg_local import drop_database, fresh_database, local_server
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/pg_local.py
+from pg_local import drop_database, fresh_database, local_server  # noqa: E402
 from nova_memory_integrations.text.terms import terms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -42,7 +42,8 @@ from _common import emit, generate_queries, generate_turns, log, set_offline_env
 
 set_offline_env()
 
-from nova_memory_integrations.storage.pg_local import fresh_database, local_server  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/pg_local.py
+from pg_local import fresh_database, local_server  # noqa: E402
 
 
 def _peer(url: str | None, data_dir: str, proc: int, turns: int, queries: int, users: int, barrier: Any,

@@ -155,7 +155,8 @@ class PgConnection(Connection):
         self.checkpointer = None
 
     def _new_pool(self) -> Any:
-        from psycopg_pool import ConnectionPool
+        with needs_extra("postgres"):
+            from psycopg_pool import ConnectionPool
 
         s = self.settings
         return ConnectionPool(
@@ -177,7 +178,8 @@ class PgConnection(Connection):
         with self._revive_lock:
             if not self._failing:
                 return
-            import psycopg
+            with needs_extra("postgres"):
+                import psycopg
 
             with self._errors("reconnect"):
                 psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self.settings.connect_timeout_s)),

