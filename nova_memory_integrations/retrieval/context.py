@@ -26,6 +26,7 @@ from .assemble import Format, assemble, with_speaker
 from .candidate import Candidate
 from .compress import compress_items, extract_sentences, near_duplicates
 from .point_in_time import facts_known_by, overfetch, rules_known_by
+from .reads import read_database
 from .rerank import reranker_scores
 from .search_config import SearchConfig, Signal
 from .signals import dense_now, keyword_dense, merge_hits
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
     from ..engine.components import Components
     from .pipeline import RecallPipeline
 
-__all__ = ["build_context", "compress_texts", "dense_search", "guaranteed", "snippets", "to_hit", "to_item"]
+__all__ = ["build_context", "compress_texts", "dense_search", "guaranteed", "retrieve_snippets", "snippets", "to_hit",
+           "to_item"]
 
 _FOUND_BY: dict[Signal, str] = {
     Signal.DENSE: "semantic match", Signal.LEXICAL: "keyword match (BM25)", Signal.FACT_DENSE: "semantic match",
@@ -154,6 +156,20 @@ def snippets(
     return [to_hit(g[0], g) for g in groups]
 
 
+def retrieve_snippets(
+    pipeline: RecallPipeline, query: str, user_id: str, *, k: int, config: SearchConfig,
+    kinds: Sequence[MemoryKind], as_of: datetime | None, session_id: str | None, rerank: bool | None,
+) -> list[SearchHit]:
+    """Hybrid retrieval as :meth:`NovaStore.retrieve` returns it: the pipeline's ranking, cut into
+    the ``k`` best items (:func:`snippets`); nothing while the database is down (:func:`.reads.read_database`)."""
+    def read() -> list[SearchHit]:
+        retrieved = pipeline.retrieve(query, user_id, k=k * config.snippet_max_turns, config=config, kinds=kinds,
+                                      as_of=as_of, session_id=session_id, rerank=rerank)
+        return snippets(pipeline.components, user_id, retrieved.hits, k, config.snippet_max_turns)
+
+    return read_database(pipeline.components.db, read, list)
+
+
 F = TypeVar("F", bound=Callable[..., ContextResult])
 
 
@@ -187,7 +203,21 @@ def build_context(
 ) -> ContextResult:
     """The full pipeline for one query (see :meth:`NovaStore.context`): retrieve (signals ->
     fusion -> rerank, and the vectors compression compares) -> compress -> assemble, which packs
-    the :func:`guaranteed` items into their reserved share first and the relevant ones after."""
+    the :func:`guaranteed` items into their reserved share first and the relevant ones after. While
+    the database is down, an empty context (:func:`.reads.read_database`: recall fails open)."""
+    def empty() -> ContextResult:
+        return ContextResult(query=query, user_id=user_id, text="", tokens=0, budget_tokens=budget_tokens,
+                             format=fmt, tokenizer=pipeline.components.token_counter.name)
+
+    return read_database(pipeline.components.db, lambda: _context(
+        pipeline, query, user_id, budget_tokens=budget_tokens, as_of=as_of, fmt=fmt, session_id=session_id,
+        config=config, kinds=kinds), empty)
+
+
+def _context(
+    pipeline: RecallPipeline, query: str, user_id: str, *, budget_tokens: int, as_of: datetime | None, fmt: Format,
+    session_id: str | None, config: SearchConfig, kinds: Sequence[MemoryKind],
+) -> ContextResult:
     start = time.perf_counter()
     retrieved = pipeline.retrieve(query, user_id, k=config.candidates_for(budget_tokens), config=config,
                                   kinds=kinds, as_of=as_of, session_id=session_id, with_vectors=True)
@@ -299,8 +329,17 @@ def dense_search(
     as_of: datetime | None,
 ) -> list[SearchHit]:
     """Plain dense search (see :meth:`NovaStore.search`). While the vector index is down, the
-    user's keyword (BM25) matches are scored by cosine too, so older memories stay findable.
-    With ``as_of``, a point-in-time search: nothing learnt after it (:mod:`.point_in_time`)."""
+    user's keyword (BM25) matches are scored by cosine too, so older memories stay findable;
+    while the database is down, nothing (:func:`.reads.read_database`). With ``as_of``, a
+    point-in-time search: nothing learnt after it (:mod:`.point_in_time`)."""
+    return read_database(components.db, lambda: _dense_search(
+        components, query, user_id, k=k, kinds=kinds, session_id=session_id, as_of=as_of), list)
+
+
+def _dense_search(
+    components: Components, query: str, user_id: str, *, k: int, kinds: Sequence[MemoryKind],
+    session_id: str | None, as_of: datetime | None,
+) -> list[SearchHit]:
     moment = as_of or utcnow()
     vector = components.embedder.embed_query(query)
     db = components.db

@@ -1,5 +1,6 @@
-"""What recall reads beside its signals: the vector index through its outage state, and the
-stored vectors of candidates (SQLite's copies first, then the index)."""
+"""What recall reads beside its signals: the vector index through its outage state, the system
+of record through its own (recall fails open on both), and the stored vectors of candidates
+(SQLite's copies first, then the index)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ..errors import StorageError
+from ..errors import DatabaseUnavailableError, StorageError
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import Vector, VectorIndex, unreachable
 from ..types import MemoryKind
 from .candidate import Candidate, Key
 
-__all__ = ["fill_vectors", "read_index", "stored_vectors"]
+__all__ = ["fill_vectors", "read_database", "read_index", "stored_vectors"]
 
 _T = TypeVar("_T")
 logger = logging.getLogger(__name__)
@@ -39,13 +40,45 @@ def read_index(vectors: VectorIndex, read: Callable[[], _T], default: _T) -> _T:
         if not unreachable(exc):
             raise
         if outage.failed():
-            logger.warning("nova-memory: the vector index (Chroma, %s) is unreachable (%s): recall falls back to "
-                           "keywords (BM25), the fact graph and facts; new memories stay in SQLite and are indexed "
-                           "when it is back", _where(vectors), exc)
+            db = getattr(vectors, "db", None)  # pgvector: the index is the database's, and so is its outage
+            if db is not None and outage is db.outage:
+                _database_down(db, exc)
+            else:
+                logger.warning("nova-memory: the vector index (Chroma, %s) is unreachable (%s): recall falls back "
+                               "to keywords (BM25), the fact graph and facts; new memories stay in SQLite and are "
+                               "indexed when it is back", _where(vectors), exc)
         return default
     if was_down and (lasted := outage.recovered()) is not None:
         logger.info("nova-memory: the vector index is reachable again after %.1f s", lasted)
     return out
+
+
+def read_database(db: SQLiteStore, read: Callable[[], _T], default: Callable[[], _T]) -> _T:
+    """``read()`` (one whole recall: ``context()``, ``retrieve()``, ``search()``), or ``default()``
+    (an empty result) while the system of record is unavailable (Postgres down or restarting:
+    :class:`~nova_memory_integrations.errors.DatabaseUnavailableError`). Recall fails open, as
+    it does without the vector index: an agent's chain goes on without memories instead of
+    failing, and a read within
+    :data:`~nova_memory_integrations.storage.outage.RETRY_S` of a failed one does not wait out
+    the connect timeout again. Writes keep failing closed (``add_turn`` raises: nothing is
+    acknowledged that is not stored), and any statement that succeeds ends the outage. One
+    warning per outage (``db.outage``, which a pgvector index shares); other errors still raise.
+    """
+    outage = db.outage
+    if outage.resting():
+        return default()
+    try:
+        return read()
+    except DatabaseUnavailableError as exc:
+        if outage.failed():
+            _database_down(db, exc)
+        return default()
+
+
+def _database_down(db: SQLiteStore, exc: BaseException) -> None:
+    logger.warning("nova-memory: the database (%s) is unavailable (%s): recall returns no memories until it is "
+                   "back; add_turn raises DatabaseUnavailableError meanwhile (nothing unstored is acknowledged)",
+                   db.path, exc)
 
 
 def _where(vectors: VectorIndex) -> str:

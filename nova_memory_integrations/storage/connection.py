@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import StorageError, StoreClosedError
 from .checkpoint import WAL_FALLBACK_PAGES, WalCheckpointer
+from .outage import Outage
 from .rows import readable
 
 __all__ = ["SQLITE_HEADER", "Connection", "check_database_file"]
@@ -71,6 +72,7 @@ class Connection:
     def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = path
         self._closed = False
+        self.outage = Outage()  # a file has no outage; Postgres' store shares the attribute's meaning
         check_database_file(path)
         try:
             self._conn = sqlite3.connect(

@@ -1,9 +1,13 @@
-"""Whether a vector index is reachable, as its reads find it (one :class:`Outage` per index).
+"""Whether a vector index or a database is reachable, as recall's reads find it (one
+:class:`Outage` per index, and one per system of record).
 
 :class:`~.vectors.VectorIndex` holds one as ``outage``; the reads that can do without the
 index (recall's, :func:`~nova_memory_integrations.retrieval.reads.read_index`) report to it
 and ask it whether to try the index at all, so the state of an outage lives with the index
-it is about and ends with it.
+it is about and ends with it. The store's database holds one too (``db.outage``, reported to by
+:func:`~nova_memory_integrations.retrieval.reads.read_database`): on Postgres, recall returns
+nothing while the server is down instead of raising, and the pgvector index shares the
+database's (one server, one outage, one warning).
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ answers again.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
 import time
@@ -32,10 +33,12 @@ from typing import Any
 from ..errors import DatabaseUnavailableError, StorageError, StoreClosedError, needs_extra
 from .connection import Connection
 from .dialect import to_postgres
+from .outage import Outage
 from .rows import readable
 
 __all__ = ["PgConnection", "PgRow", "PgSettings", "lock_key", "redacted"]
 
+logger = logging.getLogger(__name__)
 _LOCK_POLL_S = 0.05
 """How often a process waiting for a user's consolidation lock tries it again."""
 
@@ -75,6 +78,13 @@ class PgRow(tuple):  # type: ignore[type-arg]
 def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], PgRow]:
     index = {col.name: n for n, col in enumerate(cursor.description or ())}
     return lambda values: PgRow(values, index)
+
+
+def _lost(exc: Exception) -> bool:
+    """Whether an error means the server is out of reach (no connection in time, a connection
+    refused or lost, the server shutting down or starting), not a statement or lock timeout."""
+    state = getattr(exc, "sqlstate", None)
+    return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
 
 
 def lock_key(purpose: str, name: str) -> int:
@@ -120,28 +130,64 @@ class PgConnection(Connection):
     def __init__(self, url: Any, *, busy_timeout_ms: int = 10_000, settings: PgSettings | None = None) -> None:
         with needs_extra("postgres"):
             import psycopg  # noqa: F401
-            from psycopg_pool import ConnectionPool
+            import psycopg_pool  # noqa: F401
         self.url = str(url)
         self.path = redacted(self.url)  # what warnings name (a path on SQLite)
         self.settings = settings or PgSettings()
         self._closed = False
+        self.outage = Outage()
+        """Whether recall finds the database unavailable (:func:`~..retrieval.reads.read_database`):
+        shared with the pgvector index, which lives in the same database; any statement that
+        succeeds ends it."""
         self._lock = threading.RLock()  # guards the mixins' per-store memos only: Postgres orders the writes
         self._local = threading.local()
-        s = self.settings
-        options = f"-c statement_timeout={int(s.statement_timeout_ms)} -c lock_timeout={int(busy_timeout_ms)}"
-        self._pool = ConnectionPool(
-            self.url, min_size=1, max_size=max(1, s.pool_size), timeout=s.connect_timeout_s, open=False,
-            kwargs={"autocommit": True, "row_factory": _row_factory, "options": options,
-                    "connect_timeout": max(1, int(s.connect_timeout_s))},
-            check=ConnectionPool.check_connection, name="nova-memory",
-        )
+        self._options = (f"-c statement_timeout={int(self.settings.statement_timeout_ms)}"
+                         f" -c lock_timeout={int(busy_timeout_ms)}")
+        self._failing = False  # the last statement found the server unavailable: see _revive
+        self._revive_lock = threading.Lock()
+        self._pool = self._new_pool()
         try:
             with self._errors("connect"):
-                self._pool.open(wait=True, timeout=s.connect_timeout_s)
+                self._pool.open(wait=True, timeout=self.settings.connect_timeout_s)
         except BaseException:
             self._pool.close()
             raise
         self.checkpointer = None
+
+    def _new_pool(self) -> Any:
+        with needs_extra("postgres"):
+            from psycopg_pool import ConnectionPool
+
+        s = self.settings
+        return ConnectionPool(
+            self.url, min_size=1, max_size=max(1, s.pool_size), timeout=s.connect_timeout_s, open=False,
+            kwargs={"autocommit": True, "row_factory": _row_factory, "options": self._options,
+                    "connect_timeout": max(1, int(s.connect_timeout_s))},
+            check=ConnectionPool.check_connection, name="nova-memory",
+        )
+
+    def _revive(self) -> None:
+        """After a statement found the server unavailable, try it directly before the pool: if it
+        answers, the pool is replaced by a fresh one (the old one closes as its connections come
+        back). psycopg_pool retries a lost connection with exponential backoff (1, 2, 4 ... s), so
+        after an outage of a minute its next try could be a minute away while the server is up: the
+        store would stay unavailable that long. If it does not answer, the caller gets
+        ``DatabaseUnavailableError`` at once instead of waiting for the pool's timeout."""
+        if not self._failing:
+            return
+        with self._revive_lock:
+            if not self._failing:
+                return
+            with needs_extra("postgres"):
+                import psycopg
+
+            with self._errors("reconnect"):
+                psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self.settings.connect_timeout_s)),
+                                options=self._options).close()
+            old, self._pool = self._pool, self._new_pool()
+            self._pool.open(wait=False)
+            self._failing = False
+            old.close(timeout=0)
 
     # -- errors ---------------------------------------------------------------------------------
     @contextmanager
@@ -154,9 +200,12 @@ class PgConnection(Connection):
         try:
             yield
         except (psycopg.OperationalError, PoolTimeout) as exc:
+            self._failing = self._failing or _lost(exc)
             raise DatabaseUnavailableError(f"Postgres at {self.path} is unavailable ({what}): {exc}") from exc
         except psycopg.Error as exc:
             raise StorageError(f"Postgres {what} failed: {exc}") from exc
+        if self.outage.down and (lasted := self.outage.recovered()) is not None:
+            logger.info("nova-memory: Postgres at %s is reachable again after %.1f s", self.path, lasted)
 
     # -- transactions and reads -------------------------------------------------------------------
     @property
@@ -176,6 +225,7 @@ class PgConnection(Connection):
             finally:
                 tx.depth -= 1
             return
+        self._revive()
         with self._errors("transaction"), self._pool.connection() as conn, conn.transaction():
             tx = PgTx(conn)
             self._local.tx = tx
@@ -227,6 +277,7 @@ class PgConnection(Connection):
         key = lock_key("consolidation", user_id)
         limit = self.settings.statement_timeout_ms / 1000 or None
         deadline = None if limit is None else time.monotonic() + limit
+        self._revive()
         with self._errors("user lock"), self._pool.connection() as conn:
             while not conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
                 if deadline is not None and time.monotonic() > deadline:
@@ -247,6 +298,7 @@ class PgConnection(Connection):
         if tx is not None:
             with self._errors("query"):
                 return list(tx.execute(sql, params).fetchall())
+        self._revive()
         with self._errors("query"), self._pool.connection() as conn:
             return list(conn.execute(to_postgres(sql), list(params)).fetchall())
 

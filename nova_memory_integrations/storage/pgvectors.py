@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from .outage import Outage
 from .pg_connection import PgConnection
 from .vectors import _HASHED, Metadata, Vector, VectorKind, _digest, _stored
 
@@ -56,7 +55,7 @@ class PgVectorIndex:
         self.db = db
         self.prefix = prefix
         self.client = None  # no Chroma client: the index lives in the database
-        self.outage = Outage()
+        self.outage = db.outage  # the database's: an outage of one is an outage of the other
         self._widths: set[int] = set()
         self._widths_lock = threading.Lock()
 

@@ -7,9 +7,10 @@ runs its statement as written, in Postgres' spelling (:func:`~.dialect.to_postgr
 storage migrations apply their Postgres forms (:mod:`.pg_schema`) under an advisory lock. The
 methods overridden here are those with no Postgres spelling of the same statement:
 
-- keyword search: FTS5 ``MATCH`` and ``bm25()`` become ``to_tsvector('english', ...) @@ query``
-  over the GIN expression indexes, ranked by ``ts_rank`` (so scores are on another scale than
-  BM25's; recall's fusion normalises each signal's scores);
+- keyword search: FTS5 ``MATCH`` becomes ``to_tsvector('english', ...) @@ query`` over the GIN
+  expression indexes, and the rows found are ranked by FTS5's own BM25 (:mod:`.bm25`: the same
+  IDF over every user's rows, the same length normalisation, words counted by spaces), so a
+  keyword hit weighs alike on either database (with ``ts_rank`` the LoCoMo figures fell 0.02);
 - the catalog (``sqlite_master``, ``PRAGMA table_info``) becomes ``information_schema``;
 - what SQLite does to its files after an erase (FTS ``optimize``, ``REINDEX``, WAL truncation)
   has no counterpart: Postgres reuses a deleted row's space at its next vacuum.
@@ -23,6 +24,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import StorageError
+from .bm25 import bm25, idf
+from .episodes import COUNT_REUSE
 from .pg_connection import PgConnection, PgSettings, lock_key
 from .pg_schema import FTS_CONFIG
 from .sqlite import SQLiteStore
@@ -30,6 +33,20 @@ from .sqlite import SQLiteStore
 __all__ = ["PostgresStore"]
 
 _PHRASE = re.compile(r'"((?:[^"]|"")*)"')
+_LEXEME = re.compile(r"'((?:[^']|'')*)'(?::(\S+))?")
+"""One lexeme of a ``tsvector``'s text (``'oslo':3,9``): the lexeme, and its positions."""
+
+
+def _words(column: str) -> str:
+    """SQL for the number of words of ``column``: its spaces, plus one (BM25's row length; FTS5
+    counts tokens, which for text of words and spaces is the same)."""
+    return f"(length({column}) - length(replace({column}, ' ', '')) + 1)"
+
+
+def _frequencies(tsvector: str) -> dict[str, int]:
+    """Lexeme -> how often it occurs, from a ``tsvector``'s text."""
+    return {m.group(1).replace("''", "'"): len(m.group(2).split(",")) if m.group(2) else 1
+            for m in _LEXEME.finditer(tsvector)}
 
 
 def _phrases(match: str) -> list[str]:
@@ -64,36 +81,74 @@ class PostgresStore(SQLiteStore, PgConnection):
 
     def __init__(self, url: str, *, busy_timeout_ms: int = 10_000, settings: PgSettings | None = None) -> None:
         super().__init__(url, busy_timeout_ms=busy_timeout_ms, settings=settings)
+        self._mean_words = (0.0, 0)
+        """The episodes' mean length in words, and the number of rows when it was computed."""
 
     def _after_delete_user(self, conn: Any) -> None:
         """Nothing to rebuild: no index of Postgres is shared page by page the way SQLite's are."""
 
     # -- keyword search -------------------------------------------------------------------------
-    def _count_matches(self, matches: Sequence[str]) -> list[int]:
+    def _count_matches(self, matches: Sequence[str], table: str = "episodes", column: str = "content") -> list[int]:
         out: list[int] = []
         for match in matches:
             phrases = _phrases(match)
             if not phrases:
                 out.append(0)
                 continue
-            sql = f"SELECT count(*) FROM episodes WHERE to_tsvector('{FTS_CONFIG}', content) @@ {_tsquery(phrases)}"
+            sql = f"SELECT count(*) FROM {table} WHERE to_tsvector('{FTS_CONFIG}', {column}) @@ {_tsquery(phrases)}"
             out.append(int(self.query(sql, phrases)[0][0]))
         return out
+
+    def _corpus(self, table: str, column: str, phrases: Sequence[str]) -> tuple[int, float, list[int]]:
+        """BM25's statistics over every user's rows of ``table``, as FTS5 keeps them: the rows, their
+        mean length in words, and how many hold each phrase. The episodes' counts and mean length
+        are reused while the number of rows moves less than ``1 / COUNT_REUSE`` (as
+        :meth:`fts_match_counts` reuses counts), so a query does not walk the table."""
+        quoted = ['"' + p.replace('"', '""') + '"' for p in phrases]
+        if table != "episodes":
+            rows, mean = self.query(f"SELECT count(*), coalesce(avg({_words(column)}), 0) FROM {table}")[0]
+            return int(rows), float(mean), self._count_matches(quoted, table, column)
+        total, counts = self.fts_match_counts(quoted)
+        with self._lock:
+            mean, at = self._mean_words
+            if abs(at - total) * COUNT_REUSE > total or at == 0:
+                mean = float(self.query(f"SELECT coalesce(avg({_words(column)}), 0) FROM episodes")[0][0])
+                self._mean_words = (mean, total)
+        return total, mean, counts
 
     def _fts_rows(self) -> int:
         return int(self.query("SELECT count(*) FROM episodes")[0][0])
 
     def _ranked(self, table: str, column: str, user_id: str, match: str, limit: int, where: str = "",
                 params: Sequence[Any] = ()) -> list[tuple[str, float]]:
-        """``(id, ts_rank)`` of the user's rows of ``table`` whose ``column`` matches the FTS5 ``match``
-        (and ``where``, on alias ``r``, with ``params``), best first, newest first among equals."""
+        """``(id, BM25)`` of the user's rows of ``table`` whose ``column`` matches the FTS5 ``match``
+        (and ``where``, on alias ``r``, with ``params``), best first, newest first among equals.
+
+        Postgres finds the rows (the GIN index) and hands back each one's lexemes with their
+        positions (its ``tsvector`` as text) and length in words; :func:`.bm25.bm25` ranks them
+        with :meth:`_corpus`'s statistics. A phrase's frequency in a row is that of its rarest lexeme.
+        """
         phrases = _phrases(match)
         if not phrases:
             return []
         vector = f"to_tsvector('{FTS_CONFIG}', r.{column})"
-        sql = (f"SELECT r.id, ts_rank({vector}, t.q) AS s FROM {table} r, {_query_table(phrases)}"
-               f" WHERE r.user_id = ? AND {vector} @@ t.q{where} ORDER BY s DESC, r.seq DESC LIMIT ?")
-        return [(str(r[0]), float(r[1])) for r in self.query(sql, [*phrases, user_id, *params, limit])]
+        sql = (f"SELECT r.id, r.seq, {vector}::text, {_words('r.' + column)} FROM {table} r, {_query_table(phrases)}"
+               f" WHERE r.user_id = ? AND {vector} @@ t.q{where}")
+        found = self.query(sql, [*phrases, user_id, *params])
+        if not found:
+            return []
+        rows, mean, counts = self._corpus(table, column, phrases)
+        weights = [idf(rows, n) for n in counts]
+        lexemes = [list(r[0] or ()) for r in self.query(
+            f"SELECT array(SELECT lexeme FROM unnest(to_tsvector('{FTS_CONFIG}', w))) FROM unnest(?::text[])"
+            " WITH ORDINALITY AS u(w, n) ORDER BY n", [list(phrases)])]
+        scored = []
+        for rid, seq, text, length in found:
+            freq = _frequencies(text)
+            counts_here = [min((freq.get(x, 0) for x in lex), default=0) for lex in lexemes]
+            scored.append((bm25(counts_here, float(length), mean, weights), int(seq), str(rid)))
+        scored.sort(key=lambda h: (h[0], h[1]), reverse=True)
+        return [(rid, score) for score, _, rid in scored[:limit]]
 
     def fts_episodes(
         self, user_id: str, match: str, limit: int, session_id: str | None = None, *, window: int = 0,

