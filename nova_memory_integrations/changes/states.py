@@ -41,13 +41,13 @@ _ADVERBS = r"(?:\s+(?:still|now|currently|also|just|both|always|usually|really|n
 _FIRST = re.compile(r"^(?:(?:I|we)|[A-Z][\w-]+ and I|my [\w-]+ and I)(?P<aux>'ve|'re|'m|\s+(?:have|has|am|are))?"
                     r"(?P<been>\s+been)?" + _ADVERBS + r"\s+(?P<verb>[a-z][\w-]*)\b(?P<rest>.*)$")
 _THIRD = re.compile(r"^(?:(?:my|our)\s+(?P<rel>" + RELS + r")(?:\s+(?P<name>[A-Z][\w-]+))?|(?P<named>[A-Z][a-z]+))"
-                    r"(?:,\s+(?:my|our)\s+[\w\s-]{2,30},)?(?P<aux>'s|\s+(?:is|has|'s been|has been))?" + _ADVERBS +
+                    r"(?:,\s+(?:my|our)\s+(?P<appos>[\w\s-]{2,30}),)?(?P<aux>'s|\s+(?:is|has|'s been|has been))?" + _ADVERBS +
                     r"\s+(?P<verb>[a-z][\w-]*)\b(?P<rest>.*)$")
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
                        r"from|on)\s+(?:[A-Z][\w&+'-]*\s*){1,3}|[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2})")
 _VERBLESS = re.compile(r"^(?P<np>(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|\w+\s+(?:years?|months?)\s+"
                        r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
-                       r"(?:born|bred)\b.*)$", _I)
+                       r"(?:born|bred)\b.*|as an?\s+.+)$", _I)
 _STATE_VERBS = frozenset(
     "have has got own run runs do does take takes play plays go goes work works volunteer volunteers live lives "
     "drive drives use uses teach teaches study studies coach coaches attend attends belong belongs ride rides "
@@ -68,6 +68,9 @@ _FEELINGS = re.compile(r"\b(?:feel\w*|tired|stressed|sad|happy|glad|sorry|sick o
 _CUT = re.compile(r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s+-+\s+|\s+(?:and|but|so|because|cos|which|who|when|while|since|"
                   r"though|although|lol|haha)\b)")
 _MIN_WORDS, _MAX_WORDS = 1, 9
+_DONE = re.compile(r"\b(?:\w+ed|sold|left|gave|quit|got|let|cut|shut|went|made|took|lost|broke|gone|rip|"
+                   r"traded|sent|put|ran|done|over|bye|goodbye|farewell|last)\b", _I)
+"""A clause with a past or finished verb: a thing of the user's named there may be what just ended."""
 _RELATION_WORDS = re.compile(r"^(?:" + RELS + r")$", _I)
 _NAME_STOP = STARTERS | frozenset("Dr Mr Mrs Ms Mum Dad Got Had Went Been Did Is Was Just Still Loving Week "
                                    "Day Month Year Big Had Work".split())
@@ -118,8 +121,15 @@ def _clause_state(text: str) -> OpenState | None:
 
 def _from_verb(subject: str, m: re.Match[str], body: str) -> OpenState | None:
     verb, rest, aux = m.group("verb").lower(), m.group("rest"), (m.group("aux") or "").lower()
-    if aux.strip() in {"'m", "am", "'re", "are", "'s", "is"} and not (m.group("been") if "been" in m.re.groupindex
-                                                                       else None):
+    been = "been" in m.re.groupindex and m.group("been")
+    if appos := m.group("appos") if "appos" in m.re.groupindex else None:  # "Marta, my team lead, is ...": the role
+        value = _phrase(appos)
+        return OpenState(subject, value, body) if _valid(value) else None
+    if aux.strip() in ("have", "has") and not been and verb not in _STATE_VERBS:  # "I have type 1 diabetes"
+        verb, rest, aux = aux.strip(), f" {m.group('verb')}{rest}", ""
+    if aux.strip() in ("'ve", "have", "has") and verb == "had" and not been:  # "I've had a season ticket"
+        verb = "have"
+    if aux.strip() in {"'m", "am", "'re", "are", "'s", "is"} and not been:
         # "I'm a nurse", "I'm in a choir", "we're with Octopus": a copula before a noun phrase, never an adjective
         whole = f" {verb}{rest}"
         if verb in _STATE_VERBS and verb.endswith("ing"):
@@ -144,13 +154,14 @@ def _blocked(sentence: Sentence, text: str) -> bool:
     return any(w in NEGATORS or w.endswith("n't") for w in sentence.text.lower().split())
 
 
-def open_states(text: str, *, covered: tuple[str, ...] = ()) -> list[OpenState]:
+def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ...] = ()) -> list[OpenState]:
     """The present states ``text`` tells that no specific rule captured.
 
     Args:
         text: a user message.
         covered: values the extractor already stated from this message; a clause holding one of them
             is left to the rule that read it.
+        read: the sentences the extractor stated something from: left to its rules whole.
     """
     norm = normalize_text(text)
     sentences = segment(norm)
@@ -158,17 +169,19 @@ def open_states(text: str, *, covered: tuple[str, ...] = ()) -> list[OpenState]:
     busy |= {h.sentence for h in find_corrections_cues(norm, sentences)} if "correct" in norm.lower() or \
         "actually" in norm.lower() or "meant" in norm.lower() else set()
     taken = [c.lower() for c in covered if c]
+    marks = [m for m in (normalize_text(r).strip(" .!?") for r in read) if m]
     out: list[OpenState] = []
     seen: set[tuple[str, str]] = set()
     for i, sentence in enumerate(sentences):
-        if i in busy or _blocked(sentence, norm):
+        body = sentence.text.strip(" .!?")
+        if i in busy or _blocked(sentence, norm) or any(body and (body in r or r in body) for r in marks):
             continue
         for clause in sentence.clauses:
             low = clause.text.lower()
             if any(c in low for c in taken) or _FEELINGS.match(clause.text.strip()):
                 continue
             found = _clause_state(clause.text)
-            if found is None:
+            if found is None and not _DONE.search(clause.text):
                 for m in _MY_THING.finditer(clause.text):  # a thing of the user's named in passing
                     value = m.group("np").strip()
                     if _valid(value) and not _RELATION_WORDS.match(value.split()[0]) and \

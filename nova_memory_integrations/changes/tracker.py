@@ -10,6 +10,7 @@ decide.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -19,6 +20,7 @@ import numpy as np
 from .._time import to_epoch
 from ..storage.sqlite import SQLiteStore
 from ..types import Episode, Fact
+from .lexicon import STOPWORDS
 from .planner import ChangePlan, pending, plan_changes
 from .states import OPEN_PREDICATE, OpenState, open_states
 
@@ -66,20 +68,20 @@ class ChangeTracker:
                             similarity=self.similarity if self.embedder is not None else None)
 
     def open_states(
-        self, user_id: str, episode: Episode, *, covered: Sequence[str] = (),
+        self, user_id: str, episode: Episode, *, covered: Sequence[str] = (), read: Sequence[str] = (),
     ) -> list[tuple[OpenState, Fact | None]]:
         """The open states one user episode tells (:func:`~.states.open_states`), each with the held
         open fact it repeats (to reinforce) or ``None`` (to add); a state whose value another fact of
         its subject already holds is left out (the specific fact says it)."""
         if episode.role != "user" or not episode.content:
             return []
-        found = open_states(episode.content, covered=tuple(covered))
+        found = open_states(episode.content, covered=tuple(covered), read=tuple(read))
         out: list[tuple[OpenState, Fact | None]] = []
         held: dict[str, list[Fact]] = {}
         for state in found:
             facts = held.setdefault(state.subject, self.db.current_facts(user_id, subject=state.subject))
             value = state.value.lower()
-            same = [f for f in facts if len(f.object) >= 3 and (f.object.lower() in value or value in f.object.lower())]
+            same = [f for f in facts if _content(f.object) & _content(value)]
             if same:
                 own = [f for f in same if f.predicate == OPEN_PREDICATE]
                 if own:
@@ -132,3 +134,10 @@ def _clause_of(fact: Fact) -> str:
     """The clause an open fact was read from (its metadata), else its value."""
     meta = fact.metadata or {}
     return str(meta.get("clause") or meta.get("source_text") or fact.object)
+
+
+def _content(text: str) -> set[str]:
+    """The content words of a value, crudely singular ("espressos" -> "espresso"): two values that share
+    one name the same thing ("two espressos a day", "2 espressos")."""
+    return {w.removesuffix("s") for w in re.findall(r"[a-z0-9][a-z0-9'+-]*", text.lower())
+            if len(w) >= 4 and w not in STOPWORDS}

@@ -423,7 +423,8 @@ class Consolidator:
         decisions: list[FactDecision] = []
         changed: list[str] = []
         covered = [p.object for p in proposals if p.object]
-        for state, held in self.changes.open_states(user_id, episode, covered=covered):
+        read = [p.source_text for p in proposals if p.source_text]
+        for state, held in self.changes.open_states(user_id, episode, covered=covered, read=read):
             if held is not None:
                 prop = Proposal(held.subject, held.predicate, held.object, op="NOOP", target_fact_id=held.id,
                                 reason="the open state told again", source_text=state.clause)
