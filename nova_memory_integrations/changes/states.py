@@ -40,7 +40,7 @@ _ADVERBS = r"(?:\s+(?:still|now|currently|also|just|both|always|usually|really|n
 # "I run", "we've got", "I've been using", "Priya and I have": the user as subject, then a verb
 _FIRST = re.compile(r"^(?:(?:I|[Ww]e)|[A-Z][\w-]+ and I|my [\w-]+ and I)(?P<aux>'ve|'re|'m|\s+(?:have|has|am|are))?"
                     r"(?P<been>\s+been)?" + _ADVERBS + r"\s+(?P<verb>[a-z][\w-]*)\b(?P<rest>.*)$")
-_THIRD = re.compile(r"^(?:(?:my|our)\s+(?P<rel>" + RELS + r")(?:\s+(?P<name>[A-Z][\w-]+))?|(?P<named>[A-Z][a-z]+))"
+_THIRD = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")(?:\s+(?P<name>[A-Z][\w-]+))?|(?P<named>[A-Z][a-z]+))"
                     r"(?:,\s+(?:my|our)\s+(?P<appos>[\w\s-]{2,30}),)?(?P<aux>'s|\s+(?:is|has|'s been|has been))?" + _ADVERBS +
                     r"\s+(?P<verb>[a-z][\w-]*)\b(?P<rest>.*)$")
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
@@ -59,7 +59,8 @@ _STATE_VERBS = frozenset(
     "following writing hosting helping caring walking swimming cycling learning seeing shopping listening "
     "watching wearing dating married engaged co-host co-hosts co-own co-owns co-run co-runs mentor mentors foster fosters "
     "sponsor sponsors collect collects grow grows brew brews practise practises practice practices organise "
-    "organises organize organizes captain captains chair chairs referee referees umpire umpires".split())
+    "organises organize organizes captain captains chair chairs referee referees umpire umpires refereeing umpiring "
+    "fostering mentoring collecting growing brewing practising organising captaining chairing hosting".split())
 """Verbs (present, third person or progressive) whose object is a state that holds: what someone has,
 does, belongs to or takes part in, as against what they feel, think or did once."""
 _COPULA_NEXT = re.compile(r"^\s+(?:a|an|in|on|at|with|into|part of|member of|the|on the|training|\d)\b", _I)
