@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.lexicon import RELS, STARTERS
-from .cues import find_corrections_cues, find_cues
+from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS
 from .segments import normalize_text, segment
 
@@ -202,26 +202,31 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         read: the sentences the extractor stated something from: left to its rules whole.
     """
     norm = normalize_text(text)
-    sentences = segment(norm)
-    busy = {h.sentence for h in find_cues(norm, sentences)}
-    busy |= {h.sentence for h in find_corrections_cues(norm, sentences)} if "correct" in norm.lower() or \
-        "actually" in norm.lower() or "meant" in norm.lower() else set()
-    taken = [c.lower() for c in covered if c]
     marks = [m for m in (normalize_text(r).strip(" .!?") for r in read) if m]
+    whole = norm.strip(" .!?")
+    if not whole or any(whole in m for m in marks):  # one sentence, read by a rule: the common case, cheap
+        return []
+    sentences = segment(norm)
+    busy: set[int] = set()
+    if has_cue(norm):  # a word-set pre-test: most messages hold no cue
+        busy = {h.sentence for h in find_cues(norm, sentences)}
+        busy |= {h.sentence for h in find_corrections_cues(norm, sentences)}
+    taken = [c.lower() for c in covered if c]
     out: list[OpenState] = []
     seen: set[tuple[str, str]] = set()
     for i, sentence in enumerate(sentences):
         body = sentence.text.strip(" .!?")
         if i in busy or sentence.question or any(body and (body in r or r in body) for r in marks):
             continue
+        eventful = bool(_NOT_A_STATE.search(sentence.text))  # a plan, a memory, a one-off event
         for clause in sentence.clauses:
             low = clause.text.lower()
             if any(c in low for c in taken) or _FEELINGS.match(clause.text.strip()):
                 continue
             if _denied(clause.text):
                 continue
-            found = _clause_states(clause.text) if not _NOT_A_STATE.search(sentence.text) else []
-            if not found and not _DONE.search(clause.text) and not _NOT_A_STATE.search(sentence.text):
+            found = [] if eventful else _clause_states(clause.text)
+            if not found and not eventful and not _DONE.search(clause.text):
                 for m in _MY_THING.finditer(clause.text):  # a thing of the user's named in passing
                     value = m.group("np").strip()
                     if _valid(value) and not _RELATION_WORDS.match(value.split()[0]) and \
