@@ -112,3 +112,12 @@ def test_a_feeling_after_an_open_state_ends_nothing(store: NovaStore) -> None:
     _say(store, "u5", "Honestly I feel a bit flat this week.", T0 + timedelta(days=5))
     assert [o for o in _open(store, "u5", as_of=T0 + timedelta(days=20)) if "Hollins" in o]
     assert [f for f in store.facts("u5", include_history=True) if f.valid_to is not None] == []
+
+
+def test_open_states_reach_recall_by_relevance_not_through_the_graph(store: NovaStore) -> None:
+    from nova_memory_integrations.retrieval.signals import graph_facts
+
+    _say(store, "u6", "We bank with Nationwide, mostly for the app.", T0)
+    assert _open(store, "u6") == ["Nationwide"]
+    via_graph = graph_facts(store.components.graph, "u6", "what do I use for my money?", hops=2, k=20, as_of=None)
+    assert [f for f, _ in via_graph if f.predicate == OPEN_PREDICATE] == []
