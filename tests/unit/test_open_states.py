@@ -51,6 +51,7 @@ def test_a_list_of_names_is_one_state_per_item() -> None:
     "I don't have a car any more.",                            # a denial
     "I sold my Vespa to a neighbour.",                         # a change: the change layer's, never a state
     "Back in 2015 I worked at a call centre in Leeds.",        # a memory
+    "My husband keeps asking 'have you fed the cat?' all evening.",  # someone going on, and their quoted words
 ])
 def test_what_is_not_a_present_state_is_not_captured(text: str) -> None:
     assert open_states(text) == []
