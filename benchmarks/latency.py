@@ -41,6 +41,13 @@ plus one raw Chroma query of ``dense_k`` neighbours on the same collection, per 
 turns that share most of their vocabulary (every BM25 term matches most rows). The older
 absolute targets (p95 <= 60 ms at 10k, <= 150 ms at 100k) stay in ``meets_targets``.
 
+Tracing (#41): for each size, with the fallback reranker, the same ``--queries`` questions are asked
+twice, once with tracing off (no provider: the API's no-op tracer) and once on (an SDK tracer and meter
+provider exporting to memory, every span recorded), alternating which goes first; ``tracing`` reports
+p50/p95 of both and their ratios (``on_over_off_p50``, ``on_over_off_p95``), measured in the same run.
+What tracing off costs is timed on its own: one no-op span (``noop_span_us``) times the spans of a
+call, as a share of the off p50 (``off_cost_share``): what the no-op path adds to ``context()``.
+
 Usage:
     .venv/bin/python benchmarks/latency.py [--sizes 1000,10000,100000] [--queries 100] [--model-dir DIR]
     .venv/bin/python benchmarks/latency.py --quick     # sizes 1000,5000; 30 queries; pool 500 (smoke test)
@@ -79,7 +86,7 @@ from _common import (
 
 set_offline_env()
 
-from nova_memory_integrations import NovaConfig, NovaStore  # noqa: E402
+from nova_memory_integrations import NovaConfig, NovaStore, _tracing  # noqa: E402
 from nova_memory_integrations.config import EmbeddingModelName, RetrievalConfig  # noqa: E402
 from nova_memory_integrations.embeddings import default_embeddings  # noqa: E402
 from nova_memory_integrations.embeddings.base import embed_sentences  # noqa: E402
@@ -180,6 +187,50 @@ def measure_floor(store: NovaStore, queries: list[str], k: int) -> dict[str, flo
     return summarize(lat)
 
 
+def measure_tracing(store: NovaStore, queries: list[str], budget: int, preset: SearchConfig) -> dict[str, Any]:
+    """context() with tracing off and on, per query, alternating which goes first (see the module doc)."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    meters = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    lat: dict[bool, list[float]] = {False: [], True: []}
+    spans = 0
+    try:
+        for i, q in enumerate(queries):
+            for on in ((False, True) if i % 2 == 0 else (True, False)):
+                _tracing.use(provider, meters) if on else _tracing.use()
+                t0 = time.perf_counter()
+                store.context(q, USER, budget_tokens=budget, preset=preset)
+                lat[on].append((time.perf_counter() - t0) * 1000)
+            spans += len(exporter.get_finished_spans())
+            exporter.clear()
+    finally:
+        _tracing.use()
+        provider.shutdown()
+        meters.shutdown()
+    off, on_ = summarize(lat[False]), summarize(lat[True])
+    per_call = spans / len(queries)
+    noop_us = _noop_span_us()
+    return {"off": off, "on": on_, "on_over_off_p50": round(on_["p50"] / off["p50"], 3),
+            "on_over_off_p95": round(on_["p95"] / off["p95"], 3), "spans_per_call": round(per_call, 2),
+            "noop_span_us": round(noop_us, 3), "off_cost_share": round(noop_us * per_call / 1000 / off["p50"], 6)}
+
+
+def _noop_span_us(n: int = 20_000) -> float:
+    """Microseconds of one span with no provider configured (the API's no-op tracer), attributes asked for."""
+    t0 = time.perf_counter()
+    for _ in range(n):
+        with _tracing.span("nova_memory.noop", lambda: {"nova_memory.candidates": 1}):
+            pass
+    return (time.perf_counter() - t0) * 1e6 / n
+
+
 def growth(per_size: dict[str, dict[str, Any]]) -> dict[str, float] | None:
     """Cost growth between the smallest and the largest size (None with one size)."""
     sizes = sorted(int(s) for s in per_size)
@@ -252,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         rerankers["flashrank"] = RetrievalConfig(reranker="flashrank", reranker_model_dir=args.model_dir,
                                                  reranker_model_name=args.model_name)
     results: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in rerankers}
+    tracing: dict[str, dict[str, Any]] = {}
     for n in sizes:
         with tempfile.TemporaryDirectory(prefix=f"nova-bench-latency-{n}-") as tmp:
             path = Path(tmp) / "data"
@@ -266,6 +318,9 @@ def main(argv: list[str] | None = None) -> int:
                 with NovaStore(path, embeddings=embeddings, config=NovaConfig(retrieval=rc)) as store:
                     row = measure(store, timed, warmup, args.budget_tokens, preset)
                     row["reranker"] = type(store._recall.reranker).__name__
+                    if name == "fallback":
+                        log(f"size {n}: {args.queries} context() calls each with tracing off and on...")
+                        tracing[str(n)] = measure_tracing(store, timed, args.budget_tokens, preset)
                 row["rerank"] = rerank
                 row["fill_seconds"] = round(fill_s, 2)
                 results[name][str(n)] = row
@@ -298,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
         "growth": growth_by,
         "targets_p95_ms": targets,
         "meets_targets": meets,
+        "tracing": tracing,
+        "tracing_on_over_off_p50": {s: t["on_over_off_p50"] for s, t in tracing.items()},
+        "tracing_off_cost_share": {s: t["off_cost_share"] for s, t in tracing.items()},
     })
     return 0
 

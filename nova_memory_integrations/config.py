@@ -30,6 +30,7 @@ __all__ = [
     "LimitsConfig",
     "NovaConfig",
     "RetrievalConfig",
+    "TracingConfig",
     "StorageConfig",
     "database_url",
     "default_home",
@@ -185,6 +186,9 @@ class LimitsConfig(_Section):
     max_texts: int = Field(default=5_000, ge=1)
     """Texts per ``compress`` call (and documents per compressor call): the work and memory of
     near-duplicate detection grow with the list, so a longer one is refused up front."""
+    block_chars: int = Field(default=2_000, ge=1)
+    """The size limit of a new pinned block (``NovaStore.set_block(limit=...)`` sets another): a
+    block is in every context, so its text is refused beyond its limit, never cut silently."""
 
 
 class FactConfig(_Section):
@@ -349,6 +353,16 @@ class LifecycleConfig(_Section):
         return bool(self.schedule_interval_s) and any(v is not None for v in steps)
 
 
+class TracingConfig(_Section):
+    """OpenTelemetry (``opentelemetry-api``; spans and metrics reach a backend only once the
+    application configures a tracer / meter provider, e.g. with ``opentelemetry-sdk``)."""
+
+    content: bool = False
+    """Put memory and query text on spans (``nova_memory.query``, ``nova_memory.content``,
+    ``nova_memory.context.text``). Off by default: spans carry ids, counts and timings only,
+    because a tracing backend is rarely a place allowed to hold what users told the agent."""
+
+
 class NovaConfig(_Section):
     """All settings of a ``NovaStore``. Every field has a default."""
 
@@ -360,6 +374,7 @@ class NovaConfig(_Section):
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
+    tracing: TracingConfig = Field(default_factory=TracingConfig)
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> NovaConfig:

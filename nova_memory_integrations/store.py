@@ -24,6 +24,7 @@ from .config import ConsolidationMode, NovaConfig, default_home, load_config
 from .config import database_url as database_url_of
 from .consolidation.service import ConsolidationService
 from .embeddings import EmbeddingsLike
+from .engine.blocks import BlocksAPI
 from .engine.capture import record_turns
 from .engine.components import Components, build_components
 from .engine.tokens import TokenCounter
@@ -34,6 +35,7 @@ from .engine.validation import (
     check_metadata,
     check_positive_int,
     check_score,
+    check_source,
     check_texts,
     check_timestamp,
     check_user,
@@ -57,6 +59,7 @@ from .types import (
     Fact,
     FactDecision,
     MemoryKind,
+    MemorySource,
     Rule,
     SearchHit,
     new_id,
@@ -66,7 +69,7 @@ __all__ = ["NovaStore"]
 
 
 @checked_arguments(STORE_ARGUMENTS)  # the checks declared per parameter in engine.validation run first
-class NovaStore(MaintenanceAPI):
+class NovaStore(MaintenanceAPI, BlocksAPI):
     """Long-term memory for agents: episodes, bi-temporal facts and rules for many users.
 
     Setup:
@@ -91,23 +94,17 @@ class NovaStore(MaintenanceAPI):
             store.context("what colour does she like?", "alice").text
 
     Args:
-        path: data directory (created if missing). Defaults to ``$NOVA_MEMORY_HOME`` or
-            ``~/.nova-memory``. Nothing is written outside it.
-        embeddings: any LangChain ``Embeddings`` (or object with ``embed_documents`` /
-            ``embed_query``); default: the packaged all-MiniLM-L6-v2, loaded by path, on
-            ONNX Runtime (exported once per machine into the model cache) or torch, per
-            ``config.embeddings.backend``.
-        chroma_client: any ``chromadb`` client (e.g. ``chromadb.HttpClient``); default:
-            an embedded ``PersistentClient`` inside ``path``.
+        path: data directory (created if missing; ``$NOVA_MEMORY_HOME`` or ``~/.nova-memory``).
+        embeddings: any LangChain ``Embeddings``; default: the packaged all-MiniLM-L6-v2 on ONNX
+            Runtime (exported once per machine into the model cache) or torch.
+        chroma_client: any ``chromadb`` client; default: an embedded one inside ``path``.
         config: a ``NovaConfig``, or a path to a TOML file; default: ``<path>/config.toml``
             when present, else built-in defaults.
         llm: a LangChain chat model or LlamaIndex LLM for consolidation (structured output,
             batched); default: the deterministic extractor. See :meth:`consolidate`.
-        database_url: a Postgres connection string (``postgresql://...``; also
-            ``$NOVA_MEMORY_DATABASE_URL`` or ``storage.database_url``): the memories and their
-            vectors (pgvector) live in that database, which any number of stores in any number
-            of processes share; ``path`` then holds only the model cache. Default: SQLite and
-            embedded Chroma in ``path``. Needs the ``postgres`` extra.
+        database_url: ``postgresql://...`` (or ``$NOVA_MEMORY_DATABASE_URL``): memories and
+            vectors (pgvector) in that database, shared by any number of processes; ``path``
+            then holds only the model cache. Needs the ``postgres`` extra.
     """
 
     def __init__(
@@ -232,17 +229,17 @@ class NovaStore(MaintenanceAPI):
         metadata: Mapping[str, Any] | None = None,
         importance: float | None = None,
         consolidation: ConsolidationMode | None = None,
+        source: MemorySource | None = None,
     ) -> Episode:
-        """Record one turn; returns once it is durable (embedding happens off-thread).
+        """Record one turn; returns once it is durable (embedding happens off-thread). ``importance``
+        (0-1) and ``source`` default to what :mod:`.memory.importance` finds in the turn.
 
         Raises:
-            InvalidInputError: bad user, role, content, timestamp or metadata.
+            InvalidInputError: bad user, role, content, timestamp, metadata, importance or source.
         """
-        return self.add_turns(
-            [{"user_id": user_id, "role": role, "content": content, "session_id": session_id,
-              "timestamp": timestamp, "metadata": metadata, "importance": importance}],
-            consolidation=consolidation,
-        )[0]
+        turn = {"user_id": user_id, "role": role, "content": content, "session_id": session_id,
+                "timestamp": timestamp, "metadata": metadata, "importance": importance, "source": source}
+        return self.add_turns([turn], consolidation=consolidation)[0]
 
     def add_turns(
         self, turns: Iterable[Mapping[str, Any]], *, consolidation: ConsolidationMode | None = None
@@ -302,11 +299,12 @@ class NovaStore(MaintenanceAPI):
         valid_from: datetime | str | None = None,
         source_episode_ids: Sequence[str] = (),
         metadata: Mapping[str, Any] | None = None,
+        importance: float | None = None,
+        source: MemorySource = "explicit",
     ) -> FactDecision:
-        """Assert a fact directly; cardinality and reinforcement rules apply.
-
-        Returns the decision (ADD, UPDATE when it superseded a single-valued value, or
-        NOOP when it reinforced an existing fact) with the resulting ``fact_id``.
+        """Assert a fact directly (explicit, importance by :func:`.memory.importance.assess` unless
+        given); cardinality and reinforcement rules apply. Returns the decision (ADD, UPDATE when it
+        superseded a single-valued value, NOOP when it reinforced a fact) with its ``fact_id``.
         """
         self._check_open()
         limits = self.config.limits
@@ -321,6 +319,8 @@ class NovaStore(MaintenanceAPI):
             episode_ids=list(source_episode_ids),
             metadata=check_metadata(metadata, limits),
             reason="asserted through add_fact",
+            importance=None if importance is None else check_score(importance, "importance"),
+            source=check_source(source) or "explicit",
         )
         self.components.facts_changed(uid, changed)
         return decision

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "CONTEXT_FORMATS",
     "ContextFormat",
+    "ContextKind",
     "new_id",
     "CompressedText",
     "CompressionResult",
@@ -25,11 +26,16 @@ __all__ = [
     "Fact",
     "FactDecision",
     "MemoryKind",
+    "MemorySource",
+    "PinnedBlock",
     "Rule",
     "SearchHit",
 ]
 
 MemoryKind = Literal["episode", "fact", "rule"]
+MemorySource = Literal["explicit", "inferred"]
+"""Whether a memory was asked for (explicit) or captured and extracted by the store (inferred);
+see :mod:`nova_memory_integrations.memory.importance`."""
 
 
 ContextFormat = Literal["markdown", "json", "xml", "plain"]
@@ -63,9 +69,11 @@ class Episode(_Model):
     ingested_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
     importance: float = 0.5
+    """0-1; the 1-5 levels and how it is computed at capture: :mod:`.memory.importance`."""
     access_count: int = 0
     last_access: datetime | None = None
     processed: bool = False
+    source: MemorySource = "inferred"
 
 
 class Fact(_Model):
@@ -94,6 +102,9 @@ class Fact(_Model):
     provenance: tuple[str, ...] = ()
     occurrence_count: int = 1
     metadata: dict[str, Any] = Field(default_factory=dict)
+    importance: float = 0.5
+    """0-1, as for episodes (:mod:`.memory.importance`)."""
+    source: MemorySource = "inferred"
 
     @property
     def text(self) -> str:
@@ -117,6 +128,24 @@ class Rule(_Model):
     usage_count: int = 0
     last_used: datetime | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class PinnedBlock(_Model):
+    """One version of a pinned block: a named text about the user (``"human"``), the agent
+    (``"persona"``) or anything the app names, in every context whatever the query, of at most
+    ``limit`` characters. Each edit is a new version; the one it replaced keeps its text and
+    gets ``valid_to`` (``NovaStore.block_history``)."""
+
+    id: str
+    user_id: str
+    name: str
+    content: str
+    limit: int
+    author: str = "app"
+    """Who wrote this version: ``app`` (``NovaStore.set_block``) or ``agent`` (a memory tool)."""
+    valid_from: datetime
+    valid_to: datetime | None = None
+    ingested_at: datetime
 
 
 class SearchHit(_Model):
@@ -163,10 +192,14 @@ class ConsolidationResult(_Model):
     decisions: tuple[FactDecision, ...] = ()
 
 
+ContextKind = Literal["episode", "fact", "rule", "block"]
+"""What a context item is: a memory of one of the :data:`MemoryKind` kinds, or a pinned block."""
+
+
 class ContextItem(_Model):
     """One memory item selected for the assembled context, with why it is there."""
 
-    kind: MemoryKind
+    kind: ContextKind
     id: str
     text: str
     score: float

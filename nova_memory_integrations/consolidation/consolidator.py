@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .. import _tracing
 from .._once import WarnOnce
 from .._time import from_epoch, to_epoch, utcnow
 from ..changes.corrections import says_corrected
@@ -53,11 +54,13 @@ from ..memory.entailments import needs
 from ..memory.facts import FactMemory, normalize_predicate
 from ..memory.temporal import decayed_confidence, normalize_value
 from ..storage.sqlite import SQLiteStore, row_to_fact
-from ..types import ConsolidationResult, Episode, Fact, FactDecision
+from ..types import ConsolidationResult, Episode, Fact, FactDecision, MemorySource
 from .negation import NOTHING_HELD, Ending, NegationPlan, opposite_predicates, plan_entailed, plan_negation
 from .types import tally
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Span
+
     from ..changes.tracker import ChangeTracker
     from ..memory.entities import EntityResolver, RelatedFacts
 
@@ -81,6 +84,25 @@ class _Outcome:
     failed: int = 0
     fallback: int = 0
     changed: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _traced_decisions(traced: Span, decisions: Sequence[FactDecision], dead: int, content: bool) -> None:
+    """A batch's decisions as events of its span and counts by op; its dead-lettered episodes counted."""
+    measure = _tracing.instruments()
+    for d in decisions:
+        measure.decisions.add(1, {"nova_memory.decision.op": d.op})
+    if dead:
+        measure.dead_letters.add(dead)
+    if not traced.is_recording():
+        return
+    traced.set_attributes({"nova_memory.decisions": len(decisions), "nova_memory.dead_lettered": dead})
+    for d in decisions:
+        event: dict[str, str] = {"nova_memory.decision.op": d.op, "nova_memory.fact_id": d.fact_id or "",
+                                 "nova_memory.replaced_fact_id": d.replaced_fact_id or ""}
+        if content:
+            event.update({"nova_memory.subject": d.subject, "nova_memory.predicate": d.predicate,
+                          "nova_memory.object": d.object, "nova_memory.reason": d.reason})
+        traced.add_event("nova_memory.decision", event)
 
 
 def _letter_id(ids: Sequence[str]) -> str:
@@ -117,6 +139,7 @@ class Consolidator:
         self._on_changed = on_facts_changed
         self.fact_config: FactConfig = config.facts if config is not None else facts.config
         self.config: ConsolidationConfig = config.consolidation if config is not None else ConsolidationConfig()
+        self._trace_content = config.tracing.content if config is not None else False
         self.entities = entities
         self.related = related
         self.conflict_log = ConflictLog(db)
@@ -150,7 +173,9 @@ class Consolidator:
         """Consolidate every unprocessed, not dead-lettered episode of ``user_id`` (or of every user)."""
         src, size = self._source_and_size(source, batch_size)
         outcome = _Outcome()
-        with self._lock, self._handing_over(outcome):
+        with self._lock, _tracing.span("nova_memory.consolidation.run", lambda: {
+                _tracing.USER_ID: user_id or "", "nova_memory.source": type(src).__name__}), \
+                self._handing_over(outcome):
             users = [user_id] if user_id is not None else self.db.users_with_unprocessed()
             for uid in users:
                 with self.db.user_lock(uid):  # one process at a time per user (Postgres); read once held
@@ -184,6 +209,19 @@ class Consolidator:
     def _run_batch(
         self, user_id: str, batch: Sequence[Episode], src: ConsolidationSource, outcome: _Outcome
     ) -> str | None:
+        """One batch, in its span: one event per decision (ids and op; the fact's words only with
+        ``[tracing] content``), the decisions counted by op, dead-lettered episodes counted."""
+        with _tracing.span("nova_memory.consolidation.batch", lambda: {
+                _tracing.USER_ID: user_id, "nova_memory.episodes": len(batch)}) as traced:
+            before = (len(outcome.decisions), outcome.failed)
+            letter = self._apply_batch(user_id, batch, src, outcome)
+            _traced_decisions(traced, outcome.decisions[before[0]:], outcome.failed - before[1],
+                              self._trace_content)
+            return letter
+
+    def _apply_batch(
+        self, user_id: str, batch: Sequence[Episode], src: ConsolidationSource, outcome: _Outcome
+    ) -> str | None:
         related: list[Fact] = []
         if getattr(src, "needs_context", False) and self.related is not None:
             related = self.related(user_id, batch, self.config.llm_context_facts)
@@ -212,7 +250,7 @@ class Consolidator:
                             except Veto:
                                 continue
                             made, ids = self._apply(user_id, proposal, at=proposal.valid_from or episode.timestamp,
-                                                    episode_ids=[episode.id], now=now)
+                                                    episode_ids=[episode.id], now=now, source=episode.source)
                             self.hooks.run("after_decision", user_id, made)
                             decisions += made
                             changed += ids
@@ -288,12 +326,15 @@ class Consolidator:
     def apply_fact(
         self, user_id: str, subject: str, predicate: str, obj: str, *, at: datetime, confidence: float | None = None,
         episode_ids: Sequence[str] = (), metadata: dict[str, Any] | None = None, reason: str | None = None,
+        importance: float | None = None, source: MemorySource = "explicit",
     ) -> tuple[FactDecision, list[str]]:
-        """Apply one statement outside a run (``NovaStore.add_fact``): resolution, conflicts, one transaction."""
+        """Apply one statement outside a run (``NovaStore.add_fact``, a memory tool, REST): resolution,
+        conflicts, one transaction. Such a statement is explicit unless ``source`` says otherwise."""
         prop = Proposal(subject, predicate, obj, confidence=confidence, reason=reason, metadata=dict(metadata or {}))
         try:
             with self.db.user_transaction(user_id):
-                made, changed = self._apply(user_id, prop, at=at, episode_ids=list(episode_ids), now=utcnow())
+                made, changed = self._apply(user_id, prop, at=at, episode_ids=list(episode_ids), now=utcnow(),
+                                            source=source, importance=importance)
         except Exception:
             if self.entities is not None:
                 self.entities.invalidate(user_id)
@@ -301,13 +342,15 @@ class Consolidator:
         return made[0], changed
 
     def _apply(
-        self, user_id: str, prop: Proposal, *, at: datetime, episode_ids: list[str], now: datetime
+        self, user_id: str, prop: Proposal, *, at: datetime, episode_ids: list[str], now: datetime,
+        source: MemorySource = "inferred", importance: float | None = None,
     ) -> tuple[list[FactDecision], list[str]]:
         meta = dict(prop.metadata)
         if prop.source_text:
             meta["source_text"] = prop.source_text
         common: dict[str, Any] = {"confidence": prop.confidence, "episode_ids": episode_ids,
-                                  "metadata": meta or None, "now": now, "reason_prefix": prop.reason}
+                                  "metadata": meta or None, "now": now, "reason_prefix": prop.reason,
+                                  "source": source, "importance": importance}
         target = self._current(user_id, prop.target_fact_id)
         if prop.op == "UPDATE" and target is not None and says_corrected(prop.reason):  # a model's correction
             fixed, fixed_ids = self.facts.retract(user_id, target, prop.object, at=at, episode_ids=episode_ids,

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import InvalidInputError, NotFoundError
 
-__all__ = ["NO_USER", "TOOL_DESCRIPTIONS", "forget_memory", "remember", "search_memory"]
+__all__ = ["NO_USER", "TOOL_DESCRIPTIONS", "edit_pinned_block", "forget_memory", "remember", "search_memory"]
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +27,9 @@ TOOL_DESCRIPTIONS = {
     "object, optionally valid_from) or a free-text note. Use for lasting information, not chit-chat.",
     "forget": "Forget one memory about the user by its id (from search_memory), e.g. when the user asks you to "
     "forget it or says it is wrong.",
+    "edit_pinned_block": "Edit a pinned memory block, which is shown to you on every turn (e.g. 'human': what you "
+    "keep about the user; 'persona': about yourself). Give content to replace the whole block, or append to add "
+    "a line. Keep it short: each block has a size limit.",
 }
 
 
@@ -74,7 +77,8 @@ def remember(
     valid_from: str | None = None,
     session_id: str | None = None,
 ) -> str:
-    """Store a fact (all three of subject, predicate, object) or a note (``note``)."""
+    """Store a fact (all three of subject, predicate, object) or a note (``note``), as an explicit
+    memory (the agent was asked, or judged it worth keeping: it outranks and outlives inferred ones)."""
     triple = (subject, predicate, object)
     valid_from = _as_utc(valid_from)
     try:
@@ -88,10 +92,26 @@ def remember(
         if not note or not note.strip():
             return "remember needs a note or a fact (subject, predicate, object)."
         episode = store.add_turn(user_id, "user", note, session_id=session_id, timestamp=valid_from,
-                                 metadata={"source": "tool.remember"})
+                                 metadata={"source": "tool.remember"}, source="explicit")
         return f"Remembered the note [{episode.id}]."
     except Exception as exc:
         return _fail("remember", exc)
+
+
+def edit_pinned_block(store: Any, user_id: str, name: str, *, content: str | None = None,
+                      append: str | None = None) -> str:
+    """Replace the block ``name`` with ``content``, or add ``append`` as a line at its end (the
+    version it replaces stays in the block's history)."""
+    if (content is None) == (append is None):
+        return "edit_pinned_block needs either content (the whole new block) or append (a line to add)."
+    try:
+        if content is not None:
+            block = store.set_block(user_id, name, content, author="agent")
+        else:
+            block = store.append_to_block(user_id, name, str(append), author="agent")
+    except Exception as exc:
+        return _fail("edit_pinned_block", exc)
+    return f"Pinned block {block.name!r} is now ({len(block.content)}/{block.limit} characters):\n{block.content}"
 
 
 def forget_memory(store: Any, user_id: str, memory_id: str) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from .. import _tracing
 from .._time import utcnow
 from ..config import LimitsConfig
 from ..errors import InvalidInputError
@@ -27,6 +28,18 @@ def record_turns(components: Components, turns: Iterable[Mapping[str, Any]]) -> 
     Raises:
         InvalidInputError: a turn (or what a hook made of it) is invalid.
     """
+    with _tracing.span("nova_memory.capture") as traced:
+        episodes = _record(components, turns)
+        if traced.is_recording():
+            users = sorted({e.user_id for e in episodes})  # one user a call, nearly always
+            traced.set_attributes({_tracing.USER_ID: users[0] if len(users) == 1 else users,
+                                   "nova_memory.episodes": len(episodes)})
+            _tracing.text(traced, components.config.tracing.content, "nova_memory.content",
+                          "\n".join(e.content for e in episodes))
+        return episodes
+
+
+def _record(components: Components, turns: Iterable[Mapping[str, Any]]) -> list[Episode]:
     now = utcnow()
     limits = components.config.limits
     episodes = [check_turn(t, limits, now) for t in turns]

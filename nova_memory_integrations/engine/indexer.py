@@ -27,10 +27,11 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from .. import _tracing
 from .._threads import (
     INDEXING,
     BackgroundWorker,
@@ -44,6 +45,9 @@ from .._threads import (
 from ..embeddings.base import CachedEmbedder, embedding_space
 from ..storage.sqlite import SQLiteStore
 from ..storage.vectors import VectorIndex, VectorKind
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Link, SpanContext
 
 __all__ = ["INDEX_WAIT_S", "TABLES", "Indexer", "Table"]
 
@@ -105,6 +109,7 @@ class Indexer:
         self._locks_guard = threading.Lock()
         self._failures = 0
         self.last_error: str | None = None
+        self._links: dict[str, SpanContext] = {}  # row id -> the recorded span that queued it
         self._behind_since: float | None = None  # since when rows have been waiting without a break
         self._worker = BackgroundWorker(self._drain, interval=sweep_s or math.inf, debounce=self.max_wait,
                                         name="indexer",
@@ -147,14 +152,19 @@ class Indexer:
             if not self._queue and not self._in_flight:
                 self._behind_since = time.monotonic()
             n = 0
+            link = _tracing.current_link()  # the batch that indexes these rows links to the span that queued them
             for row_id, user_id in items:
                 self._queue.append((table, row_id, user_id))
+                if link is not None:
+                    self._links[row_id] = link
                 self._pending_users[user_id] += 1
                 n += 1
             if not n:
                 return
             full = len(self._queue) >= self.batch_size  # a whole batch: no burst wait
+            depth = len(self._queue)
             self._cond.notify_all()
+        _tracing.instruments().queue_depth.set(depth)
         self._ensure_thread(now=full)
 
     def recover(self) -> int:
@@ -271,7 +281,8 @@ class Indexer:
         try:
             if self._failures:
                 self.vectors.ping()  # still down: no embedding wasted on the retry
-            with unthrottled() if behind else nullcontext():
+            with unthrottled() if behind else nullcontext(), _tracing.span(
+                    "nova_memory.index.batch", lambda: {"nova_memory.rows": len(batch)}, links=self._linked(batch)):
                 self._index(batch)
         except Exception as exc:
             return self._retry_later(batch, exc)
@@ -290,8 +301,18 @@ class Indexer:
                     del self._pending_users[user_id]
             if not self._queue:
                 self._behind_since = None
+            depth, since = len(self._queue), self._behind_since
             self._cond.notify_all()
+        measure = _tracing.instruments()
+        measure.queue_depth.set(depth)
+        measure.index_lag.set(0.0 if since is None else time.monotonic() - since)
         return True
+
+    def _linked(self, batch: list[tuple[Table, str, str]]) -> list[Link]:
+        """Links to the spans that queued ``batch``'s rows (forgotten here: one batch links them)."""
+        with self._cond:
+            found = [self._links.pop(row_id, None) for _, row_id, _ in batch] if self._links else []
+        return _tracing.links(found)
 
     def _requeue(self, batch: list[tuple[Table, str, str]]) -> None:
         with self._cond:

@@ -23,13 +23,14 @@ from pydantic import ValidationError
 from .._time import EARLIEST, LATEST, to_utc
 from ..config import LimitsConfig
 from ..errors import InvalidInputError, WrongStoreError
-from ..types import Episode, new_id
+from ..memory.importance import SOURCES, assess, source_of
+from ..types import Episode, MemorySource, new_id
 
 __all__ = [
     "MAINTENANCE_ARGUMENTS", "MAX_COUNT", "MAX_HOPS", "MAX_K", "MAX_METADATA_DEPTH", "STORE_ARGUMENTS", "TURN_FIELDS",
     "check_content", "check_epoch", "check_flag", "check_id", "check_ids", "check_kinds", "check_metadata",
-    "check_name", "check_positive_int", "check_score", "check_texts", "check_timestamp", "check_turn", "check_user",
-    "checked_arguments", "model_input", "printable", "require_store",
+    "check_name", "check_positive_int", "check_score", "check_source", "check_texts", "check_timestamp", "check_turn",
+    "check_user", "checked_arguments", "model_input", "printable", "require_store",
 ]
 
 MAX_METADATA_DEPTH = 32
@@ -237,7 +238,8 @@ def check_texts(texts: object, limits: LimitsConfig, field: str = "texts") -> li
     return list(texts)
 
 
-TURN_FIELDS = frozenset({"user_id", "role", "content", "session_id", "timestamp", "metadata", "importance"})
+TURN_FIELDS = frozenset({"user_id", "role", "content", "session_id", "timestamp", "metadata", "importance",
+                         "source"})
 """The keys of one turn passed to ``NovaStore.add_turns``."""
 
 
@@ -248,19 +250,37 @@ def check_turn(turn: object, limits: LimitsConfig, now: datetime) -> Episode:
     unknown = set(turn) - TURN_FIELDS
     if unknown:
         raise InvalidInputError(f"unknown turn fields: {sorted(unknown, key=repr)}", field="turns")
-    role = check_id(turn.get("role"), "role", limits)
+    role = (check_id(turn.get("role"), "role", limits) or "").strip().lower()
+    content = check_content(turn.get("content"), limits)
+    source = check_source(turn.get("source")) or source_of(content, role)
     importance = turn.get("importance")
     return Episode(
         id=new_id("ep"),
         user_id=check_user(turn.get("user_id"), limits),
         session_id=check_id(turn.get("session_id"), "session_id", limits, required=False),
-        role=(role or "").strip().lower(),
-        content=check_content(turn.get("content"), limits),
+        role=role,
+        content=content,
         timestamp=check_timestamp(turn.get("timestamp")) or now,
         ingested_at=now,
         metadata=check_metadata(turn.get("metadata"), limits),
-        importance=0.5 if importance is None else check_score(importance, "importance"),
+        importance=(assess(content, explicit=source == "explicit").value if importance is None
+                    else check_score(importance, "importance")),
+        source=source,
     )
+
+
+def check_source(source: object) -> MemorySource | None:
+    """``source`` if it is one of :data:`~..memory.importance.SOURCES` (``None`` stays ``None``).
+
+    Raises:
+        InvalidInputError: anything else.
+    """
+    if source is None:
+        return None
+    if not isinstance(source, str) or source not in SOURCES:
+        raise InvalidInputError(f"source must be one of {', '.join(SOURCES)}, not {reprlib.repr(source)}",
+                                field="source")
+    return source  # type: ignore[return-value]
 
 
 @contextmanager

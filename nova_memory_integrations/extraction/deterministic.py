@@ -45,6 +45,7 @@ from ..text.lexicon import (
     STARTERS,
     STUDENTS,
 )
+from ..text.requests import asks_to_remember, without_requests
 from ..text.roles import MACHINE_ROLES, is_named_speaker
 from ..text.sentences import FACT_SENTENCES
 from ..types import Episode
@@ -360,6 +361,8 @@ class DeterministicExtractor:
         resolve_relative_time("", reference)  # validates the reference (raises on a naive datetime)
         if role.strip().lower() in MACHINE_ROLES or not text or not text.strip():
             return []
+        if asks_to_remember(text):  # "..., never forget this" asks; it states nothing (text/requests)
+            text = without_requests(text)
         ctx = _Ctx(aliases=aliases, third=state.third if state is not None else None,
                    pets=state.pets if state is not None else {}, carried=state.carried if state is not None else None)
         out: list[CandidateFact] = []

@@ -1,4 +1,4 @@
-"""Memory tools for LangChain agents: ``search_memory``, ``remember`` and ``forget``.
+"""Memory tools for LangChain agents: ``search_memory``, ``remember``, ``forget`` and ``edit_pinned_block``.
 
 The agent decides for itself what to look up, store or drop; the user is resolved per
 call exactly as :class:`~nova_memory_integrations.langchain.NovaMemory` does (the run's
@@ -46,8 +46,16 @@ class ForgetInput(BaseModel):
     memory_id: str = Field(description="The id of the memory to forget, as shown by search_memory.")
 
 
+class EditPinnedBlockInput(BaseModel):
+    """Arguments of ``edit_pinned_block``: the block, and its whole new text or a line to add."""
+
+    name: str = Field(description="The block, e.g. human (about the user) or persona (about you).")
+    content: str | None = Field(default=None, description="The whole new text of the block.")
+    append: str | None = Field(default=None, description="A line to add at the end of the block.")
+
+
 def create_memory_tools(store: NovaStore | None = None, *, user_id: str | None = None) -> list[BaseTool]:
-    """``search_memory``, ``remember`` and ``forget`` as LangChain tools over ``store``.
+    """``search_memory``, ``remember``, ``forget`` and ``edit_pinned_block`` as LangChain tools over ``store``.
 
     Setup:
         .. code-block:: bash
@@ -73,7 +81,7 @@ def create_memory_tools(store: NovaStore | None = None, *, user_id: str | None =
         user_id: the user when a call names none (context and config win).
 
     Returns:
-        The three tools. A call without a user gets a one-line refusal (and one warning per
+        The four tools. A call without a user gets a one-line refusal (and one warning per
         tool set), never another user's memory.
     """
     if store is not None:
@@ -103,6 +111,11 @@ def create_memory_tools(store: NovaStore | None = None, *, user_id: str | None =
         scope = resolve()
         return impl.NO_USER if scope is None else impl.forget_memory(scope[0], scope[1], memory_id)
 
+    def edit_block(name: str, content: str | None = None, append: str | None = None) -> str:
+        scope = resolve()
+        return impl.NO_USER if scope is None else impl.edit_pinned_block(scope[0], scope[1], name, content=content,
+                                                                         append=append)
+
     return [
         StructuredTool.from_function(search, name="search_memory", description=impl.TOOL_DESCRIPTIONS["search_memory"],
                                      args_schema=SearchMemoryInput),
@@ -110,4 +123,7 @@ def create_memory_tools(store: NovaStore | None = None, *, user_id: str | None =
                                      args_schema=RememberInput),
         StructuredTool.from_function(forget, name="forget", description=impl.TOOL_DESCRIPTIONS["forget"],
                                      args_schema=ForgetInput),
+        StructuredTool.from_function(edit_block, name="edit_pinned_block",
+                                     description=impl.TOOL_DESCRIPTIONS["edit_pinned_block"],
+                                     args_schema=EditPinnedBlockInput),
     ]

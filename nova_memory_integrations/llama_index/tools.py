@@ -14,7 +14,7 @@ __all__ = ["create_memory_tools"]
 
 
 def create_memory_tools(store: Any, *, user_id: str, session_id: str | None = None) -> list[FunctionTool]:
-    """``search_memory``, ``remember`` and ``forget`` as LlamaIndex ``FunctionTool``s.
+    """``search_memory``, ``remember``, ``forget`` and ``edit_pinned_block`` as LlamaIndex ``FunctionTool``s.
 
     LlamaIndex agents carry no user per call, so the tools are bound to ``user_id``: build
     one set per user (cheap; the store is shared).
@@ -57,9 +57,14 @@ def create_memory_tools(store: Any, *, user_id: str, session_id: str | None = No
     def forget(memory_id: str) -> str:
         return impl.forget_memory(store, user, memory_id)
 
+    def edit_pinned_block(name: str, content: str | None = None, append: str | None = None) -> str:
+        return impl.edit_pinned_block(store, user, name, content=content, append=append)
+
     return [
         FunctionTool.from_defaults(fn=search_memory, name="search_memory",
                                    description=impl.TOOL_DESCRIPTIONS["search_memory"]),
         FunctionTool.from_defaults(fn=remember, name="remember", description=impl.TOOL_DESCRIPTIONS["remember"]),
         FunctionTool.from_defaults(fn=forget, name="forget", description=impl.TOOL_DESCRIPTIONS["forget"]),
+        FunctionTool.from_defaults(fn=edit_pinned_block, name="edit_pinned_block",
+                                   description=impl.TOOL_DESCRIPTIONS["edit_pinned_block"]),
     ]

@@ -18,14 +18,16 @@ decides) instead of adding a second copy.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
 
 from ..config import LimitsConfig
 from ..consolidation.consolidator import _letter_id
+from ..engine.blocks import AUTHORS
 from ..engine.validation import (
     MAX_COUNT,
     check_content,
@@ -40,16 +42,18 @@ from ..engine.validation import (
 from ..errors import InvalidInputError
 from ..memory.conflicts import ConflictKind, Strategy, Winner
 from ..memory.entities import MatchMethod
+from ..memory.importance import SOURCES
+from ..storage.migrations import base_columns
 from ..types import FactDecision
 
 if TYPE_CHECKING:
     from ..storage.tables import TableRows
 
-__all__ = ["KNOWN_TABLES", "TableSpec", "check_row", "fresh_id", "remap_row", "table_specs"]
+__all__ = ["KNOWN_TABLES", "TableSpec", "check_row", "filled", "fresh_id", "remap_row", "table_specs"]
 
 KNOWN_TABLES = {"episodes": "episode", "facts": "fact", "fact_events": "fact_event", "rules": "rule",
                 "dead_letters": "dead_letter", "entities": "entity", "entity_aliases": "entity_alias",
-                "conflicts": "conflict"}
+                "conflicts": "conflict", "pinned_blocks": "pinned_block"}
 """Tables exported first, in this order, under these record kinds (every other table with a
 ``user_id`` column follows under its own name)."""
 _SKIP_COLUMNS = frozenset({"seq", "indexed"})  # local row order / vector-index bookkeeping
@@ -72,6 +76,7 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("conflicts", "kind"): get_args(ConflictKind), ("conflicts", "strategy"): get_args(Strategy),
     ("conflicts", "winner"): get_args(Winner), ("conflicts", "status"): ("resolved", "flagged"),
     ("entity_aliases", "method"): get_args(MatchMethod),
+    ("episodes", "source"): SOURCES, ("facts", "source"): SOURCES, ("pinned_blocks", "author"): AUTHORS,
 }
 _INT_RANGE = 2**63 - 1
 
@@ -87,6 +92,8 @@ class TableSpec:
     notnull: frozenset[str]
     key: tuple[str, ...]  # conflict key; () = the whole row (append-only logs)
     order: str
+    defaults: dict[str, Any] = field(default_factory=dict)
+    """Columns a later migration added, with a constant default: what a row exported before them holds."""
 
 
 def table_specs(db: TableRows) -> list[TableSpec]:
@@ -107,8 +114,28 @@ def table_specs(db: TableRows) -> list[TableSpec]:
             types={c: str(cols[c]["type"]).upper() for c in columns},
             notnull=frozenset(c for c in columns if cols[c]["notnull"]),
             key=("id",) if "id" in cols else pk, order="seq" if "seq" in cols else "rowid",
+            defaults={c: v for c in columns if c not in base_columns().get(name, frozenset(columns))
+                      if (v := _literal(cols[c]["dflt_value"])) is not None},
         ))
     return out
+
+
+def _literal(sql: Any) -> Any:
+    """A column default written as an SQL string or number literal (``'inferred'``, ``0.5``), else ``None``."""
+    if not isinstance(sql, str):
+        return None
+    try:
+        value = ast.literal_eval(sql)
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
+
+
+def filled(t: TableSpec, rec: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``rec`` with the columns it lacks that have a default (a row exported before a migration added
+    them: an episode without ``source`` is ``inferred``); other missing columns stay missing."""
+    missing = {c: t.defaults[c] for c in t.defaults if c not in rec}
+    return {**rec, **missing} if missing else rec
 
 
 def check_row(t: TableSpec, rec: Mapping[str, Any], limits: LimitsConfig) -> None:

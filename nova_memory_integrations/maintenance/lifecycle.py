@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import _tracing
 from .._time import utcnow
 from ..config import LifecycleConfig
 from ..engine.indexer import INDEX_WAIT_S
@@ -328,9 +329,14 @@ def apply_lifecycle(
         level = capacity_level(len(before), cap, cfg)
         if not dry_run and uid not in (evicting or {}):
             _warn(uid, level, len(before), cap, cfg, warned)
-        run.retention()
-        run.compaction()
-        run.capacity(evicting)
+        with _tracing.span("nova_memory.lifecycle.pass") as traced:
+            run.retention()
+            run.compaction()
+            run.capacity(evicting)
+            if traced.is_recording():
+                traced.set_attributes({_tracing.USER_ID: uid, "nova_memory.episodes": len(before),
+                                       "nova_memory.dry_run": dry_run,
+                                       **{f"nova_memory.lifecycle.{k}": len(v) for k, v in run.acc.items()}})
         tiers: dict[str, int] = dict.fromkeys(TIERS, 0)
         for ep in before:
             tiers[episode_tier(ep, cfg, now)] += 1

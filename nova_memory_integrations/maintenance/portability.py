@@ -40,7 +40,7 @@ from .._time import utcnow
 from ..engine.indexer import INDEX_WAIT_S
 from ..engine.validation import check_flag, check_id, check_user
 from ..errors import InvalidInputError
-from .import_rows import GLOBAL_IDS, JSON_COLUMNS, TableSpec, check_row, remap_row, table_specs
+from .import_rows import GLOBAL_IDS, JSON_COLUMNS, TableSpec, check_row, filled, remap_row, table_specs
 
 if TYPE_CHECKING:
     from ..engine.components import Components
@@ -321,7 +321,7 @@ def _read(
             if set(rec) != {"kind", "row"} or not isinstance(rec["row"], dict):
                 problems.add(f"line {n}: expected {{\"kind\": ..., \"row\": {{...}}}}")
                 continue
-            row: dict[str, Any] = rec["row"]
+            row: dict[str, Any] = dict(filled(table, rec["row"]))
             try:
                 check_row(table, row, limits)
             except InvalidInputError as exc:

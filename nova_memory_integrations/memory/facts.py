@@ -16,7 +16,8 @@ from .._time import to_epoch, utcnow
 from ..config import FactConfig
 from ..errors import InvalidInputError
 from ..storage.sqlite import SQLiteStore
-from ..types import Fact, FactDecision, new_id
+from ..types import Fact, FactDecision, MemorySource, new_id
+from .importance import assess, decay_scale
 from .temporal import (
     Interval,
     decayed_confidence,
@@ -65,11 +66,16 @@ class FactMemory:
         supersede: Sequence[Fact] = (),
         single_valued: bool | None = None,
         reason_prefix: str | None = None,
+        importance: float | None = None,
+        source: MemorySource = "inferred",
     ) -> tuple[FactDecision, list[str]]:
         """Apply one statement in a transaction; returns the decision and changed row ids.
 
         ``supersede`` are other current facts to close at ``at`` (an explicit UPDATE or a
         resolved contradiction); ``single_valued`` overrides the predicate's cardinality.
+        ``importance`` (default: :func:`~.importance.assess` of the statement) and ``source`` are
+        the new version's; a repeat raises a held fact's importance to it, and an explicit
+        repeat makes it explicit.
         """
         now = now or utcnow()
         predicate_n = normalize_predicate(predicate)
@@ -81,6 +87,9 @@ class FactMemory:
         subject_n = normalize_value(subject) or subject
         obj = obj.strip()
         obj_norm = normalize_value(obj) if obj else None
+        if importance is None:
+            importance = assess(f"{subject_n} {predicate_n.replace('_', ' ')} {obj}", explicit=source == "explicit",
+                                predicate=predicate_n).value
         changed: list[str] = []
         with self.db.user_transaction(user_id):
             # versions that ended before `at` cannot change the plan: skip loading them
@@ -102,7 +111,8 @@ class FactMemory:
                     old.confidence, rate=self.config.reinforcement_rate, cap=self.config.confidence_cap
                 )
                 prov = list(dict.fromkeys([*old.provenance, *episode_ids]))
-                self.db.reinforce_fact(user_id, old.id, conf, prov, to_epoch(now) or 0.0)
+                self.db.reinforce_fact(user_id, old.id, conf, prov, to_epoch(now) or 0.0, importance=importance,
+                                       explicit=source == "explicit")
                 fact_id = old.id
             for old_id, close_at in plan.close.items():
                 replaced = old_id
@@ -126,6 +136,8 @@ class FactMemory:
                     ingested_at=now,
                     provenance=tuple(dict.fromkeys(episode_ids)),
                     metadata=metadata or {},
+                    importance=importance,
+                    source=source,
                 )
                 self.db.insert_fact(fact, obj_norm or "", to_epoch(now) or 0.0)
                 fact_id = fact.id
@@ -208,6 +220,7 @@ class FactMemory:
                     provenance=tuple(dict.fromkeys([*wrong.provenance, *(p for f in rebased for p in f.provenance),
                                                     *episode_ids])),
                     metadata={**wrong.metadata, "corrects": wrong.object},
+                    importance=wrong.importance, source=wrong.source,
                 )
                 self.db.insert_fact(fact, obj_norm, stamp)
                 fact_id = fid
@@ -269,12 +282,14 @@ class FactMemory:
     def effective_confidences(
         self, user_id: str, facts: Sequence[Fact], *, now: datetime | None = None
     ) -> dict[str, float]:
-        """:meth:`effective_confidence` of several facts of one user, in one lookup."""
+        """:meth:`effective_confidence` of several facts of one user, in one lookup; an important fact
+        fades slower and an explicit one not at all (:func:`~.importance.decay_scale`)."""
         moment = to_epoch(now or utcnow()) or 0.0
         last = self.db.fact_last_reinforced(user_id, [f.id for f in facts])
         out: dict[str, float] = {}
         for f in facts:
             age_days = 0.0 if f.id not in last else max(0.0, moment - last[f.id]) / 86400
+            age_days *= decay_scale(f.importance, f.source)
             out[f.id] = decayed_confidence(f.confidence, age_days=age_days,
                                            half_life_days=self.config.decay_half_life_days)
         return out

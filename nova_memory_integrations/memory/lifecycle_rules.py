@@ -14,8 +14,9 @@ inputs always give the same answer. :mod:`.lifecycle` applies them to a store.
   ``hot_days`` (so an access promotes to hot), ``cold`` after ``cold_after_days`` unless
   accessed ``promote_accesses`` times or more, ``warm`` in between (demotion with age).
 * **Protection**: unconsolidated episodes, episodes created or accessed within
-  ``protect_recent_days``, and episodes whose weight reaches ``protect_weight`` are never
-  evicted or compacted.
+  ``protect_recent_days``, episodes whose weight reaches ``protect_weight``, and explicit or
+  level-5 episodes (:func:`.importance.outlives`) are never evicted or compacted.
+* **Decay** of a weight is scaled by :func:`.importance.decay_scale` (explicit: none).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..config import LifecycleConfig
 from ..text.sentences import SUMMARY_SENTENCES
 from ..text.terms import REPLY_WORDS, STOPWORDS
 from ..types import Episode
+from .importance import decay_scale, outlives
 
 __all__ = [
     "CAPACITY_LEVELS",
@@ -84,10 +86,11 @@ def effective_weight(
 
 
 def episode_weight(episode: Episode, config: LifecycleConfig, now: datetime | None = None) -> float:
-    """The effective weight of an episode at ``now`` (default: the current time)."""
+    """The effective weight of an episode at ``now`` (default: the current time); an important
+    episode decays slower, an explicit one not at all (:func:`~.importance.decay_scale`)."""
     age_days = (_aware(now or utcnow()) - episode.timestamp).total_seconds() / _DAY_S
-    return effective_weight(episode.importance, episode.access_count, age_days,
-                            access_mult=config.access_mult, decay_rate=config.decay_rate)
+    return effective_weight(episode.importance, episode.access_count, age_days, access_mult=config.access_mult,
+                            decay_rate=config.decay_rate * decay_scale(episode.importance, episode.source))
 
 
 def topics(texts: Iterable[str], limit: int = 5) -> list[str]:
@@ -198,11 +201,13 @@ def episode_tier(episode: Episode, config: LifecycleConfig, now: datetime) -> Ti
 
 def is_protected(episode: Episode, weight: float, config: LifecycleConfig, now: datetime) -> bool:
     """Whether the lifecycle must keep ``episode`` as it is: not consolidated yet, created or
-    accessed within ``protect_recent_days``, or at least ``protect_weight`` heavy."""
+    accessed within ``protect_recent_days``, at least ``protect_weight`` heavy, or explicit or of
+    the highest importance (:func:`~.importance.outlives`)."""
     recent = _aware(now) - timedelta(days=config.protect_recent_days)
     touched_recently = episode.timestamp >= recent or (episode.last_access is not None
                                                        and episode.last_access >= recent)
-    return not episode.processed or touched_recently or weight >= config.protect_weight
+    return (not episode.processed or touched_recently or weight >= config.protect_weight
+            or outlives(episode.importance, episode.source))
 
 
 # -- texts ------------------------------------------------------------------------------

@@ -140,12 +140,18 @@ def _turn_groups(turns: Sequence[ContextItem]) -> list[tuple[str, list[ContextIt
     return groups
 
 
-def _sections(items: Sequence[ContextItem]) -> tuple[list[ContextItem], list[ContextItem], list[ContextItem]]:
+def _sections(items: Sequence[ContextItem]) -> tuple[list[ContextItem], ...]:
+    """``items`` as the sections render them: pinned blocks, facts, turns (in time order), rules."""
+    blocks = [i for i in items if i.kind == "block"]
     facts = [i for i in items if i.kind == "fact"]
     turns = sorted((i for i in items if i.kind == "episode"),
                    key=lambda i: (i.timestamp or EARLIEST, i.metadata.get("seq", 0)))
     rules = [i for i in items if i.kind == "rule"]
-    return facts, turns, rules
+    return blocks, facts, turns, rules
+
+
+def _block_name(i: ContextItem) -> str:
+    return _one_line(str(i.metadata.get("name", "")))
 
 
 def _js(obj: object) -> str:
@@ -154,6 +160,8 @@ def _js(obj: object) -> str:
 
 
 def _json_item(i: ContextItem) -> dict[str, object]:
+    if i.kind == "block":
+        return {"name": _block_name(i), "text": i.text}
     if i.kind == "fact":
         return {"id": _one_line(i.id), "fact": _one_line(i.text), "valid_from": _date(i.valid_from),
                 "valid_to": _date(i.valid_to) if i.valid_to else None, "confidence": round(i.confidence or 0, 2)}
@@ -164,6 +172,8 @@ def _json_item(i: ContextItem) -> dict[str, object]:
 
 
 def _xml_item(i: ContextItem) -> str:
+    if i.kind == "block":
+        return f'<block name="{_attr(_block_name(i))}">{escape(i.text)}</block>'
     if i.kind == "fact":
         until = f' valid_to="{_date(i.valid_to)}"' if i.valid_to else ""
         return (f'<fact id="{_attr(i.id)}" valid_from="{_date(i.valid_from)}"{until}'
@@ -179,28 +189,32 @@ _TEXT_LABELS: dict[str, tuple[list[str], str, str, str, str, list[str]]] = {
     "markdown": (["<memory>"], "## Facts", "## Relevant past conversation", "### {}", "## Rules", ["</memory>"]),
     "plain": ([], "Known facts:", "Relevant past conversation:", "{}:", "Rules to follow:", []),
 }
+_BLOCK_HEAD = {"markdown": "## Pinned: {}", "plain": "Pinned ({}):"}
+"""The header of one pinned block, by text format."""
 
 
 def render(items: Sequence[ContextItem], fmt: Format) -> str:
     """Render items (any order) as a context block; empty input -> empty string."""
     if not items:
         return ""
-    facts, turns, rules = _sections(items)
+    blocks, facts, turns, rules = _sections(items)
     if fmt == "json":
         payload: dict[str, object] = {"note": PREAMBLE}
-        for name, group in (("facts", facts), ("turns", turns), ("rules", rules)):
+        for name, group in (("blocks", blocks), ("facts", facts), ("turns", turns), ("rules", rules)):
             if group:
                 payload[name] = [_json_item(i) for i in group]
         return _js({"memory": payload})
     if fmt == "xml":
         out = ["<memory>", f"<note>{PREAMBLE}</note>"]
-        for name, group in (("facts", facts), ("turns", turns), ("rules", rules)):
+        for name, group in (("blocks", blocks), ("facts", facts), ("turns", turns), ("rules", rules)):
             if group:
                 out += [f"<{name}>", *(_xml_item(i) for i in group), f"</{name}>"]
         out.append("</memory>")
         return "\n".join(out)
     opening, facts_head, turns_head, day_head, rules_head, closing = _TEXT_LABELS[fmt]
     out = [*opening, PREAMBLE]
+    for block in blocks:
+        out += [_BLOCK_HEAD[fmt].format(_block_name(block)), escape(block.text)]
     if facts:
         out.append(facts_head)
         out += [f"- {_fact_line(i)}" for i in facts]
@@ -219,6 +233,8 @@ def render(items: Sequence[ContextItem], fmt: Format) -> str:
 def line(item: ContextItem, fmt: Format) -> str:
     """The rendered line of one item (its cost in :func:`fit`)."""
     if fmt in ("markdown", "plain"):
+        if item.kind == "block":
+            return f"{_BLOCK_HEAD[fmt].format(_block_name(item))}\n{escape(item.text)}"
         if item.kind == "fact":
             return f"- {_fact_line(item)}"
         if item.kind == "episode":
@@ -230,16 +246,22 @@ def line(item: ContextItem, fmt: Format) -> str:
 
 
 def fit(
-    items: Sequence[ContextItem], fmt: Format, budget: int, counter: TokenCounter, *, fact_share: float = 1.0
+    items: Sequence[ContextItem], fmt: Format, budget: int, counter: TokenCounter, *, fact_share: float = 1.0,
+    reserved: Sequence[ContextItem] = (), reserved_share: float = 0.0,
 ) -> tuple[str, int, list[ContextItem], list[ContextItem]]:
     """Greedy packing by priority (input order) so that ``render`` fits ``budget``.
 
-    Each item's cost is its own line plus any section or date header it opens; facts
-    take at most ``fact_share`` of the budget. The final text is always re-counted and
-    items are dropped from the lowest priority until the real count fits.
+    ``reserved`` items (guaranteed slots) come first and take at most ``reserved_share`` of the
+    budget, whatever their relevance (pinned blocks first, in whenever the budget holds them,
+    their cost taken from that share); ``items`` (best first, a reserved one among them skipped)
+    fill what is left. Each item's cost is its own line plus any section or date header it
+    opens; facts chosen by relevance take at most ``fact_share`` of the budget. The final text
+    is always re-counted and items are dropped from the lowest priority until the real count fits.
 
     Returns ``(text, tokens, kept, dropped)``.
     """
+    held = {i.id for i in reserved}
+    items = [*reserved, *(i for i in items if i.id not in held)]
     if not items:
         return "", 0, [], []
     costs = [c + 1 for c in counter.count_many([line(i, fmt) for i in items])]
@@ -259,19 +281,26 @@ def fit(
     kept: list[ContextItem] = []
     dropped: list[ContextItem] = []
     fact_tokens = 0
-    for item, cost in zip(items, costs):
+    reserve = reserved_share * budget
+    for pos, (item, cost) in enumerate(zip(items, costs)):
         extra = 0
         if item.kind not in opened:
             extra += header(f"## {item.kind} section")
         group = (_human(item.timestamp), item.session_id)
         if item.kind == "episode" and fmt in ("markdown", "plain") and group not in opened:
             extra += header(f"### {group[0]}")
-        over_facts = item.kind == "fact" and fact_tokens + cost > fact_share * budget
-        if used + cost + extra <= budget and not over_facts:
+        if pos < len(reserved):  # a guaranteed slot: its own share, not the facts'; a pinned block is
+            over = item.kind != "block" and cost + extra > reserve  # always in when the budget holds it
+        else:
+            over = item.kind == "fact" and fact_tokens + cost > fact_share * budget
+        if used + cost + extra <= budget and not over:
             kept.append(item)
             used += cost + extra
             opened.update({item.kind, group})
-            fact_tokens += cost if item.kind == "fact" else 0
+            if pos < len(reserved):
+                reserve -= cost + extra
+            elif item.kind == "fact":
+                fact_tokens += cost
         else:
             dropped.append(item)
     text = render(kept, fmt)
@@ -287,14 +316,17 @@ def assemble(
     items: Sequence[ContextItem], fmt: Format, budget: int, counter: TokenCounter, *, fact_share: float = 1.0,
     query: str = "", fuller: Mapping[str, str] | None = None,
     relevance: Mapping[str, Mapping[str, float]] | None = None, names: frozenset[str] = frozenset(),
+    reserved: Sequence[ContextItem] = (), reserved_share: float = 0.0,
 ) -> tuple[str, int, list[ContextItem], list[ContextItem]]:
-    """Stage 5: ``items`` (best first) packed into ``budget`` (:func:`fit`), then what the budget
-    has left spent on giving back the sentences compression cut (``fuller``: id -> the text
-    before the cut; ``relevance`` and ``names`` choose among them as they did).
+    """Stage 5: the ``reserved`` items (guaranteed slots) within ``reserved_share`` of the budget,
+    then ``items`` (best first) in what is left (:func:`fit`), then what the budget has left
+    spent on giving back the sentences compression cut (``fuller``: id -> the text before the
+    cut; ``relevance`` and ``names`` choose among them as they did).
 
     Returns ``(text, tokens, kept, dropped)``.
     """
-    text, tokens, kept, over = fit(items, fmt, budget, counter, fact_share=fact_share)
+    text, tokens, kept, over = fit(items, fmt, budget, counter, fact_share=fact_share, reserved=reserved,
+                                   reserved_share=reserved_share)
     text, tokens, kept = _expand(kept, fuller or {}, text, tokens, query=query, fmt=fmt, budget=budget,
                                  counter=counter, names=names, relevance=relevance)
     return text, tokens, kept, over

@@ -10,14 +10,18 @@ delegate here, so ``NovaStore`` stays a thin facade. The functions take the
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from .. import _tracing
 from .._time import to_epoch, utcnow
+from ..engine.blocks import block_items
 from ..engine.hooks import Veto
-from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, MemoryKind, SearchHit
+from ..memory.importance import level_of
+from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, Fact, MemoryKind, SearchHit
 from .assemble import Format, assemble, with_speaker
 from .candidate import Candidate
 from .compress import compress_items, extract_sentences, near_duplicates
@@ -30,7 +34,7 @@ if TYPE_CHECKING:
     from ..engine.components import Components
     from .pipeline import RecallPipeline
 
-__all__ = ["build_context", "compress_texts", "dense_search", "snippets", "to_hit", "to_item"]
+__all__ = ["build_context", "compress_texts", "dense_search", "guaranteed", "snippets", "to_hit", "to_item"]
 
 _FOUND_BY: dict[Signal, str] = {
     Signal.DENSE: "semantic match", Signal.LEXICAL: "keyword match (BM25)", Signal.FACT_DENSE: "semantic match",
@@ -42,7 +46,7 @@ _FOUND_BY: dict[Signal, str] = {
 
 def _reason(c: Candidate) -> str:
     found = [n for s, n in _FOUND_BY.items() if s in c.raw or (s is Signal.GRAPH and s in c.contributions)]
-    reason = "found by " + ", ".join(dict.fromkeys(found)) if found else "prior score"
+    reason = "relevance: " + ("found by " + ", ".join(dict.fromkeys(found)) if found else "prior score")
     if c.rerank is not None:
         reason += f"; reranker {c.rerank:.2f}"
     return reason
@@ -59,15 +63,40 @@ def to_item(c: Candidate) -> ContextItem:
                            timestamp=e.timestamp, session_id=e.session_id, provenance=(e.id,),
                            metadata={**e.metadata, "role": e.role}, reason=_reason(c))
     if c.fact is not None:
-        f = c.fact
-        return ContextItem(kind="fact", id=f.id, text=f.text, score=c.score, scores=scores, timestamp=f.valid_from,
-                           valid_from=f.valid_from, valid_to=f.valid_to, confidence=f.confidence,
-                           provenance=f.provenance, metadata={"lineage_id": f.lineage_id, **f.metadata},
-                           reason=_reason(c))
+        return _fact_item(c.fact, c.score, scores, _reason(c))
     assert c.rule is not None
     r = c.rule
     return ContextItem(kind="rule", id=r.id, text=c.text, score=c.score, scores=scores, timestamp=r.created_at,
                        confidence=r.confidence, metadata=dict(r.metadata), reason=_reason(c))
+
+
+def _fact_item(f: Fact, score: float, scores: dict[str, float], reason: str) -> ContextItem:
+    return ContextItem(kind="fact", id=f.id, text=f.text, score=score, scores=scores, timestamp=f.valid_from,
+                       valid_from=f.valid_from, valid_to=f.valid_to, confidence=f.confidence,
+                       provenance=f.provenance, metadata={"lineage_id": f.lineage_id, **f.metadata,
+                                                          "importance": f.importance, "source": f.source},
+                       reason=reason)
+
+
+def guaranteed(
+    components: Components, user_id: str, *, as_of: datetime | None, config: SearchConfig,
+    kinds: Sequence[MemoryKind],
+) -> list[ContextItem]:
+    """What ``context()`` reserves its ``reserved_share`` for, whatever the query: the user's pinned
+    blocks (:mod:`..engine.blocks`), then the most important current facts (``reserved_importance``
+    and above, explicit ones unless ``reserved_inferred``; most important first), each saying why it
+    is there."""
+    if not config.reserved_share:
+        return []
+    blocks = block_items(components, user_id, as_of=as_of)
+    if "fact" not in kinds or not config.reserved_facts:
+        return blocks
+    moment = to_epoch(as_of or utcnow()) or 0.0
+    facts = components.db.important_facts(user_id, min_importance=config.reserved_importance, at=moment,
+                                          limit=config.reserved_facts, explicit_only=not config.reserved_inferred)
+    return blocks + [_fact_item(f, f.importance, {"importance": f.importance},
+                       f"guaranteed slot: importance {level_of(f.importance)} of 5"
+                       + (", asked to keep" if f.source == "explicit" else "")) for f in facts]
 
 
 def to_hit(c: Candidate, snippet: Sequence[Candidate] = ()) -> SearchHit:
@@ -125,6 +154,25 @@ def snippets(
     return [to_hit(g[0], g) for g in groups]
 
 
+F = TypeVar("F", bound=Callable[..., ContextResult])
+
+
+def _traced(build: F) -> F:
+    """``build_context`` inside the span and metrics of one ``context()`` call (``_tracing.context_call``):
+    a decorator, so that the pipeline's own lines stay as they are."""
+
+    @functools.wraps(build)
+    def run(pipeline: RecallPipeline, query: str, user_id: str, *, budget_tokens: int, **rest: Any) -> ContextResult:
+        content = pipeline.components.config.tracing.content
+        with _tracing.context_call(user_id, query, budget_tokens, content=content) as done:
+            result: ContextResult = build(pipeline, query, user_id, budget_tokens=budget_tokens, **rest)
+            done(result)
+            return result
+
+    return cast(F, run)
+
+
+@_traced
 def build_context(
     pipeline: RecallPipeline,
     query: str,
@@ -138,7 +186,8 @@ def build_context(
     kinds: Sequence[MemoryKind] = ("episode", "fact", "rule"),
 ) -> ContextResult:
     """The full pipeline for one query (see :meth:`NovaStore.context`): retrieve (signals ->
-    fusion -> rerank, and the vectors compression compares) -> compress -> assemble."""
+    fusion -> rerank, and the vectors compression compares) -> compress -> assemble, which packs
+    the :func:`guaranteed` items into their reserved share first and the relevant ones after."""
     start = time.perf_counter()
     retrieved = pipeline.retrieve(query, user_id, k=config.candidates_for(budget_tokens), config=config,
                                   kinds=kinds, as_of=as_of, session_id=session_id, with_vectors=True)
@@ -147,21 +196,32 @@ def build_context(
     counter = components.token_counter
     clock = time.perf_counter()
     hits = retrieved.hits
-    compressed = compress_items([to_item(c) for c in hits], [c.vector for c in hits], retrieved.sentence_vectors,
-                                query, retrieved.query_vector, counter=counter, config=config)
+    reserved = guaranteed(components, user_id, as_of=as_of, config=config, kinds=kinds)
+    with _tracing.span("nova_memory.recall.compress"):
+        compressed = compress_items([to_item(c) for c in hits], [c.vector for c in hits], retrieved.sentence_vectors,
+                                    query, retrieved.query_vector, counter=counter, config=config)
     timings["compress_ms"] = round((time.perf_counter() - clock) * 1000, 3)
 
     clock = time.perf_counter()
-    items = components.hooks.run_list("before_assemble", user_id, compressed.items)  # may filter or redact items
-    text, tokens, kept, over = assemble(items, fmt, budget_tokens, counter, fact_share=config.fact_share,
-                                        query=query, fuller=compressed.fuller, relevance=compressed.relevance,
-                                        names=compressed.names)
-    dropped = compressed.dropped + [i.model_copy(update={"reason": "over the token budget"}) for i in over]
+    items = components.hooks.run_list("before_assemble", user_id, [*reserved, *compressed.items])  # may filter
+    held = {i.id for i in reserved}  # or redact items, reserved ones too; those first, as given
+    slots: dict[str, ContextItem] = {}
+    for item in items:
+        if item.id in held:
+            slots.setdefault(item.id, item)
+    with _tracing.span("nova_memory.recall.assemble"):
+        text, tokens, kept, over = assemble([i for i in items if i.id not in held], fmt, budget_tokens, counter,
+                                            fact_share=config.fact_share, query=query, fuller=compressed.fuller,
+                                            relevance=compressed.relevance, names=compressed.names,
+                                            reserved=list(slots.values()), reserved_share=config.reserved_share)
+    dropped = compressed.dropped + [i.model_copy(update={"reason": "over the reserved share of the budget"
+                                                         if i.id in held else "over the token budget"}) for i in over]
     timings["assemble_ms"] = round((time.perf_counter() - clock) * 1000, 3)
     kept_eps = [i.id for i in kept if i.kind == "episode"]
     components.db.touch_episodes(user_id, kept_eps, to_epoch(utcnow()) or 0.0)
     timings["total_ms"] = round((time.perf_counter() - start) * 1000, 3)
-    kept_tokens = sum(counter.count_many([i.text for i in kept])) if kept else 0
+    ranked = [i.text for i in kept if i.id not in held]  # what compression worked on (not the reserved)
+    kept_tokens = sum(counter.count_many(ranked)) if ranked else 0
     original = compressed.original_tokens
     result = ContextResult(
         query=query, user_id=user_id, text=text, tokens=tokens, budget_tokens=budget_tokens, format=fmt,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
+from ..memory.importance import decay_scale
 from ..memory.lifecycle_rules import effective_weight
 from .candidate import Candidate, Key
 from .point_in_time import facts_known_by, rules_known_by
@@ -202,10 +203,12 @@ def score(inputs: FusionInputs, config: SearchConfig, query: str) -> dict[Key, d
     Then the priors (``u`` = 1 weighted, ``1 / (rrf_k + 1)`` RRF)::
 
         recency    = w.recency * u * 0.5 ** (age_days / recency_half_life_days)
-        importance = w.importance * u * importance           (turns)
+        importance = w.importance * u * importance           (turns: memory/importance; facts rank by
+                                                              confidence here, important ones get
+                                                              context()'s guaranteed slots)
         access     = w.access * u * ln(1 + n) / ln(6 + n)    (turns, n accesses)
         weight     = w.effective_weight * u * importance * (1 + access_mult * ln(1 + n))
-                       * exp(-decay_rate * age_days to the reference)   (turns; weight_at)
+                       * exp(-decay_rate * decay_scale * age_days to the reference)   (turns; weight_at)
         confidence = w.confidence * u * effective confidence (facts)
     """
     cands = inputs.cands
@@ -237,7 +240,8 @@ def score(inputs: FusionInputs, config: SearchConfig, query: str) -> dict[Key, d
             if reference is not None:
                 c[s_weight] = w.effective_weight * unit * weight_at(
                     turn.importance, turn.access_count, turn.timestamp, reference,
-                    access_mult=inputs.access_mult, decay_rate=inputs.decay_rate)
+                    access_mult=inputs.access_mult, decay_rate=inputs.decay_rate * decay_scale(turn.importance,
+                                                                                              turn.source))
         if cand.fact is not None:
             c[s_confidence] = w.confidence * unit * inputs.confidence[cand.fact.id]
     return parts

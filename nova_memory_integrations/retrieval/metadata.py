@@ -3,7 +3,7 @@
 LangChain ``Document.metadata`` and LlamaIndex ``TextNode.metadata`` describe a memory
 with the same flat, JSON-serialisable dictionary:
 
-``source`` (always ``"nova-memory"``), ``kind`` (episode / fact / rule), ``id`` (memory
+``source`` (always ``"nova-memory"``), ``kind`` (episode / fact / rule; block for a pinned block), ``id`` (memory
 id), ``score``, ``scores`` (per-signal), ``timestamp``, ``valid_from`` / ``valid_to``
 (ISO-8601 strings or ``None``; for episodes ``valid_from`` is the turn's time, for rules
 their creation), ``confidence``, ``provenance`` (ids of the episodes a memory came from;

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from .._tracing import span
 from ..engine.hooks import Veto
 from ..storage.vectors import Vector
 from ..types import MemoryKind
@@ -28,6 +29,8 @@ from .search_config import SearchConfig
 from .signals import gather
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Span
+
     from ..engine.components import Components
     from ..rerank.base import Reranker
 
@@ -112,11 +115,15 @@ class RecallPipeline:
             query = hooks.run("before_retrieve", user_id, query)
         except Veto:
             return Retrieved([], None, {})
-        found = gather(parts, query, user_id, config=config, kinds=kinds, session_id=session_id, as_of=as_of)
+        with span("nova_memory.recall.signals") as traced:
+            found = gather(parts, query, user_id, config=config, kinds=kinds, session_id=session_id, as_of=as_of)
+            _count(traced, len(found.raw))
         timings = dict(found.timings)
 
         clock = time.perf_counter()
-        ranked = fuse(parts, user_id, query, found, config)
+        with span("nova_memory.recall.fusion") as traced:
+            ranked = fuse(parts, user_id, query, found, config)
+            _count(traced, len(ranked))
         if any(hooks.active(stage) for stage in ("after_retrieve", "before_rerank", "after_rerank")):
             ranked = self._read_turns(ranked, len(ranked))  # hooks see every turn's episode
         ranked = hooks.run_list("after_retrieve", user_id, ranked)
@@ -124,13 +131,15 @@ class RecallPipeline:
 
         clock = time.perf_counter()
         if self._should_rerank(config.rerank if rerank is None else rerank) and ranked:
-            ranked = hooks.run_list("before_rerank", user_id, ranked)
-            head = ranked[: config.rerank_top_n]
-            fill_vectors(parts.db, parts.vectors, user_id, head)  # fusion read most already
-            known: dict[str, Sequence[float] | Vector] = {c.text: c.vector for c in head if c.vector is not None}
-            known[query] = found.query_vector
-            ranked = hooks.run_list("after_rerank", user_id, rerank_head(
-                self.reranker, query, ranked, known, top_n=config.rerank_top_n, weight=config.rerank_weight))
+            with span("nova_memory.recall.rerank") as traced:
+                _count(traced, min(len(ranked), config.rerank_top_n))
+                ranked = hooks.run_list("before_rerank", user_id, ranked)
+                head = ranked[: config.rerank_top_n]
+                fill_vectors(parts.db, parts.vectors, user_id, head)  # fusion read most already
+                known: dict[str, Sequence[float] | Vector] = {c.text: c.vector for c in head if c.vector is not None}
+                known[query] = found.query_vector
+                ranked = hooks.run_list("after_rerank", user_id, rerank_head(
+                    self.reranker, query, ranked, known, top_n=config.rerank_top_n, weight=config.rerank_weight))
         timings["rerank_ms"] = _ms(clock)
         hits = self._read_turns(ranked, k)
         if not with_vectors:
@@ -167,6 +176,12 @@ class RecallPipeline:
             c.vector = cached.get(c.text)
         turns = [c.id for c in hits if c.episode is not None]
         return parts.db.sentence_vectors(user_id, turns) if turns else {}
+
+
+def _count(traced: Span, n: int) -> None:
+    """How many candidates a stage handed on (only on a recording span)."""
+    if traced.is_recording():
+        traced.set_attribute("nova_memory.candidates", n)
 
 
 def _ms(start: float) -> float:

@@ -1,4 +1,5 @@
-"""MCP tools over the store (official ``mcp`` SDK): remember, recall, search, facts, hide, restore, forget.
+"""MCP tools over the store (official ``mcp`` SDK): remember, recall, search, facts, pinned_blocks,
+edit_pinned_block, hide, restore, forget.
 
 The same tools serve stdio (``nova-memory mcp``) and streamable HTTP (``/mcp`` on the
 ``nova-memory serve`` app). Over HTTP the caller's API key (``X-Nova-Key`` or
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ..engine import agent_tools
 from ..errors import NovaMemoryError, needs_extra
 from .auth import ApiError, Principal, authenticate, resolve_user
 
@@ -74,9 +76,9 @@ def build_mcp(store: NovaStore, *, keys: Mapping[str, str | None] | None = None,
     @server.tool()
     async def remember(user_id: str, content: str, role: str = "user", session_id: str | None = None,
                        ctx: Context | None = None) -> dict[str, Any]:
-        """Record one turn (or a note) in the user's long-term memory."""
+        """Record one turn (or a note) in the user's long-term memory, as an explicit memory."""
         ep = await call(store.add_turn, scope(ctx, user_id), role, content, session_id=session_id,
-                        metadata={"source": "nova-memory-mcp"})
+                        metadata={"source": "nova-memory-mcp"}, source="explicit")
         return {"id": ep.id, "user_id": ep.user_id, "role": ep.role, "timestamp": ep.timestamp.isoformat()}
 
     @server.tool()
@@ -110,6 +112,19 @@ def build_mcp(store: NovaStore, *, keys: Mapping[str, str | None] | None = None,
     async def restore(user_id: str, ids: list[str], ctx: Context | None = None) -> dict[str, list[str]]:
         """Bring hidden memories back."""
         return dict(await call(store.restore, scope(ctx, user_id), ids))
+
+    @server.tool()
+    async def pinned_blocks(user_id: str, ctx: Context | None = None) -> list[dict[str, Any]]:
+        """The user's pinned blocks (e.g. human, persona): always in the memory `recall` returns."""
+        found = await call(store.blocks, scope(ctx, user_id))
+        return [b.model_dump(mode="json", include={"name", "content", "limit", "author", "valid_from"}) for b in found]
+
+    @server.tool()
+    async def edit_pinned_block(user_id: str, name: str, content: str | None = None, append: str | None = None,
+                                ctx: Context | None = None) -> str:
+        """Replace a pinned block with `content`, or add `append` as a line (the old version stays in its history)."""
+        return str(await call(agent_tools.edit_pinned_block, store, scope(ctx, user_id), name, content=content,
+                              append=append))
 
     @server.tool()
     async def forget(user_id: str, ctx: Context | None = None) -> dict[str, int]:

@@ -20,11 +20,14 @@ import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from opentelemetry.trace import SpanKind
+
+from .. import _tracing
 from ..engine.validation import printable
 from ..errors import needs_extra
 from .auth import SESSION_HEADER, USER_HEADER, ApiError, authenticate, resolve_user
@@ -106,6 +109,9 @@ class Exchange:
     user_text: str
     received_at: datetime
     model: str | None
+    trace: Any = field(default=None, compare=False)
+    """The OpenTelemetry context of the request, so that the capture's span, on the capture thread,
+    nests under the request's (``_tracing.snapshot``)."""
 
 
 class MemoryProxy:
@@ -159,17 +165,23 @@ class MemoryProxy:
                            param="messages", code="message_too_large")
         user = resolve_user(principal, request.headers.get(USER_HEADER), body.get("user"))
         url = self._url("chat/completions")
-        exchange = self._exchange(user, request.headers.get(SESSION_HEADER), messages, body.get("model"))
-        content = raw
-        if exchange is not None:
-            memory = await self._recall(exchange)
-            if memory:
-                try:
-                    content = json.dumps({**body, "messages": inject_memory(messages, memory)},
-                                         ensure_ascii=False).encode("utf-8")
-                except RecursionError:
-                    raise _too_deep() from None
-        upstream = await self._until_disconnect(request, self._send("POST", url, request.headers, content))
+        with _tracing.span("nova_memory.proxy.chat", lambda: {_tracing.USER_ID: user or ""}, kind=SpanKind.SERVER):
+            exchange = self._exchange(user, request.headers.get(SESSION_HEADER), messages, body.get("model"))
+            content = raw
+            if exchange is not None:
+                memory = await self._recall(exchange)
+                if memory:
+                    try:
+                        content = json.dumps({**body, "messages": inject_memory(messages, memory)},
+                                             ensure_ascii=False).encode("utf-8")
+                    except RecursionError:
+                        raise _too_deep() from None
+            model = body.get("model")
+            with _tracing.span(f"chat {model}" if isinstance(model, str) else "chat", lambda: _chat_attributes(
+                    self.config.upstream, model, body.get("stream") is True), kind=SpanKind.CLIENT) as call:
+                upstream = await self._until_disconnect(request, self._send("POST", url, request.headers, content))
+                if upstream is not None and call.is_recording():
+                    call.set_attribute("http.response.status_code", upstream.status_code)
         if upstream is None:  # the client left before the upstream answered: the upstream call is dropped
             self._left_early(exchange)
             return Response(status_code=499)
@@ -229,7 +241,7 @@ class MemoryProxy:
         if not text:
             return None
         return Exchange(user, session or None, text, datetime.now(timezone.utc),
-                        model[:200] if isinstance(model, str) else None)
+                        model[:200] if isinstance(model, str) else None, _tracing.snapshot())
 
     async def _recall(self, exchange: Exchange) -> str:
         limit = self.store.config.limits.max_content_chars
@@ -262,7 +274,8 @@ class MemoryProxy:
         if reply.strip():
             turns.append(_turn(exchange, "assistant", reply, limit, meta, datetime.now(timezone.utc)))
         try:
-            self.store.add_turns(turns)
+            with _tracing.resumed(exchange.trace):
+                self.store.add_turns(turns)
         except Exception as exc:
             warn("memory capture", exc, "this exchange is not recorded")
 
@@ -305,6 +318,18 @@ class MemoryProxy:
                            code="upstream_timeout") from None
         except httpx.HTTPError as exc:
             raise ApiError(502, f"the upstream is unreachable ({type(exc).__name__})", code="upstream_error") from None
+
+
+def _chat_attributes(upstream: str | None, model: object, stream: bool) -> dict[str, str | int | bool]:
+    """The GenAI semantic conventions' attributes of the upstream chat call (no message text)."""
+    out: dict[str, str | int | bool] = {"gen_ai.operation.name": "chat", "gen_ai.request.stream": stream}
+    if isinstance(model, str):
+        out["gen_ai.request.model"] = model[:200]
+    where = httpx.URL(upstream) if upstream else None
+    if where is not None and where.host:
+        out["server.address"] = where.host
+        out["server.port"] = where.port or (443 if where.scheme == "https" else 80)
+    return out
 
 
 def _turn(exchange: Exchange, role: str, text: str, limit: int, meta: dict[str, Any],

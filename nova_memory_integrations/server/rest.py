@@ -1,4 +1,4 @@
-"""The REST API under ``/v1/memory/``: capture, recall, facts, consolidation, hiding and erasure.
+"""The REST API under ``/v1/memory/``: capture, recall, facts, pinned blocks, consolidation, hiding and erasure.
 
 Every route is scoped to the user in its path, ``/v1/memory/users/{user_id}/...``; a key
 pinned to a user reaches only that user (403 otherwise). The request models only give
@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..config import ConsolidationMode
 from ..errors import needs_extra
-from ..types import ContextFormat, MemoryKind
+from ..types import ContextFormat, MemoryKind, MemorySource
 from .auth import USER_HEADER, authenticate, resolve_user
 
 with needs_extra("server"):
@@ -41,7 +41,28 @@ class TurnIn(_In):
     session_id: str | None = None
     timestamp: str | None = Field(default=None, description="ISO-8601 event time (default now).")
     metadata: dict[str, Any] | None = None
-    importance: float | None = None
+    importance: float | None = Field(default=None, description="0-1 (default: assessed from the content).")
+    source: MemorySource | None = Field(
+        default=None, description="explicit: the user asked for it to be kept (default: found in the content).")
+
+
+class FactIn(_In):
+    subject: str
+    predicate: str
+    object: str
+    confidence: float | None = None
+    valid_from: str | None = Field(default=None, description="ISO-8601 event time the fact holds from (default now).")
+    metadata: dict[str, Any] | None = None
+    importance: float | None = Field(default=None, description="0-1 (default: assessed from the fact).")
+
+
+class BlockIn(_In):
+    content: str
+    limit: int | None = Field(default=None, description="Size limit in characters (default: the block's own).")
+
+
+class AppendIn(_In):
+    text: str
 
 
 class AddTurnsIn(_In):
@@ -120,6 +141,14 @@ def facts(request: Request, user: str = Depends(user_scope), subject: str | None
     return {"facts": _dump(found)}
 
 
+@router.post("/users/{user_id}/facts", summary="Assert a fact (an explicit memory)")
+def add_fact(body: FactIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    decision = _store(request).add_fact(user, body.subject, body.predicate, body.object, confidence=body.confidence,
+                                        valid_from=body.valid_from, metadata=body.metadata,
+                                        importance=body.importance, source="explicit")
+    return dict(decision.model_dump(mode="json"))
+
+
 @router.get("/users/{user_id}/facts/{fact_id}/history", summary="Every version of one fact's lineage")
 def fact_history(fact_id: str, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
     return {"facts": _dump(_store(request).fact_history(user, fact_id))}
@@ -153,3 +182,28 @@ def hidden(request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
 @router.post("/users/{user_id}/delete", summary="Erase memories by id (facts with their whole lineage)")
 def delete(body: IdsIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
     return {"deleted": _store(request).delete(user, body.ids)}
+
+
+@router.get("/users/{user_id}/blocks", summary="The user's pinned blocks (in every context)")
+def blocks(request: Request, user: str = Depends(user_scope), as_of: str | None = None) -> dict[str, Any]:
+    return {"blocks": _dump(_store(request).blocks(user, as_of=as_of))}
+
+
+@router.put("/users/{user_id}/blocks/{name}", summary="Write a pinned block (the old version is kept)")
+def set_block(name: str, body: BlockIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return dict(_store(request).set_block(user, name, body.content, limit=body.limit).model_dump(mode="json"))
+
+
+@router.post("/users/{user_id}/blocks/{name}/append", summary="Add a line to a pinned block")
+def append_to_block(name: str, body: AppendIn, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return dict(_store(request).append_to_block(user, name, body.text).model_dump(mode="json"))
+
+
+@router.get("/users/{user_id}/blocks/{name}/history", summary="Every version of a pinned block")
+def block_history(name: str, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"blocks": _dump(_store(request).block_history(user, name))}
+
+
+@router.delete("/users/{user_id}/blocks/{name}", summary="Take a pinned block out of every context (history kept)")
+def delete_block(name: str, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"deleted": _store(request).delete_block(user, name)}

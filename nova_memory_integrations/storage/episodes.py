@@ -74,15 +74,15 @@ class EpisodeQueries(Connection):
         rows = [
             (
                 e.id, e.user_id, e.session_id, e.role, e.content, to_epoch(e.timestamp), to_epoch(e.ingested_at),
-                dumps(e.metadata), e.importance, e.access_count, to_epoch(e.last_access), int(e.processed),
+                dumps(e.metadata), e.importance, e.access_count, to_epoch(e.last_access), int(e.processed), e.source,
             )
             for e in episodes
         ]
         with self.transaction() as conn:
             conn.executemany(
                 "INSERT INTO episodes (id, user_id, session_id, role, content, ts, ingested_at,"
-                " metadata, importance, access_count, last_access, processed)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " metadata, importance, access_count, last_access, processed, source)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
 

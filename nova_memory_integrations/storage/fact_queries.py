@@ -26,13 +26,14 @@ class FactQueries(Connection):
             conn.execute(
                 "INSERT INTO facts (id, lineage_id, user_id, subject, predicate, object, object_norm, text,"
                 " confidence, valid_from, valid_to, ingested_at, expired_at, provenance, occurrence_count,"
-                " last_reinforced, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " last_reinforced, metadata, importance, source)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     fact.id, fact.lineage_id, fact.user_id, fact.subject, fact.predicate, fact.object,
                     object_norm, fact.text, fact.confidence, to_epoch(fact.valid_from),
                     to_epoch(fact.valid_to), to_epoch(fact.ingested_at), to_epoch(fact.expired_at),
                     dumps(list(fact.provenance)), fact.occurrence_count, last_reinforced,
-                    dumps(fact.metadata),
+                    dumps(fact.metadata), fact.importance, fact.source,
                 ),
             )
 
@@ -45,14 +46,18 @@ class FactQueries(Connection):
             )
 
     def reinforce_fact(
-        self, user_id: str, fact_id: str, confidence: float, provenance: Sequence[str], at: float
+        self, user_id: str, fact_id: str, confidence: float, provenance: Sequence[str], at: float, *,
+        importance: float = 0.0, explicit: bool = False,
     ) -> None:
-        """Record a repeat of a fact: count up, new confidence, provenance extended."""
+        """Record a repeat of a fact: count up, new confidence, provenance extended; its importance
+        raised to ``importance`` if lower, and explicit from now on when the repeat is (standard SQL:
+        no two-argument ``max``, no integer as a condition, so Postgres reads it as written)."""
         with self.transaction() as conn:
             conn.execute(
                 "UPDATE facts SET occurrence_count = occurrence_count + 1, confidence = ?, provenance = ?,"
-                " last_reinforced = ? WHERE user_id = ? AND id = ?",
-                (confidence, dumps(list(provenance)), at, user_id, fact_id),
+                " last_reinforced = ?, importance = CASE WHEN importance < ? THEN ? ELSE importance END,"
+                " source = CASE WHEN ? = 1 THEN 'explicit' ELSE source END WHERE user_id = ? AND id = ?",
+                (confidence, dumps(list(provenance)), at, importance, importance, int(explicit), user_id, fact_id),
             )
 
     def has_rows(self, table: str, user_id: str) -> bool:
@@ -67,6 +72,17 @@ class FactQueries(Connection):
     ) -> list[Fact]:
         """Facts currently believed (not expired), any validity (or still valid after ``valid_after``)."""
         return self.select_facts(user_id, subject=subject, predicate=predicate, known_at=None, valid_after=valid_after)
+
+    def important_facts(self, user_id: str, *, min_importance: float, at: float, limit: int,
+                        explicit_only: bool = False) -> list[Fact]:
+        """The user's believed facts valid at ``at`` of at least ``min_importance`` (and explicit, with
+        ``explicit_only``), most important first (explicit before inferred, then the latest learnt):
+        ``context()``'s guaranteed slots."""
+        sql = ("SELECT * FROM facts WHERE user_id = ? AND expired_at IS NULL AND importance >= ?"
+               " AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)"
+               + (" AND source = 'explicit'" if explicit_only else "")
+               + " ORDER BY importance DESC, source = 'explicit' DESC, ingested_at DESC, seq DESC LIMIT ?")
+        return self.readable(self.query(sql, [user_id, min_importance, at, at, limit]), "facts", row_to_fact)
 
     def select_facts(
         self,

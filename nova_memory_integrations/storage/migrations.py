@@ -33,6 +33,7 @@ each step exactly once.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -44,10 +45,11 @@ from .._time import utcnow
 from ..errors import StorageError
 from .dialect import statements
 from .hidden import sync_hidden_shelves
-from .pg_schema import pg_create_hidden_shelves, pg_create_tables
-from .schema import SCHEMA
+from .pg_schema import pg_create_hidden_shelves, pg_create_pinned_blocks, pg_create_tables, pg_source_and_importance
+from .schema import FACTS_IMPORTANT_INDEX, PINNED_BLOCKS, SCHEMA, SOURCE_AND_IMPORTANCE
 
 __all__ = ["MIGRATIONS_LOCK", "MIGRATIONS_TABLE", "STORAGE", "Ledger", "Migration", "Migrations", "Transactional",
+           "base_columns",
            "meta_is", "statements"]
 
 logger = logging.getLogger(__name__)
@@ -239,6 +241,20 @@ class Migrations(Generic[T]):
             ledger.record(conn, step.name)
 
 
+@functools.cache
+def base_columns() -> dict[str, frozenset[str]]:
+    """The columns of each table as :data:`~.schema.SCHEMA` (the first step) makes them: any other
+    column of a live table was added by a later step, so a row written before may lack it."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for sql in statements(SCHEMA):
+            conn.execute(sql)
+        tables = [str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {t: frozenset(str(r[1]) for r in conn.execute(f"PRAGMA table_info({t})")) for t in tables}
+    finally:
+        conn.close()
+
+
 STORAGE: Migrations[sqlite3.Connection] = Migrations("storage", atomic=True)
 """The storage steps, applied by :class:`~.sqlite.SQLiteStore` on open."""
 
@@ -259,3 +275,24 @@ def create_hidden_shelves(conn: sqlite3.Connection) -> None:
     """The shelves of hidden memories (``hidden_episodes``, ``hidden_facts``, ``hidden_rules``): the
     columns of their live table plus ``hidden_at`` (:func:`~.hidden.sync_hidden_shelves`)."""
     sync_hidden_shelves(conn)
+
+
+@STORAGE(postgres=pg_source_and_importance)
+def source_and_importance(conn: sqlite3.Connection) -> None:
+    """Each turn and fact says whether it was asked for (``source``: ``explicit`` / ``inferred``), and
+    facts get the ``importance`` turns had (:mod:`~nova_memory_integrations.memory.importance`); rows
+    written before read as inferred, of the default importance. The index serves
+    :meth:`~.fact_queries.FactQueries.important_facts`."""
+    for table, column, definition in SOURCE_AND_IMPORTANCE:
+        if column not in {str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}:  # a store that lost
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")  # its ledger has them
+    conn.execute(FACTS_IMPORTANT_INDEX)
+    sync_hidden_shelves(conn)
+
+
+@STORAGE(postgres=pg_create_pinned_blocks)
+def create_pinned_blocks(conn: sqlite3.Connection) -> None:
+    """Pinned blocks (:mod:`~.blocks`): named texts per user, each version kept (``valid_from`` /
+    ``valid_to``), at most one current version per user and name."""
+    for sql in statements(PINNED_BLOCKS):
+        conn.execute(sql)

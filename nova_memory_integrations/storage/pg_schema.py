@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from .dialect import column_names, statements
-from .schema import SCHEMA
+from .schema import FACTS_IMPORTANT_INDEX, PINNED_BLOCKS, SCHEMA, SOURCE_AND_IMPORTANCE
 
 __all__ = ["FTS_CONFIG", "PG_SCHEMA", "pg_create_hidden_shelves", "pg_create_tables"]
 
@@ -34,6 +34,13 @@ _TYPES = ((re.compile(r"\bINTEGER PRIMARY KEY AUTOINCREMENT\b"), "BIGINT GENERAT
 _TABLE = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")
 
 
+def _pg_types(sql: str) -> str:
+    """``sql`` with SQLite's column types spelt as Postgres' (:data:`_TYPES`)."""
+    for pattern, replacement in _TYPES:
+        sql = pattern.sub(replacement, sql)
+    return sql
+
+
 def _from_sqlite(schema: str) -> str:
     """SQLite's frozen schema in Postgres' types, one statement a line: its tables and indexes, without
     FTS5 tables and triggers (what they do is :data:`PG_EXTRAS`'); the tables of kept copies get a
@@ -46,9 +53,7 @@ def _from_sqlite(schema: str) -> str:
         table = _TABLE.match(body)
         if table is not None and table.group(1) in _COPIES:
             body = _INDEXED_COPY.format(table=table.group(1), column=_COPIES[table.group(1)]) + ";"
-        for pattern, replacement in _TYPES:
-            body = pattern.sub(replacement, body)
-        out.append(body)
+        out.append(_pg_types(body))
     return "\n".join(out)
 
 
@@ -134,3 +139,18 @@ def pg_create_hidden_shelves(conn: Any) -> None:
         for name, text in defs:
             if name not in have:
                 conn.execute(f"ALTER TABLE {shelf} ADD COLUMN {text}")
+
+
+def pg_source_and_importance(conn: Any) -> None:
+    """``source_and_importance`` on Postgres: the same columns in Postgres' types, the index, and the
+    shelves of hidden memories given the new columns."""
+    for table, column, definition in SOURCE_AND_IMPORTANCE:
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {_pg_types(definition)}")
+    conn.execute(FACTS_IMPORTANT_INDEX)
+    pg_create_hidden_shelves(conn)
+
+
+def pg_create_pinned_blocks(conn: Any) -> None:
+    """``create_pinned_blocks`` on Postgres: :data:`~.schema.PINNED_BLOCKS` in Postgres' types."""
+    for sql in statements(PINNED_BLOCKS):
+        conn.execute(_pg_types(sql))

@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from .._once import WarnOnce
 from .._time import from_epoch
@@ -128,6 +128,7 @@ def row_to_episode(row: sqlite3.Row) -> Episode:
         access_count=_number("access_count", row["access_count"]),
         last_access=from_epoch(row["last_access"]),
         processed=bool(_number("processed", row["processed"])),
+        source=_source(row),
     )
 
 
@@ -149,6 +150,13 @@ class EpisodeRow:
     importance: float
     access_count: int
     row: sqlite3.Row
+    source: str = "inferred"
+
+
+def _source(row: sqlite3.Row) -> Literal["explicit", "inferred"]:
+    """A row's ``source``: ``inferred`` unless it says ``explicit`` (rows read through a query
+    that leaves the column out, or written before it, are inferred)."""
+    return "explicit" if "source" in row.keys() and row["source"] == "explicit" else "inferred"  # noqa: SIM118
 
 
 def _present(col: str, value: Any) -> Any:
@@ -169,7 +177,7 @@ def row_to_episode_row(row: sqlite3.Row) -> EpisodeRow:
     importance = _present("importance", _number("importance", row["importance"]))
     access_count = _present("access_count", _number("access_count", row["access_count"]))
     return EpisodeRow(_text("id", row["id"]), row["session_id"], _text("role", row["role"]),
-                      _text("content", row["content"]), ts, importance, access_count, row)
+                      _text("content", row["content"]), ts, importance, access_count, row, _source(row))
 
 
 SELF_CHECKING: frozenset[Callable[[sqlite3.Row], Any]] = frozenset({row_to_episode, row_to_episode_row})
@@ -195,6 +203,8 @@ def row_to_fact(row: sqlite3.Row) -> Fact:
         provenance=tuple(json.loads(row["provenance"])),
         occurrence_count=row["occurrence_count"],
         metadata=json.loads(row["metadata"]),
+        importance=row["importance"] if "importance" in row.keys() else 0.5,  # noqa: SIM118 (a Row's `in` reads values)
+        source=_source(row),
     )
 
 

@@ -236,3 +236,35 @@ CREATE TRIGGER IF NOT EXISTS items_au AFTER UPDATE OF search_text ON items BEGIN
     INSERT INTO items_fts (rowid, search_text) VALUES (new.seq, new.search_text);
 END;
 """
+
+
+# -- added by later named steps (storage/migrations.py); SCHEMA above stays frozen ---------------
+
+SOURCE_AND_IMPORTANCE: tuple[tuple[str, str, str], ...] = (
+    ("episodes", "source", "TEXT NOT NULL DEFAULT 'inferred'"),
+    ("facts", "source", "TEXT NOT NULL DEFAULT 'inferred'"),
+    ("facts", "importance", "REAL NOT NULL DEFAULT 0.5"),
+)
+"""The columns of the ``source_and_importance`` step: (table, column, SQLite definition)."""
+
+FACTS_IMPORTANT_INDEX = (
+    "CREATE INDEX IF NOT EXISTS facts_important ON facts (user_id, importance) WHERE expired_at IS NULL")
+"""The index the ``source_and_importance`` step adds (it serves ``FactQueries.important_facts``)."""
+
+PINNED_BLOCKS = """CREATE TABLE IF NOT EXISTS pinned_blocks (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    content TEXT NOT NULL,
+    size_limit INTEGER NOT NULL,
+    author TEXT NOT NULL,
+    valid_from REAL NOT NULL,
+    valid_to REAL,
+    ingested_at REAL NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '{}'
+);
+CREATE UNIQUE INDEX IF NOT EXISTS pinned_blocks_current ON pinned_blocks (user_id, name) WHERE valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS pinned_blocks_user ON pinned_blocks (user_id, name, seq);
+"""
+"""The ``create_pinned_blocks`` step: pinned blocks, each version kept, one current per user and name."""

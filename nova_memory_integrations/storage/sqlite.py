@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .blocks import BlockQueries
 from .compaction import CompactionQueries
 from .episodes import EpisodeQueries
 from .fact_queries import FactQueries
@@ -30,7 +31,7 @@ __all__ = ["SQLiteStore", "row_to_episode", "row_to_fact", "row_to_rule"]
 
 
 class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQueries, HiddenQueries,
-                  CompactionQueries, TableRows):
+                  CompactionQueries, BlockQueries, TableRows):
     """The system of record. Thread-safe; every method is scoped by ``user_id``."""
 
     def __init__(self, path: Path | str, **options: Any) -> None:
@@ -47,7 +48,7 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
         counts: dict[str, int] = {}
         with self.user_transaction(user_id) as conn:
             for table in ("episodes", "facts", "fact_events", "rules", "dead_letters", "entities", "entity_aliases",
-                          "conflicts"):
+                          "conflicts", "pinned_blocks"):
                 cur = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
                 counts[table] = cur.rowcount
             self._after_delete_user(conn)

@@ -113,9 +113,14 @@ def test_retention_deletes_old_episodes_with_tombstones(make_store: Any) -> None
 
 
 def test_episode_weight_and_bad_input(store: NovaStore) -> None:
-    ep = store.add_turn("alice", "user", "x y z", timestamp=NOW - timedelta(days=10), importance=0.6)
+    ep = store.add_turn("alice", "user", "x y z", timestamp=NOW - timedelta(days=10), importance=0.5)
     cfg = LifecycleConfig()
-    assert episode_weight(ep, cfg, NOW) == pytest.approx(0.6 * math.exp(-0.1))
+    assert episode_weight(ep, cfg, NOW) == pytest.approx(0.5 * math.exp(-0.1))
+    heavy = store.add_turn("alice", "user", "x y z", timestamp=NOW - timedelta(days=10), importance=0.9)
+    assert episode_weight(heavy, cfg, NOW) == pytest.approx(0.9 * math.exp(-0.1 * 0.2))  # decays a fifth as fast
+    asked = store.add_turn("alice", "user", "x y z", timestamp=NOW - timedelta(days=10), importance=0.5,
+                           source="explicit")
+    assert episode_weight(asked, cfg, NOW) == 0.5  # an explicit memory does not decay
     with pytest.raises(InvalidInputError):
         store.apply_lifecycle("")
     assert store.apply_lifecycle("nobody").counts() == dict.fromkeys(

@@ -121,6 +121,9 @@ def test_user_from_the_runtime_context(store: NovaStore) -> None:
 def test_llamaindex_function_tools(store: NovaStore) -> None:
     from nova_memory_integrations.llama_index import create_memory_tools as li_tools
 
-    search, remember, _forget = li_tools(store, user_id="dee")
+    search, remember, _forget, edit_block = li_tools(store, user_id="dee")
     remember.call(subject="user", predicate="likes", object="jazz")
     assert "jazz" in str(search.call(query="What music does the user like?"))
+    edit_block.call(name="persona", content="A calm music tutor.")
+    assert store.block("dee", "persona").author == "agent"  # type: ignore[union-attr]
+    assert "at most" in str(edit_block.call(name="persona", content="x" * 3000))

@@ -100,7 +100,8 @@ def test_the_weight_decays_towards_the_latest_turn_not_the_wall_clock(store: Nov
 
 
 def test_an_as_of_before_the_latest_turn_is_the_reference(store: NovaStore) -> None:
-    store.add_turns([{"user_id": USER, "role": "user", "content": t, "timestamp": T0 + timedelta(days=100 * i)}
+    store.add_turns([{"user_id": USER, "role": "user", "content": t, "timestamp": T0 + timedelta(days=100 * i),
+                      "importance": 0.5}  # the default level: its decay is the configured rate, unscaled
                      for i, t in enumerate([TEXT, *FILLER])])
     store.flush()
     hit = store.retrieve(QUERY, USER, k=1, preset=config(0.5), kinds=("episode",), as_of=T0 + timedelta(days=50))[0]

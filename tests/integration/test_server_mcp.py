@@ -23,7 +23,7 @@ from nova_memory_integrations.server import ServerConfig, create_app
 
 ALICE_KEY = "alice-mcp-key-0123456789"
 ADMIN_KEY = "admin-mcp-key-0123456789"
-TOOLS = {"remember", "recall", "search", "facts", "hide", "restore", "forget"}
+TOOLS = {"remember", "recall", "search", "facts", "pinned_blocks", "edit_pinned_block", "hide", "restore", "forget"}
 
 
 @pytest.fixture
@@ -91,6 +91,24 @@ async def test_mcp_hide_and_restore(mcp_server: ServerThread, store: NovaStore) 
     assert json.loads(text_of(restored))["episodes"] == [secret.id]
     assert {e.id for e in store.episodes("alice")} == {kept.id, secret.id}
     assert [e.id for e in store.episodes("bob")] == [bobs.id]
+
+
+async def test_mcp_pinned_blocks_are_edited_and_recalled_per_user(mcp_server: ServerThread, store: NovaStore) -> None:
+    url = f"{mcp_server.url}/mcp"
+    store.set_block("bob", "human", "Bob's locker code is 9182.")
+    _, (edited, appended, listed, recalled, other, too_long) = await session_call(url, ALICE_KEY, [
+        ("edit_pinned_block", {"user_id": "alice", "name": "human", "content": "Alice, a pilot."}),
+        ("edit_pinned_block", {"user_id": "alice", "name": "human", "append": "Vegan."}),
+        ("pinned_blocks", {"user_id": "alice"}),
+        ("recall", {"user_id": "alice", "query": "weather tomorrow"}),
+        ("pinned_blocks", {"user_id": "bob"}),
+        ("edit_pinned_block", {"user_id": "alice", "name": "human", "content": "x" * 5000}),
+    ])
+    assert "Alice, a pilot." in text_of(edited) and "Vegan." in text_of(appended)
+    assert "Vegan." in text_of(listed) and "Alice, a pilot." in text_of(recalled)
+    assert other.is_error and "9182" not in text_of(other)
+    assert "at most 2000 characters" in text_of(too_long)  # told to the model, not stored
+    assert [b.author for b in store.block_history("alice", "human")] == ["agent", "agent"]
 
 
 async def test_mcp_tools_over_stdio(tmp_path: Path, minilm_onnx: object) -> None:

@@ -138,6 +138,34 @@ def test_errors_are_json_with_the_typed_errors_name(api: httpx.Client) -> None:
     assert api.get("/users/alice/nothing-here").status_code == 404
 
 
+def test_a_fact_posted_is_explicit_and_a_turn_says_its_source(api: httpx.Client, store: NovaStore) -> None:
+    r = api.post("/users/alice/facts", json={"subject": "alice", "predicate": "allergic_to", "object": "penicillin"})
+    assert r.status_code == 200 and r.json()["op"] == "ADD"
+    (fact,) = store.facts("alice")
+    assert (fact.source, fact.importance) == ("explicit", 0.9)
+    r = api.post("/users/alice/turns", json={"turns": [{"content": "I like tea."},
+                                                       {"content": "I like jazz.", "source": "explicit"}]})
+    assert [e["source"] for e in r.json()["episodes"]] == ["inferred", "explicit"]
+    assert api.post("/users/alice/turns", json={"turns": [{"content": "x", "source": "told"}]}).status_code == 422
+
+
+def test_pinned_blocks_are_written_read_appended_and_closed_with_history(api: httpx.Client) -> None:
+    r = api.put("/users/alice/blocks/human", json={"content": "Alice, a pilot.", "limit": 60})
+    assert r.status_code == 200 and r.json()["limit"] == 60
+    assert api.post("/users/alice/blocks/human/append", json={"text": "Vegan."}).json()["content"] == \
+        "Alice, a pilot.\nVegan."
+    assert api.put("/users/alice/blocks/human", json={"content": "x" * 61}).status_code == 422  # over its limit
+    assert api.put("/users/alice/blocks/9bad", json={"content": "x"}).status_code == 422
+    assert "Vegan." in api.post("/users/alice/context", json={"query": "weather tomorrow"}).json()["text"]
+    assert [b["name"] for b in api.get("/users/alice/blocks").json()["blocks"]] == ["human"]
+    assert api.get("/users/bob/blocks").json()["blocks"] == []
+    assert api.delete("/users/alice/blocks/human").json() == {"deleted": True}
+    assert api.get("/users/alice/blocks").json()["blocks"] == []
+    history = api.get("/users/alice/blocks/human/history").json()["blocks"]
+    assert [b["content"] for b in history] == ["Alice, a pilot.", "Alice, a pilot.\nVegan."]
+    assert all(b["valid_to"] for b in history)
+
+
 def test_openapi_docs_are_served(api: httpx.Client) -> None:
     base = str(api.base_url).removesuffix("/v1/memory/").removesuffix("/v1/memory")
     spec = httpx.get(f"{base}/openapi.json").json()
@@ -156,12 +184,19 @@ def test_a_pinned_key_reaches_only_its_user(store: NovaStore) -> None:
             for method, path, body in (("POST", "/users/bob/search", {"query": "vault"}),
                                        ("POST", "/users/bob/context", {"query": "vault"}),
                                        ("GET", "/users/bob/facts", None), ("GET", "/users/bob/episodes", None),
+                                       ("POST", "/users/bob/facts", {"subject": "bob", "predicate": "likes",
+                                                                     "object": "x"}),
                                        ("POST", "/users/bob/turns", {"turns": [{"content": "hijack"}]}),
                                        ("POST", "/users/bob/consolidate", None), ("DELETE", "/users/bob", None),
                                        ("POST", "/users/bob/hide", {"ids": ["x"]}),
                                        ("POST", "/users/bob/restore", {"ids": ["x"]}),
                                        ("GET", "/users/bob/hidden", None),
-                                       ("POST", "/users/bob/delete", {"ids": ["x"]})):
+                                       ("POST", "/users/bob/delete", {"ids": ["x"]}),
+                                       ("GET", "/users/bob/blocks", None),
+                                       ("PUT", "/users/bob/blocks/human", {"content": "x"}),
+                                       ("POST", "/users/bob/blocks/human/append", {"text": "x"}),
+                                       ("GET", "/users/bob/blocks/human/history", None),
+                                       ("DELETE", "/users/bob/blocks/human", None)):
                 r = api.request(method, path, json=body)
                 assert r.status_code == 403, (method, path)
             r = api.post("/users/alice/search", json={"query": "vault"}, headers={"X-Nova-User": "bob"})

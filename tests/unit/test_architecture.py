@@ -122,7 +122,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("providers", frozenset({"embeddings", "rerank"})),
     ("storage", frozenset({"storage"})),
     ("text", frozenset({"text"})),
-    ("vocabulary", frozenset({"types", "errors", "config", "_time", "_once", "_threads"})),
+    ("vocabulary", frozenset({"types", "errors", "config", "_time", "_once", "_threads", "_tracing"})),
 )
 """The layer order of ARCHITECTURE.md, top to bottom (the package root's front door -- ``__init__``,
 ``__main__``, ``_compat`` -- stands outside it: it re-exports every layer)."""
@@ -231,7 +231,7 @@ def test_no_module_over_the_line_limit() -> None:
 
 def test_the_package_root_holds_only_the_front_door() -> None:
     root = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert root == ["__init__.py", "__main__.py", "_compat.py", "_once.py", "_threads.py", "_time.py", "config.py", "errors.py",
+    assert root == ["__init__.py", "__main__.py", "_compat.py", "_once.py", "_threads.py", "_time.py", "_tracing.py", "config.py", "errors.py",
                     "store.py", "types.py"]
 
 
@@ -239,6 +239,12 @@ def test_the_threads_module_is_a_leaf() -> None:
     """``_threads`` (the one background worker, the pools, their stop at exit) is imported by every
     layer, storage included, so it imports nothing of the package."""
     assert sorted(_graph().successors(f"{NAME}._threads")) == []
+
+
+def test_the_tracing_module_is_a_leaf() -> None:
+    """``_tracing`` (spans and metrics over ``opentelemetry-api``) is imported by the engine, the services
+    and the server alike, so it imports nothing of the package."""
+    assert sorted(_graph().successors(f"{NAME}._tracing")) == []
 
 
 def test_storage_imports_nothing_above_it() -> None:

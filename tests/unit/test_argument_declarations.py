@@ -9,15 +9,16 @@ from inspect import isfunction, signature
 
 import pytest
 
+from nova_memory_integrations.engine.blocks import BlocksAPI
 from nova_memory_integrations.engine.validation import MAINTENANCE_ARGUMENTS, STORE_ARGUMENTS
 from nova_memory_integrations.maintenance.api import MaintenanceAPI
 from nova_memory_integrations.store import NovaStore
 
 CHECKED_IN_THE_BODY: dict[str, set[str]] = {
-    "add_turn": {"user_id", "role", "content", "timestamp", "metadata", "importance"},
+    "add_turn": {"user_id", "role", "content", "timestamp", "metadata", "importance", "source"},
     "episodes": {"user_id", "since", "until"},
     "get_episodes": {"user_id", "ids"},
-    "add_fact": {"user_id", "object", "confidence", "valid_from", "metadata"},
+    "add_fact": {"user_id", "object", "confidence", "valid_from", "metadata", "importance", "source"},
     "invalidate_fact": {"user_id", "at"},
     "facts": {"user_id", "as_of", "known_at"},
     "fact_history": {"user_id"},
@@ -43,9 +44,15 @@ CHECKED_IN_THE_BODY: dict[str, set[str]] = {
     "export": {"dest", "user_id"},
     "import_": {"source", "kw"},
     "apply_lifecycle": {"user_id", "kw"},
+    "set_block": {"user_id", "name", "content", "limit", "author"},
+    "append_to_block": {"user_id", "name", "text", "author"},
+    "block": {"user_id", "name", "as_of"},
+    "blocks": {"user_id", "as_of", "name"},
+    "block_history": {"user_id", "name"},
+    "delete_block": {"user_id", "name"},
 }
 """Method -> its parameters that no declared check covers (``check_user``, ``check_metadata`` ... in the body)."""
-CLASSES = ((NovaStore, STORE_ARGUMENTS), (MaintenanceAPI, MAINTENANCE_ARGUMENTS))
+CLASSES = ((NovaStore, STORE_ARGUMENTS), (MaintenanceAPI, MAINTENANCE_ARGUMENTS), (BlocksAPI, {}))
 
 
 def _undeclared() -> dict[str, set[str]]:

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations.engine.tokens import TokenCounter, get_token_counter
-from nova_memory_integrations.retrieval.assemble import _human, escape, fit, render
+from nova_memory_integrations.retrieval.assemble import _human, escape, fit, line, render
 from nova_memory_integrations.types import ContextItem
 
 FORMATS = ("markdown", "json", "xml", "plain")
@@ -184,3 +184,29 @@ def test_the_same_instant_in_two_zones_is_named_by_each_zones_day() -> None:
     utc = datetime(2023, 5, 8, 23, 30, tzinfo=timezone.utc)
     east = utc.astimezone(timezone(timedelta(hours=2)))
     assert (_human(utc), _human(east)) == ("8 May 2023", "9 May 2023")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_reserved_items_come_first_within_their_share_and_the_budget_holds(counter: TokenCounter, fmt: str) -> None:
+    reserved = [_fact(90 + i, f"user allergic to food number {i} of a long list of foods") for i in range(12)]
+    items = [reserved[0], *_items()]  # a reserved fact found by relevance too: packed once
+    for budget in (300, 1000):
+        text, tokens, kept, dropped = fit(items, fmt, budget, counter, reserved=reserved, reserved_share=0.25)
+        assert tokens <= budget and counter.count(text) == tokens
+        ids = [i.id for i in kept]
+        assert ids[0] == "fa_90" and ids.count("fa_90") == 1
+        held = [i for i in kept if i.id.startswith("fa_9")]
+        assert 0 < len(held) < len(reserved)  # the share, not the whole list
+        assert ids[:len(held)] == [i.id for i in reserved[:len(held)]]  # most important first
+        assert sum(counter.count(line(i, fmt)) + 1 for i in held) <= 0.25 * budget
+        assert any(i.kind == "episode" for i in kept)  # relevance fills the rest
+        assert {i.id for i in dropped} | set(ids) >= {i.id for i in reserved}
+
+
+def test_no_reserved_share_packs_as_before(counter: TokenCounter) -> None:
+    items = _items()
+    assert fit(items, "markdown", 300, counter) == fit(items, "markdown", 300, counter, reserved=[],
+                                                       reserved_share=0.3)
+    reserved = [_fact(90, "user allergic to shellfish")]
+    _, _, kept, _ = fit(items, "markdown", 300, counter, reserved=reserved, reserved_share=0.0)
+    assert "fa_90" not in {i.id for i in kept}

@@ -12,7 +12,8 @@ from nova_memory_integrations.maintenance.portability import ImportReport
 def test_every_known_kind_has_its_plural() -> None:
     counts = {kind: 2 for kind in KNOWN_TABLES.values()}
     assert _count_text(counts) == (
-        "2 episodes, 2 facts, 2 fact events, 2 rules, 2 dead letters, 2 entities, 2 entity aliases, 2 conflicts"
+        "2 episodes, 2 facts, 2 fact events, 2 rules, 2 dead letters, 2 entities, 2 entity aliases, 2 conflicts,"
+        " 2 pinned blocks"
     )
 
 

@@ -12,7 +12,14 @@ from nova_memory_integrations.config import LimitsConfig
 from nova_memory_integrations.consolidation.consolidator import _letter_id
 from nova_memory_integrations.engine.validation import check_epoch
 from nova_memory_integrations.errors import InvalidInputError
-from nova_memory_integrations.maintenance.import_rows import TableSpec, check_row, fresh_id, remap_row, table_specs
+from nova_memory_integrations.maintenance.import_rows import (
+    TableSpec,
+    check_row,
+    filled,
+    fresh_id,
+    remap_row,
+    table_specs,
+)
 from nova_memory_integrations.storage.sqlite import SQLiteStore
 
 LIMITS = LimitsConfig(max_content_chars=20, max_metadata_bytes=40, max_id_chars=50)
@@ -29,7 +36,7 @@ def specs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, TableS
 def episode(**change: Any) -> dict[str, Any]:
     row = {"id": "ep_1", "user_id": "alice", "session_id": None, "role": "user", "content": "I like tea.", "ts": T,
            "ingested_at": T, "metadata": {}, "importance": 0.5, "access_count": 0, "last_access": None,
-           "processed": 0}
+           "processed": 0, "source": "inferred"}
     row.update(change)
     return row
 
@@ -38,7 +45,7 @@ def fact(**change: Any) -> dict[str, Any]:
     row = {"id": "fa_1", "lineage_id": "fa_1", "user_id": "alice", "subject": "user", "predicate": "likes",
            "object": "tea", "object_norm": "tea", "text": "user likes tea", "confidence": 0.8, "valid_from": T,
            "valid_to": None, "ingested_at": T, "expired_at": None, "provenance": ["ep_1"], "occurrence_count": 1,
-           "last_reinforced": T, "metadata": {}}
+           "last_reinforced": T, "metadata": {}, "importance": 0.5, "source": "explicit"}
     row.update(change)
     return row
 
@@ -52,7 +59,7 @@ def error(call: Callable[[], object]) -> InvalidInputError:
 # -- table_specs ------------------------------------------------------------------------------------------------
 def test_the_known_tables_come_first_in_export_order(specs: dict[str, TableSpec]) -> None:
     assert list(specs) == ["episodes", "facts", "fact_events", "rules", "dead_letters", "entities",
-                           "entity_aliases", "conflicts", "hidden_episodes", "hidden_facts", "hidden_rules",
+                           "entity_aliases", "conflicts", "pinned_blocks", "hidden_episodes", "hidden_facts", "hidden_rules",
                            "items"]  # then tables added later (hidden memories, LangGraph store items), by name
 
 
@@ -71,6 +78,20 @@ def test_a_valid_episode_passes(specs: dict[str, TableSpec]) -> None:
 
 def test_a_valid_fact_passes(specs: dict[str, TableSpec]) -> None:
     assert check_row(specs["facts"], fact(), LIMITS) is None
+
+
+def test_a_row_exported_before_source_and_importance_gets_their_defaults(specs: dict[str, TableSpec]) -> None:
+    old = {k: v for k, v in fact().items() if k not in ("importance", "source")}
+    with pytest.raises(InvalidInputError):
+        check_row(specs["facts"], old, LIMITS)
+    row = filled(specs["facts"], old)
+    assert (row["importance"], row["source"]) == (0.5, "inferred") and check_row(specs["facts"], row, LIMITS) is None
+    no_content = {k: v for k, v in episode().items() if k != "content"}  # a base column is never made up
+    assert "content" not in filled(specs["episodes"], no_content)
+
+
+def test_a_source_must_be_explicit_or_inferred(specs: dict[str, TableSpec]) -> None:
+    assert error(lambda: check_row(specs["episodes"], episode(source="guessed"), LIMITS)).field == "source"
 
 
 def test_a_fact_sentence_may_be_as_long_as_its_three_parts(specs: dict[str, TableSpec]) -> None:

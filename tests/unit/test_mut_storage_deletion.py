@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from nova_memory_integrations.storage.sqlite import SQLiteStore
-from nova_memory_integrations.types import Episode, Fact, FactDecision, Rule
+from nova_memory_integrations.types import Episode, Fact, FactDecision, PinnedBlock, Rule
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 USERS = ("alice", "bob")
@@ -81,7 +81,17 @@ def fact_ids(db: SQLiteStore, user: str) -> list[str]:
 
 def test_delete_user_counts_rows_per_table(db: SQLiteStore) -> None:
     assert db.delete_user("alice") == {"episodes": 3, "facts": 3, "fact_events": 3, "rules": 2, "dead_letters": 3,
-                                       "entities": 3, "entity_aliases": 2, "conflicts": 3}
+                                       "entities": 3, "entity_aliases": 2, "conflicts": 3, "pinned_blocks": 0}
+
+
+def test_delete_user_erases_the_users_pinned_blocks_and_their_history(db: SQLiteStore) -> None:
+    at = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    for user, text in (("alice", "v1"), ("alice", "v2"), ("bob", "b1")):
+        db.write_block(PinnedBlock(id=f"pb_{user}_{text}", user_id=user, name="human", content=text, limit=10,
+                                   valid_from=at, ingested_at=at), at.timestamp())
+    assert db.delete_user("alice")["pinned_blocks"] == 2
+    assert db.pinned_blocks("alice", history=True) == []
+    assert [b.content for b in db.pinned_blocks("bob", history=True)] == ["b1"]
 
 
 def test_delete_user_leaves_the_other_user_whole(db: SQLiteStore) -> None:

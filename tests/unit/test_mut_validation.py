@@ -286,8 +286,25 @@ def turn(**kw: object) -> dict[str, object]:
 
 def test_a_minimal_turn() -> None:
     e = check_turn(turn(), LIMITS, NOW)
-    assert (e.user_id, e.session_id, e.role, e.content, e.timestamp, e.ingested_at, e.metadata, e.importance) == \
-        ("alice", None, "user", "hello", NOW, NOW, {}, 0.5)
+    assert (e.user_id, e.session_id, e.role, e.content, e.timestamp, e.ingested_at, e.metadata, e.importance,
+            e.source) == ("alice", None, "user", "hello", NOW, NOW, {}, 0.1, "inferred")  # "hello": small talk
+
+
+def test_a_turn_without_importance_is_assessed_and_one_with_it_keeps_it() -> None:
+    roomy = LimitsConfig()
+    asked = check_turn(turn(content="I'm allergic to penicillin, never forget this"), roomy, NOW)
+    assert (asked.importance, asked.source) == (0.9, "explicit")
+    assert check_turn(turn(content="I went for a walk today"), roomy, NOW).importance == 0.5
+    given = check_turn(turn(content="I'm allergic to penicillin", importance=0.2, source="inferred"), roomy, NOW)
+    assert (given.importance, given.source) == (0.2, "inferred")
+    assert check_turn(turn(role="assistant", content="Remember: I'm allergic to nothing"), roomy, NOW).source == \
+        "inferred"
+
+
+def test_a_turn_source_is_explicit_or_inferred() -> None:
+    with pytest.raises(InvalidInputError) as info:
+        check_turn(turn(source="told"), LIMITS, NOW)
+    assert info.value.field == "source"
 
 
 def test_a_turn_gets_an_episode_id() -> None:
