@@ -347,25 +347,26 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
     fits = {i.fact.id: category_fit(i.category, cue.categories) for i in scope}
     pool = [i for i in scope if fits[i.fact.id] > 0 and (cue.ends_roles or i.fact.predicate not in ROLE_PREDICATES
                                                           or evidence[i.fact.id].explicit)]
-    scored = [(i, evidence[i.fact.id], target_score(evidence[i.fact.id], fit=fits[i.fact.id], strength=cue.strength))
-              for i in pool]
+    scored = [(i, evidence[i.fact.id], target_score(evidence[i.fact.id], fit=fits[i.fact.id], strength=cue.strength,
+                                                    open_fact=i.open)) for i in pool]
     chosen = _with_states(choose(scored), scored)
     hinted = any(evidence[i.fact.id].structural > 0 for i in pool)
     specific = {i.state for i in pool if fits[i.fact.id] == 1.0}
     small = ANY not in cue.categories and 0 < len(specific) <= SMALL_POOL
-    if chosen or similarity is None or not pool or not (hinted or small):
+    opens = any(i.open for i in pool)  # an open fact is found by meaning, never by its category
+    if chosen or similarity is None or not pool or not (hinted or small or opens):
         return chosen, False
     clause = msg.sentences[hit.sentence].clauses[hit.clause].text
     able = [i for i in pool if target_score(with_sim(evidence[i.fact.id], 1.0), fit=fits[i.fact.id],
-                                            strength=cue.strength) >= THRESHOLD]  # could meaning lift it?
-    if not able:
+                                            strength=cue.strength, open_fact=i.open) >= THRESHOLD]
+    if not able:  # meaning could lift none of them
         return chosen, False
     ranked = sorted(able, key=lambda i: (-evidence[i.fact.id].structural, -fits[i.fact.id]))[:MAX_SIMILAR]
     cosines = similarity(clause, [i.text for i in ranked])
-    sims = {i.fact.id: rescale_similarity(c) for i, c in zip(ranked, cosines, strict=True)}
+    sims = {i.fact.id: rescale_similarity(c, open_fact=i.open) for i, c in zip(ranked, cosines, strict=True)}
     scored = [(i, with_sim(evidence[i.fact.id], sims.get(i.fact.id, 0.0)),
                target_score(with_sim(evidence[i.fact.id], sims.get(i.fact.id, 0.0)), fit=fits[i.fact.id],
-                            strength=cue.strength)) for i in pool]
+                            strength=cue.strength, open_fact=i.open)) for i in pool]
     return _with_states(choose(scored), scored), True
 
 

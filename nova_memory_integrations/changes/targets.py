@@ -39,12 +39,15 @@ from .lexicon import (
     STOPWORDS,
 )
 from .segments import Word, words
+from .states import OPEN_PREDICATE
 
 __all__ = [
     "CATEGORY_NOUNS",
     "KIND_EVIDENCE",
     "LAMBDA",
     "MARGIN",
+    "OPEN_SIM_CEIL",
+    "OPEN_SIM_FLOOR",
     "SIM_CEIL",
     "SIM_FLOOR",
     "THRESHOLD",
@@ -75,6 +78,9 @@ LAMBDA = 0.6
 """Weight of meaning in the share of the score the structural evidence leaves open."""
 SIM_FLOOR, SIM_CEIL = 0.25, 0.6
 """Cosine (MiniLM) at or below which meaning counts 0, at or above which it counts 1."""
+OPEN_SIM_FLOOR, OPEN_SIM_CEIL = 0.3, 0.6
+"""The same for an open-predicate fact, whose score meaning may carry alone (so a higher floor): the
+cue's clause and the clause the state was read from."""
 
 CATEGORY_NOUNS: dict[str, frozenset[str]] = {
     "job": frozenset("job work company firm employer office contract role position gig shifts".split()),
@@ -148,10 +154,19 @@ class FactInfo:
     """Facts with one ``state`` key were stated together about one subject and category."""
     person: str = ""
     """For a relation fact ("user girlfriend_name Priya", "priya partner_of user"): the other person."""
+    clause: str = ""
+    """For an open-predicate fact (:data:`~.states.OPEN_PREDICATE`): the clause it was read from."""
+
+    @property
+    def open(self) -> bool:
+        """An open-predicate fact: its category unknown, so meaning carries its target score."""
+        return bool(self.clause)
 
     @property
     def text(self) -> str:
-        """The fact as words, for the embedder."""
+        """The fact as words, for the embedder (an open fact: the clause it was read from)."""
+        if self.clause:
+            return self.clause
         subject = "I" if self.fact.subject == "user" else self.fact.subject
         return f"{subject} {self.fact.predicate.replace('_', ' ')} {self.fact.object}"
 
@@ -193,8 +208,11 @@ def _fact_info(fact: Fact) -> FactInfo:
     # one relationship is one state whichever way it is stored ("user husband_name Tom", "tom spouse_of user")
     state = f"{category}|{person.lower()}" if category == "relationship" and person else \
         f"{fact.subject}|{category}|{first}"
+    clause = ""
+    if fact.predicate == OPEN_PREDICATE:
+        clause = str((fact.metadata or {}).get("clause") or fact.object)
     return FactInfo(fact, category, names, proper, " ".join(w.low for w in words(source)), frozenset(kinds),
-                    state, person.lower())
+                    state, person.lower(), clause)
 
 
 def separate_lists(infos: Sequence[FactInfo]) -> list[FactInfo]:
@@ -285,12 +303,13 @@ def category_fit(category: str, cue_categories: Iterable[str]) -> float:
     return 0.8 if ANY in cats or category == ANY else 0.0
 
 
-def rescale_similarity(cosine: float) -> float:
-    """``clip((cos - SIM_FLOOR) / (SIM_CEIL - SIM_FLOOR), 0, 1)``."""
-    return min(1.0, max(0.0, (cosine - SIM_FLOOR) / (SIM_CEIL - SIM_FLOOR)))
+def rescale_similarity(cosine: float, *, open_fact: bool = False) -> float:
+    """``clip((cos - SIM_FLOOR) / (SIM_CEIL - SIM_FLOOR), 0, 1)`` (the ``OPEN_`` bounds for an open fact)."""
+    floor, ceil = (OPEN_SIM_FLOOR, OPEN_SIM_CEIL) if open_fact else (SIM_FLOOR, SIM_CEIL)
+    return min(1.0, max(0.0, (cosine - floor) / (ceil - floor)))
 
 
-def target_score(evidence: Evidence, *, fit: float, strength: float) -> float:
+def target_score(evidence: Evidence, *, fit: float, strength: float, open_fact: bool = False) -> float:
     """The score of one candidate fact for one cue.
 
     ``score = fit * strength * (E + LAMBDA * sim * (1 - E))`` where ``E`` is the strongest structural
@@ -298,8 +317,15 @@ def target_score(evidence: Evidence, *, fit: float, strength: float) -> float:
     0.6 x uniqueness. Meaning fills part of what structure leaves open, so it can confirm a weak
     structural hint but alone reaches at most ``fit * strength * LAMBDA``. ``fit`` is
     :func:`category_fit`, ``strength`` the cue's.
+
+    An open-predicate fact (``open_fact``) has no category to fit, and no name but the words of its
+    clause: ``score = strength * (E + sim * (1 - E))`` with ``sim`` rescaled by :data:`OPEN_SIM_FLOOR`
+    and :data:`OPEN_SIM_CEIL`, so a cue whose clause means the state ends it, and the margin of
+    :func:`choose` keeps it from ending one of several alike.
     """
     e = evidence.structural
+    if open_fact:
+        return (strength if fit > 0 else 0.0) * (e + evidence.sim * (1.0 - e))
     return fit * strength * (e + LAMBDA * evidence.sim * (1.0 - e))
 
 

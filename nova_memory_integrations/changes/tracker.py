@@ -10,6 +10,7 @@ decide.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -19,11 +20,16 @@ import numpy as np
 from .._time import to_epoch
 from ..storage.sqlite import SQLiteStore
 from ..types import Episode, Fact
+from .lexicon import STOPWORDS
 from .planner import ChangePlan, pending, plan_changes
+from .states import OPEN_PREDICATE, OpenState, open_states
 
-__all__ = ["ChangeTracker"]
+__all__ = ["SAME_STATE_COSINE", "ChangeTracker"]
 
 _EPSILON = timedelta(milliseconds=1)
+SAME_STATE_COSINE = 0.8
+"""Cosine (MiniLM) of two clauses at or above which a newly told open state is one already held
+(reinforced, not added): "I sing in a choir" then "choir practice with my choir in the church"."""
 
 
 class ChangeTracker:
@@ -61,6 +67,36 @@ class ChangeTracker:
         return plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,
                             similarity=self.similarity if self.embedder is not None else None)
 
+    def open_states(
+        self, user_id: str, episode: Episode, *, covered: Sequence[str] = (), read: Sequence[str] = (),
+    ) -> list[tuple[OpenState, Fact | None]]:
+        """The open states one user episode tells (:func:`~.states.open_states`), each with the held
+        open fact it repeats (to reinforce) or ``None`` (to add); a state whose value another fact of
+        its subject already holds is left out (the specific fact says it)."""
+        if episode.role != "user" or not episode.content:
+            return []
+        found = open_states(episode.content, covered=tuple(covered), read=tuple(read))
+        out: list[tuple[OpenState, Fact | None]] = []
+        held: dict[str, list[Fact]] = {}
+        for state in found:
+            facts = held.setdefault(state.subject, self.db.current_facts(user_id, subject=state.subject))
+            value = state.value.lower()
+            same = [f for f in facts if _content(f.object) & _content(value)]
+            if same:
+                own = [f for f in same if f.predicate == OPEN_PREDICATE]
+                if own:
+                    out.append((state, own[0]))
+                continue
+            opens = [f for f in facts if f.predicate == OPEN_PREDICATE]
+            if opens and self.embedder is not None:
+                cosines = self.similarity(state.clause, [_clause_of(f) for f in opens])
+                best = max(range(len(opens)), key=cosines.__getitem__)
+                if cosines[best] >= SAME_STATE_COSINE:
+                    out.append((state, opens[best]))
+                    continue
+            out.append((state, None))
+        return out
+
     def touched(self, user_id: str, episodes: Sequence[Episode], related: Sequence[Fact], limit: int) -> list[Fact]:
         """``related`` (an LLM batch's context facts) with the current facts the batch's change cues and
         corrections may be about put first, so the model can answer UPDATE / DELETE against them.
@@ -92,3 +128,16 @@ class ChangeTracker:
         norms[norms == 0] = 1.0
         unit = vectors / norms[:, None]
         return [float(x) for x in unit[1:] @ unit[0]]
+
+
+def _clause_of(fact: Fact) -> str:
+    """The clause an open fact was read from (its metadata), else its value."""
+    meta = fact.metadata or {}
+    return str(meta.get("clause") or meta.get("source_text") or fact.object)
+
+
+def _content(text: str) -> set[str]:
+    """The content words of a value, crudely singular ("espressos" -> "espresso"): two values that share
+    one name the same thing ("two espressos a day", "2 espressos")."""
+    return {w.removesuffix("s") for w in re.findall(r"[a-z0-9][a-z0-9'+-]*", text.lower())
+            if len(w) >= 4 and w not in STOPWORDS}

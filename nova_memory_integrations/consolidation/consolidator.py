@@ -34,6 +34,7 @@ from .. import _tracing
 from .._once import WarnOnce
 from .._time import from_epoch, to_epoch, utcnow
 from ..changes.corrections import says_corrected
+from ..changes.states import OPEN_PREDICATE
 from ..config import ConsolidationConfig, FactConfig, NovaConfig
 from ..engine.hooks import Hooks, Veto
 from ..errors import NotFoundError
@@ -67,6 +68,8 @@ __all__ = ["Consolidator"]
 
 logger = logging.getLogger(__name__)
 
+OPEN_CONFIDENCE = 0.6
+"""Confidence of an open state: read by shape, not by a rule that knows its predicate."""
 FALLBACK_WARNING = (
     "nova-memory consolidation: the model's answers for %d of %d episodes could not be used (%s); the "
     "deterministic extractor consolidated them instead (said once per store; [consolidation] "
@@ -256,8 +259,9 @@ class Consolidator:
                                 handled.append(proposal.source_text)
                         if self.changes is not None and not getattr(src, "needs_context", False):
                             made, ids = self._apply_changes(user_id, episode, now, handled, stated)
-                            decisions += made
-                            changed += ids
+                            made2, ids2 = self._apply_open_states(user_id, episode, plan.proposals[episode.id], now)
+                            decisions += made + made2
+                            changed += ids + ids2
                     self.db.mark_processed(user_id, [e.id for e in done])
             except Exception as exc:  # rolled back, recorded, never lost
                 if self.entities is not None:
@@ -450,6 +454,34 @@ class Consolidator:
             made_list, ids = self._apply(user_id, prop, at=prop.valid_from or end.at, episode_ids=[episode.id], now=now)
             self.hooks.run("after_decision", user_id, made_list)
             decisions += made_list
+            changed += ids
+        return decisions, changed
+
+    def _apply_open_states(
+        self, user_id: str, episode: Episode, proposals: Sequence[Proposal], now: datetime,
+    ) -> tuple[list[FactDecision], list[str]]:
+        """Apply the present states no rule of the extractor read (``states`` facts, :mod:`..changes.states`):
+        a repeat reinforces the held one, a new one is added with its clause in the metadata."""
+        assert self.changes is not None
+        decisions: list[FactDecision] = []
+        changed: list[str] = []
+        covered = [p.object for p in proposals if p.object]
+        read = [p.source_text for p in proposals if p.source_text]
+        for state, held in self.changes.open_states(user_id, episode, covered=covered, read=read):
+            if held is not None:
+                prop = Proposal(held.subject, held.predicate, held.object, op="NOOP", target_fact_id=held.id,
+                                reason="the open state told again", source_text=state.clause)
+            else:
+                prop = Proposal(state.subject, OPEN_PREDICATE, state.value, confidence=OPEN_CONFIDENCE,
+                                reason="an open state no rule read", source_text=state.clause,
+                                metadata={"clause": state.clause})
+            try:
+                prop = self.hooks.run("before_decision", user_id, prop)
+            except Veto:
+                continue
+            made, ids = self._apply(user_id, prop, at=episode.timestamp, episode_ids=[episode.id], now=now)
+            self.hooks.run("after_decision", user_id, made)
+            decisions += made
             changed += ids
         return decisions, changed
 

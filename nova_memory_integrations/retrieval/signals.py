@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._threads import Pool
 from .._time import utcnow
+from ..changes.states import OPEN_PREDICATE
 from ..embeddings.base import CachedEmbedder
 from ..embeddings.similarity import cosines
 from ..engine.indexer import TABLES
@@ -345,12 +346,19 @@ def graph_entities(graph: FactGraph, user_id: str, query: str) -> list[str]:
 def graph_facts(
     graph: FactGraph, user_id: str, query: str, *, hops: int, k: int, as_of: datetime | None
 ) -> list[tuple[Fact, int]]:
-    """Facts about entities named in the query and their neighbours, valid at ``as_of``."""
+    """Facts about entities named in the query and their neighbours, valid at ``as_of``.
+
+    Open-predicate facts (``states``, read by shape from any clause) are left out: every one of the
+    user's hangs off ``user``, so through the graph they would crowd the facts section for any "I/my"
+    query; they reach the context by their own relevance (dense and lexical signals) only.
+    """
     if hops <= 0 or k <= 0:
         return []
     out: dict[str, tuple[Fact, int]] = {}
     for entity in graph_entities(graph, user_id, query):
         for hop, fact in graph.traverse(user_id, entity, max_hops=hops, as_of=as_of):
+            if fact.predicate == OPEN_PREDICATE:
+                continue
             if fact.id not in out or out[fact.id][1] > hop:
                 out[fact.id] = (fact, hop)
     ranked = sorted(out.values(), key=lambda fh: (fh[1], -fh[0].confidence))

@@ -1,0 +1,250 @@
+"""Open-predicate state capture (pure): present states that no specific rule read, as ``states`` facts.
+
+The extractor's rules are verb frames x head-noun lexicons, fitted to one writer's phrasing; a second
+writer's "I volunteer in a food bank", "big Everton fan here", "week three of keto" or "my Three contract"
+fall through them and the store never learns the state, so nothing can later end it. This module is the
+mechanism beneath the rules: any clause whose subject is the user (or a named / related third party)
+and whose shape says *a state that holds now* becomes ``<subject> states "<its object phrase>"``; the
+whole clause is kept (``clause``) so that later cues can be matched to it by meaning.
+
+What is not a state is filtered out by shape, not vocabulary: questions, conditionals, wishes and plans
+(the guard layer's modal and future markers), denials, memories, past events ("went", "yesterday"),
+feelings and opinions ("I feel", "I love", "I'm so tired"), and every sentence holding a change cue (an
+ending is the change layer's, never a new state).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..text.lexicon import RELS, STARTERS
+from .cues import find_corrections_cues, find_cues, has_cue
+from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS
+from .segments import normalize_text, segment
+
+__all__ = ["OPEN_PREDICATE", "OpenState", "open_states"]
+
+OPEN_PREDICATE = "states"
+"""The predicate of an open-predicate fact: its object is the state's phrase, its metadata the clause."""
+
+_I = re.IGNORECASE
+_NOT_A_STATE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS, *REMINISCENCE_MARKERS,
+                                    r"\byesterday\b", r"\blast (?:night|week|weekend|month|year)\b", r"\bago\b",
+                                    r"\bthis morning\b", r"\btonight\b", r"\bearlier\b", r"\bused to\b",
+                                    r"\bonce\b", r"\bdreamt\b", r"\bdream\b", r"\blol\b", r"\bjoke\b")), _I)
+_LEAD = re.compile(r"^\W*(?:(?:so|and|but|also|oh|ok|okay|well|honestly|anyway|yeah|btw|plus|still|now|"
+                   r"currently|these days|at the moment|right now|update)\b[\s,!:-]*)*", _I)
+_ADVERBS = r"(?:\s+(?:still|now|currently|also|just|both|always|usually|really|normally|mostly|basically|" \
+           r"actually|even|properly|officially|regularly|finally))*"
+# "I run", "we've got", "I've been using", "Priya and I have": the user as subject, then a verb
+_FIRST = re.compile(r"^(?:(?:I|[Ww]e)|[A-Z][\w-]+ and I|my [\w-]+ and I)"
+                    r"(?P<aux>'ve|'re|'m|\s+(?:have|has|am|are))?"
+                    r"(?P<been>\s+been)?" + _ADVERBS + r"\s+(?P<verb>[a-z][\w-]*)\b(?P<rest>.*)$")
+_THIRD = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")(?:\s+(?P<name>[A-Z][\w-]+))?"
+                    r"|(?P<named>[A-Z][a-z]+))"
+                    r"(?:,\s+(?:my|our)\s+(?P<appos>[\w\s-]{2,30}),)?"
+                    r"(?P<aux>'s|\s+(?:is|has|'s been|has been))?" + _ADVERBS +
+                    r"\s+(?P<verb>[a-z][\w-]*)\b(?P<rest>.*)$")
+_MY_THING = re.compile(r"\b(?:my|our)\s+(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
+                       r"from|on)\s+(?:[A-Z][\w&+'-]*\s*){1,3}|[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2})")
+_VERBLESS = re.compile(r"^(?P<np>(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|[\w-]+\s+(?:years?|months?)\s+"
+                       r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
+                       r"(?:born|bred)\b.*|as\s+(?!(?:well|usual|soon|far|long|much|if|for|of|i|we|you|it|always|"
+                       r"ever|a result)\b).+)$", _I)
+_STATE_VERBS = frozenset(
+    "have has got own run runs do does take takes play plays go goes work works volunteer volunteers live lives "
+    "drive drives use uses teach teaches study studies coach coaches attend attends belong belongs ride rides "
+    "keep keeps manage manages lead leads sing sings train trains pay pays rent rents support supports follow "
+    "follows write writes host hosts help helps care cares look looks walk walks swim swims cycle cycles "
+    "subscribe subscribes bank banks see sees shop shops listen listens watch watches wear wears "
+    "having owning running doing taking playing going working volunteering living driving using teaching "
+    "studying coaching attending riding keeping managing leading singing training paying renting supporting "
+    "following writing hosting helping caring walking swimming cycling learning seeing shopping listening "
+    "watching wearing dating married engaged co-host co-hosts co-own co-owns co-run co-runs mentor mentors "
+    "foster fosters sponsor sponsors collect collects grow grows brew brews practise practises practice practices "
+    "organise organises organize organizes captain captains chair chairs referee referees umpire umpires "
+    "refereeing umpiring fostering mentoring collecting growing brewing practising organising captaining chairing "
+    "hosting".split())
+"""Verbs (present, third person or progressive) whose object is a state that holds: what someone has,
+does, belongs to or takes part in, as against what they feel, think or did once."""
+_COPULA_NEXT = re.compile(r"^\s+(?:a|an|in|on|at|with|into|part of|member of|the|on the|training|\d)\b", _I)
+_FEELINGS = re.compile(r"\b(?:feel\w*|tired|stressed|sad|happy|glad|sorry|sick of|fed up|worried|nervous|excited|"
+                       r"anxious|bored|annoyed|angry|upset|scared|lost|confused|coping|exhausted|knackered|done with|"
+                       r"over the moon|gutted|thrilled|proud|relieved|grateful|struggling|busy|late|away|off)\b", _I)
+_CUT = re.compile(r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s+(?:I|we)\s|\s+-+\s+|\s+(?:and|but|so|because|cos|which|who|"
+                  r"when|while|since|though|although|lol|haha)\b)")
+_MIN_WORDS, _MAX_WORDS = 1, 9
+_NAME = r"[A-Z0-9][\w&+'-]*(?:\s+[A-Z0-9][\w&+'-]*)*"
+"""A capitalised name of one or more words ("Spotify Family", "Disney+")."""
+_LIST_OF_NAMES = re.compile(rf"^{_NAME}(?:,\s+{_NAME})*,?\s+and\s+{_NAME}$")
+_NAMES_AHEAD = re.compile(rf"{_NAME}(?:,\s+{_NAME})*,?\s+and\s+{_NAME}(?=\s+and\b|[\s,.!?]|$)|"
+                          r"[\w\s-]{2,30}?,\s+(?:Dr|Mr|Mrs|Ms)\.?\s+[A-Z][\w-]+(?=,)")
+_LIST = re.compile(r",\s+and\s+|,\s+|\s+and\s+")
+_STARTED = re.compile(r"^(?:I(?:'ve| have)?\s+)?(?:just\s+|recently\s+|finally\s+)?(?:started|joined|"
+                      r"signed up (?:for|to)|took up|taken up|enrolled (?:in|on))\s+(?P<rest>.+)$", _I)
+_REL_NAMED = re.compile(r"\b(?P<pos>[Mm]y|[Oo]ur|[Hh]is|[Hh]er)\s+(?P<rel>" + RELS +
+                        r")\s+(?P<name>[A-Z][a-z][\w-]*)\b")
+_NOT_NAME_WORDS = frozenset("and is was has had who the a an".split())
+_DONE = re.compile(r"\b(?:\w+ed|sold|left|gave|quit|got|let|cut|shut|went|made|took|lost|broke|gone|rip|"
+                   r"traded|sent|put|ran|done|over|bye|goodbye|farewell|last)\b", _I)
+"""A clause with a past or finished verb: a thing of the user's named there may be what just ended."""
+_RELATION_WORDS = re.compile(r"^(?:" + RELS + r")$", _I)
+_NAME_STOP = STARTERS | frozenset("Dr Mr Mrs Ms Mum Dad Got Had Went Been Did Is Was Just Still Loving Week "
+                                   "Day Month Year Big Had Work As Started Joined".split())
+
+
+@dataclass(frozen=True)
+class OpenState:
+    """One captured present state: whose (``"user"``, a relation word or a lowercase name), the
+    object phrase (the fact's value) and the clause it was read from (for meaning)."""
+
+    subject: str
+    value: str
+    clause: str
+
+
+def _phrase(rest: str) -> str:
+    """The object phrase: ``rest`` up to the first clause boundary, trimmed of articles and filler; a list
+    of names ("Netflix, Disney+ and Spotify") and a name in apposition ("a therapist, Dr Okafor,") stay."""
+    rest = rest.strip()
+    rest = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our)\s+", "", rest, flags=_I)
+    if m := _NAMES_AHEAD.match(rest):
+        return m.group(0).strip()
+    cut = _CUT.search(rest)
+    body = (rest[: cut.start()] if cut else rest).strip(" .!?'\"")
+    body = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our)\s+", "", body, flags=_I)
+    return body.strip()
+
+
+def _valid(value: str) -> bool:
+    if "   " in value:  # quoted speech, blanked by normalize_text: someone else's words
+        return False
+    n = len(value.split())
+    if not _MIN_WORDS <= n <= _MAX_WORDS or not re.search(r"[A-Za-z]", value):
+        return False
+    first = value.split()[0].lower()
+    return first not in {"it", "this", "that", "them", "him", "her", "you", "me", "something", "nothing",
+                         "anything", "everything", "stuff", "things", "lot", "bit", "way", "time"}
+
+
+def _states(subject: str, value: str, body: str) -> list[OpenState]:
+    """One state per item of a list ("Netflix, Disney+ and Spotify"), else one; none when not a value."""
+    items = [v.strip() for v in _LIST.split(value)] if _LIST_OF_NAMES.match(value) else [value]
+    return [OpenState(subject, v, body) for v in items if _valid(v)]
+
+
+def _clause_states(text: str) -> list[OpenState]:
+    body = text[_LEAD.match(text).end():].strip()  # type: ignore[union-attr]
+    if not body:
+        return []
+    if m := _FIRST.match(body):
+        return _from_verb("user", m, body)
+    if m := _STARTED.match(body):  # "started a pottery course", "I joined the choir": a state begins
+        return _states("user", _phrase(m.group("rest")), body)
+    if (m := _THIRD.match(body)) and not (m.group("named") and m.group("named") in _NAME_STOP):
+        who = (m.group("name") or m.group("named") or m.group("rel") or "").lower()
+        if (who and not _RELATION_WORDS.match(who)) or m.group("rel"):
+            return _from_verb(who, m, body)
+    if m := _VERBLESS.match(body):
+        return _states("user", _phrase(m.group("np")), body)
+    return []
+
+
+def _from_verb(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
+    verb, rest, aux = m.group("verb").lower(), m.group("rest"), (m.group("aux") or "").lower()
+    been = "been" in m.re.groupindex and m.group("been")
+    if appos := m.group("appos") if "appos" in m.re.groupindex else None:  # "Marta, my team lead, is ...": the role
+        return _states(subject, _phrase(appos), body)
+    if aux.strip() in ("have", "has") and not been and verb not in _STATE_VERBS:  # "I have type 1 diabetes"
+        verb, rest, aux = aux.strip(), f" {m.group('verb')}{rest}", ""
+    if aux.strip() in ("'ve", "have", "has") and verb == "had" and not been:  # "I've had a season ticket"
+        verb = "have"
+    if aux.strip() in {"'m", "am", "'re", "are", "'s", "is"} and not been:
+        # "I'm a nurse", "I'm in a choir", "we're with Octopus": a copula before a noun phrase, never an adjective
+        whole = f" {verb}{rest}"
+        if verb in _STATE_VERBS and verb.endswith("ing"):
+            whole = rest
+        elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(whole[:30]):
+            return []
+        return _states(subject, _phrase(whole), body)
+    if verb not in _STATE_VERBS:
+        return []
+    if verb in ("go", "goes", "going") and not re.match(r"\s+(?:to|swimming|running|climbing)\b", rest):
+        return []
+    value = _phrase(rest)
+    if not value or (verb in ("have", "has", "got") and value.split()[0].lower() in {"to", "been", "no", "had"}):
+        return []
+    if verb in ("keep", "keeps", "keeping") and value.split()[0].lower().endswith("ing"):  # "keeps saying": goes on
+        return []
+    return _states(subject, value, body)
+
+
+def _relations(text: str) -> list[OpenState]:
+    """Named relations told in passing: "my brother Sam and his girlfriend Leah" -> ``user states
+    "brother Sam"``, ``sam states "girlfriend Leah"`` (whose "his" / "her" is: the last person named)."""
+    out: list[OpenState] = []
+    last = ""
+    for m in _REL_NAMED.finditer(text):
+        name = m.group("name")
+        if name in _NAME_STOP or name.lower() in _NOT_NAME_WORDS:
+            continue
+        owner = "user" if m.group("pos").lower() in ("my", "our") else last
+        if owner:
+            out.append(OpenState(owner, f"{m.group('rel')} {name}", text.strip()))
+        last = name.lower()
+    return out
+
+
+def _denied(clause: str) -> bool:
+    """A clause with a negation ("I don't have a car", "I have never seen ..."): nothing it holds is told."""
+    return any(w in NEGATORS or w.endswith("n't") for w in clause.lower().split())
+
+
+def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ...] = ()) -> list[OpenState]:
+    """The present states ``text`` tells that no specific rule captured.
+
+    Args:
+        text: a user message.
+        covered: values the extractor already stated from this message; a clause holding one of them
+            is left to the rule that read it.
+        read: the sentences the extractor stated something from: left to its rules whole.
+    """
+    norm = normalize_text(text)
+    marks = [m for m in (normalize_text(r).strip(" .!?") for r in read) if m]
+    whole = norm.strip(" .!?")
+    if not whole or any(whole in m for m in marks):  # one sentence, read by a rule: the common case, cheap
+        return []
+    sentences = segment(norm)
+    busy: set[int] = set()
+    if has_cue(norm):  # a word-set pre-test: most messages hold no cue
+        busy = {h.sentence for h in find_cues(norm, sentences)}
+        busy |= {h.sentence for h in find_corrections_cues(norm, sentences)}
+    taken = [c.lower() for c in covered if c]
+    out: list[OpenState] = []
+    seen: set[tuple[str, str]] = set()
+    for i, sentence in enumerate(sentences):
+        body = sentence.text.strip(" .!?")
+        if i in busy or sentence.question or any(body and (body in r or r in body) for r in marks):
+            continue
+        eventful = bool(_NOT_A_STATE.search(sentence.text))  # a plan, a memory, a one-off event
+        for clause in sentence.clauses:
+            low = clause.text.lower()
+            if any(c in low for c in taken) or _FEELINGS.match(clause.text.strip()):
+                continue
+            if _denied(clause.text):
+                continue
+            found = [] if eventful else _clause_states(clause.text)
+            if not found and not eventful and not _DONE.search(clause.text):
+                for m in _MY_THING.finditer(clause.text):  # a thing of the user's named in passing
+                    value = m.group("np").strip()
+                    if _valid(value) and not _RELATION_WORDS.match(value.split()[0]) and \
+                            not any(value.lower() in c or c in value.lower() for c in taken):
+                        found = [OpenState("user", value, clause.text.strip())]
+                        break
+            found += _relations(clause.text)
+            for state in found:
+                if (state.subject, state.value.lower()) not in seen:
+                    seen.add((state.subject, state.value.lower()))
+                    out.append(state)
+    return out
