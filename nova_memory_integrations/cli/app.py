@@ -28,7 +28,7 @@ from .graph import GRAPH_FORMATS, render_graph
 from .lifecycle import hide_cmd, lifecycle_cmd, restore_cmd
 from .maintain import config_app, fact_app, merge_entities_cmd
 from .models import models_app
-from .serve import mcp_cmd, serve_cmd
+from .serve import mcp_cmd, serve_cmd, ui_cmd
 from .stats import collect_stats
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ app.add_typer(graph_app, name="graph")
 app.add_typer(models_app, name="models")
 app.command("serve")(serve_cmd)
 app.command("mcp")(mcp_cmd)
+app.command("ui")(ui_cmd)
 app.command("list")(list_cmd)
 app.command("show")(show_cmd)
 app.command("traverse")(traverse_cmd)

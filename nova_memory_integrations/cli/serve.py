@@ -1,4 +1,5 @@
-"""``nova-memory serve`` (proxy, REST and MCP over HTTP) and ``nova-memory mcp`` (MCP over stdio).
+"""``nova-memory serve`` (proxy, REST and MCP over HTTP), ``nova-memory ui`` (the memory inspector of an
+embedded store) and ``nova-memory mcp`` (MCP over stdio).
 
 Both need the ``server`` extra: ``pip install "nova-memory-integrations[server]"``.
 """
@@ -21,8 +22,7 @@ from ..server.settings import (
 )
 from ._common import PathOpt, choice, session
 
-__all__ = ["mcp_cmd", "serve_cmd"]
-
+__all__ = ["mcp_cmd", "serve_cmd", "ui_cmd"]
 
 
 def _need_server_extra() -> None:
@@ -88,6 +88,30 @@ def serve_cmd(
                                        upstream_timeout=upstream_timeout, max_header_bytes=max_header_bytes,
                                        max_headers=max_headers, header_timeout=header_timeout,
                                        body_timeout=body_timeout, max_connections=max_connections, mcp=not no_mcp)
+        serve(s.store, config, log_level=log_level)
+
+
+def ui_cmd(
+    ctx: typer.Context,
+    host: Annotated[str, typer.Option(help=f"Address to bind; not loopback: needs ${ENV_API_KEYS}.")] = DEFAULT_HOST,
+    port: Annotated[int, typer.Option(min=1, max=65535)] = DEFAULT_PORT,
+    open_browser: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
+    log_level: Annotated[str, typer.Option(callback=choice(LOG_LEVELS), help=", ".join(LOG_LEVELS))] = "warning",
+    path: PathOpt = None,
+) -> None:
+    """Open the memory inspector of a data directory at http://HOST:PORT/ui (the server's /ui page, REST included)."""
+    _need_server_extra()
+    from ..server.app import serve
+
+    with session(ctx, path, False) as s:
+        config = ServerConfig.from_env(host=host, port=port, mcp=False)
+        url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/ui"
+        typer.echo(f"Memory inspector of {s.store.path}: {url} (Ctrl+C stops it)", err=True)
+        if open_browser:
+            import threading
+            import webbrowser
+
+            threading.Timer(1.0, webbrowser.open, args=(url,)).start()
         serve(s.store, config, log_level=log_level)
 
 

@@ -18,6 +18,7 @@ from .guard import RequestGuard
 from .proxy import MemoryProxy
 from .rest import router
 from .settings import ServerConfig
+from .ui import UiSessions, ui_router
 
 with needs_extra("server"):
     import anyio
@@ -96,6 +97,7 @@ def create_app(store: NovaStore, config: ServerConfig | None = None) -> FastAPI:
     app.state.store = store
     app.state.config = config
     app.state.proxy = proxy
+    app.state.ui_sessions = UiSessions()
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
     app.add_middleware(RequestGuard, config=config)  # added last: the outermost layer, before any key check
     _handlers(app)
@@ -113,6 +115,7 @@ def create_app(store: NovaStore, config: ServerConfig | None = None) -> FastAPI:
         return await _health(store, proxy)
 
     app.include_router(router)
+    app.include_router(ui_router)
     if mcp_server is not None:
         with needs_extra("server"):
             from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
