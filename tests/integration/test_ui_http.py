@@ -7,11 +7,16 @@ actions, that the sign-in cookie opens nothing but /ui.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from server_harness import free_port, wait_for
 from ui_seed import ADMIN_KEY, ALICE_KEY, BOB_SECRET, HOSTILE, KEYS, Seeded, seed
 
 from nova_memory_integrations import NovaStore
@@ -140,3 +145,33 @@ def test_a_keyless_server_opens_the_inspector_on_loopback_and_refuses_other_site
         r = client.get("/ui", headers={"Host": "evil.example"})
         assert r.status_code == 421
     assert store.hidden("alice")["facts"] == []
+
+
+def test_nova_memory_ui_serves_the_inspector_of_a_data_directory(tmp_path: Path, minilm_onnx: Any) -> None:
+    """``nova-memory ui --path DIR`` as a real process: the embedded store's users and timeline, no key on loopback."""
+    data = tmp_path / "data"
+    with NovaStore(data, embeddings=minilm_onnx) as s:
+        s.add_turns([{"user_id": "carol", "role": "user", "content": "I live in Porto.",
+                      "timestamp": "2024-01-10T09:00:00+00:00"}])
+        s.consolidate("carol")
+    port = free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_COLOR": "1"}
+    env.pop("NOVA_MEMORY_API_KEYS", None)
+    proc = subprocess.Popen([sys.executable, "-m", "nova_memory_integrations", "ui", "--path", str(data),
+                             "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        def up() -> httpx.Response | None:
+            assert proc.poll() is None, proc.communicate()[1]
+            try:
+                return httpx.get(f"http://127.0.0.1:{port}/ui", timeout=5)
+            except httpx.TransportError:
+                return None
+
+        users = wait_for(up, timeout=180, interval=0.5)
+        assert users.status_code == 200 and "/ui/users/carol" in users.text
+        timeline = httpx.get(f"http://127.0.0.1:{port}/ui/users/carol", timeout=60)
+        assert timeline.status_code == 200 and "user lives in Porto" in timeline.text
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    assert f"http://127.0.0.1:{port}/ui" in err

@@ -17,7 +17,7 @@ from ..._time import to_epoch, utcnow
 from ...types import Fact
 
 if TYPE_CHECKING:
-    from ...store import NovaStore
+    from ... import NovaStore
 
 __all__ = ["Bar", "GraphView", "Timeline", "UserRow", "graph_view", "timeline", "users_overview"]
 
@@ -68,7 +68,7 @@ class Bar:
 
     @property
     def episode_id(self) -> str | None:
-        return self.fact.provenance[-1] if self.fact.provenance else None
+        return self.fact.provenance[0] if self.fact.provenance else None  # the first: where it was learnt
 
 
 @dataclass

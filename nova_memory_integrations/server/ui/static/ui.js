@@ -35,7 +35,7 @@ function setupSliders() {
     slider.addEventListener("input", function () { label(slider); });
     slider.addEventListener("change", function () {
       const url = new URL(window.location.href);
-      url.searchParams.set(slider.dataset.param, new Date(Number(slider.value) * 1000).toISOString());
+      url.searchParams.set(slider.dataset.param, new Date(Number(slider.value) * 1000).toISOString().replace(".000Z", "Z"));
       window.location.assign(url.toString());
     });
   });
