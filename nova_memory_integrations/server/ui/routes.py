@@ -203,19 +203,17 @@ def context_page(request: Request, user_id: str, q: str = "", budget: int | None
 # -- actions: the REST routes' own functions ----------------------------------------------------------------
 
 
-@ui_router.post("/users/{user_id}/hide")
-def hide(body: rest.IdsIn, request: Request, user_id: str) -> dict[str, Any]:
-    return rest.hide(body, request, ui_user(request, user_id))
+def _by_ids(route: Callable[[rest.IdsIn, Request, str], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """The UI's form of a REST route that takes ids: the same function, with the UI's user resolution."""
+
+    def action(body: rest.IdsIn, request: Request, user_id: str) -> dict[str, Any]:
+        return route(body, request, ui_user(request, user_id))
+
+    return action
 
 
-@ui_router.post("/users/{user_id}/restore")
-def restore(body: rest.IdsIn, request: Request, user_id: str) -> dict[str, Any]:
-    return rest.restore(body, request, ui_user(request, user_id))
-
-
-@ui_router.post("/users/{user_id}/delete")
-def delete(body: rest.IdsIn, request: Request, user_id: str) -> dict[str, Any]:
-    return rest.delete(body, request, ui_user(request, user_id))
+for _name, _route in (("hide", rest.hide), ("restore", rest.restore), ("delete", rest.delete)):
+    ui_router.add_api_route(f"/users/{{user_id}}/{_name}", _by_ids(_route), methods=["POST"], name=f"ui_{_name}")
 
 
 @ui_router.post("/users/{user_id}/forget")
