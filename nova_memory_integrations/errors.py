@@ -105,7 +105,7 @@ class ConsolidationError(NovaMemoryError, RuntimeError):
 # so a missing one raises MissingExtraError with the install line.
 DISTRIBUTION = "nova-memory-integrations"
 EXTRAS: dict[str, str] = {
-    "server": "the memory server: nova-memory serve / mcp, nova_memory_integrations.server",
+    "server": "the memory server: nova-memory serve / ui / mcp, nova_memory_integrations.server",
     "mpnet": 'the all-mpnet-base-v2 embedding model: embeddings.model = "all-mpnet-base-v2"',
     "openai": "OpenAI-compatible models: langchain-openai, OpenAILike, the tiktoken tokenizer",
     "postgres": "Postgres as the system of record: NovaStore(database_url=...) (psycopg, psycopg_pool)",

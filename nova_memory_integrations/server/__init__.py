@@ -3,6 +3,7 @@
 - :mod:`.proxy`: an OpenAI-compatible proxy that injects memory into every chat request
   and captures every exchange (streaming included), failing open.
 - :mod:`.rest`: the REST API under ``/v1/memory/`` (OpenAPI docs at ``/docs``).
+- :mod:`.ui`: the memory inspector, server-rendered pages at ``/ui`` (also ``nova-memory ui``).
 - :mod:`.mcp_server`: MCP tools over stdio (``nova-memory mcp``) and streamable HTTP.
 - :mod:`.auth`, :mod:`.settings`: API keys (optionally pinned to a user), limits, binding.
 - :mod:`.guard`, :mod:`.protocol`: what every request meets first (Host, Origin,

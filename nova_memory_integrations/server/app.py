@@ -1,4 +1,4 @@
-"""The ASGI app of ``nova-memory serve``: proxy, REST, MCP and health over one store.
+"""The ASGI app of ``nova-memory serve``: proxy, REST, MCP, the inspector (/ui) and health over one store.
 
 One ``NovaStore`` per server process (the caller opens and closes it); uvicorn serves
 the app. :func:`create_app` builds it, :func:`serve` runs it.
@@ -93,7 +93,7 @@ def create_app(store: NovaStore, config: ServerConfig | None = None) -> FastAPI:
 
     app = FastAPI(title="nova-memory", version=__version__, lifespan=lifespan,
                   description="Long-term memory as a service: an OpenAI-compatible memory proxy, a REST API "
-                              "under /v1/memory and MCP at /mcp.")
+                              "under /v1/memory, MCP at /mcp and a memory inspector at /ui.")
     app.state.store = store
     app.state.config = config
     app.state.proxy = proxy
