@@ -175,3 +175,20 @@ def test_nova_memory_ui_serves_the_inspector_of_a_data_directory(tmp_path: Path,
         proc.terminate()
         _, err = proc.communicate(timeout=60)
     assert f"http://127.0.0.1:{port}/ui" in err
+
+
+def test_the_graph_conflicts_decisions_rules_and_blocks_pages_show_the_users_memory(keyed: httpx.Client) -> None:
+    headers = {"X-Nova-Key": ADMIN_KEY}
+    graph = keyed.get("/ui/users/alice/graph", params={"entity": "user", "hops": 1}, headers=headers).text
+    assert '<svg id="graph"' in graph and "user lives in Berlin" in graph and "user works at Acme" in graph
+    assert "user lives in Lisbon" not in graph  # the graph is of what is valid now
+    then = keyed.get("/ui/users/alice/graph", params={"entity": "user", "as_of": "2024-03-01T00:00:00Z"},
+                     headers=headers).text
+    assert "user lives in Lisbon" in then and "user lives in Berlin" not in then
+    changes = keyed.get("/ui/users/alice/changes", headers=headers).text
+    assert "newer statement supersedes the held fact" in changes  # a conflict and how it was settled
+    assert "single-valued predicate: new value supersedes the old one" in changes  # a decision's reason
+    procedural = keyed.get("/ui/users/alice/procedural", headers=headers).text
+    assert "suggest vegetarian dishes" in procedural and "Prefers short answers." in procedural
+    users = keyed.get("/ui", headers=headers).text
+    assert "2024-06-02 09:00 UTC" in users  # alice's last turn

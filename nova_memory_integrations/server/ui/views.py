@@ -194,6 +194,7 @@ class GraphView:
 
 def graph_view(store: NovaStore, user: str, entity: str | None, *, hops: int, as_of: datetime | None) -> GraphView:
     """The facts within ``hops`` of ``entity`` as a star-and-ring layout (the entity in the centre)."""
+    as_of = as_of or utcnow()  # traverse without as_of walks every version, ended ones too
     current = store.facts(user, as_of=as_of)
     entities = sorted({f.subject for f in current} | {f.object for f in current}, key=str.lower)
     entity = entity or (current[0].subject if current else "")
