@@ -259,6 +259,11 @@ class PgConnection(Connection):
         tx.execute("INSERT INTO user_revisions (user_id, revision) VALUES (?, 1) ON CONFLICT (user_id)"
                    " DO UPDATE SET revision = user_revisions.revision + 1", (user_id,))
 
+    def statement_undo(self, tx: Any) -> Any:
+        """A savepoint around one statement of ``tx``: a failed statement aborts a whole Postgres
+        transaction, so without it one bad row of an import would end the import's transaction."""
+        return tx.conn.transaction()
+
     def user_revision(self, user_id: str) -> int | None:
         """The user's revision: raised by every commit that changed the user's memories (in any
         process); a cache filled after reading it is current while it is unchanged."""

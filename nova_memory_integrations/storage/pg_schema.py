@@ -18,10 +18,14 @@ from typing import Any
 from .dialect import column_names, statements
 from .schema import FACTS_IMPORTANT_INDEX, PINNED_BLOCKS, SCHEMA, SOURCE_AND_IMPORTANCE
 
-__all__ = ["FTS_CONFIG", "PG_SCHEMA", "pg_create_hidden_shelves", "pg_create_tables"]
+__all__ = ["BOOKKEEPING_TABLES", "FTS_CONFIG", "PG_SCHEMA", "pg_create_hidden_shelves", "pg_create_tables"]
 
 FTS_CONFIG = "english"
 """The text search configuration of every full-text index (and of every query against one)."""
+
+BOOKKEEPING_TABLES = frozenset({"user_revisions", "vectors", "leases"})
+"""Tables of Postgres' store only, with a ``user_id`` but no memories: the processes' coordination
+and the vector index (export leaves them out; an import rebuilds the vectors with its own model)."""
 
 _INDEXED_COPY = """CREATE TABLE IF NOT EXISTS {table} (
     seq BIGINT PRIMARY KEY REFERENCES episodes (seq) ON DELETE CASCADE,

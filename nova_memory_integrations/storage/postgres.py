@@ -23,7 +23,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import StorageError
 from .bm25 import bm25, idf
 from .episodes import COUNT_REUSE
 from .pg_connection import PgConnection, PgSettings, lock_key
@@ -213,15 +212,33 @@ class PostgresStore(SQLiteStore, PgConnection):
         return {str(r[0]) for r in self.query(f"SELECT id FROM {table} WHERE id = ANY(?){live} FOR SHARE",
                                               [list(ids)])}
 
-    # -- the catalog ----------------------------------------------------------------------------
+    # -- the catalog and whole rows (export and import) ----------------------------------------------
     def table_columns(self, table: str) -> list[Any]:
-        """Not on Postgres yet: export and import read SQLite's ``PRAGMA table_info`` shape and types.
+        """``PRAGMA table_info``'s shape from ``information_schema``: ``name``, ``type`` (SQLite's
+        name of the column's kind: ``INTEGER``, ``REAL``, ``TEXT``, ``BLOB``), ``notnull``,
+        ``dflt_value`` (as Postgres spells it: ``'inferred'::text``) and ``pk`` (position in the
+        primary key, 0 outside it), so an export reads the same table specs on either database."""
+        return self.query(
+            "SELECT c.column_name AS name, CASE WHEN c.data_type IN ('bigint', 'integer', 'smallint') THEN 'INTEGER'"
+            " WHEN c.data_type IN ('double precision', 'real') THEN 'REAL' WHEN c.data_type = 'bytea' THEN 'BLOB'"
+            " ELSE upper(c.data_type) END AS type, (c.is_nullable = 'NO')::int AS notnull,"
+            " c.column_default AS dflt_value, coalesce(k.ordinal_position, 0) AS pk"
+            " FROM information_schema.columns c LEFT JOIN information_schema.table_constraints t"
+            " ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.constraint_type = 'PRIMARY KEY'"
+            " LEFT JOIN information_schema.key_column_usage k ON k.constraint_schema = t.constraint_schema"
+            " AND k.constraint_name = t.constraint_name AND k.column_name = c.column_name"
+            " WHERE c.table_schema = current_schema() AND c.table_name = ? ORDER BY c.ordinal_position", [table])
 
-        Raises:
-            StorageError: always, before anything is read or written.
-        """
-        raise StorageError("export and import are not available for a Postgres store yet (issue #39); use"
-                           " pg_dump for a copy of the database")
+    def _ordered(self, column: str) -> str:
+        """Text compared byte by byte (``COLLATE "C"``, SQLite's ``BINARY``) whatever the database's
+        collation, so both databases export a store in the same order."""
+        if column == "rowid":
+            return "ctid"  # a table without a key: its rows' physical order (as imported)
+        return column if column == "seq" else f'{column} COLLATE "C"'
+
+    def users_of(self, tables: Sequence[str]) -> list[str]:
+        """As on SQLite, sorted byte by byte (see :meth:`user_rows`)."""
+        return sorted(super().users_of(tables), key=lambda u: u.encode("utf-8", "surrogatepass"))
 
     def table_names(self) -> list[str]:
         """Every table of the store's schema, sorted."""
