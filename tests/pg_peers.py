@@ -90,3 +90,23 @@ def importer(url: str, data_dir: str, turns: int) -> None:
                       f"number {n * 7919 % 10007} left the dock."} for n in range(turns)])
     while True:  # killed with SIGKILL by the test
         time.sleep(1)
+
+
+def lifecycle_peer(url: str, data_dir: str, interval: float, seconds: float, barrier: Any, out: str) -> None:
+    """A peer whose store schedules a lifecycle pass every ``interval`` seconds: once every peer is open
+    (the barrier), it counts for ``seconds`` the passes it made and those it left to another's lease."""
+    import time
+
+    from nova_memory_integrations import NovaConfig, NovaStore
+
+    config = NovaConfig.from_dict({"consolidation": {"mode": "manual"},
+                                   "lifecycle": {"retention_days": 3650, "schedule_interval_s": interval}})
+    store = NovaStore(Path(data_dir), database_url=url, config=config)
+    scheduler = store._lifecycle
+    store.add_turn(f"life-{Path(data_dir).name}", "user", "A turn for the lifecycle to look at.")
+    barrier.wait(timeout=600)
+    passes, skipped = scheduler.passes, scheduler.skipped
+    time.sleep(seconds)
+    report = {"passes": scheduler.passes - passes, "skipped": scheduler.skipped - skipped, "running": scheduler.running}
+    store.close()
+    Path(out).write_text(json.dumps(report))

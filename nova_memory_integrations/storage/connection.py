@@ -139,6 +139,12 @@ class Connection:
         savepoint, :meth:`~.pg_connection.PgConnection.statement_undo`)."""
         return nullcontext()
 
+    def try_lease(self, name: str, seconds: float) -> bool:
+        """Take the periodic job ``name`` for ``seconds`` unless another process holds it: always
+        granted here, where one process owns the database (Postgres:
+        :meth:`~.pg_connection.PgConnection.try_lease`)."""
+        return True
+
     @staticmethod
     def bump_revision(conn: Any, user_id: str) -> None:
         """Tell other processes' caches the user changed (inside the writing transaction): nothing
