@@ -23,8 +23,8 @@ from ..errors import NovaMemoryError
 if TYPE_CHECKING:
     from ..store import NovaStore
 
-__all__ = ["DatabaseOpt", "JsonOpt", "PathOpt", "SafeConsole", "Session", "UserOpt", "choice", "json_text", "jsonable", "parse_when",
-           "session"]
+__all__ = ["DatabaseOpt", "JsonOpt", "PathOpt", "SafeConsole", "Session", "UserOpt", "choice", "json_text", "jsonable",
+           "parse_when", "session"]
 
 PathOpt = Annotated[
     Path | None,

@@ -5,10 +5,13 @@ Both need the ``server`` extra: ``pip install "nova-memory-integrations[server]"
 
 from __future__ import annotations
 
-from typing import Annotated
+from functools import partial
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..config import database_url as database_url_of
+from ..config import default_home, load_config
 from ..errors import MissingExtraError, needs_extra
 from ..server.settings import (
     DEFAULT_HOST,
@@ -19,9 +22,10 @@ from ..server.settings import (
     LOG_LEVELS,
     ServerConfig,
 )
-from ..config import database_url as database_url_of
-from ..config import default_home, load_config
 from ._common import DatabaseOpt, PathOpt, choice, session
+
+if TYPE_CHECKING:
+    from ..store import NovaStore
 
 __all__ = ["mcp_cmd", "serve_cmd"]
 
@@ -98,9 +102,16 @@ def serve_cmd(
         if workers > 1:  # the workers open their own stores; this process only supervises them
             home = path or default_home()
             url = database_url_of(database_url, load_config(None, home))
-            serve_workers(home, url, config, workers=workers, log_level=log_level)
+            serve_workers(partial(_open_store, str(home), url), url, config, workers=workers, log_level=log_level)
             return
         serve(s.store, config, log_level=log_level)
+
+
+def _open_store(path: str, database_url: str | None) -> NovaStore:
+    """A worker's store (``serve --workers``): opened in the worker, on the shared database."""
+    from ..store import NovaStore
+
+    return NovaStore(path, database_url=database_url)
 
 
 def mcp_cmd(

@@ -25,11 +25,14 @@ import multiprocessing
 import os
 import signal
 import threading
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, needs_extra
 from .settings import ServerConfig
+
+if TYPE_CHECKING:
+    from .. import NovaStore
 
 __all__ = ["STOP_TIMEOUT_S", "check_workers", "run_worker", "serve_workers"]
 
@@ -54,9 +57,13 @@ def check_workers(workers: int, database_url: str | None) -> None:
             "has one owner process, so it is served by one worker")
 
 
-def serve_workers(path: Path, database_url: str | None, config: ServerConfig, *, workers: int,
-                  log_level: str = "info") -> None:
+def serve_workers(open_store: Callable[[], NovaStore], database_url: str | None, config: ServerConfig, *,
+                  workers: int, log_level: str = "info") -> None:
     """Serve with ``workers`` processes until interrupted (see the module docstring).
+
+    ``open_store`` opens each worker's store on ``database_url``, in the worker: a module-level
+    function (or a ``functools.partial`` of one), since spawn pickles it by name (the server never
+    imports the facade; its opener, the CLI, does).
 
     Raises:
         SystemExit: 3, when a worker stopped on its own (it could not open its store, or bind).
@@ -66,9 +73,9 @@ def serve_workers(path: Path, database_url: str | None, config: ServerConfig, *,
 
     check_workers(workers, database_url)
     config.check_bind()
-    sock = uvicorn.Config(app=None, host=config.host, port=config.port, log_level=log_level).bind_socket()
+    sock = uvicorn.Config(app="", host=config.host, port=config.port, log_level=log_level).bind_socket()
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=run_worker, args=(str(path), database_url, config, log_level, sock),
+    procs = [ctx.Process(target=run_worker, args=(open_store, config, log_level, sock),
                          name=f"nova-memory-worker-{n}") for n in range(workers)]
     stop = threading.Event()
 
@@ -101,17 +108,16 @@ def serve_workers(path: Path, database_url: str | None, config: ServerConfig, *,
         raise SystemExit(3)
 
 
-def run_worker(path: str, database_url: str, config: ServerConfig, log_level: str, sock: Any) -> None:
+def run_worker(open_store: Callable[[], NovaStore], config: ServerConfig, log_level: str, sock: Any) -> None:
     """One worker (the target of each spawned process): its own store on the database, the app, and
     uvicorn on the shared socket, until SIGTERM."""
     with needs_extra("server"):
         import uvicorn
 
-    from ..store import NovaStore
     from .app import create_app
     from .protocol import uvicorn_config
 
-    store = NovaStore(path, database_url=database_url)
+    store = open_store()
     try:
         server = uvicorn.Server(uvicorn_config(create_app(store, config), config, log_level=log_level))
         server.run(sockets=[sock])

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pg_local import local_server
 
 from nova_memory_integrations import ConfigError, NovaConfig, NovaStore
 from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
-from nova_memory_integrations.errors import DatabaseUnavailableError, StorageError
+from nova_memory_integrations.errors import DatabaseUnavailableError
 from nova_memory_integrations.storage.migrations import STORAGE, Ledger
 from nova_memory_integrations.storage.pg_connection import PgSettings
-from pg_local import local_server
 from nova_memory_integrations.storage.pgvectors import PgVectorIndex
 from nova_memory_integrations.storage.postgres import PostgresStore
 
@@ -247,11 +247,3 @@ def test_a_restart_during_writes_gives_typed_errors_then_recovers(
 def _outage_warnings(records: list[logging.LogRecord]) -> list[str]:
     return [r.getMessage() for r in records if r.levelno >= logging.WARNING
             and ("unavailable" in r.getMessage() or "unreachable" in r.getMessage())]
-
-
-def test_export_says_it_is_not_on_postgres_yet(peers: Callable[[], NovaStore], tmp_path: Path) -> None:
-    store = peers()
-    store.add_turn("gus", "user", "Something to keep.")
-    with pytest.raises(StorageError, match="not available for a Postgres store"):
-        store.export(tmp_path / "out.jsonl")
-    assert not (tmp_path / "out.jsonl").exists()

@@ -15,15 +15,13 @@ import io
 import json
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
+from test_portability import T0, dump, populate
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 from nova_memory_integrations.langgraph import NovaLangGraphStore
-
-from test_portability import T0, dump, populate
 
 psycopg = pytest.importorskip("psycopg")
 EVERY_KIND = {"episode", "fact", "fact_event", "rule", "dead_letter", "entity", "entity_alias", "conflict",
