@@ -195,6 +195,29 @@ def test_keyword_scores_on_postgres_are_sqlites_bm25(pg_url: str, tmp_path: Path
         assert [s for _, s in mine] == sorted((s for _, s in mine), reverse=True)
 
 
+def test_a_common_words_keyword_search_scores_the_newest_turns_on_both_databases(
+        pg_url: str, tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    """``lexical_window`` on Postgres as on SQLite: when more turns match than the window, only the
+    user's newest ``window`` turns (by event time) are scored; rarer words reach the whole history."""
+    turns = [{"user_id": "lea", "role": "user", "content": f"parcel number {n} left the depot", "timestamp":
+              T0 + timedelta(hours=n)} for n in range(12)]
+    turns.append({"user_id": "lea", "role": "user", "content": "the old depot key", "timestamp": T0})
+    found = []
+    for url in (None, pg_url):
+        store = NovaStore(tmp_path / f"w{len(found)}", embeddings=minilm_onnx, database_url=url, config=MANUAL)
+        try:
+            store.add_turns(turns)
+            db, text = store.components.db, {e.id: e.content for e in store.episodes("lea", limit=100)}
+            found.append([sorted(text[i] for i, _ in db.fts_episodes("lea", match, 50, window=5))
+                          for match in ('"parcel"', '"key"', '"parcel" OR "key"')])
+        finally:
+            store.close()
+    sqlite, postgres = found
+    assert postgres == sqlite
+    assert postgres[0] == sorted(f"parcel number {n} left the depot" for n in range(7, 12))  # the newest five
+    assert postgres[1] == ["the old depot key"]  # one match: the whole history
+
+
 @pytest.fixture
 def own_server() -> Iterator[Any]:
     """A Postgres server of this test's own (it is stopped and started again)."""
