@@ -63,8 +63,10 @@ def proposals_from(user_id: str, episodes: Sequence[Episode], *, after: int, kno
 
 
 def propose(components: Components, user_id: str) -> list[RuleProposal]:
-    """The rules the user's turns teach now (see :func:`proposals_from`)."""
+    """The rules the user's turns teach now (see :func:`proposals_from`); none with ``learn_rules = "off"``."""
     db, cfg = components.db, components.config
+    if cfg.consolidation.learn_rules == "off":
+        return []
     known = {str(r.metadata.get(LEARNT)) for r in db.list_rules(user_id) if r.metadata.get(LEARNT)}
     return proposals_from(user_id, db.list_episodes(user_id), after=cfg.consolidation.learn_after_sessions,
                           known=known, cap=cfg.facts.confidence_cap)

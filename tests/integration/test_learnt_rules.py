@@ -125,3 +125,11 @@ def test_a_deleted_learnt_rule_comes_back_only_when_asked_again(learner: Any) ->
     _session(store, "ivy", 5, ("user", "Be brief!"))
     store.consolidate("ivy")
     assert [len(r.metadata["sessions"]) for r in _learnt(store, "ivy")] == [4]
+
+
+def test_off_learns_and_proposes_nothing(learner: Any) -> None:
+    store = learner("off", learn_rules="off")
+    for n in (1, 2, 3):
+        _session(store, "jon", n, ("user", "Use bullet points."))
+    store.consolidate("jon")
+    assert _learnt(store, "jon") == [] and store.rule_proposals("jon") == []
