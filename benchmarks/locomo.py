@@ -78,15 +78,24 @@ from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embedd
 from nova_memory_integrations.errors import ConfigError
 from nova_memory_integrations.retrieval.assemble import time_note
 from nova_memory_integrations.retrieval.search_config import SearchConfig
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/pg_local.py
 from pg_local import drop_database, fresh_database, local_server  # noqa: E402
+
 from nova_memory_integrations.text.terms import terms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import quantize_arg
 from locomo_floor import UNRELATED, calibrate, pairs, probe_report
-from locomo_scoring import (CV_METRICS, answer_word_ceiling, cross_validate, distinct_turns, means, score_question,
-                            summarise)
+from locomo_scoring import (
+    CV_METRICS,
+    answer_word_ceiling,
+    cross_validate,
+    distinct_turns,
+    means,
+    score_question,
+    summarise,
+)
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
 ADVERSARIAL = 5

@@ -58,7 +58,8 @@ class ConsolidationService:
         """The deterministic extractor used when no LLM is configured (built on first use)."""
         if self._extractor is None:
             declared = self.components.config.facts.predicates  # the app's schema: "my goal is ..."
-            self._extractor = DeclaredReader(DeterministicExtractor(), declared) if declared else DeterministicExtractor()
+            rules = DeterministicExtractor()
+            self._extractor = DeclaredReader(rules, declared) if declared else rules
         return self._extractor
 
     def source(self, llm: Any = None) -> ConsolidationSource | BatchExtractor:

@@ -86,9 +86,10 @@ def guaranteed(
     kinds: Sequence[MemoryKind],
 ) -> list[ContextItem]:
     """What ``context()`` reserves its ``reserved_share`` for, whatever the query: the user's pinned
-    blocks (:mod:`..engine.blocks`) and learnt rules (:func:`learnt_rules`), then the most important current facts (``reserved_importance``
-    and above, explicit ones unless ``reserved_inferred`` or their predicate is declared that
-    important by the app's schema; most important first), each saying why it is there."""
+    blocks (:mod:`..engine.blocks`) and learnt rules (:func:`learnt_rules`), then the most important
+    current facts (``reserved_importance`` and above, explicit ones unless ``reserved_inferred`` or
+    their predicate is declared that important by the app's schema; most important first), each
+    saying why it is there."""
     if not config.reserved_share:
         return []
     blocks = block_items(components, user_id, as_of=as_of) + (

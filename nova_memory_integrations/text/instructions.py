@@ -81,7 +81,8 @@ INSTRUCTIONS: tuple[Instruction, ...] = (
 
 def instructions_in(text: str) -> list[str]:
     """The keys of the :data:`INSTRUCTIONS` that ``text`` gives (each once, in table order): a
-    sentence that is wholly one of their phrasings; none in a question but a polite imperative ("Could you keep it short?")."""
+    sentence that is wholly one of their phrasings; none in a question but a polite imperative
+    ("Could you keep it short?")."""
     found: set[str] = set()
     for sentence in sentences_of(text):
         if sentence.rstrip().endswith("?"):

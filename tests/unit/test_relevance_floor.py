@@ -14,7 +14,7 @@ from nova_memory_integrations.retrieval.floor import Relevance, gated, relevance
 from nova_memory_integrations.retrieval.search_config import SearchConfig, Signal
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from locomo_floor import calibrate, floored, gates, pairs  # noqa: E402
+from locomo_floor import calibrate, floored, gates, pairs
 
 FLOORS = SearchConfig(relevance_floor=0.2, unmatched_floor=0.4)
 
