@@ -32,6 +32,12 @@ candidate with the best mean context recall (``--cv-select``: another figure, su
 ``heldout_mean`` (mean over folds) stands next to ``all_in`` (the candidate chosen on all
 conversations, scored on all). The dense baseline has no knob, so its grid is itself.
 
+``--cv-floors`` / ``--cv-unmatched`` calibrate the relevance floor (``SearchConfig.relevance_floor``,
+``unmatched_floor``) inside the same folds, from the first candidate's run with both floors off
+(``locomo_floor.py``); the result's ``floor`` holds the probes (adversarial and unrelated questions:
+tokens with and without the floors) and, with those options, ``floor.cv``: each fold's choice and
+its held-out figures with and without it.
+
 A candidate is a preset name with optional overrides of its search config,
 ``PRESET+field=value+...`` (dotted for nested fields): ``balanced+weights.effective_weight=0.05``
 is the balanced preset with the effective-weight prior on. ``--effective-weight W`` applies
@@ -486,6 +492,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error("--effective-weight must be 0 or more")
         presets = list(dict.fromkeys(with_overrides(p, [f"weights.effective_weight={args.effective_weight:g}"])
                                      for p in presets))
+    if floors:  # the floors are derived from a run without any (locomo_floor.py), whatever the defaults
+        presets[0] = with_overrides(presets[0], ["relevance_floor=0", "unmatched_floor=0"])
     try:
         for p in presets:
             search_config(p)

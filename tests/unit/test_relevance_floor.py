@@ -80,3 +80,20 @@ def test_an_unmatched_floor_gates_only_queries_no_keyword_matched() -> None:
     probes = {c: [_probe(0.35, keyword=False)] for c in records}  # only the unmatched floor can save it
     out = calibrate(records, probes, pairs([0.1], [0.4]))
     assert out["chosen"] == [[0.0, 0.4], [0.0, 0.4]] and out["heldout_mean"]["context_recall"] == 1.0
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--cv-floors", "0.1"], "need --cv"),
+    (["--cv", "--cv-floors", "0.1,high"], "take numbers"),
+    (["--cv", "--cv-unmatched", "1.5"], "floors in (0, 1]"),
+])
+def test_the_floor_options_are_checked(argv: list[str], says: str, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from locomo import main
+
+    data = tmp_path / "two.json"
+    data.write_text('[{"sample_id": "a", "conversation": {}, "qa": []}, '
+                    '{"sample_id": "b", "conversation": {}, "qa": []}]', encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main(["--data", str(data), *argv])
+    assert exit_.value.code == 2 and says in capsys.readouterr().err
