@@ -254,7 +254,8 @@ class ContextResult(_Model):
     compression_ratio: float = 1.0
     best_match: float | None = None
     """The best cosine of any retrieved item to the query: what the relevance floor
-    (``SearchConfig.relevance_floor``) compares; ``None`` when nothing was compared."""
+    (``SearchConfig.relevance_floor``) compares; ``None`` when not every item could be compared
+    (one not indexed yet), which the floor lets through."""
     keyword_match: bool | None = None
     """Whether any retrieved item was found by a keyword of the query (without one, the best
     match must reach ``SearchConfig.unmatched_floor``)."""

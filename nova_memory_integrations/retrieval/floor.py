@@ -41,10 +41,12 @@ class Relevance:
 
 
 def relevance_of(hits: Sequence[Candidate], query_vector: Sequence[float] | None) -> Relevance:
-    """The :class:`Relevance` of one recall's hits."""
+    """The :class:`Relevance` of one recall's hits; ``best`` is ``None`` when a hit has no vector
+    (a turn the indexer has not reached, found by its keywords): it may be the match, so the
+    floor fails open."""
     keyword = any(s in c.raw for c in hits for s in _KEYWORD)
     vectors = [c.vector for c in hits if c.vector is not None]
-    if query_vector is None or not vectors:
+    if query_vector is None or not vectors or len(vectors) < len(hits):
         return Relevance(None, keyword)
     return Relevance(round(float(cosines(vectors, query_vector).max()), 6), keyword)
 

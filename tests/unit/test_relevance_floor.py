@@ -23,10 +23,10 @@ def test_relevance_of_reads_the_best_cosine_and_keyword_hits() -> None:
     hits = [Candidate("episode", "a", "x", vector=[1.0, 0.0], raw={Signal.DENSE: 0.1}),
             Candidate("episode", "b", "y", vector=[0.6, 0.8], raw={Signal.LEXICAL: 3.0}),
             Candidate("fact", "c", "z")]
-    rel = relevance_of(hits, [0.0, 1.0])
-    assert rel == Relevance(0.8, True)
+    assert relevance_of(hits[:2], [0.0, 1.0]) == Relevance(0.8, True)
     assert relevance_of(hits[:1], [0.0, 1.0]) == Relevance(0.0, False)
-    assert relevance_of(hits, None).best is None and relevance_of(hits[2:], [1.0, 0.0]).best is None
+    assert relevance_of(hits[:2], None).best is None
+    assert relevance_of(hits, [0.0, 1.0]) == Relevance(None, True)  # "c" has no vector: it may be the match
 
 
 @pytest.mark.parametrize("best, keyword, why", [
