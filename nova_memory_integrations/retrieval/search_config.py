@@ -235,8 +235,8 @@ class SearchConfig(BaseModel):
     the most tokens on their unrelated and adversarial probes): four folds chose 0.12 / 0.25, one
     0.2 / 0.25, which cost that fold one held-out question; the default is the four folds' choice,
     below every answered question's best match (the lowest, 0.131: "What would Caroline's
-    political leaning likely be?"). Held-out figures unchanged; unrelated questions 994 -> about
-    530 tokens; adversarial ones (category 5) keep theirs (they name what was discussed)."""
+    political leaning likely be?"). Held-out figures unchanged; unrelated questions 994 -> 473
+    tokens on average (21 of 40 gated); adversarial ones (category 5) keep theirs (they name what was discussed)."""
     unmatched_floor: float = Field(default=0.25, ge=0, le=1)
     """The same for a query none of whose keywords matched a stored turn or fact: a question in
     words the user never used needs a closer meaning to count. ``0`` is off. See ``relevance_floor``
