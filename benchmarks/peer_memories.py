@@ -13,6 +13,7 @@ LlamaIndex's vector block never call one.
   (key: the turn's ``dia_id``, value ``{"content": ...}`` as LangMem's tools write them), searched
   with ``store.search(namespace, query=..., limit=k)``: exactly what LangMem's search tool calls,
   so LangMem is this row, not a row of its own.
+- :class:`LangGraphPostgresPeer`: the same on ``PostgresStore`` (pgvector), a durable store as ours is.
 - :class:`LlamaIndexPeer`: ``VectorMemoryBlock`` (the long-term block of ``llama_index``'s
   ``Memory``) over a Chroma collection, one node per turn, read through the block's own ``aget``.
 - :class:`Mem0Peer`: ``mem0.Memory`` with its default vector store (Qdrant, local, in memory) and
@@ -31,6 +32,7 @@ import tempfile
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
+from contextlib import ExitStack
 from typing import Any, Protocol
 
 from langchain_core.embeddings import Embeddings
@@ -43,7 +45,10 @@ NAMESPACE = "locomo"
 """LangGraph namespace prefix: a conversation's items live under ``(NAMESPACE, sample_id)``."""
 
 MEM0_ENV = {"MEM0_TELEMETRY": "False", "MEM0_DIR": os.path.join(tempfile.gettempdir(), "peers-mem0-home")}
-"""mem0 sends usage events to PostHog and keeps a user id under ``~/.mem0`` unless told otherwise."""
+"""mem0 sends usage events to PostHog and keeps a user id under ``~/.mem0`` unless told otherwise; it
+reads both when first imported, so they are set when this module is (before anything imports mem0)."""
+for _key, _value in MEM0_ENV.items():
+    os.environ.setdefault(_key, _value)
 
 Hit = tuple[list[str], str]
 """One retrieved item: the ``dia_id`` of each turn it stands for, and its text."""
@@ -129,6 +134,24 @@ class LangGraphPeer:
         return None
 
 
+class LangGraphPostgresPeer(LangGraphPeer):
+    """LangGraph's ``PostgresStore`` (pgvector; documented defaults: HNSW, cosine) with the same
+    index, value shape and calls as :class:`LangGraphPeer`, on a database of its own (``url``)."""
+
+    name = "langgraph_postgres"
+
+    def __init__(self, embeddings: Any, url: str):
+        from langgraph.store.postgres import PostgresStore
+
+        self._stack = ExitStack()
+        self.store = self._stack.enter_context(PostgresStore.from_conn_string(
+            url, index={"embed": LangChainEmbeddings(embeddings), "dims": DIMS}))
+        self.store.setup()
+
+    def close(self) -> None:
+        self._stack.close()
+
+
 _MESSAGE = re.compile(r"<message role='[^']*'>(.*?)</message>", re.DOTALL)
 
 
@@ -196,15 +219,13 @@ class Mem0Peer:
 
     The LLM section names an unreachable endpoint so that any call to it would fail loudly: with
     ``infer=False`` none is made. Telemetry is off and mem0's home is a temp directory
-    (:data:`MEM0_ENV`, set before ``mem0`` is first imported, which reads them).
+    (:data:`MEM0_ENV`).
     """
 
     name = "mem0_raw"
 
     def __init__(self, embeddings: Any):
         self._tmp = tempfile.TemporaryDirectory(prefix="peers-mem0-")
-        for key, value in MEM0_ENV.items():
-            os.environ.setdefault(key, value)
         from mem0 import Memory
 
         self.memory = Memory.from_config({
@@ -233,5 +254,9 @@ class Mem0Peer:
 
 
 PEERS: dict[str, type[LangGraphPeer] | type[LlamaIndexPeer] | type[Mem0Peer]] = {
-    LangGraphPeer.name: LangGraphPeer, LlamaIndexPeer.name: LlamaIndexPeer, Mem0Peer.name: Mem0Peer}
-"""Every peer by its result name (``--systems`` picks among these and ``nova``)."""
+    LangGraphPeer.name: LangGraphPeer, LangGraphPostgresPeer.name: LangGraphPostgresPeer,
+    LlamaIndexPeer.name: LlamaIndexPeer, Mem0Peer.name: Mem0Peer}
+"""Every peer by its result name (``--systems`` picks among these and ``nova``); those in
+:data:`ON_POSTGRES` also take a database URL."""
+ON_POSTGRES = frozenset({LangGraphPostgresPeer.name})
+"""Peers built with ``(embeddings, url)``: a fresh database on a Postgres server per conversation."""

@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/peers.py [--data ../shared/benchmarks/locomo/locomo_dev.json] [--k 10] [--budget 1000]
-        [--conversations N] [--systems nova,langgraph_inmemory,llamaindex_vector_block,mem0_raw]
+        [--conversations N] [--systems nova,langgraph_inmemory,langgraph_postgres,llamaindex_vector_block,mem0_raw]
 
 The task is ``benchmarks/locomo.py``'s, through its own code: the same conversations and
 turns (``turns_of``), the same questions (categories 1-4 with evidence, ``questions_of``) and
@@ -11,7 +11,8 @@ distinct turns, evidence inside a ``--budget``-token context, NDCG@10, answer wo
 is ``locomo.evaluate`` with the ``balanced`` preset, untouched (store, consolidate, ``retrieve``
 and ``context()``). The peers (``peer_memories.py``) are the libraries' own objects with their
 documented defaults and our embedder (all-MiniLM-L6-v2, the same instance for every system):
-LangGraph's ``InMemoryStore`` (which is also LangMem's search), LlamaIndex's
+LangGraph's ``InMemoryStore`` (which is also LangMem's search) and ``PostgresStore`` (on a
+Postgres server of its own, started as ``locomo.py --postgres`` does), LlamaIndex's
 ``VectorMemoryBlock`` over Chroma, and mem0 adding raw messages (``infer=False``). No LLM exists
 here, so every peer runs without one; mem0 (and Graphiti, not run) would extract facts with
 one, which this does not measure.
@@ -38,6 +39,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo import (
     CATEGORIES,
     DEFAULT_DATA,
+    PG_DATABASE,
     evaluate,
     load,
     packed_count,
@@ -58,6 +61,7 @@ from locomo import (
     turns_of,
 )
 from locomo_scoring import distinct_turns, score_question, summarise
+from pg_local import drop_database, fresh_database, local_server  # tests/pg_local.py, on the path through locomo
 
 from nova_memory_integrations import NovaConfig
 from nova_memory_integrations.embeddings import default_embeddings
@@ -69,11 +73,12 @@ PACK_FETCH = 100
 """Items a peer is asked for to fill the budgeted context (``locomo.py``'s dense packing asks 100)."""
 FIGURES = ("recall_at_k", "context_recall", "ndcg_at_10", "answer_words")
 """The figures reported per system, overall and per category."""
-PACKAGES = ("langgraph", "langmem", "llama-index-core", "llama-index-vector-stores-chroma", "chromadb", "mem0ai",
+PACKAGES = ("langgraph", "langgraph-checkpoint-postgres", "langmem", "llama-index-core", "llama-index-vector-stores-chroma", "chromadb", "mem0ai",
             "qdrant-client", "langchain-core")
 MODES = {
     NOVA: "store every turn, consolidate offline (no LLM), retrieve() / context() with the balanced preset",
     "langgraph_inmemory": "InMemoryStore(index={embed, dims: 384}), one item per turn; store.search (= LangMem's search tool)",
+    "langgraph_postgres": "PostgresStore (pgvector, HNSW, cosine) with the same index, items and search",
     "llamaindex_vector_block": "VectorMemoryBlock over Chroma, one node per turn; block.aget with the question",
     "mem0_raw": "Memory.add(infer=False): raw messages, no LLM fact extraction; Memory.search (Qdrant local)",
 }
@@ -134,9 +139,10 @@ def versions() -> dict[str, str]:
 
 
 def run(samples: Sequence[dict[str, Any]], systems: Sequence[str], *, k: int, budget: int, embeddings: Any,
-        verbose: bool = True) -> dict[str, Any]:
-    """Every system on every conversation, conversation by conversation; the result object."""
-    from peer_memories import PEERS
+        database: Callable[[], str] = lambda: "", verbose: bool = True) -> dict[str, Any]:
+    """Every system on every conversation, conversation by conversation; the result object
+    (``database``: a fresh Postgres database's URL, for the peers of ``ON_POSTGRES``)."""
+    from peer_memories import ON_POSTGRES, PEERS
 
     count = get_token_counter(NovaConfig().retrieval.tokenizer).count
     records: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -156,7 +162,7 @@ def run(samples: Sequence[dict[str, Any]], systems: Sequence[str], *, k: int, bu
                 timing[system]["consolidation_s"] += ev["timing"]["consolidation_s"]
             else:
                 try:
-                    peer = PEERS[system](embeddings)
+                    peer = PEERS[system](embeddings, database()) if system in ON_POSTGRES else PEERS[system](embeddings)
                 except ImportError as exc:
                     skipped[system] = f"{type(exc).__name__}: {exc}"
                     continue
@@ -180,7 +186,7 @@ def run(samples: Sequence[dict[str, Any]], systems: Sequence[str], *, k: int, bu
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from peer_memories import PEERS
+    from peer_memories import ON_POSTGRES, PEERS
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(DEFAULT_DATA), help="a LoCoMo-format JSON file")
@@ -197,10 +203,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.k < 1 or args.budget < 1:
         ap.error("--k and --budget must be positive")
     samples = load(args.data)[: args.conversations]
-    with tempfile.TemporaryDirectory(prefix="nova-peers-models-") as models:
+    with tempfile.TemporaryDirectory(prefix="nova-peers-models-") as models, ExitStack() as stack:
         emb: Any = default_embeddings(NovaConfig().embeddings, models)
         emb.embed_query("warm up")  # export (ONNX) or load now, outside the timings
-        result = run(samples, systems, k=args.k, budget=args.budget, embeddings=emb)
+        server = ""
+        if ON_POSTGRES & set(systems):  # a server of its own, as locomo.py --postgres starts
+            server = stack.enter_context(local_server(prefix="nova-peers-pg-")).get_uri()
+            stack.callback(drop_database, server, PG_DATABASE)
+        result = run(samples, systems, k=args.k, budget=args.budget, embeddings=emb,
+                     database=lambda: fresh_database(server, PG_DATABASE))
     for entry in result["systems"]:
         cats = "  ".join(f"{c} {row['recall_at_k']:.3f}" for c, row in entry["per_category"].items())
         print(f"{entry['system']:<26} recall@{args.k} {entry['recall_at_k']:.3f}  ctx {entry['context_recall']:.3f}  "
