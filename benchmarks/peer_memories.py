@@ -243,8 +243,8 @@ class Mem0Peer:
 
     def search(self, user_id: str, query: str, k: int) -> list[Hit]:
         found = self.memory.search(query, filters={"user_id": user_id}, top_k=k)["results"]
-        return [([str(r.get("metadata", {}).get("dia_id"))] if r.get("metadata", {}).get("dia_id") else [],
-                 r["memory"]) for r in found]
+        dia = [(r.get("metadata") or {}).get("dia_id") for r in found]
+        return [([str(d)] if d else [], r["memory"]) for d, r in zip(dia, found)]
 
     def close(self) -> None:
         closer = getattr(self.memory.vector_store.client, "close", None)
