@@ -164,6 +164,13 @@ def normalise_evidence(ids: Iterable[str], known: set[str]) -> set[str]:
     return out
 
 
+def questions_of(sample: dict[str, Any], known: set[str]) -> list[tuple[dict[str, Any], set[str]]]:
+    """The scored questions of a conversation with their evidence turns: categories 1-4, and
+    only those whose evidence names at least one turn of ``known``."""
+    return [(qa, ev) for qa in sample["qa"] if qa.get("category") in CATEGORIES
+            if (ev := normalise_evidence(qa.get("evidence", []), known))]
+
+
 def shown_turns(turns: Iterable[dict[str, Any]]) -> dict[str, str]:
     """Each turn (by ``dia_id``) as a context shows it: under its session date, with its relative
     times resolved (the text :func:`locomo_scoring.answer_word_ceiling` adds for evidence)."""
@@ -236,17 +243,22 @@ def with_overrides(candidate: str, overrides: Sequence[str]) -> str:
     return "+".join([name, *(o for o in own if o.partition("=")[0].strip() not in keys), *overrides])
 
 
+def packed_count(texts: Iterable[str], budget: int, count_tokens: Callable[[str], int]) -> int:
+    """How many of ``texts``, in rank order, fit a ``budget``-token context (each with its line
+    break): the packing of every system without a budgeted context of its own (``peers.py`` too)."""
+    used = n = 0
+    for text in texts:
+        used += count_tokens(text) + 1
+        if used > budget:
+            break
+        n += 1
+    return n
+
+
 def _pack_dense(store: NovaStore, query: str, uid: str, budget: int) -> list[tuple[str, str]]:
     """Baseline: dense top turns packed in score order until the budget is full."""
-    out: list[tuple[str, str]] = []
-    used = 0
-    for hit in store.search(query, uid, k=100, kinds=("episode",)):
-        n = store.count_tokens(hit.text) + 1
-        if used + n > budget:
-            break
-        out.append((hit.id, hit.text))
-        used += n
-    return out
+    hits = store.search(query, uid, k=100, kinds=("episode",))
+    return [(h.id, h.text) for h in hits[:packed_count((h.text for h in hits), budget, store.count_tokens)]]
 
 
 def _ask(store: NovaStore, uid: str, qa: dict[str, Any], evidence: set[str], *, candidate: str, k: int, budget: int,
@@ -314,8 +326,7 @@ def run_conversation(
     turns = turns_of(sample)
     shown = shown_turns(turns)
     known = set(shown)
-    questions = [(qa, ev) for qa in sample["qa"] if qa.get("category") in CATEGORIES
-                 if (ev := normalise_evidence(qa.get("evidence", []), known))]
+    questions = questions_of(sample, known)
     presets = [c for c in candidates if c != "dense"]
     out: dict[str, list[dict[str, Any]]] = {}
     for i, preset in enumerate(presets or [None]):

@@ -116,6 +116,7 @@ EXTRAS: dict[str, str] = {
     "openai": "OpenAI-compatible models: langchain-openai, OpenAILike, the tiktoken tokenizer",
     "postgres": "Postgres as the system of record: NovaStore(database_url=...) (psycopg, psycopg_pool)",
     "langgraph": "nothing more: langgraph is a dependency; the extra is kept for old install lines",
+    "peers": "benchmarks/peers.py: mem0, LangMem, LlamaIndex's Chroma store at the versions compared",
 }
 """The extras of the distribution and what each one is for."""
 
