@@ -86,7 +86,7 @@ from nova_memory_integrations.retrieval.assemble import time_note
 from nova_memory_integrations.retrieval.search_config import SearchConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/pg_local.py
-from pg_local import drop_database, fresh_database, local_server  # noqa: E402
+from pg_local import drop_database, fresh_database, local_server
 
 from nova_memory_integrations.text.terms import terms
 
