@@ -352,6 +352,9 @@ OBJECT_CATEGORY_WORDS: dict[str, str] = {
     **dict.fromkeys("house flat apartment studio home terrace semi bungalow cottage street road avenue".split(), _HOME),
     **dict.fromkeys("university uni college school academy degree course phd masters".split(), _STUDY),
     **dict.fromkeys("smoking vaping drinking coffee espresso running swimming meditation yoga fasting".split(), _HAB),
+    # an open state "girlfriend Leah" (a relation told in passing) is a relationship: a breakup ends it, a
+    # job move of the same person does not
+    **dict.fromkeys("wife husband girlfriend boyfriend partner fiance fiancee fiancé fiancée spouse".split(), _REL),
 }
 """Object words that give a fact with an unknown predicate its category."""
 

@@ -21,7 +21,19 @@ from dataclasses import dataclass
 from ..text.lexicon import RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS
-from .segments import normalize_text, segment
+from .segments import Clause, normalize_text, segment
+from .state_shapes import (
+    DURATION,
+    GERUND_SUBJECT_END,
+    apposition,
+    coordinated,
+    durative,
+    is_participle,
+    joint_subject,
+    relation_value,
+    strip_time_lead,
+    subjectless,
+)
 
 __all__ = ["OPEN_PREDICATE", "OpenState", "open_states"]
 
@@ -29,10 +41,16 @@ OPEN_PREDICATE = "states"
 """The predicate of an open-predicate fact: its object is the state's phrase, its metadata the clause."""
 
 _I = re.IGNORECASE
-_NOT_A_STATE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS, *REMINISCENCE_MARKERS,
-                                    r"\byesterday\b", r"\blast (?:night|week|weekend|month|year)\b", r"\bago\b",
-                                    r"\bthis morning\b", r"\btonight\b", r"\bearlier\b", r"\bused to\b",
-                                    r"\bonce\b", r"\bdreamt\b", r"\bdream\b", r"\blol\b", r"\bjoke\b")), _I)
+_NOT_A_STATE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS, *REMINISCENCE_MARKERS, r"\bused to\b",
+                                    r"\bdreamt\b", r"\bdream\b")), _I)
+"""A plan, a wish, a hypothetical, a memory or a joke: it holds over what follows it in the sentence."""
+_JOKE = re.compile(r"\blol\b|\blmao\b|\bjoke\b|\bjoking\b|\bkidding\b", _I)
+"""A joke holds over its whole sentence."""
+_ONE_OFF = re.compile(r"\byesterday\b|\blast (?:night|week|weekend|month|year)\b|\bago\b|\bthis morning\b|"
+                      r"\btonight\b|\btoday\b|\bearlier\b|\bonce\b|\bthis (?:weekend|week|afternoon|evening)\b", _I)
+"""A one-off event's time: it holds over its own piece of a clause only ("I teach Year 4 at X and today a
+child asked me ..." still tells where the user teaches)."""
+_PIECES = re.compile(r",\s+|\s+and\s+(?=(?:today|yesterday|tonight|then|this|last)\b)", _I)
 _LEAD = re.compile(r"^\W*(?:(?:so|and|but|also|oh|ok|okay|well|honestly|anyway|yeah|btw|plus|still|now|"
                    r"currently|these days|at the moment|right now|update)\b[\s,!:-]*)*", _I)
 _ADVERBS = r"(?:\s+(?:still|now|currently|also|just|both|always|usually|really|normally|mostly|basically|" \
@@ -68,12 +86,20 @@ _STATE_VERBS = frozenset(
     "hosting".split())
 """Verbs (present, third person or progressive) whose object is a state that holds: what someone has,
 does, belongs to or takes part in, as against what they feel, think or did once."""
-_COPULA_NEXT = re.compile(r"^\s+(?:a|an|in|on|at|with|into|part of|member of|the|on the|training|\d)\b", _I)
+_COPULA_NEXT = re.compile(r"^\s+(?:a|an|in|on|at|with|into|part of|member of|the|on the|training|\d|"
+                          r"(?:single|married|engaged|divorced|separated|widowed|pregnant|retired|vegan|vegetarian|"
+                          r"pescatarian|teetotal|sober|self-employed|freelance|unemployed|tee-total)\b|"
+                          r"(?-i:[A-Z][a-z]+\b))", _I)
+"""What follows a copula when it tells a state: a noun phrase, a place, a status ("single", "retired") or
+a proper adjective ("Portuguese"), as against a feeling or an opinion."""
 _FEELINGS = re.compile(r"\b(?:feel\w*|tired|stressed|sad|happy|glad|sorry|sick of|fed up|worried|nervous|excited|"
                        r"anxious|bored|annoyed|angry|upset|scared|lost|confused|coping|exhausted|knackered|done with|"
                        r"over the moon|gutted|thrilled|proud|relieved|grateful|struggling|busy|late|away|off)\b", _I)
 _CUT = re.compile(r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s+(?:I|we)\s|\s+-+\s+|\s+(?:and|but|so|because|cos|which|who|"
                   r"when|while|since|though|although|lol|haha)\b)")
+_THIRD_AGE = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")|(?P<name>[A-Z][a-z]+))"
+                        r"(?:'s|\s+is)\s+(?:\d{1,3}|[\w-]+)\s+and\b")
+"""A subject and a short predicate (an age, a word) before a coordination that tells the state."""
 _MIN_WORDS, _MAX_WORDS = 1, 9
 _NAME = r"[A-Z0-9][\w&+'-]*(?:\s+[A-Z0-9][\w&+'-]*)*"
 """A capitalised name of one or more words ("Spotify Family", "Disney+")."""
@@ -112,7 +138,10 @@ def _phrase(rest: str) -> str:
     if m := _NAMES_AHEAD.match(rest):
         return m.group(0).strip()
     cut = _CUT.search(rest)
-    body = (rest[: cut.start()] if cut else rest).strip(" .!?'\"")
+    body = rest[: cut.start()] if cut else rest
+    if (lasting := DURATION.search(body)) and lasting.start() > 0:  # "vim for 12 years": the state, not how long
+        body = body[: lasting.start()]
+    body = re.sub(r"\s+(?:now|at this point|these days|at the moment)$", "", body.strip(" .!?'\""), flags=_I)
     body = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our)\s+", "", body, flags=_I)
     return body.strip()
 
@@ -136,24 +165,60 @@ def _states(subject: str, value: str, body: str) -> list[OpenState]:
 
 def _clause_states(text: str) -> list[OpenState]:
     body = text[_LEAD.match(text).end():].strip()  # type: ignore[union-attr]
+    body = strip_time_lead(body)
     if not body:
         return []
+    partner, end = joint_subject(body)
+    if end:  # "Dan and I have been married ...", "me and my wife have been vegetarian ...": "we"
+        m = _FIRST.match("We" + ("" if body[end:].startswith("'") else " ") + body[end:].lstrip())
+        found = _from_verb("user", m, body) if m else []
+        out = [OpenState(s.subject, relation_value(s.value, partner), s.clause) for s in found]
+        if partner and not any(s.value != relation_value(s.value, partner) for s in found):
+            out += [OpenState(partner, s.value, s.clause) for s in found]
+        return out
     if m := _FIRST.match(body):
-        return _from_verb("user", m, body)
+        return _from_verb("user", m, body) + _carried("user", body)
+    if shape := subjectless(body):  # "renting a one-bed in X", "been using vim for years": the user, unsaid
+        verb, rest, been = shape
+        if cut := GERUND_SUBJECT_END.search(rest):  # "teaching Year 2 is basically ...": the subject only
+            rest = rest[: cut.start()]
+        if verb in ("living", "working") and not re.match(r"\s+(?:in|at|for|with|on)\b", rest):
+            return []
+        return _states("user", _phrase(rest), body)
     if m := _STARTED.match(body):  # "started a pottery course", "I joined the choir": a state begins
         return _states("user", _phrase(m.group("rest")), body)
     if (m := _THIRD.match(body)) and not (m.group("named") and m.group("named") in _NAME_STOP):
         who = (m.group("name") or m.group("named") or m.group("rel") or "").lower()
         if (who and not _RELATION_WORDS.match(who)) or m.group("rel"):
-            return _from_verb(who, m, body)
+            return _from_verb(who, m, body) + _carried(who, body)
+    if (m := _THIRD_AGE.match(body)) and (who := (m.group("name") or m.group("rel") or "").lower()):
+        return _carried(who, body)  # "my dad's 66 and still doing shifts at X"
     if m := _VERBLESS.match(body):
         return _states("user", _phrase(m.group("np")), body)
     return []
 
 
+def _carried(subject: str, body: str) -> list[OpenState]:
+    """The second predicate of a coordination, said of the clause's subject ("... and still runs X")."""
+    if not (second := coordinated(body)):
+        return []
+    verb, rest = second
+    if verb not in _STATE_VERBS or verb in ("looking", "watching", "seeing", "going", "having", "keeping"):
+        return []
+    return _states(subject, _phrase(rest), body)
+
+
 def _from_verb(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
     verb, rest, aux = m.group("verb").lower(), m.group("rest"), (m.group("aux") or "").lower()
     been = "been" in m.re.groupindex and m.group("been")
+    if been and verb not in _STATE_VERBS:  # "been in Leeds five years", "been vegetarian for ten years"
+        if verb in ("in", "at", "with", "on", "part", "members", "member"):
+            return _states(subject, _phrase(f" {verb}{rest}" if verb.startswith("member") else rest), body)
+        phrase = durative(verb, rest)
+        return _states(subject, phrase, body) if phrase and not _FEELINGS.search(phrase) else []
+    if aux.strip() in ("'ve", "have", "has") and is_participle(verb) and verb != "had":
+        phrase = durative("", rest)  # "have lived together in Peckham for four years": held, and holding
+        return _states(subject, _phrase(phrase), body) if phrase else []
     if appos := m.group("appos") if "appos" in m.re.groupindex else None:  # "Marta, my team lead, is ...": the role
         return _states(subject, _phrase(appos), body)
     if aux.strip() in ("have", "has") and not been and verb not in _STATE_VERBS:  # "I have type 1 diabetes"
@@ -206,14 +271,14 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
 
     Args:
         text: a user message.
-        covered: values the extractor already stated from this message; a clause holding one of them
-            is left to the rule that read it.
-        read: the sentences the extractor stated something from: left to its rules whole.
+        covered: values the extractor already stated from this message; a state whose value holds one of
+            them (or is held in one) is left to the rule that read it.
+        read: the sentences the extractor stated something from: the user's own states there are left to
+            its rules; a third party's, a relation or an apposition told in passing are still read.
     """
     norm = normalize_text(text)
     marks = [m for m in (normalize_text(r).strip(" .!?") for r in read) if m]
-    whole = norm.strip(" .!?")
-    if not whole or any(whole in m for m in marks):  # one sentence, read by a rule: the common case, cheap
+    if not norm.strip(" .!?"):
         return []
     sentences = segment(norm)
     busy: set[int] = set()
@@ -225,26 +290,48 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
     seen: set[tuple[str, str]] = set()
     for i, sentence in enumerate(sentences):
         body = sentence.text.strip(" .!?")
-        if i in busy or sentence.question or any(body and (body in r or r in body) for r in marks):
+        if i in busy or sentence.question or _JOKE.search(sentence.text):
             continue
-        eventful = bool(_NOT_A_STATE.search(sentence.text))  # a plan, a memory, a one-off event
-        for clause in sentence.clauses:
-            low = clause.text.lower()
-            if any(c in low for c in taken) or _FEELINGS.match(clause.text.strip()):
+        ruled = any(body and (body in r or r in body) for r in marks)
+        found = [state for clause in sentence.clauses for state in _clause_found(norm, sentence.start, clause)]
+        found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in apposition(sentence.text)]
+        for state in found:
+            low = state.value.lower()
+            if (ruled and state.subject == "user") or any(low in c or c in low for c in taken) or \
+                    (state.subject, low) in seen or not _valid(state.value):
                 continue
-            if _denied(clause.text):
-                continue
-            found = [] if eventful else _clause_states(clause.text)
-            if not found and not eventful and not _DONE.search(clause.text):
-                for m in _MY_THING.finditer(clause.text):  # a thing of the user's named in passing
-                    value = m.group("np").strip()
-                    if _valid(value) and not _RELATION_WORDS.match(value.split()[0]) and \
-                            not any(value.lower() in c or c in value.lower() for c in taken):
-                        found = [OpenState("user", value, clause.text.strip())]
-                        break
-            found += _relations(clause.text)
-            for state in found:
-                if (state.subject, state.value.lower()) not in seen:
-                    seen.add((state.subject, state.value.lower()))
-                    out.append(state)
+            seen.add((state.subject, low))
+            out.append(state)
     return out
+
+
+def _clause_found(norm: str, start: int, clause: Clause) -> list[OpenState]:
+    """The states of one clause: read whole, else piece by piece ("big X fan here, season starts this
+    weekend": the event's time holds over its own piece only). A plan, a wish or a memory holds over what
+    follows it in the sentence, so each piece is judged with the sentence up to its end."""
+    spans = [(clause.start, clause.end)]
+    found = _piece_found(norm, start, *spans[0])
+    if found:
+        return found
+    pos = clause.start
+    for m in _PIECES.finditer(norm, clause.start, clause.end):
+        spans.append((pos, m.start()))
+        pos = m.end()
+    if len(spans) == 1:
+        return []
+    spans.append((pos, clause.end))
+    return [state for a, b in spans[1:] if b > a for state in _piece_found(norm, start, a, b)]
+
+
+def _piece_found(norm: str, start: int, a: int, b: int) -> list[OpenState]:
+    piece = norm[a:b]
+    if _FEELINGS.match(piece.strip()) or _denied(piece) or _ONE_OFF.search(piece) or \
+            _NOT_A_STATE.search(norm, start, b):
+        return []
+    found = _clause_states(piece)
+    if not found and not _DONE.search(piece):
+        for m in _MY_THING.finditer(piece):  # a thing of the user's named in passing
+            value = m.group("np").strip()
+            if _valid(value) and not _RELATION_WORDS.match(value.split()[0]):
+                return [OpenState("user", value, piece.strip())]
+    return found
