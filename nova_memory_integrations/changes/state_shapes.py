@@ -108,7 +108,7 @@ def joint_subject(body: str) -> tuple[str | None, int]:
 def relation_value(phrase: str, partner: str | None) -> str:
     """"married" said of "Dan and I" is "married to Dan": the partner belongs in the user's state."""
     first = phrase.split()[0].lower() if phrase else ""
-    if partner and first in _RELATION_STATES and partner not in phrase.lower():
+    if partner and first in _RELATION_STATES and len(phrase.split()) == 1:
         return f"{phrase} {'to' if first in ('married', 'engaged') else 'with'} {partner.capitalize()}"
     return phrase
 

@@ -53,7 +53,7 @@ child asked me ..." still tells where the user teaches)."""
 _PIECES = re.compile(r",\s+|\s+and\s+(?=(?:today|yesterday|tonight|then|this|last)\b)", _I)
 _LEAD = re.compile(r"^\W*(?:(?:so|and|but|also|oh|ok|okay|well|honestly|anyway|yeah|btw|plus|still|now|"
                    r"currently|these days|at the moment|right now|update)\b[\s,!:-]*)*", _I)
-_ADVERBS = r"(?:\s+(?:still|now|currently|also|just|both|always|usually|really|normally|mostly|basically|" \
+_ADVERBS = r"(?:\s+(?:still|now|currently|also|just|both|always|usually|really|normally|mostly|basically|literally|" \
            r"actually|even|properly|officially|regularly|finally))*"
 # "I run", "we've got", "I've been using", "Priya and I have": the user as subject, then a verb
 _FIRST = re.compile(r"^(?:(?:I|[Ww]e)|[A-Z][\w-]+ and I|my [\w-]+ and I)"
@@ -63,13 +63,19 @@ _THIRD = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")(?:\s+(?P<nam
                     r"|(?P<named>[A-Z][a-z]+))"
                     r"(?:,\s+(?:my|our)\s+(?P<appos>[\w\s-]{2,30}),)?"
                     r"(?P<aux>'s|\s+(?:is|has|'s been|has been))?" + _ADVERBS +
-                    r"\s+(?P<verb>[a-z][\w-]*)\b(?P<rest>.*)$")
-_MY_THING = re.compile(r"\b(?:my|our)\s+(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
+                    r"\s+(?P<verb>[A-Za-z][\w-]*)\b(?P<rest>.*)$")
+_MY_THING = re.compile(r"\b(?:my|our)\s+(?:(?:trusty|old|new|beloved|little|faithful|battered|ancient|own)\s+){0,2}"
+                       r"(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
                        r"from|on)\s+(?:[A-Z][\w&+'-]*\s*){1,3}|[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2})")
-_VERBLESS = re.compile(r"^(?P<np>(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|[\w-]+\s+(?:years?|months?)\s+"
+_VERBLESS = re.compile(r"^(?P<np>[\w\s-]+?\s+life\s+(?:at|in|with|on)\s+[A-Z].*|"
+                       r"(?:[\w-]+\s+){0,3}[\w-]+(?:er|or|ist|ian|ite|fan|nerd|geek|head|addict|native|mum|dad)"
+                       r"\s+here|(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|[\w-]+\s+(?:years?|months?)\s+"
                        r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
                        r"(?:born|bred)\b.*|as\s+(?!(?:well|usual|soon|far|long|much|if|for|of|i|we|you|it|always|"
                        r"ever|a result)\b).+)$", _I)
+_NOT_AGENT = re.compile(r"^(?:winter|summer|weather|never|ever|other|later|water|dinner|after|over|under|"
+                        r"whatever|another|nobody|somebody|everybody)\s+here$", _I)
+"""Words ending like an agent noun that describe no one ("winter here", "never here")."""
 _STATE_VERBS = frozenset(
     "have has got own run runs do does take takes play plays go goes work works volunteer volunteers live lives "
     "drive drives use uses teach teaches study studies coach coaches attend attends belong belongs ride rides "
@@ -141,7 +147,7 @@ def _phrase(rest: str) -> str:
     body = rest[: cut.start()] if cut else rest
     if (lasting := DURATION.search(body)) and lasting.start() > 0:  # "vim for 12 years": the state, not how long
         body = body[: lasting.start()]
-    body = re.sub(r"\s+(?:now|at this point|these days|at the moment)$", "", body.strip(" .!?'\""), flags=_I)
+    body = re.sub(r"\s+(?:now|here|at this point|these days|at the moment)$", "", body.strip(" .!?'\""), flags=_I)
     body = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our)\s+", "", body, flags=_I)
     return body.strip()
 
@@ -193,8 +199,11 @@ def _clause_states(text: str) -> list[OpenState]:
             return _from_verb(who, m, body) + _carried(who, body)
     if (m := _THIRD_AGE.match(body)) and (who := (m.group("name") or m.group("rel") or "").lower()):
         return _carried(who, body)  # "my dad's 66 and still doing shifts at X"
-    if m := _VERBLESS.match(body):
-        return _states("user", _phrase(m.group("np")), body)
+    if (m := _VERBLESS.match(body)) and not _NOT_AGENT.search(m.group("np")):
+        np = m.group("np")
+        if cut := GERUND_SUBJECT_END.search(np):  # "sous chef life at X means ...": the description only
+            np = np[: cut.start()]
+        return _states("user", _phrase(np), body)
     return []
 
 
@@ -227,7 +236,7 @@ def _from_verb(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
         verb = "have"
     if aux.strip() in {"'m", "am", "'re", "are", "'s", "is"} and not been:
         # "I'm a nurse", "I'm in a choir", "we're with Octopus": a copula before a noun phrase, never an adjective
-        whole = f" {verb}{rest}"
+        whole = f" {m.group('verb')}{rest}"
         if verb in _STATE_VERBS and verb.endswith("ing"):
             whole = rest
         elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(whole[:30]):
@@ -259,6 +268,13 @@ def _relations(text: str) -> list[OpenState]:
             out.append(OpenState(owner, f"{m.group('rel')} {name}", text.strip()))
         last = name.lower()
     return out
+
+
+def _upto(piece: str, value: str) -> str:
+    """``piece`` up to the end of ``value`` in it (all of it when the value is not there word for word): a
+    negation after the state ("As a physio I ... they won't") denies something else."""
+    at = piece.lower().find(value.lower())
+    return piece if at < 0 else piece[: at + len(value)]
 
 
 def _denied(clause: str) -> bool:
@@ -293,11 +309,15 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         if i in busy or sentence.question or _JOKE.search(sentence.text):
             continue
         ruled = any(body and (body in r or r in body) for r in marks)
+        # a sentence a rule read: the user's states are the rule's, except in a clause other than the one
+        # holding what it stated ("Learning guitar from YouTube, and my F chord ...")
+        elsewhere = [c.text for c in sentence.clauses if any(t in c.text.lower() for t in taken)] if ruled else []
         found = [state for clause in sentence.clauses for state in _clause_found(norm, sentence.start, clause)]
         found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in apposition(sentence.text)]
         for state in found:
             low = state.value.lower()
-            if (ruled and state.subject == "user") or any(low in c or c in low for c in taken) or \
+            if (ruled and state.subject == "user" and (not elsewhere or any(state.clause in c for c in elsewhere))) \
+                    or any(low in c or c in low for c in taken) or \
                     (state.subject, low) in seen or not _valid(state.value):
                 continue
             seen.add((state.subject, low))
@@ -325,13 +345,12 @@ def _clause_found(norm: str, start: int, clause: Clause) -> list[OpenState]:
 
 def _piece_found(norm: str, start: int, a: int, b: int) -> list[OpenState]:
     piece = norm[a:b]
-    if _FEELINGS.match(piece.strip()) or _denied(piece) or _ONE_OFF.search(piece) or \
-            _NOT_A_STATE.search(norm, start, b):
+    if _FEELINGS.match(piece.strip()) or _ONE_OFF.search(piece) or _NOT_A_STATE.search(norm, start, b):
         return []
-    found = _clause_states(piece)
+    found = [s for s in _clause_states(piece) if not _denied(_upto(piece, s.value))]
     if not found and not _DONE.search(piece):
         for m in _MY_THING.finditer(piece):  # a thing of the user's named in passing
             value = m.group("np").strip()
-            if _valid(value) and not _RELATION_WORDS.match(value.split()[0]):
+            if _valid(value) and not _RELATION_WORDS.match(value.split()[0]) and not _denied(_upto(piece, value)):
                 return [OpenState("user", value, piece.strip())]
     return found
