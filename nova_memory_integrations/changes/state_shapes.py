@@ -43,11 +43,12 @@ _STATE_GERUNDS = frozenset(
 """Progressives that tell a state when their subject is dropped ("renting a flat in Leeds", "teaching Year 2
 is ..."); not those of a passing activity ("watching", "looking", "going", "having")."""
 _SUBJECTLESS = re.compile(r"^(?:(?:still|now|currently|also|just)\s+)*(?P<been>been\s+)?(?P<verb>[a-z]+ing)\b"
-                          r"(?P<rest>.*)$")
+                          r"(?P<rest>.*)$", _I)
 GERUND_SUBJECT_END = re.compile(r"\s+(?:is|was|has been|means|makes|keeps|feels|takes|remains)\b", _I)
 """Where a gerund that is the subject ends ("teaching Year 2 is basically ..."): the rest is a comment."""
-_JOINT = re.compile(r"^(?:(?P<name>[A-Z][\w-]+)|(?:[Mm]y|[Oo]ur)\s+(?:(?P<rel>" + RELS + r")\s+)?"
-                    r"(?P<relname>[A-Z][\w-]+)?\s*|(?:[Mm]e|I)\s+and\s+(?:my|our)\s+[\w-]+(?:\s+[\w-]+)?)"
+_JOINT = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?:(?P<rel>" + RELS + r")\s+)?"
+                    r"(?P<relname>[A-Z][\w-]+)?\s*|(?:[Mm]e|I)\s+and\s+(?:my|our)\s+[\w-]+(?:\s+[\w-]+)?|"
+                    r"(?!(?:My|Our|Me)\b)(?P<name>[A-Z][\w-]+))"
                     r"\s*(?:and\s+(?:I|me)\b)?", 0)
 _PARTICIPLES = frozenset(
     "lived worked had owned run played used taught studied driven supported volunteered rented attended "

@@ -73,6 +73,10 @@ _VERBLESS = re.compile(r"^(?P<np>[\w\s-]+?\s+life\s+(?:at|in|with|on)\s+[A-Z].*|
                        r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
                        r"(?:born|bred)\b.*|as\s+(?!(?:well|usual|soon|far|long|much|if|for|of|i|we|you|it|always|"
                        r"ever|a result)\b).+)$", _I)
+_BARE_SUBJECT = re.compile(r"^\W*(?:(?:[Mm]y|[Oo]ur)\s+(?:" + RELS + r")(?:\s+[A-Z][\w-]+)?|[A-Z][a-z][\w-]*)\s*$")
+"""A clause that is only a person (the segmenter split "my flatmate Kasia and I ..." at the "and")."""
+_OWNED = re.compile(r"^\s+(?P<np>(?:[A-Z0-9][\w&+-]*\s+){1,3}[a-z]+s?)\s+(?:is|was|has|needs|keeps|'s)\b")
+"""A possessive before a proper noun phrase that is itself the subject of a verb ("Greg's Transit van is")."""
 _NOT_AGENT = re.compile(r"^(?:winter|summer|weather|never|ever|other|later|water|dinner|after|over|under|"
                         r"whatever|another|nobody|somebody|everybody)\s+here$", _I)
 """Words ending like an agent noun that describe no one ("winter here", "never here")."""
@@ -195,8 +199,9 @@ def _clause_states(text: str) -> list[OpenState]:
         return _states("user", _phrase(m.group("rest")), body)
     if (m := _THIRD.match(body)) and not (m.group("named") and m.group("named") in _NAME_STOP):
         who = (m.group("name") or m.group("named") or m.group("rel") or "").lower()
-        if (who and not _RELATION_WORDS.match(who)) or m.group("rel"):
-            return _from_verb(who, m, body) + _carried(who, body)
+        if ((who and not _RELATION_WORDS.match(who)) or m.group("rel")) and \
+                (found := _from_verb(who, m, body) + _carried(who, body)):
+            return found
     if (m := _THIRD_AGE.match(body)) and (who := (m.group("name") or m.group("rel") or "").lower()):
         return _carried(who, body)  # "my dad's 66 and still doing shifts at X"
     if (m := _VERBLESS.match(body)) and not _NOT_AGENT.search(m.group("np")):
@@ -241,6 +246,8 @@ def _from_verb(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
             whole = rest
         elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(whole[:30]):
             return []
+        if aux == "'s" and (owned := _OWNED.match(whole)):  # "Greg's Transit van is ...": his van, not him
+            return _states(subject, owned.group("np"), body)
         return _states(subject, _phrase(whole), body)
     if verb not in _STATE_VERBS:
         return []
@@ -268,6 +275,11 @@ def _relations(text: str) -> list[OpenState]:
             out.append(OpenState(owner, f"{m.group('rel')} {name}", text.strip()))
         last = name.lower()
     return out
+
+
+def _holds(text: str, value: str) -> bool:
+    """Whether ``value`` is in ``text`` as whole words (a one-letter value "F" is not in every clause)."""
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, _I) is not None
 
 
 def _upto(piece: str, value: str) -> str:
@@ -311,17 +323,29 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         ruled = any(body and (body in r or r in body) for r in marks)
         # a sentence a rule read: the user's states are the rule's, except in a clause other than the one
         # holding what it stated ("Learning guitar from YouTube, and my F chord ...")
-        elsewhere = [c.text for c in sentence.clauses if any(t in c.text.lower() for t in taken)] if ruled else []
-        found = [state for clause in sentence.clauses for state in _clause_found(norm, sentence.start, clause)]
+        elsewhere = [c.text for c in sentence.clauses if any(_holds(c.text, t) for t in taken)] if ruled else []
+        found = [state for clause in _joined(norm, sentence.clauses) for state in _clause_found(norm, sentence.start, clause)]
         found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in apposition(sentence.text)]
         for state in found:
             low = state.value.lower()
             if (ruled and state.subject == "user" and (not elsewhere or any(state.clause in c for c in elsewhere))) \
-                    or any(low in c or c in low for c in taken) or \
+                    or any(_holds(low, c) or _holds(c, low) for c in taken) or \
                     (state.subject, low) in seen or not _valid(state.value):
                 continue
             seen.add((state.subject, low))
             out.append(state)
+    return out
+
+
+def _joined(norm: str, clauses: tuple[Clause, ...]) -> list[Clause]:
+    """The clauses, with a subject split from its "and I ..." joined back ("My flatmate Kasia | I have lived
+    ..." is one clause whose subject includes the user)."""
+    out: list[Clause] = []
+    for clause in clauses:
+        if out and _BARE_SUBJECT.match(out[-1].text) and re.match(r"\s*(?:I|we)\b", clause.text):
+            clause = Clause(norm[out[-1].start:clause.end], out[-1].start, clause.end)
+            out.pop()
+        out.append(clause)
     return out
 
 
