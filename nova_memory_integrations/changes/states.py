@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..text.lexicon import RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
-from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS
+from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
 from .segments import Clause, normalize_text, segment
 from .state_shapes import (
     DURATION,
@@ -75,7 +75,7 @@ _VERBLESS = re.compile(r"^(?P<np>[\w\s-]+?\s+life\s+(?:at|in|with|on)\s+[A-Z].*|
                        r"ever|a result)\b).+)$", _I)
 _BARE_SUBJECT = re.compile(r"^\W*(?:(?:[Mm]y|[Oo]ur)\s+(?:" + RELS + r")(?:\s+[A-Z][\w-]+)?|[A-Z][a-z][\w-]*)\s*$")
 """A clause that is only a person (the segmenter split "my flatmate Kasia and I ..." at the "and")."""
-_OWNED = re.compile(r"^\s+(?P<np>(?:[A-Z0-9][\w&+-]*\s+){1,3}[a-z]+s?)\s+(?:is|was|has|needs|keeps|'s)\b")
+_OWNED = re.compile(r"^\s+(?P<np>[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2}(?:\s+[a-z]+)?)\s+(?:is|was|has|needs|keeps|'s)\b")
 """A possessive before a proper noun phrase that is itself the subject of a verb ("Greg's Transit van is")."""
 _NOT_AGENT = re.compile(r"^(?:winter|summer|weather|never|ever|other|later|water|dinner|after|over|under|"
                         r"whatever|another|nobody|somebody|everybody)\s+here$", _I)
@@ -103,7 +103,8 @@ _COPULA_NEXT = re.compile(r"^\s+(?:a|an|in|on|at|with|into|part of|member of|the
 """What follows a copula when it tells a state: a noun phrase, a place, a status ("single", "retired") or
 a proper adjective ("Portuguese"), as against a feeling or an opinion."""
 _FEELINGS = re.compile(r"\b(?:feel\w*|tired|stressed|sad|happy|glad|sorry|sick of|fed up|worried|nervous|excited|"
-                       r"anxious|bored|annoyed|angry|upset|scared|lost|confused|coping|exhausted|knackered|done with|"
+                       r"anxious|bored|annoyed|angry|upset|scared|lost|confused|coping|exhausted|knackered|done with|ill|poorly|unwell|"
+                       r"sick|under the weather|"
                        r"over the moon|gutted|thrilled|proud|relieved|grateful|struggling|busy|late|away|off)\b", _I)
 _CUT = re.compile(r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s+(?:I|we)\s|\s+-+\s+|\s+(?:and|but|so|because|cos|which|who|"
                   r"when|while|since|though|although|lol|haha)\b)")
@@ -175,19 +176,21 @@ def _states(subject: str, value: str, body: str) -> list[OpenState]:
 
 def _clause_states(text: str) -> list[OpenState]:
     body = text[_LEAD.match(text).end():].strip()  # type: ignore[union-attr]
+    lead = len(body)
     body = strip_time_lead(body)
+    lasting = len(body) < lead  # "Twelve years I've had ...": the duration told first
     if not body:
         return []
     partner, end = joint_subject(body)
     if end:  # "Dan and I have been married ...", "me and my wife have been vegetarian ...": "we"
         m = _FIRST.match("We" + ("" if body[end:].startswith("'") else " ") + body[end:].lstrip())
-        found = _from_verb("user", m, body) if m else []
+        found = _from_verb("user", m, body, lasting) if m else []
         out = [OpenState(s.subject, relation_value(s.value, partner), s.clause) for s in found]
         if partner and not any(s.value != relation_value(s.value, partner) for s in found):
             out += [OpenState(partner, s.value, s.clause) for s in found]
         return out
     if m := _FIRST.match(body):
-        return _from_verb("user", m, body) + _carried("user", body)
+        return _from_verb("user", m, body, lasting) + _carried("user", body)
     if shape := subjectless(body):  # "renting a one-bed in X", "been using vim for years": the user, unsaid
         verb, rest, been = shape
         if cut := GERUND_SUBJECT_END.search(rest):  # "teaching Year 2 is basically ...": the subject only
@@ -222,16 +225,16 @@ def _carried(subject: str, body: str) -> list[OpenState]:
     return _states(subject, _phrase(rest), body)
 
 
-def _from_verb(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
+def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False) -> list[OpenState]:
     verb, rest, aux = m.group("verb").lower(), m.group("rest"), (m.group("aux") or "").lower()
     been = "been" in m.re.groupindex and m.group("been")
-    if been and verb not in _STATE_VERBS:  # "been in Leeds five years", "been vegetarian for ten years"
+    if been and (verb not in _STATE_VERBS or not verb.endswith("ing")):  # "been in Leeds", "been married"
         if verb in ("in", "at", "with", "on", "part", "members", "member"):
             return _states(subject, _phrase(f" {verb}{rest}" if verb.startswith("member") else rest), body)
-        phrase = durative(verb, rest)
+        phrase = _phrase(f"{verb}{rest}") if lasting else durative(verb, rest)
         return _states(subject, phrase, body) if phrase and not _FEELINGS.search(phrase) else []
     if aux.strip() in ("'ve", "have", "has") and is_participle(verb) and verb != "had":
-        phrase = durative("", rest)  # "have lived together in Peckham for four years": held, and holding
+        phrase = rest if lasting else durative("", rest)  # "have lived in X for four years": held, and holding
         return _states(subject, _phrase(phrase), body) if phrase else []
     if appos := m.group("appos") if "appos" in m.re.groupindex else None:  # "Marta, my team lead, is ...": the role
         return _states(subject, _phrase(appos), body)
@@ -244,7 +247,7 @@ def _from_verb(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
         whole = f" {m.group('verb')}{rest}"
         if verb in _STATE_VERBS and verb.endswith("ing"):
             whole = rest
-        elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(whole[:30]):
+        elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(_phrase(whole)):
             return []
         if aux == "'s" and (owned := _OWNED.match(whole)):  # "Greg's Transit van is ...": his van, not him
             return _states(subject, owned.group("np"), body)
@@ -313,7 +316,7 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
     if has_cue(norm):  # a word-set pre-test: most messages hold no cue
         busy = {h.sentence for h in find_cues(norm, sentences)}
         busy |= {h.sentence for h in find_corrections_cues(norm, sentences)}
-    taken = [c.lower() for c in covered if c]
+    taken = [c.lower() for c in covered if c and len(c) > 1 and c.lower() not in STOPWORDS]
     out: list[OpenState] = []
     seen: set[tuple[str, str]] = set()
     for i, sentence in enumerate(sentences):
@@ -323,7 +326,8 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         ruled = any(body and (body in r or r in body) for r in marks)
         # a sentence a rule read: the user's states are the rule's, except in a clause other than the one
         # holding what it stated ("Learning guitar from YouTube, and my F chord ...")
-        elsewhere = [c.text for c in sentence.clauses if any(_holds(c.text, t) for t in taken)] if ruled else []
+        elsewhere = [c.text for c in sentence.clauses
+                     if any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", c.text) for t in covered if t)] if ruled else []
         found = [state for clause in _joined(norm, sentence.clauses) for state in _clause_found(norm, sentence.start, clause)]
         found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in apposition(sentence.text)]
         for state in found:
