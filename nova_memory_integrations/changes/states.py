@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..text.dates import NUMBER_WORDS
 from ..text.lexicon import RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
@@ -67,9 +68,11 @@ _THIRD = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")(?:\s+(?P<nam
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?:(?:trusty|old|new|beloved|little|faithful|battered|ancient|own)\s+){0,2}"
                        r"(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
                        r"from|on)\s+(?:[A-Z][\w&+'-]*\s*){1,3}|[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2})")
+_NUMBERS = "|".join(sorted((w for w in NUMBER_WORDS if w.isalpha()), key=len, reverse=True))
 _VERBLESS = re.compile(r"^(?P<np>[\w\s-]+?\s+life\s+(?:at|in|with|on)\s+[A-Z].*|"
                        r"(?:[\w-]+\s+){0,3}[\w-]+(?:er|or|ist|ian|ite|fan|nerd|geek|head|addict|native|mum|dad)"
-                       r"\s+here|(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|[\w-]+\s+(?:years?|months?)\s+"
+                       r"\s+here|(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|(?:\d+|" + _NUMBERS + r")[- ]?(?:day|week|month)s?\s+"
+                       r"(?:[\w-]+\s+){0,3}streak\b.*|(?:\d+|" + _NUMBERS + r"|a few|a couple of)\s+(?:years?|months?)\s+"
                        r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
                        r"(?:born|bred)\b.*|as\s+(?!(?:well|usual|soon|far|long|much|if|for|of|i|we|you|it|always|"
                        r"ever|a result)\b).+)$", _I)
@@ -77,6 +80,10 @@ _BARE_SUBJECT = re.compile(r"^\W*(?:(?:[Mm]y|[Oo]ur)\s+(?:" + RELS + r")(?:\s+[A
 """A clause that is only a person (the segmenter split "my flatmate Kasia and I ..." at the "and")."""
 _OWNED = re.compile(r"^\s+(?P<np>[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2}(?:\s+[a-z]+)?)\s+(?:is|was|has|needs|keeps|'s)\b")
 """A possessive before a proper noun phrase that is itself the subject of a verb ("Greg's Transit van is")."""
+_PERFECT = re.compile(r"\s+(?:(?:just|already|finally|now|also)\s+)?(?:[a-z]+ed|put|got|been|done|gone|made|taken|"
+                      r"given|left|sent|set|cut|let|seen|bought|sold|lost|found|told|said|paid|had|run|won)\b")
+_BORN = re.compile(r"^(?:I|we) (?:was|were) born (?:and (?:raised|bred) )?(?P<where>in\s+[A-Z].*)$")
+"""Where the user was born: a state that never ends."""
 _NOT_AGENT = re.compile(r"^(?:winter|summer|weather|never|ever|other|later|water|dinner|after|over|under|"
                         r"whatever|another|nobody|somebody|everybody)\s+here$", _I)
 """Words ending like an agent noun that describe no one ("winter here", "never here")."""
@@ -121,7 +128,9 @@ _LIST = re.compile(r",\s+and\s+|,\s+|\s+and\s+")
 _STARTED = re.compile(r"^(?:I(?:'ve| have)?\s+)?(?:just\s+|recently\s+|finally\s+)?(?:started|joined|"
                       r"signed up (?:for|to)|took up|taken up|enrolled (?:in|on))\s+(?P<rest>.+)$", _I)
 _REL_NAMED = re.compile(r"\b(?P<pos>[Mm]y|[Oo]ur|[Hh]is|[Hh]er)\s+(?P<rel>" + RELS +
-                        r")\s+(?P<name>[A-Z][a-z][\w-]*)\b")
+                        r")\s+(?P<name>[A-Z][a-z][\w-]*\b|[a-z]{3,}(?=(?:'s|\s+(?:is|was|has|and|says|said|thinks))\b|,))")
+"""A relation and the name after it; typed in lower case ("my boyfriend marcus is ...") a name is known by
+what follows it: a verb of its own or a boundary."""
 _NOT_NAME_WORDS = frozenset("and is was has had who the a an".split())
 _DONE = re.compile(r"\b(?:\w+ed|sold|left|gave|quit|got|let|cut|shut|went|made|took|lost|broke|gone|rip|"
                    r"traded|sent|put|ran|done|over|bye|goodbye|farewell|last)\b", _I)
@@ -189,6 +198,8 @@ def _clause_states(text: str) -> list[OpenState]:
         if partner and not any(s.value != relation_value(s.value, partner) for s in found):
             out += [OpenState(partner, s.value, s.clause) for s in found]
         return out
+    if m := _BORN.match(body):
+        return _states("user", f"born in {_phrase(m.group('where')[3:])}", body)
     if m := _FIRST.match(body):
         return _from_verb("user", m, body, lasting) + _carried("user", body)
     if shape := subjectless(body):  # "renting a one-bed in X", "been using vim for years": the user, unsaid
@@ -202,7 +213,8 @@ def _clause_states(text: str) -> list[OpenState]:
         return _states("user", _phrase(m.group("rest")), body)
     if (m := _THIRD.match(body)) and not (m.group("named") and m.group("named") in _NAME_STOP):
         who = (m.group("name") or m.group("named") or m.group("rel") or "").lower()
-        if ((who and not _RELATION_WORDS.match(who)) or m.group("rel")) and \
+        bare = m.group("named") and not m.group("aux") and m.group("verb").endswith("ing")  # "Love living here"
+        if ((who and not _RELATION_WORDS.match(who)) or m.group("rel")) and not bare and \
                 (found := _from_verb(who, m, body) + _carried(who, body)):
             return found
     if (m := _THIRD_AGE.match(body)) and (who := (m.group("name") or m.group("rel") or "").lower()):
@@ -259,6 +271,8 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
     value = _phrase(rest)
     if not value or (verb in ("have", "has", "got") and value.split()[0].lower() in {"to", "been", "no", "had"}):
         return []
+    if verb in ("have", "has") and _PERFECT.match(rest):  # "have put my bill up": a perfect, not a possession
+        return []
     if verb in ("keep", "keeps", "keeping") and value.split()[0].lower().endswith("ing"):  # "keeps saying": goes on
         return []
     return _states(subject, value, body)
@@ -271,11 +285,12 @@ def _relations(text: str) -> list[OpenState]:
     last = ""
     for m in _REL_NAMED.finditer(text):
         name = m.group("name")
-        if name in _NAME_STOP or name.lower() in _NOT_NAME_WORDS:
+        if name in _NAME_STOP or name.lower() in _NOT_NAME_WORDS or (name.islower() and (
+                name in STOPWORDS or name.endswith(("ly", "ing", "ed")) or name.capitalize() in _NAME_STOP)):
             continue
         owner = "user" if m.group("pos").lower() in ("my", "our") else last
         if owner:
-            out.append(OpenState(owner, f"{m.group('rel')} {name}", text.strip()))
+            out.append(OpenState(owner, f"{m.group('rel')} {name[0].upper()}{name[1:]}", text.strip()))
         last = name.lower()
     return out
 

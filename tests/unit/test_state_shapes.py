@@ -55,6 +55,11 @@ def _values(text: str, **kw: tuple[str, ...]) -> set[tuple[str, str]]:
     ("Lifelong Hibs supporter here, don't judge.", ("user", "Lifelong Hibs supporter")),
     ("Night nurse life at the Royal Infirmary means I sleep at noon.", ("user", "Night nurse life at the Royal Infirmary")),
     ("As a postman I walk about twelve miles a day.", ("user", "postman")),
+    # a name typed in lower case after a relation, known by the verb after it
+    ("my girlfriend freya is doing the cooking tonight", ("user", "girlfriend Freya")),
+    # a streak is a habit that holds; a birthplace never ends
+    ("45 day streak on the rowing machine, who even am I", ("user", "45 day streak on the rowing machine")),
+    ("I was born in Cork, for the record.", ("user", "born in Cork")),
     # a negation after the state denies something else
     ("I drive a Skoda Octavia and it never breaks down.", ("user", "Skoda Octavia")),
 ])
@@ -72,6 +77,10 @@ def test_a_state_is_read_in_each_clause_shape(text: str, expected: tuple[str, st
     "Thinking about renting a place in Bristol.",                 # a plan, not a state
     "Winter here, the heating's on full.",                        # 'here' after a word that names no one
     "I've been ill for a week.",                                  # a passing condition, not a status
+    "EDF have put the direct debit up.",                          # a perfect, not a possession
+    "Adore living by the sea but the damp is grim.",              # a feeling verb is no one's name
+    "Every month with this landlord is a saga.",                  # 'every' is no number of months
+    "my sister really is the worst at texting back",              # an adverb is no lower-case name
 ])
 def test_what_is_not_a_state_is_not_read_in_any_shape(text: str) -> None:
     assert open_states(text) == []
