@@ -17,7 +17,7 @@ from ..text.dates import MONTHS, NUMBER_WORDS
 from ..text.lexicon import RELS
 
 __all__ = [
-    "DURATION", "GERUND_SUBJECT_END", "apposition", "coordinated", "durative", "is_participle", "joint_subject",
+    "DURATION", "GERUND_SUBJECT_END", "HABITUAL", "apposition", "coordinated", "durative", "is_participle", "joint_subject",
     "relation_value", "strip_time_lead", "subjectless",
 ]
 
@@ -31,10 +31,19 @@ DURATION = re.compile(
     rf"|\s+since\s+(?:\d{{4}}|(?:{_MONTH})\b|uni\b|school\b|forever\b|I was\b|the\b|last\b|we\b|before\b)", _I)
 """A duration or a start told after a state ("for about ten years", "eight years", "since 2019"): it says
 the state has held a while, and it is not part of the state's phrase."""
-_TIME_LEAD = re.compile(
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+HABITUAL = re.compile(
+    rf"\s*\b(?:every\s+(?:single\s+|other\s+)?(?:day|night|morning|evening|week|weekend|month|year|{_DAY})"
+    rf"|on\s+{_DAY}s(?:\s+and\s+{_DAY}s)?|(?:most|some)\s+(?:days|nights|mornings|evenings|weekends|{_DAY}s)"
+    rf"|(?:once|twice|\d+\s+times|{_NUM}\s+times)\s+a\s+(?:day|week|month|year)|as usual|daily|weekly|monthly"
+    rf"|at the weekends?)\b", _I)
+"""A recurring event's marker ("every Sunday", "on Tuesdays", "twice a week"): what it marks is a habit."""
+_TIME_LEAD = re.compile(  # a duration, a start or a recurrence told first
     rf"^(?:(?:for\s+)?(?:(?:about|nearly|almost|over)\s+)?{_NUM}\s+{_UNIT}(?:\s+now)?"
     rf"|since\s+(?:\d{{4}}|(?:{_MONTH})(?:\s+\d{{4}})?|uni|school|forever)"
-    r"|for\s+(?:ages|years|months|a while))\s*,?\s+(?=(?:I|we|my|our|me)\b)", _I)
+    r"|for\s+(?:ages|years|months|a while)"
+    rf"|every\s+(?:single\s+|other\s+)?(?:day|night|morning|evening|week|weekend|month|{_DAY})|on\s+{_DAY}s)"
+    r"\s*,?\s+(?=(?:I|we|my|our|me)\b)", _I)
 _STATE_GERUNDS = frozenset(
     "running doing taking playing working volunteering living driving using teaching studying coaching attending "
     "riding managing leading singing training paying renting supporting following writing hosting caring "

@@ -25,6 +25,7 @@ from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKE
 from .segments import Clause, normalize_text, segment
 from .state_shapes import (
     DURATION,
+    HABITUAL,
     GERUND_SUBJECT_END,
     apposition,
     coordinated,
@@ -84,6 +85,10 @@ _PERFECT = re.compile(r"\s+(?:(?:just|already|finally|now|also)\s+)?(?:[a-z]+ed|
                       r"given|left|sent|set|cut|let|seen|bought|sold|lost|found|told|said|paid|had|run|won)\b")
 _BORN = re.compile(r"^(?:I|we) (?:was|were) born (?:and (?:raised|bred) )?(?P<where>in\s+[A-Z].*)$")
 """Where the user was born: a state that never ends."""
+_MENTAL = frozenset("think thinks wonder wonders worry worries feel feels love loves hate hates miss misses want wants "
+                    "need needs hope hopes wish wishes forget forgets remember remembers know knows say says tell "
+                    "tells cry cries dream dreams regret regrets complain complains moan moans".split())
+"""Verbs of mind and speech: done every day, they tell a mood, not a habit to remember."""
 _NOT_AGENT = re.compile(r"^(?:winter|summer|weather|never|ever|other|later|water|dinner|after|over|under|"
                         r"whatever|another|nobody|somebody|everybody)\s+here$", _I)
 """Words ending like an agent noun that describe no one ("winter here", "never here")."""
@@ -227,6 +232,20 @@ def _clause_states(text: str) -> list[OpenState]:
     return []
 
 
+def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
+    """A present event told as recurring ("I video call my gran every Sunday", "we swim at the lido on
+    Saturdays") is a habit that holds: the verb and its phrase. A mental verb ("I think about it every day"),
+    a past is none."""
+    verb, rest = m.group("verb"), m.group("rest")
+    if not HABITUAL.search(body) or verb.lower() in _MENTAL or not re.fullmatch(r"[a-z]+", verb) or \
+            verb.endswith("ed") or verb in _STATE_VERBS:
+        return []
+    rest = HABITUAL.sub("", rest)
+    cut = _CUT.search(rest)
+    phrase = (rest[: cut.start()] if cut else rest).strip(" .!?")
+    return _states(subject, f"{verb} {phrase}", body) if phrase and _valid(phrase) else []
+
+
 def _carried(subject: str, body: str) -> list[OpenState]:
     """The second predicate of a coordination, said of the clause's subject ("... and still runs X")."""
     if not (second := coordinated(body)):
@@ -265,7 +284,7 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
             return _states(subject, owned.group("np"), body)
         return _states(subject, _phrase(whole), body)
     if verb not in _STATE_VERBS:
-        return []
+        return _habit(subject, m, body) if not aux.strip() else []
     if verb in ("go", "goes", "going") and not re.match(r"\s+(?:to|swimming|running|climbing)\b", rest):
         return []
     value = _phrase(rest)

@@ -60,6 +60,9 @@ def _values(text: str, **kw: tuple[str, ...]) -> set[tuple[str, str]]:
     # a streak is a habit that holds; a birthplace never ends
     ("45 day streak on the rowing machine, who even am I", ("user", "45 day streak on the rowing machine")),
     ("I was born in Cork, for the record.", ("user", "born in Cork")),
+    # a recurring event is a habit, its marker told after it or first
+    ("I ring my grandad every Sunday after lunch.", ("user", "ring my grandad after lunch")),
+    ("On Thursdays I teach pottery at the community centre.", ("user", "pottery at the community centre")),
     # a negation after the state denies something else
     ("I drive a Skoda Octavia and it never breaks down.", ("user", "Skoda Octavia")),
 ])
@@ -81,6 +84,9 @@ def test_a_state_is_read_in_each_clause_shape(text: str, expected: tuple[str, st
     "Adore living by the sea but the damp is grim.",              # a feeling verb is no one's name
     "Every month with this landlord is a saga.",                  # 'every' is no number of months
     "my sister really is the worst at texting back",              # an adverb is no lower-case name
+    "I worry about money every single day.",                      # a mind's habit is a mood
+    "I burnt the rice again.",                                    # 'again' alone: a one-off told twice
+    "I cycled to work every day last year.",                      # a past habit
 ])
 def test_what_is_not_a_state_is_not_read_in_any_shape(text: str) -> None:
     assert open_states(text) == []
