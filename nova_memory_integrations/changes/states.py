@@ -243,7 +243,9 @@ def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
     rest = HABITUAL.sub("", rest)
     cut = _CUT.search(rest)
     phrase = (rest[: cut.start()] if cut else rest).strip(" .!?")
-    return _states(subject, f"{verb} {phrase}", body) if phrase and _valid(phrase) else []
+    if not phrase or not _valid(phrase) or phrase.split()[-1].lower() in ("them", "him", "her", "it", "you", "us"):
+        return []  # "I video call them every Sunday": whom is for the pronoun layer, not a state's phrase
+    return _states(subject, f"{verb} {phrase}", body)
 
 
 def _carried(subject: str, body: str) -> list[OpenState]:

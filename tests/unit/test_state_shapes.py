@@ -87,6 +87,7 @@ def test_a_state_is_read_in_each_clause_shape(text: str, expected: tuple[str, st
     "I worry about money every single day.",                      # a mind's habit is a mood
     "I burnt the rice again.",                                    # 'again' alone: a one-off told twice
     "I cycled to work every day last year.",                      # a past habit
+    "I text them every evening.",                                 # whom a pronoun names is not a state's phrase
 ])
 def test_what_is_not_a_state_is_not_read_in_any_shape(text: str) -> None:
     assert open_states(text) == []
@@ -121,3 +122,12 @@ def test_the_shape_helpers_each_read_one_shape() -> None:
     assert coordinated("is 80 and still drives a bus") == ("drives", " a bus")
     assert coordinated("is 80 and drives a bus") is None
     assert apposition("Mochi (our shiba) barks") == [("user", "shiba Mochi")]
+
+
+def test_grandparents_are_a_relation_the_rules_read() -> None:
+    from nova_memory_integrations.extraction import DeterministicExtractor
+
+    found = {(p.subject, p.predicate, p.object) for p in DeterministicExtractor().extract(
+        "My grandkids live in Dunedin, which is a long way to fly.")}
+    assert ("grandkids", "lives_in", "Dunedin") in found
+
