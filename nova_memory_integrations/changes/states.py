@@ -46,6 +46,8 @@ _I = re.IGNORECASE
 _NOT_A_STATE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS, *REMINISCENCE_MARKERS, r"\bused to\b",
                                     r"\bdreamt\b", r"\bdream\b")), _I)
 """A plan, a wish, a hypothetical, a memory or a joke: it holds over what follows it in the sentence."""
+_ANNIVERSARY = re.compile(r"\b(?:years?|months?|weeks?)\s+(?:next|this coming)\s+(?:week|month|year|\w+day)\b", _I)
+"""A duration that completes in the future ("married eight years next month"): the state holds now."""
 _JOKE = re.compile(r"\blol\b|\blmao\b|\bjoke\b|\bjoking\b|\bkidding\b", _I)
 """A joke holds over its whole sentence."""
 _ONE_OFF = re.compile(r"\byesterday\b|\blast (?:night|week|weekend|month|year)\b|\bago\b|\bthis morning\b|"
@@ -153,6 +155,9 @@ class OpenState:
     subject: str
     value: str
     clause: str
+    shared: bool = False
+    """Told of a subject that includes the user ("me and my wife have been ..."): a rule that read it read it
+    of the other person, so what it stated does not cover the user's."""
 
 
 def _phrase(rest: str) -> str:
@@ -199,7 +204,7 @@ def _clause_states(text: str) -> list[OpenState]:
     if end:  # "Dan and I have been married ...", "me and my wife have been vegetarian ...": "we"
         m = _FIRST.match("We" + ("" if body[end:].startswith("'") else " ") + body[end:].lstrip())
         found = _from_verb("user", m, body, lasting) if m else []
-        out = [OpenState(s.subject, relation_value(s.value, partner), s.clause) for s in found]
+        out = [OpenState(s.subject, relation_value(s.value, partner), s.clause, shared=True) for s in found]
         if partner and not any(s.value != relation_value(s.value, partner) for s in found):
             out += [OpenState(partner, s.value, s.clause) for s in found]
         return out
@@ -368,8 +373,9 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in apposition(sentence.text)]
         for state in found:
             low = state.value.lower()
-            if (ruled and state.subject == "user" and (not elsewhere or any(state.clause in c for c in elsewhere))) \
-                    or any(_holds(low, c) or _holds(c, low) for c in taken) or \
+            if not state.shared and (
+                    (ruled and state.subject == "user" and (not elsewhere or any(state.clause in c for c in elsewhere)))
+                    or any(_holds(low, c) or _holds(c, low) for c in taken)) or \
                     (state.subject, low) in seen or not _valid(state.value):
                 continue
             seen.add((state.subject, low))
@@ -409,7 +415,7 @@ def _clause_found(norm: str, start: int, clause: Clause) -> list[OpenState]:
 
 def _piece_found(norm: str, start: int, a: int, b: int) -> list[OpenState]:
     piece = norm[a:b]
-    if _FEELINGS.match(piece.strip()) or _ONE_OFF.search(piece) or _NOT_A_STATE.search(norm, start, b):
+    if _FEELINGS.match(piece.strip()) or _ONE_OFF.search(piece) or _NOT_A_STATE.search(_ANNIVERSARY.sub(" ", norm[start:b])):
         return []
     found = [s for s in _clause_states(piece) if not _denied(_upto(piece, s.value))]
     if not found and not _DONE.search(piece):

@@ -41,6 +41,7 @@ def _values(text: str, **kw: tuple[str, ...]) -> set[tuple[str, str]]:
     ("We've been pescatarian for ages.", ("user", "pescatarian")),
     ("Priya and I have been engaged six months.", ("user", "engaged to Priya")),
     ("My housemate Tom and I have shared a flat in Leith for two years.", ("tom", "flat in Leith")),
+    ("Ines and I have been together five years next week.", ("user", "together with Ines")),  # an anniversary
     # a coordination keeping its subject
     ("My mum's 70 and still runs the village post office.", ("mum", "village post office")),
     # a third party with a status or a proper adjective
@@ -75,6 +76,7 @@ def test_a_state_is_read_in_each_clause_shape(text: str, expected: tuple[str, st
     "Played squash with Rhys last night and lost badly.",         # a one-off event, past
     "If we get the house I'd be renting out the spare room.",     # a hypothetical before the state
     "Next year I'm going to be teaching Year 6.",                 # a plan
+    "Next month I'll have been renting here two years.",          # a plan told first holds over the state
     "I haven't been in a choir for ages.",                        # a denial before the state
     "Been feeling rough for two weeks.",                          # a feeling, however long
     "Thinking about renting a place in Bristol.",                 # a plan, not a state
@@ -100,6 +102,11 @@ def test_a_read_sentence_leaves_its_rule_clause_but_not_the_others() -> None:
     assert not any("Spanish" in v for _, v in found)
     single = "I run 10k along the river most evenings."
     assert open_states(single, covered=("running",), read=(single,)) == []  # the rule read it, in its own words
+
+
+def test_a_state_shared_with_the_user_is_the_users_though_a_rule_read_it_of_the_other() -> None:
+    text = "me and my husband have been teetotal for six years"
+    assert ("user", "teetotal") in _values(text, covered=("teetotal",), read=(text,))
 
 
 def test_a_one_letter_covered_value_is_not_in_every_word() -> None:
