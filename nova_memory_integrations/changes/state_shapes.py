@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 _I = re.IGNORECASE
-_NUM = r"(?:\d{1,3}|a couple of|a few|a|an|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
+_NUM = r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ][a-z]+)?|a couple of|a few|a|an|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 _UNIT = r"(?:years?|yrs?|months?|weeks?|decades?)"
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 DURATION = re.compile(
@@ -43,7 +43,7 @@ _TIME_LEAD = re.compile(  # a duration, a start or a recurrence told first
     rf"|since\s+(?:\d{{4}}|(?:{_MONTH})(?:\s+\d{{4}})?|uni|school|forever)"
     r"|for\s+(?:ages|years|months|a while)"
     rf"|every\s+(?:single\s+|other\s+)?(?:day|night|morning|evening|week|weekend|month|{_DAY})|on\s+{_DAY}s)"
-    r"\s*,?\s+(?=(?:I|we|my|our|me)\b)", _I)
+    r"\s*,?\s+(?=(?:I|we|my|our|me)\b|(?:still\s+)?[a-z]+ing\b)", _I)
 _STATE_GERUNDS = frozenset(
     "running doing taking playing working volunteering living driving using teaching studying coaching attending "
     "riding managing leading singing training paying renting supporting following writing hosting caring "

@@ -71,7 +71,9 @@ _THIRD = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")(?:\s+(?P<nam
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?:(?:trusty|old|new|beloved|little|faithful|battered|ancient|own)\s+){0,2}"
                        r"(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
                        r"from|on)\s+(?:[A-Z][\w&+'-]*\s*){1,3}|[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2})")
-_NUMBERS = "|".join(sorted((w for w in NUMBER_WORDS if w.isalpha()), key=len, reverse=True))
+_NUMBERS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ][a-z]+)?|" + "|".join(
+    sorted((w for w in NUMBER_WORDS if w.isalpha()), key=len, reverse=True))
+"""A number in words, a compound ("thirty-one") too."""
 _VERBLESS = re.compile(r"^(?P<np>[\w\s-]+?\s+life\s+(?:at|in|with|on)\s+[A-Z].*|"
                        r"(?:[\w-]+\s+){0,3}[\w-]+(?:er|or|ist|ian|ite|fan|nerd|geek|head|addict|native|mum|dad)"
                        r"\s+here|(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|(?:\d+|" + _NUMBERS + r")[- ]?(?:day|week|month)s?\s+"

@@ -32,6 +32,7 @@ def _values(text: str, **kw: tuple[str, ...]) -> set[tuple[str, str]]:
     # a leading duration or start
     ("Nine years I've owned a narrowboat on the Kennet and it still leaks.", ("user", "narrowboat on the Kennet")),
     ("Since 2019 we've rented an allotment by the railway.", ("user", "allotment by the railway")),
+    ("Twenty-six years running the chippy on Marsh Lane and I still love it.", ("user", "chippy on Marsh Lane")),
     # the subject dropped
     ("renting a tiny studio in Hackney, the walls are paper thin", ("user", "tiny studio in Hackney")),
     ("been volunteering at the Oxfam bookshop for two years", ("user", "Oxfam bookshop")),
@@ -117,6 +118,7 @@ def test_a_one_letter_covered_value_is_not_in_every_word() -> None:
 def test_the_shape_helpers_each_read_one_shape() -> None:
     assert strip_time_lead("Three years I've had it") == "I've had it"
     assert strip_time_lead("Three kids I have") == "Three kids I have"
+    assert strip_time_lead("Forty-one years nursing") == "nursing"
     assert subjectless("renting a flat") == ("renting", " a flat", False)
     assert subjectless("watching the news") is None
     assert durative("vegan", " for ten years") == "vegan"
