@@ -26,7 +26,8 @@ _NUM = r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:
 _UNIT = r"(?:years?|yrs?|months?|weeks?|decades?)"
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 DURATION = re.compile(
-    rf"\s+(?:(?:for|about|nearly|almost|over|going on)\s+)*(?:the (?:last|past)\s+)?{_NUM}\s+{_UNIT}\b"
+    rf"\s+(?:(?:for|about|nearly|almost|over|going on|just|under|around|roughly|well)\s+)*(?:the (?:last|past)\s+)?"
+    rf"{_NUM}\s+{_UNIT}\b"
     rf"|\s+for\s+(?:ages|years|months|decades|a while|ever|donkey's years|as long as I can remember)\b"
     rf"|\s+since\s+(?:\d{{4}}|(?:{_MONTH})\b|uni\b|school\b|forever\b|I was\b|the\b|last\b|we\b|before\b)", _I)
 """A duration or a start told after a state ("for about ten years", "eight years", "since 2019"): it says
@@ -53,7 +54,8 @@ _STATE_GERUNDS = frozenset(
 is ..."); not those of a passing activity ("watching", "looking", "going", "having")."""
 _SUBJECTLESS = re.compile(r"^(?:(?:still|now|currently|also|just)\s+)*(?P<been>been\s+)?(?P<verb>[a-z]+ing)\b"
                           r"(?P<rest>.*)$", _I)
-GERUND_SUBJECT_END = re.compile(r"\s+(?:is|was|has been|means|makes|keeps|feels|takes|remains)\b", _I)
+GERUND_SUBJECT_END = re.compile(r"\s+(?:is|was|are|has|have|means|makes|made|keeps|feels|takes|remains|can|could|must|"
+                                r"will|would|should|helps|helped|lets|let|gives|brings|brought)\b", _I)
 """Where a gerund that is the subject ends ("teaching Year 2 is basically ..."): the rest is a comment."""
 _JOINT = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?:(?P<rel>" + RELS + r")\s+)?"
                     r"(?P<relname>[A-Z][\w-]+)?\s*|(?:[Mm]e|I)\s+and\s+(?:my|our)\s+[\w-]+(?:\s+[\w-]+)?|"

@@ -112,7 +112,7 @@ _STATE_VERBS = frozenset(
     "hosting".split())
 """Verbs (present, third person or progressive) whose object is a state that holds: what someone has,
 does, belongs to or takes part in, as against what they feel, think or did once."""
-_COPULA_NEXT = re.compile(r"^\s+(?:a|an|in|on|at|with|into|part of|member of|the|on the|training|\d|"
+_COPULA_NEXT = re.compile(r"^\s+(?:(?:a|an|in|on|at|with|into|part of|member of|the|on the|training|\d)\b|"
                           r"(?:single|married|engaged|divorced|separated|widowed|pregnant|retired|vegan|vegetarian|"
                           r"pescatarian|teetotal|sober|self-employed|freelance|unemployed|tee-total)\b|"
                           r"(?-i:[A-Z][a-z]+\b))", _I)
@@ -137,7 +137,7 @@ _LIST = re.compile(r",\s+and\s+|,\s+|\s+and\s+")
 _STARTED = re.compile(r"^(?:I(?:'ve| have)?\s+)?(?:just\s+|recently\s+|finally\s+)?(?:started|joined|"
                       r"signed up (?:for|to)|took up|taken up|enrolled (?:in|on))\s+(?P<rest>.+)$", _I)
 _REL_NAMED = re.compile(r"\b(?P<pos>[Mm]y|[Oo]ur|[Hh]is|[Hh]er)\s+(?P<rel>" + RELS +
-                        r")\s+(?P<name>[A-Z][a-z][\w-]*\b|[a-z]{3,}(?=(?:'s|\s+(?:is|was|has|and|says|said|thinks))\b|,))")
+                        r")\s+(?P<name>[A-Z][a-z][\w-]*\b|[a-z]{3,}(?=(?:'s|\s+(?:is|was|has|says|said|thinks))\b))")
 """A relation and the name after it; typed in lower case ("my boyfriend marcus is ...") a name is known by
 what follows it: a verb of its own or a boundary."""
 _NOT_NAME_WORDS = frozenset("and is was has had who the a an".split())
@@ -178,15 +178,28 @@ def _phrase(rest: str) -> str:
     return body.strip()
 
 
+_VAGUE = frozenset(
+    "each yourself ourselves myself themselves your us our care what about great good ok okay alright well fine "
+    "awesome amazing better worse longer able all so such really just there here back lots some few more much "
+    "many plenty how why when where idea ideas chance feeling impression news".split())
+"""Lower-case first words of a phrase that is no state: a pronoun, a quantity with no thing, how someone is
+("doing great"), an idiom's remains ("taking care of")."""
+
+
 def _valid(value: str) -> bool:
     if "   " in value:  # quoted speech, blanked by normalize_text: someone else's words
         return False
     n = len(value.split())
     if not _MIN_WORDS <= n <= _MAX_WORDS or not re.search(r"[A-Za-z]", value):
         return False
-    first = value.split()[0].lower()
-    return first not in {"it", "this", "that", "them", "him", "her", "you", "me", "something", "nothing",
-                         "anything", "everything", "stuff", "things", "lot", "bit", "way", "time"}
+    first = value.split()[0]
+    if not first[0].isalnum() or (len(first) == 1 and first.islower() and first != "a") or \
+            (n == 1 and first.endswith("ly")):  # "- Oscar", "s such a ...", "professionally"
+        return False
+    return first.lower() not in {"it", "this", "that", "them", "him", "her", "you", "me", "something", "nothing",
+                                 "anything", "everything", "stuff", "things", "lot", "bit", "way", "time"} and \
+        first not in _VAGUE
+
 
 
 def _states(subject: str, value: str, body: str) -> list[OpenState]:
@@ -216,8 +229,12 @@ def _clause_states(text: str) -> list[OpenState]:
         return _from_verb("user", m, body, lasting) + _carried("user", body)
     if shape := subjectless(body):  # "renting a one-bed in X", "been using vim for years": the user, unsaid
         verb, rest, been = shape
+        if re.match(r"\s+(?:and|or)\b", rest):  # "Writing and hanging out with friends": activities listed
+            return []
         if cut := GERUND_SUBJECT_END.search(rest):  # "teaching Year 2 is basically ...": the subject only
             rest = rest[: cut.start()]
+            if not re.search(r"\s[A-Z0-9]", rest):  # "playing games is my escape": a generic activity, no state
+                return []
         if verb in ("living", "working") and not re.match(r"\s+(?:in|at|for|with|on)\b", rest):
             return []
         return _states("user", _phrase(rest), body)
@@ -293,13 +310,18 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
             return _states(subject, owned.group("np"), body)
         return _states(subject, _phrase(whole), body)
     if verb not in _STATE_VERBS:
-        return _habit(subject, m, body) if not aux.strip() else []
+        return _habit(subject, m, body) if not aux.strip() and (subject == "user" or "rel" in m.re.groupindex
+                                                                 and m.group("rel")) else []
     if verb in ("go", "goes", "going") and not re.match(r"\s+(?:to|swimming|running|climbing)\b", rest):
         return []
     value = _phrase(rest)
     if not value or (verb in ("have", "has", "got") and value.split()[0].lower() in {"to", "been", "no", "had"}):
         return []
     if verb in ("have", "has") and _PERFECT.match(rest):  # "have put my bill up": a perfect, not a possession
+        return []
+    if verb in ("do", "does") and re.match(r"\s+(?:[a-z]+)\b", rest) and rest.split()[0] in _MENTAL | {"like", "enjoy"}:
+        return []  # "I do like nature": an emphatic do before a feeling
+    if verb == "got" and re.match(r"\s+[a-z]+ed\b", rest):  # "I got noticed by ...": a passive event
         return []
     if verb in ("keep", "keeps", "keeping") and value.split()[0].lower().endswith("ing"):  # "keeps saying": goes on
         return []
