@@ -7,10 +7,17 @@ mechanism beneath the rules: any clause whose subject is the user (or a named / 
 and whose shape says *a state that holds now* becomes ``<subject> states "<its object phrase>"``; the
 whole clause is kept (``clause``) so that later cues can be matched to it by meaning.
 
+Every clause of a message is read, and a clause that yields nothing whole is read again piece by piece
+(its commas, an "and today ..."): a state is as often in the middle of a message as at its start. The
+shapes beyond "<subject> <verb> <object>" (a dropped subject, a time phrase first, a perfect with a
+duration, "X and I", a coordination, an apposition, a recurring event) are :mod:`.state_shapes`'.
+
 What is not a state is filtered out by shape, not vocabulary: questions, conditionals, wishes and plans
-(the guard layer's modal and future markers), denials, memories, past events ("went", "yesterday"),
-feelings and opinions ("I feel", "I love", "I'm so tired"), and every sentence holding a change cue (an
-ending is the change layer's, never a new state).
+(the guard layer's modal and future markers, over what follows them in the sentence), denials (over what
+follows them), memories, one-off events (a time like "yesterday", "tonight", over its own piece), feelings
+and opinions ("I feel", "I love", "I'm so tired"), generic activities ("playing games is my escape"), and
+every sentence holding a change cue (an ending is the change layer's, never a new state). A sentence a
+specific rule read leaves the user's states of the clause it read to that rule.
 """
 
 from __future__ import annotations
