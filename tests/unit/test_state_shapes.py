@@ -150,3 +150,15 @@ def test_grandparents_are_a_relation_the_rules_read() -> None:
         "My grandkids live in Dunedin, which is a long way to fly.")}
     assert ("grandkids", "lives_in", "Dunedin") in found
 
+
+@pytest.mark.parametrize(("text", "ends"), [
+    ("Everyone else moved on, so it's only me left on the night shift.", False),  # what remains
+    ("There's nothing left in the budget for the gym.", False),
+    ("I left the night shift in March.", True),
+])
+def test_left_for_what_remains_is_no_ending(text: str, ends: bool) -> None:
+    from nova_memory_integrations.changes.cues import find_cues
+    from nova_memory_integrations.changes.segments import segment
+
+    assert any(h.cue.name == "left" for h in find_cues(text, segment(text))) is ends
+
