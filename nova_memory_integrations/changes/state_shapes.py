@@ -132,13 +132,19 @@ def coordinated(body: str) -> tuple[str, str] | None:
     return (m.group("verb").lower(), m.group("rest")) if m else None
 
 
+_HANDLE = re.compile(r"\b(?:on|my)\s+(?P<platform>[A-Za-z][\w.]+)\s*(?:\(\s*|,\s*|:\s*)?@(?P<handle>[A-Za-z0-9_.]{2,30})\b")
+
+
 def apposition(text: str) -> list[tuple[str, str]]:
-    """Someone named beside what they are, as ``(subject, value)``: "Biscuit (our beagle)" -> the user's
-    "beagle Biscuit"; "Dev, the guy I sit next to at Halcyon, ..." -> ``dev`` states that role."""
+    """Someone or something named beside what they are, as ``(subject, value)``: "Biscuit (our beagle)" ->
+    the user's "beagle Biscuit"; "Dev, the guy I sit next to at Halcyon, ..." -> ``dev`` states that role;
+    "on strava (@hill_repeats)" -> the user's "strava @hill_repeats"."""
     out: list[tuple[str, str]] = []
     for m in _APPOSITION.finditer(text):
         if m.group("pet"):
             out.append(("user", f"{m.group('pet')} {m.group('name')}"))
         elif m.group("role"):
             out.append((m.group("name").lower(), m.group("role").strip()))
+    # an account named beside its platform ("on instagram (@crumbs_and_co)"): the user's
+    out += [("user", f"{m.group('platform')} @{m.group('handle')}") for m in _HANDLE.finditer(text)]
     return out

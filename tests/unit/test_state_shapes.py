@@ -141,6 +141,8 @@ def test_the_shape_helpers_each_read_one_shape() -> None:
     assert coordinated("is 80 and still drives a bus") == ("drives", " a bus")
     assert coordinated("is 80 and drives a bus") is None
     assert apposition("Mochi (our shiba) barks") == [("user", "shiba Mochi")]
+    assert apposition("put my ride on strava (@hill_repeats) lol") == [("user", "strava @hill_repeats")]
+    assert apposition("email me at jo@example.com") == []
 
 
 def test_grandparents_are_a_relation_the_rules_read() -> None:
