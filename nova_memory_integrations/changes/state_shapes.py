@@ -26,7 +26,7 @@ _NUM = r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:
 _UNIT = r"(?:years?|yrs?|months?|weeks?|decades?)"
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 DURATION = re.compile(
-    rf"\s+(?:(?:for|about|nearly|almost|over|going on|just|under|around|roughly|well)\s+)*(?:the (?:last|past)\s+)?"
+    rf"(?<!twice)(?<!once)(?<!times)\s+(?:(?:for|about|nearly|almost|over|going on|just|under|around|roughly|well)\s+)*(?:the (?:last|past)\s+)?"
     rf"{_NUM}\s+{_UNIT}\b"
     rf"|\s+for\s+(?:ages|years|months|decades|a while|ever|donkey's years|as long as I can remember)\b"
     rf"|\s+since\s+(?:\d{{4}}|(?:{_MONTH})\b|uni\b|school\b|forever\b|I was\b|the\b|last\b|we\b|before\b)", _I)

@@ -64,7 +64,7 @@ child asked me ..." still tells where the user teaches)."""
 _PIECES = re.compile(r",\s+|\s+and\s+(?=(?:today|yesterday|tonight|then|this|last)\b)", _I)
 _LEAD = re.compile(r"^\W*(?:(?:so|and|but|also|oh|ok|okay|well|honestly|anyway|yeah|btw|plus|still|now|"
                    r"currently|these days|at the moment|right now|update)\b[\s,!:-]*)*", _I)
-_ADVERBS = r"(?:\s+(?:still|now|currently|also|just|both|always|usually|really|normally|mostly|basically|literally|" \
+_ADVERBS = r"(?:\s+(?:still|now|currently|also|just|only|both|always|usually|really|normally|mostly|basically|literally|" \
            r"actually|even|properly|officially|regularly|finally))*"
 # "I run", "we've got", "I've been using", "Priya and I have": the user as subject, then a verb
 _FIRST = re.compile(r"^(?:(?:I|[Ww]e)|[A-Z][\w-]+ and I|my [\w-]+ and I)"
@@ -322,6 +322,8 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
     if verb in ("go", "goes", "going") and not re.match(r"\s+(?:to|swimming|running|climbing)\b", rest):
         return []
     value = _phrase(rest)
+    if not _phrase(HABITUAL.sub("", rest)):  # "I only drive twice a month": how often, but of what?
+        return []
     if not value or (verb in ("have", "has", "got") and value.split()[0].lower() in {"to", "been", "no", "had"}):
         return []
     if verb in ("have", "has") and _PERFECT.match(rest):  # "have put my bill up": a perfect, not a possession

@@ -91,6 +91,7 @@ def test_a_state_is_read_in_each_clause_shape(text: str, expected: tuple[str, st
     "I burnt the rice again.",                                    # 'again' alone: a one-off told twice
     "I cycled to work every day last year.",                      # a past habit
     "I text them every evening.",                                 # whom a pronoun names is not a state's phrase
+    "I only cycle twice a month.",                                # how often, with no thing done
     # small talk that reads like a state and is none
     "Gardening is such a good way to switch off.",               # a generic activity as a subject
     "Baking helps me calm down after work.",                     # the same, before another verb
