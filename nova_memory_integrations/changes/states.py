@@ -402,7 +402,11 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         # holding what it stated ("Learning guitar from YouTube, and my F chord ...")
         elsewhere = [c.text for c in sentence.clauses
                      if any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", c.text) for t in covered if t)] if ruled else []
-        found = [state for clause in _joined(norm, sentence.clauses) for state in _clause_found(norm, sentence.start, clause)]
+        # where a plan, a wish or a memory starts: it holds over every piece that ends after it (one search
+        # a sentence; an anniversary's "next month" blanked, same length)
+        marker = _NOT_A_STATE.search(_ANNIVERSARY.sub(lambda a: " " * len(a.group(0)), sentence.text))
+        blocked = sentence.start + marker.end() if marker else len(norm) + 1
+        found = [state for clause in _joined(norm, sentence.clauses) for state in _clause_found(norm, blocked, clause)]
         found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in apposition(sentence.text)]
         for state in found:
             low = state.value.lower()
@@ -428,12 +432,12 @@ def _joined(norm: str, clauses: tuple[Clause, ...]) -> list[Clause]:
     return out
 
 
-def _clause_found(norm: str, start: int, clause: Clause) -> list[OpenState]:
+def _clause_found(norm: str, blocked: int, clause: Clause) -> list[OpenState]:
     """The states of one clause: read whole, else piece by piece ("big X fan here, season starts this
     weekend": the event's time holds over its own piece only). A plan, a wish or a memory holds over what
     follows it in the sentence, so each piece is judged with the sentence up to its end."""
     spans = [(clause.start, clause.end)]
-    found = _piece_found(norm, start, *spans[0])
+    found = _piece_found(norm, blocked, *spans[0])
     if found:
         return found
     pos = clause.start
@@ -443,12 +447,12 @@ def _clause_found(norm: str, start: int, clause: Clause) -> list[OpenState]:
     if len(spans) == 1:
         return []
     spans.append((pos, clause.end))
-    return [state for a, b in spans[1:] if b > a for state in _piece_found(norm, start, a, b)]
+    return [state for a, b in spans[1:] if b > a for state in _piece_found(norm, blocked, a, b)]
 
 
-def _piece_found(norm: str, start: int, a: int, b: int) -> list[OpenState]:
+def _piece_found(norm: str, blocked: int, a: int, b: int) -> list[OpenState]:
     piece = norm[a:b]
-    if _FEELINGS.match(piece.strip()) or _ONE_OFF.search(piece) or _NOT_A_STATE.search(_ANNIVERSARY.sub(" ", norm[start:b])):
+    if blocked <= b or _FEELINGS.match(piece.strip()) or _ONE_OFF.search(piece):
         return []
     found = [s for s in _clause_states(piece) if not _denied(_upto(piece, s.value))]
     if not found and not _DONE.search(piece):
