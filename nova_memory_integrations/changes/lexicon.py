@@ -191,7 +191,9 @@ CUES: tuple[Cue, ...] = (
     # -- memberships and subscriptions
     Cue("cancelled", r"\bcancel(?:l?ed|l?ing)\b|\bunsubscribed\b|\blapsed\b|\blet (?:" + _OBJ + r" )?lapse\b",
         _cats(_MEM, _POS, _HAB)),
-    Cue("left", r"\b(?:left|leaving)\b(?! (?:over|behind|alone|it|me|a message|a review|a comment)\b)",
+    # "only me left", "nothing left", "two left": what remains, not who went
+    Cue("left", r"(?<!\bme )(?<!\bus )(?<!\bone )(?<!\bnothing )(?<!\bnone )(?<!\bany )(?<!\bmuch )(?<!\bfew )"
+                r"(?<!\d )\b(?:left|leaving)\b(?! (?:over|behind|alone|it|me|a message|a review|a comment)\b)",
         _cats(_JOB, _MEM, _HOME, _REL, _STUDY), strength=0.6),
     Cue("dropped out", r"\bdropped out\b|\bkicked (?:out|off)\b", _cats(_STUDY, _MEM, _HAB),
         strength=0.8),
@@ -352,6 +354,9 @@ OBJECT_CATEGORY_WORDS: dict[str, str] = {
     **dict.fromkeys("house flat apartment studio home terrace semi bungalow cottage street road avenue".split(), _HOME),
     **dict.fromkeys("university uni college school academy degree course phd masters".split(), _STUDY),
     **dict.fromkeys("smoking vaping drinking coffee espresso running swimming meditation yoga fasting".split(), _HAB),
+    # an open state "girlfriend Leah" (a relation told in passing) is a relationship: a breakup ends it, a
+    # job move of the same person does not
+    **dict.fromkeys("wife husband girlfriend boyfriend partner fiance fiancee fiancé fiancée spouse".split(), _REL),
 }
 """Object words that give a fact with an unknown predicate its category."""
 

@@ -7,10 +7,17 @@ mechanism beneath the rules: any clause whose subject is the user (or a named / 
 and whose shape says *a state that holds now* becomes ``<subject> states "<its object phrase>"``; the
 whole clause is kept (``clause``) so that later cues can be matched to it by meaning.
 
+Every clause of a message is read, and a clause that yields nothing whole is read again piece by piece
+(its commas, an "and today ..."): a state is as often in the middle of a message as at its start. The
+shapes beyond "<subject> <verb> <object>" (a dropped subject, a time phrase first, a perfect with a
+duration, "X and I", a coordination, an apposition, a recurring event) are :mod:`.state_shapes`'.
+
 What is not a state is filtered out by shape, not vocabulary: questions, conditionals, wishes and plans
-(the guard layer's modal and future markers), denials, memories, past events ("went", "yesterday"),
-feelings and opinions ("I feel", "I love", "I'm so tired"), and every sentence holding a change cue (an
-ending is the change layer's, never a new state).
+(the guard layer's modal and future markers, over what follows them in the sentence), denials (over what
+follows them), memories, one-off events (a time like "yesterday", "tonight", over its own piece), feelings
+and opinions ("I feel", "I love", "I'm so tired"), generic activities ("playing games is my escape"), and
+every sentence holding a change cue (an ending is the change layer's, never a new state). A sentence a
+specific rule read leaves the user's states of the clause it read to that rule.
 """
 
 from __future__ import annotations
@@ -18,10 +25,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..text.dates import NUMBER_WORDS
 from ..text.lexicon import RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
-from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS
-from .segments import normalize_text, segment
+from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
+from .segments import Clause, normalize_text, segment
+from .state_shapes import (
+    DURATION,
+    HABITUAL,
+    GERUND_SUBJECT_END,
+    apposition,
+    coordinated,
+    durative,
+    is_participle,
+    joint_subject,
+    relation_value,
+    strip_time_lead,
+    subjectless,
+)
 
 __all__ = ["OPEN_PREDICATE", "OpenState", "open_states"]
 
@@ -29,13 +50,21 @@ OPEN_PREDICATE = "states"
 """The predicate of an open-predicate fact: its object is the state's phrase, its metadata the clause."""
 
 _I = re.IGNORECASE
-_NOT_A_STATE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS, *REMINISCENCE_MARKERS,
-                                    r"\byesterday\b", r"\blast (?:night|week|weekend|month|year)\b", r"\bago\b",
-                                    r"\bthis morning\b", r"\btonight\b", r"\bearlier\b", r"\bused to\b",
-                                    r"\bonce\b", r"\bdreamt\b", r"\bdream\b", r"\blol\b", r"\bjoke\b")), _I)
+_NOT_A_STATE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS, *REMINISCENCE_MARKERS, r"\bused to\b",
+                                    r"\bdreamt\b", r"\bdream\b")), _I)
+"""A plan, a wish, a hypothetical, a memory or a joke: it holds over what follows it in the sentence."""
+_ANNIVERSARY = re.compile(r"\b(?:years?|months?|weeks?)\s+(?:next|this coming)\s+(?:week|month|year|\w+day)\b", _I)
+"""A duration that completes in the future ("married eight years next month"): the state holds now."""
+_JOKE = re.compile(r"\blol\b|\blmao\b|\bjoke\b|\bjoking\b|\bkidding\b", _I)
+"""A joke holds over its whole sentence."""
+_ONE_OFF = re.compile(r"\byesterday\b|\blast (?:night|week|weekend|month|year)\b|\bago\b|\bthis morning\b|"
+                      r"\btonight\b|\btoday\b|\bearlier\b|\bonce\b|\bthis (?:weekend|week|afternoon|evening)\b", _I)
+"""A one-off event's time: it holds over its own piece of a clause only ("I teach Year 4 at X and today a
+child asked me ..." still tells where the user teaches)."""
+_PIECES = re.compile(r",\s+|\s+and\s+(?=(?:today|yesterday|tonight|then|this|last)\b)", _I)
 _LEAD = re.compile(r"^\W*(?:(?:so|and|but|also|oh|ok|okay|well|honestly|anyway|yeah|btw|plus|still|now|"
                    r"currently|these days|at the moment|right now|update)\b[\s,!:-]*)*", _I)
-_ADVERBS = r"(?:\s+(?:still|now|currently|also|just|both|always|usually|really|normally|mostly|basically|" \
+_ADVERBS = r"(?:\s+(?:still|now|currently|also|just|only|both|always|usually|really|normally|mostly|basically|literally|" \
            r"actually|even|properly|officially|regularly|finally))*"
 # "I run", "we've got", "I've been using", "Priya and I have": the user as subject, then a verb
 _FIRST = re.compile(r"^(?:(?:I|[Ww]e)|[A-Z][\w-]+ and I|my [\w-]+ and I)"
@@ -45,13 +74,35 @@ _THIRD = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")(?:\s+(?P<nam
                     r"|(?P<named>[A-Z][a-z]+))"
                     r"(?:,\s+(?:my|our)\s+(?P<appos>[\w\s-]{2,30}),)?"
                     r"(?P<aux>'s|\s+(?:is|has|'s been|has been))?" + _ADVERBS +
-                    r"\s+(?P<verb>[a-z][\w-]*)\b(?P<rest>.*)$")
-_MY_THING = re.compile(r"\b(?:my|our)\s+(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
+                    r"\s+(?P<verb>[A-Za-z][\w-]*)\b(?P<rest>.*)$")
+_MY_THING = re.compile(r"\b(?:my|our)\s+(?:(?:trusty|old|new|beloved|little|faithful|battered|ancient|own)\s+){0,2}"
+                       r"(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
                        r"from|on)\s+(?:[A-Z][\w&+'-]*\s*){1,3}|[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2})")
-_VERBLESS = re.compile(r"^(?P<np>(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|[\w-]+\s+(?:years?|months?)\s+"
+_NUMBERS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ][a-z]+)?|" + "|".join(
+    sorted((w for w in NUMBER_WORDS if w.isalpha()), key=len, reverse=True))
+"""A number in words, a compound ("thirty-one") too."""
+_VERBLESS = re.compile(r"^(?P<np>[\w\s-]+?\s+life\s+(?:at|in|with|on)\s+[A-Z].*|"
+                       r"(?:[\w-]+\s+){0,3}[\w-]+(?:er|or|ist|ian|ite|fan|nerd|geek|head|addict|native|mum|dad)"
+                       r"\s+here|(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|(?:\d+|" + _NUMBERS + r")[- ]?(?:day|week|month)s?\s+"
+                       r"(?:[\w-]+\s+){0,3}streak\b.*|(?:\d+|" + _NUMBERS + r"|a few|a couple of)\s+(?:years?|months?)\s+"
                        r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
                        r"(?:born|bred)\b.*|as\s+(?!(?:well|usual|soon|far|long|much|if|for|of|i|we|you|it|always|"
                        r"ever|a result)\b).+)$", _I)
+_BARE_SUBJECT = re.compile(r"^\W*(?:(?:[Mm]y|[Oo]ur)\s+(?:" + RELS + r")(?:\s+[A-Z][\w-]+)?|[A-Z][a-z][\w-]*)\s*$")
+"""A clause that is only a person (the segmenter split "my flatmate Kasia and I ..." at the "and")."""
+_OWNED = re.compile(r"^\s+(?P<np>[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2}(?:\s+[a-z]+)?)\s+(?:is|was|has|needs|keeps|'s)\b")
+"""A possessive before a proper noun phrase that is itself the subject of a verb ("Greg's Transit van is")."""
+_PERFECT = re.compile(r"\s+(?:(?:just|already|finally|now|also)\s+)?(?:[a-z]+ed|put|got|been|done|gone|made|taken|"
+                      r"given|left|sent|set|cut|let|seen|bought|sold|lost|found|told|said|paid|had|run|won)\b")
+_BORN = re.compile(r"^(?:I|we) (?:was|were) born (?:and (?:raised|bred) )?(?P<where>in\s+[A-Z].*)$")
+"""Where the user was born: a state that never ends."""
+_MENTAL = frozenset("think thinks wonder wonders worry worries feel feels love loves hate hates miss misses want wants "
+                    "need needs hope hopes wish wishes forget forgets remember remembers know knows say says tell "
+                    "tells cry cries dream dreams regret regrets complain complains moan moans".split())
+"""Verbs of mind and speech: done every day, they tell a mood, not a habit to remember."""
+_NOT_AGENT = re.compile(r"^(?:winter|summer|weather|never|ever|other|later|water|dinner|after|over|under|"
+                        r"whatever|another|nobody|somebody|everybody)\s+here$", _I)
+"""Words ending like an agent noun that describe no one ("winter here", "never here")."""
 _STATE_VERBS = frozenset(
     "have has got own run runs do does take takes play plays go goes work works volunteer volunteers live lives "
     "drive drives use uses teach teaches study studies coach coaches attend attends belong belongs ride rides "
@@ -68,12 +119,21 @@ _STATE_VERBS = frozenset(
     "hosting".split())
 """Verbs (present, third person or progressive) whose object is a state that holds: what someone has,
 does, belongs to or takes part in, as against what they feel, think or did once."""
-_COPULA_NEXT = re.compile(r"^\s+(?:a|an|in|on|at|with|into|part of|member of|the|on the|training|\d)\b", _I)
+_COPULA_NEXT = re.compile(r"^\s+(?:(?:a|an|in|on|at|with|into|part of|member of|the|on the|training|\d)\b|"
+                          r"(?:single|married|engaged|divorced|separated|widowed|pregnant|retired|vegan|vegetarian|"
+                          r"pescatarian|teetotal|sober|self-employed|freelance|unemployed|tee-total)\b|"
+                          r"(?-i:[A-Z][a-z]+\b))", _I)
+"""What follows a copula when it tells a state: a noun phrase, a place, a status ("single", "retired") or
+a proper adjective ("Portuguese"), as against a feeling or an opinion."""
 _FEELINGS = re.compile(r"\b(?:feel\w*|tired|stressed|sad|happy|glad|sorry|sick of|fed up|worried|nervous|excited|"
-                       r"anxious|bored|annoyed|angry|upset|scared|lost|confused|coping|exhausted|knackered|done with|"
+                       r"anxious|bored|annoyed|angry|upset|scared|lost|confused|coping|exhausted|knackered|done with|ill|poorly|unwell|"
+                       r"sick|under the weather|"
                        r"over the moon|gutted|thrilled|proud|relieved|grateful|struggling|busy|late|away|off)\b", _I)
 _CUT = re.compile(r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s+(?:I|we)\s|\s+-+\s+|\s+(?:and|but|so|because|cos|which|who|"
                   r"when|while|since|though|although|lol|haha)\b)")
+_THIRD_AGE = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")|(?P<name>[A-Z][a-z]+))"
+                        r"(?:'s|\s+is)\s+(?:\d{1,3}|[\w-]+)\s+and\b")
+"""A subject and a short predicate (an age, a word) before a coordination that tells the state."""
 _MIN_WORDS, _MAX_WORDS = 1, 9
 _NAME = r"[A-Z0-9][\w&+'-]*(?:\s+[A-Z0-9][\w&+'-]*)*"
 """A capitalised name of one or more words ("Spotify Family", "Disney+")."""
@@ -84,7 +144,9 @@ _LIST = re.compile(r",\s+and\s+|,\s+|\s+and\s+")
 _STARTED = re.compile(r"^(?:I(?:'ve| have)?\s+)?(?:just\s+|recently\s+|finally\s+)?(?:started|joined|"
                       r"signed up (?:for|to)|took up|taken up|enrolled (?:in|on))\s+(?P<rest>.+)$", _I)
 _REL_NAMED = re.compile(r"\b(?P<pos>[Mm]y|[Oo]ur|[Hh]is|[Hh]er)\s+(?P<rel>" + RELS +
-                        r")\s+(?P<name>[A-Z][a-z][\w-]*)\b")
+                        r")\s+(?P<name>[A-Z][a-z][\w-]*\b|[a-z]{3,}(?=(?:'s|\s+(?:is|was|has|says|said|thinks))\b))")
+"""A relation and the name after it; typed in lower case ("my boyfriend marcus is ...") a name is known by
+what follows it: a verb of its own or a boundary."""
 _NOT_NAME_WORDS = frozenset("and is was has had who the a an".split())
 _DONE = re.compile(r"\b(?:\w+ed|sold|left|gave|quit|got|let|cut|shut|went|made|took|lost|broke|gone|rip|"
                    r"traded|sent|put|ran|done|over|bye|goodbye|farewell|last)\b", _I)
@@ -102,6 +164,9 @@ class OpenState:
     subject: str
     value: str
     clause: str
+    shared: bool = False
+    """Told of a subject that includes the user ("me and my wife have been ..."): a rule that read it read it
+    of the other person, so what it stated does not cover the user's."""
 
 
 def _phrase(rest: str) -> str:
@@ -112,9 +177,20 @@ def _phrase(rest: str) -> str:
     if m := _NAMES_AHEAD.match(rest):
         return m.group(0).strip()
     cut = _CUT.search(rest)
-    body = (rest[: cut.start()] if cut else rest).strip(" .!?'\"")
+    body = rest[: cut.start()] if cut else rest
+    if (lasting := DURATION.search(body)) and lasting.start() > 0:  # "vim for 12 years": the state, not how long
+        body = body[: lasting.start()]
+    body = re.sub(r"\s+(?:now|here|at this point|these days|at the moment)$", "", body.strip(" .!?'\""), flags=_I)
     body = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our)\s+", "", body, flags=_I)
     return body.strip()
+
+
+_VAGUE = frozenset(
+    "each yourself ourselves myself themselves your us our care what about great good ok okay alright well fine "
+    "awesome amazing better worse longer able all so such really just there here back lots some few more much "
+    "many plenty how why when where idea ideas chance feeling impression news".split())
+"""Lower-case first words of a phrase that is no state: a pronoun, a quantity with no thing, how someone is
+("doing great"), an idiom's remains ("taking care of")."""
 
 
 def _valid(value: str) -> bool:
@@ -123,9 +199,14 @@ def _valid(value: str) -> bool:
     n = len(value.split())
     if not _MIN_WORDS <= n <= _MAX_WORDS or not re.search(r"[A-Za-z]", value):
         return False
-    first = value.split()[0].lower()
-    return first not in {"it", "this", "that", "them", "him", "her", "you", "me", "something", "nothing",
-                         "anything", "everything", "stuff", "things", "lot", "bit", "way", "time"}
+    first = value.split()[0]
+    if not first[0].isalnum() or (len(first) == 1 and first.islower() and first != "a") or \
+            (n == 1 and first.endswith("ly")):  # "- Oscar", "s such a ...", "professionally"
+        return False
+    return first.lower() not in {"it", "this", "that", "them", "him", "her", "you", "me", "something", "nothing",
+                                 "anything", "everything", "stuff", "things", "lot", "bit", "way", "time"} and \
+        first not in _VAGUE
+
 
 
 def _states(subject: str, value: str, body: str) -> list[OpenState]:
@@ -136,24 +217,89 @@ def _states(subject: str, value: str, body: str) -> list[OpenState]:
 
 def _clause_states(text: str) -> list[OpenState]:
     body = text[_LEAD.match(text).end():].strip()  # type: ignore[union-attr]
+    lead = len(body)
+    body = strip_time_lead(body)
+    lasting = len(body) < lead  # "Twelve years I've had ...": the duration told first
     if not body:
         return []
+    partner, end = joint_subject(body)
+    if end:  # "Dan and I have been married ...", "me and my wife have been vegetarian ...": "we"
+        m = _FIRST.match("We" + ("" if body[end:].startswith("'") else " ") + body[end:].lstrip())
+        found = _from_verb("user", m, body, lasting) if m else []
+        out = [OpenState(s.subject, relation_value(s.value, partner), s.clause, shared=True) for s in found]
+        if partner and not any(s.value != relation_value(s.value, partner) for s in found):
+            out += [OpenState(partner, s.value, s.clause) for s in found]
+        return out
+    if m := _BORN.match(body):
+        return _states("user", f"born in {_phrase(m.group('where')[3:])}", body)
     if m := _FIRST.match(body):
-        return _from_verb("user", m, body)
+        return _from_verb("user", m, body, lasting) + _carried("user", body)
+    if shape := subjectless(body):  # "renting a one-bed in X", "been using vim for years": the user, unsaid
+        verb, rest, been = shape
+        if re.match(r"\s+(?:and|or)\b", rest):  # "Writing and hanging out with friends": activities listed
+            return []
+        if cut := GERUND_SUBJECT_END.search(rest):  # "teaching Year 2 is basically ...": the subject only
+            rest = rest[: cut.start()]
+            if not re.search(r"\s[A-Z0-9]", rest):  # "playing games is my escape": a generic activity, no state
+                return []
+        if verb in ("living", "working") and not re.match(r"\s+(?:in|at|for|with|on)\b", rest):
+            return []
+        return _states("user", _phrase(rest), body)
     if m := _STARTED.match(body):  # "started a pottery course", "I joined the choir": a state begins
         return _states("user", _phrase(m.group("rest")), body)
     if (m := _THIRD.match(body)) and not (m.group("named") and m.group("named") in _NAME_STOP):
         who = (m.group("name") or m.group("named") or m.group("rel") or "").lower()
-        if (who and not _RELATION_WORDS.match(who)) or m.group("rel"):
-            return _from_verb(who, m, body)
-    if m := _VERBLESS.match(body):
-        return _states("user", _phrase(m.group("np")), body)
+        bare = m.group("named") and not m.group("aux") and m.group("verb").endswith("ing")  # "Love living here"
+        if ((who and not _RELATION_WORDS.match(who)) or m.group("rel")) and not bare and \
+                (found := _from_verb(who, m, body) + _carried(who, body)):
+            return found
+    if (m := _THIRD_AGE.match(body)) and (who := (m.group("name") or m.group("rel") or "").lower()):
+        return _carried(who, body)  # "my dad's 66 and still doing shifts at X"
+    if (m := _VERBLESS.match(body)) and not _NOT_AGENT.search(m.group("np")):
+        np = m.group("np")
+        if cut := GERUND_SUBJECT_END.search(np):  # "sous chef life at X means ...": the description only
+            np = np[: cut.start()]
+        return _states("user", _phrase(np), body)
     return []
 
 
-def _from_verb(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
+def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
+    """A present event told as recurring ("I video call my gran every Sunday", "we swim at the lido on
+    Saturdays") is a habit that holds: the verb and its phrase. A mental verb ("I think about it every day"),
+    a past is none."""
+    verb, rest = m.group("verb"), m.group("rest")
+    if not HABITUAL.search(body) or verb.lower() in _MENTAL or not re.fullmatch(r"[a-z]+", verb) or \
+            verb.endswith("ed") or verb in _STATE_VERBS:
+        return []
+    rest = HABITUAL.sub("", rest)
+    cut = _CUT.search(rest)
+    phrase = (rest[: cut.start()] if cut else rest).strip(" .!?")
+    if not phrase or not _valid(phrase) or phrase.split()[-1].lower() in ("them", "him", "her", "it", "you", "us"):
+        return []  # "I video call them every Sunday": whom is for the pronoun layer, not a state's phrase
+    return _states(subject, f"{verb} {phrase}", body)
+
+
+def _carried(subject: str, body: str) -> list[OpenState]:
+    """The second predicate of a coordination, said of the clause's subject ("... and still runs X")."""
+    if not (second := coordinated(body)):
+        return []
+    verb, rest = second
+    if verb not in _STATE_VERBS or verb in ("looking", "watching", "seeing", "going", "having", "keeping"):
+        return []
+    return _states(subject, _phrase(rest), body)
+
+
+def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False) -> list[OpenState]:
     verb, rest, aux = m.group("verb").lower(), m.group("rest"), (m.group("aux") or "").lower()
     been = "been" in m.re.groupindex and m.group("been")
+    if been and (verb not in _STATE_VERBS or not verb.endswith("ing")):  # "been in Leeds", "been married"
+        if verb in ("in", "at", "with", "on", "part", "members", "member"):
+            return _states(subject, _phrase(f" {verb}{rest}" if verb.startswith("member") else rest), body)
+        phrase = _phrase(f"{verb}{rest}") if lasting else durative(verb, rest)
+        return _states(subject, phrase, body) if phrase and not _FEELINGS.search(phrase) else []
+    if aux.strip() in ("'ve", "have", "has") and is_participle(verb) and verb != "had":
+        phrase = rest if lasting else durative("", rest)  # "have lived in X for four years": held, and holding
+        return _states(subject, _phrase(phrase), body) if phrase else []
     if appos := m.group("appos") if "appos" in m.re.groupindex else None:  # "Marta, my team lead, is ...": the role
         return _states(subject, _phrase(appos), body)
     if aux.strip() in ("have", "has") and not been and verb not in _STATE_VERBS:  # "I have type 1 diabetes"
@@ -162,18 +308,29 @@ def _from_verb(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
         verb = "have"
     if aux.strip() in {"'m", "am", "'re", "are", "'s", "is"} and not been:
         # "I'm a nurse", "I'm in a choir", "we're with Octopus": a copula before a noun phrase, never an adjective
-        whole = f" {verb}{rest}"
+        whole = f" {m.group('verb')}{rest}"
         if verb in _STATE_VERBS and verb.endswith("ing"):
             whole = rest
-        elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(whole[:30]):
+        elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(_phrase(whole)):
             return []
+        if aux == "'s" and (owned := _OWNED.match(whole)):  # "Greg's Transit van is ...": his van, not him
+            return _states(subject, owned.group("np"), body)
         return _states(subject, _phrase(whole), body)
     if verb not in _STATE_VERBS:
-        return []
+        return _habit(subject, m, body) if not aux.strip() and (subject == "user" or "rel" in m.re.groupindex
+                                                                 and m.group("rel")) else []
     if verb in ("go", "goes", "going") and not re.match(r"\s+(?:to|swimming|running|climbing)\b", rest):
         return []
     value = _phrase(rest)
+    if not _phrase(HABITUAL.sub("", rest)):  # "I only drive twice a month": how often, but of what?
+        return []
     if not value or (verb in ("have", "has", "got") and value.split()[0].lower() in {"to", "been", "no", "had"}):
+        return []
+    if verb in ("have", "has") and _PERFECT.match(rest):  # "have put my bill up": a perfect, not a possession
+        return []
+    if verb in ("do", "does") and re.match(r"\s+(?:[a-z]+)\b", rest) and rest.split()[0] in _MENTAL | {"like", "enjoy"}:
+        return []  # "I do like nature": an emphatic do before a feeling
+    if verb == "got" and re.match(r"\s+[a-z]+ed\b", rest):  # "I got noticed by ...": a passive event
         return []
     if verb in ("keep", "keeps", "keeping") and value.split()[0].lower().endswith("ing"):  # "keeps saying": goes on
         return []
@@ -187,13 +344,26 @@ def _relations(text: str) -> list[OpenState]:
     last = ""
     for m in _REL_NAMED.finditer(text):
         name = m.group("name")
-        if name in _NAME_STOP or name.lower() in _NOT_NAME_WORDS:
+        if name in _NAME_STOP or name.lower() in _NOT_NAME_WORDS or (name.islower() and (
+                name in STOPWORDS or name.endswith(("ly", "ing", "ed")) or name.capitalize() in _NAME_STOP)):
             continue
         owner = "user" if m.group("pos").lower() in ("my", "our") else last
         if owner:
-            out.append(OpenState(owner, f"{m.group('rel')} {name}", text.strip()))
+            out.append(OpenState(owner, f"{m.group('rel')} {name[0].upper()}{name[1:]}", text.strip()))
         last = name.lower()
     return out
+
+
+def _holds(text: str, value: str) -> bool:
+    """Whether ``value`` is in ``text`` as whole words (a one-letter value "F" is not in every clause)."""
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, _I) is not None
+
+
+def _upto(piece: str, value: str) -> str:
+    """``piece`` up to the end of ``value`` in it (all of it when the value is not there word for word): a
+    negation after the state ("As a physio I ... they won't") denies something else."""
+    at = piece.lower().find(value.lower())
+    return piece if at < 0 else piece[: at + len(value)]
 
 
 def _denied(clause: str) -> bool:
@@ -206,45 +376,88 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
 
     Args:
         text: a user message.
-        covered: values the extractor already stated from this message; a clause holding one of them
-            is left to the rule that read it.
-        read: the sentences the extractor stated something from: left to its rules whole.
+        covered: values the extractor already stated from this message; a state whose value holds one of
+            them (or is held in one) is left to the rule that read it.
+        read: the sentences the extractor stated something from: the user's own states there are left to
+            its rules; a third party's, a relation or an apposition told in passing are still read.
     """
     norm = normalize_text(text)
     marks = [m for m in (normalize_text(r).strip(" .!?") for r in read) if m]
-    whole = norm.strip(" .!?")
-    if not whole or any(whole in m for m in marks):  # one sentence, read by a rule: the common case, cheap
+    if not norm.strip(" .!?"):
         return []
     sentences = segment(norm)
     busy: set[int] = set()
     if has_cue(norm):  # a word-set pre-test: most messages hold no cue
         busy = {h.sentence for h in find_cues(norm, sentences)}
         busy |= {h.sentence for h in find_corrections_cues(norm, sentences)}
-    taken = [c.lower() for c in covered if c]
+    taken = [c.lower() for c in covered if c and len(c) > 1 and c.lower() not in STOPWORDS]
     out: list[OpenState] = []
     seen: set[tuple[str, str]] = set()
     for i, sentence in enumerate(sentences):
         body = sentence.text.strip(" .!?")
-        if i in busy or sentence.question or any(body and (body in r or r in body) for r in marks):
+        if i in busy or sentence.question or _JOKE.search(sentence.text):
             continue
-        eventful = bool(_NOT_A_STATE.search(sentence.text))  # a plan, a memory, a one-off event
-        for clause in sentence.clauses:
-            low = clause.text.lower()
-            if any(c in low for c in taken) or _FEELINGS.match(clause.text.strip()):
+        ruled = any(body and (body in r or r in body) for r in marks)
+        # a sentence a rule read: the user's states are the rule's, except in a clause other than the one
+        # holding what it stated ("Learning guitar from YouTube, and my F chord ...")
+        elsewhere = [c.text for c in sentence.clauses
+                     if any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", c.text) for t in covered if t)] if ruled else []
+        # where a plan, a wish or a memory starts: it holds over every piece that ends after it (one search
+        # a sentence; an anniversary's "next month" blanked, same length)
+        marker = _NOT_A_STATE.search(_ANNIVERSARY.sub(lambda a: " " * len(a.group(0)), sentence.text))
+        blocked = sentence.start + marker.end() if marker else len(norm) + 1
+        found = [state for clause in _joined(norm, sentence.clauses) for state in _clause_found(norm, blocked, clause)]
+        found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in apposition(sentence.text)]
+        for state in found:
+            low = state.value.lower()
+            if not state.shared and (
+                    (ruled and state.subject == "user" and (not elsewhere or any(state.clause in c for c in elsewhere)))
+                    or any(_holds(low, c) or _holds(c, low) for c in taken)) or \
+                    (state.subject, low) in seen or not _valid(state.value):
                 continue
-            if _denied(clause.text):
-                continue
-            found = [] if eventful else _clause_states(clause.text)
-            if not found and not eventful and not _DONE.search(clause.text):
-                for m in _MY_THING.finditer(clause.text):  # a thing of the user's named in passing
-                    value = m.group("np").strip()
-                    if _valid(value) and not _RELATION_WORDS.match(value.split()[0]) and \
-                            not any(value.lower() in c or c in value.lower() for c in taken):
-                        found = [OpenState("user", value, clause.text.strip())]
-                        break
-            found += _relations(clause.text)
-            for state in found:
-                if (state.subject, state.value.lower()) not in seen:
-                    seen.add((state.subject, state.value.lower()))
-                    out.append(state)
+            seen.add((state.subject, low))
+            out.append(state)
     return out
+
+
+def _joined(norm: str, clauses: tuple[Clause, ...]) -> list[Clause]:
+    """The clauses, with a subject split from its "and I ..." joined back ("My flatmate Kasia | I have lived
+    ..." is one clause whose subject includes the user)."""
+    out: list[Clause] = []
+    for clause in clauses:
+        if out and _BARE_SUBJECT.match(out[-1].text) and re.match(r"\s*(?:I|we)\b", clause.text):
+            clause = Clause(norm[out[-1].start:clause.end], out[-1].start, clause.end)
+            out.pop()
+        out.append(clause)
+    return out
+
+
+def _clause_found(norm: str, blocked: int, clause: Clause) -> list[OpenState]:
+    """The states of one clause: read whole, else piece by piece ("big X fan here, season starts this
+    weekend": the event's time holds over its own piece only). A plan, a wish or a memory holds over what
+    follows it in the sentence, so each piece is judged with the sentence up to its end."""
+    spans = [(clause.start, clause.end)]
+    found = _piece_found(norm, blocked, *spans[0])
+    if found:
+        return found
+    pos = clause.start
+    for m in _PIECES.finditer(norm, clause.start, clause.end):
+        spans.append((pos, m.start()))
+        pos = m.end()
+    if len(spans) == 1:
+        return []
+    spans.append((pos, clause.end))
+    return [state for a, b in spans[1:] if b > a for state in _piece_found(norm, blocked, a, b)]
+
+
+def _piece_found(norm: str, blocked: int, a: int, b: int) -> list[OpenState]:
+    piece = norm[a:b]
+    if blocked <= b or _FEELINGS.match(piece.strip()) or _ONE_OFF.search(piece):
+        return []
+    found = [s for s in _clause_states(piece) if not _denied(_upto(piece, s.value))]
+    if not found and not _DONE.search(piece):
+        for m in _MY_THING.finditer(piece):  # a thing of the user's named in passing
+            value = m.group("np").strip()
+            if _valid(value) and not _RELATION_WORDS.match(value.split()[0]) and not _denied(_upto(piece, value)):
+                return [OpenState("user", value, piece.strip())]
+    return found

@@ -121,7 +121,8 @@ RELS = (
     r"(?:(?:best|older|younger|little|big|baby|twin|step|ex|late)[- ]?)?(?:(?:mother|father|brother|sister|son|"
     r"daughter)-in-law|in-laws|sister|brother|mom|mum|mother|dad|father|parents|wife|husband|partner|girlfriend|"
     r"boyfriend|fianc[eé]e?|son|daughter|kids|children|friend|mate|roommate|flatmate|housemate|coworker|co-worker|"
-    r"colleague|boss|manager|neighbou?r|cousin|aunt|auntie|uncle|grandma|grandmother|grandpa|grandfather|niece|"
+    r"colleague|boss|manager|neighbou?r|cousin|aunt|auntie|uncle|grandparents|grandkids|grandchildren|grandma|"
+    r"grandmother|grandpa|grandfather|niece|"
     r"nephew|sibling|twin|spouse|gf|bf|hubby|sis|bro|nan|nana|gran|granny|grandad|granddad|stepmom|stepdad|"
     r"stepmum|stepson|stepdaughter)"
 )
