@@ -294,9 +294,12 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
     states = {i.state for i in scope if category_fit(i.category, cue.categories) == 1.0}
     if not _may_be_the_only_one(msg.text, hit, actor, clause_words, scope):
         states = set()
+    named = {i.fact.id: name_evidence(i, clause_words) for i in scope}
+    if any(n >= 0.8 for n in named.values()):  # the clause names what ended: "the only one" is no rival
+        states = set()
     out: dict[str, Evidence] = {}
     for info in scope:
-        ev = Evidence(name_clause=name_evidence(info, clause_words), name_sentence=name_evidence(info, other_words),
+        ev = Evidence(name_clause=named[info.fact.id], name_sentence=name_evidence(info, other_words),
                       ref=refs.get(info.fact.id, 0.0), unique=1.0 if states == {info.state} else 0.0)
         out[info.fact.id] = Evidence(name_clause=ev.name_clause) if cue.needs_name else ev
     return out
