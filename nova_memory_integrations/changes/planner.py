@@ -21,7 +21,8 @@ from ..types import Fact
 from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
 from .guards import Actor, Known, check, find_actor
-from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
+from .lexicon import ANY, IDENTITY, ROLE_PREDICATES, STOPWORDS
+from .replacements import NEW_STATE_CATEGORIES, NewValue, clean_value, present_alternative, proper_destination
 from .reading import (
     ANOTHER,
     PRONOUNS,
@@ -75,6 +76,7 @@ _OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+[A-Z][\w-]+)?|
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
 _TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
 _FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
+_REPLACEMENT_HINT = re.compile(r"\b(?:instead|now|to|for|into)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,8 @@ class ChangePlan:
     touched: tuple[Fact, ...] = ()
     """Every fact an unguarded cue or a correction may be about, best first: what an LLM deciding
     UPDATE / DELETE itself must see (:meth:`~.tracker.ChangeTracker.touched`)."""
+    new_values: tuple[NewValue, ...] = ()
+    """What the message names as holding instead of a fact it ends (:mod:`.replacements`)."""
 
     @property
     def empty(self) -> bool:
@@ -384,6 +388,55 @@ def _plausible(hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence]
     return sorted(hinted, key=lambda i: -evidence[i.fact.id].structural)
 
 
+def _new_value(msg: _Message, hit: CueHit, ended: list[FactInfo], hits: Sequence[CueHit]) -> str | None:
+    """What the cue's sentence names as holding instead of what it ended (:mod:`.replacements`): the
+    destination of a change (this cue's or another change verb's in the sentence), a proper name an ending
+    of a job, home, club, study or habit goes to, else an alternative marked "instead" / "now" after the cue
+    or in the next sentence."""
+    dest = _destination(msg, hit)
+    if hit.cue.kind == "change" and dest[1] > dest[0]:
+        return clean_value(msg.text[dest[0]:dest[1]])
+    if dest[1] > dest[0] and all(i.category in NEW_STATE_CATEGORIES for i in ended):
+        if found := proper_destination(msg.text[dest[0]:dest[1]]):
+            return found
+    for other in hits:
+        if other is not hit and other.sentence == hit.sentence and other.cue.kind == "change" and check(
+                msg.text, msg.sentences[other.sentence], other.clause, other, msg.known).guard is None:
+            span = _destination(msg, other)
+            if span[1] > span[0] and (found := clean_value(msg.text[span[0]:span[1]])):
+                return found
+    sentence = msg.sentences[hit.sentence]
+    following = msg.sentences[hit.sentence + 1].text if hit.sentence + 1 < len(msg.sentences) else ""
+    return present_alternative(msg.text[hit.end:sentence.end]) or present_alternative(following)
+
+
+def _after_handled(msg: _Message, hits: list[CueHit], facts: Sequence[Fact], at: datetime,
+                   ) -> dict[tuple[str, str], NewValue]:
+    """New values named in sentences whose ending the extractor itself made ("sold the xbox. PS5 gang
+    now."): the fact it closed at ``at`` and named in the sentence is what the value replaces."""
+    closed = [fact_info(f) for f in facts if f.valid_from < at and f.valid_to is not None and f.valid_to == at]
+    out: dict[tuple[str, str], NewValue] = {}
+    for hit in hits if closed else ():
+        sentence = msg.sentences[hit.sentence]
+        if check(msg.text, sentence, hit.clause, hit, msg.known).guard is not None:
+            continue
+        ended = [i for i in closed if name_evidence(i, words(msg.text, sentence.start, sentence.end)) >= 0.8]
+        value = _new_value(msg, hit, ended, hits) if ended else None
+        for info in _successors(ended, value, msg.infos) if value else ():
+            out.setdefault((info.fact.subject, info.fact.predicate), NewValue(info.fact, value, at, hit.cue.name))
+    return out
+
+
+def _successors(ended: list[FactInfo], value: str, held: list[FactInfo]) -> list[FactInfo]:
+    """The ended facts a new value replaces: one per subject and predicate, none whose subject already holds
+    the value (a repeat), none of who someone is to the user."""
+    words_of_value = words(value)
+    if any(name_evidence(i, words_of_value) >= 0.8 for i in held if i.fact.subject in {e.fact.subject
+                                                                                         for e in ended}):
+        return []
+    return [i for i in ended if i.category not in (IDENTITY, "relationship")]
+
+
 def _when(msg: _Message, hit: CueHit, at: datetime) -> datetime:
     clause = msg.sentences[hit.sentence].clauses[hit.clause]
     found = resolve_relative_time(clause.text, at)
@@ -405,7 +458,15 @@ def pending(text: str, handled: Sequence[str] = ()) -> bool:
     if find_corrections_cues(norm, sentences):
         return True
     marks = [normalize_text(h).strip(" .!?") for h in handled]
-    return any(not _handled(sentences[h.sentence], marks) for h in find_cues(norm, sentences))
+    return any(not _handled(sentences[h.sentence], marks) or _names_a_new_value(norm, sentences, h)
+               for h in find_cues(norm, sentences))
+
+
+def _names_a_new_value(text: str, sentences: list[Sentence], hit: CueHit) -> bool:
+    """Whether a cue in a sentence the extractor already handled may name what holds instead (a change's
+    destination, "instead", "now"): the planner then reads it for the new value only."""
+    end = sentences[hit.sentence + 1].end if hit.sentence + 1 < len(sentences) else sentences[hit.sentence].end
+    return hit.cue.kind == "change" or _REPLACEMENT_HINT.search(text, hit.end, end) is not None
 
 
 def plan_changes(
@@ -440,11 +501,13 @@ def plan_changes(
     if not find_corrections_cues(norm, sentences):
         correctable = []
     corrections, used = find_corrections(norm, sentences, find_corrections_cues(norm, sentences), correctable)
-    hits = [h for h in find_cues(norm, sentences) if h.sentence not in used
-            and not _handled(sentences[h.sentence], marks)]
+    found = [h for h in find_cues(norm, sentences) if h.sentence not in used]
+    hits = [h for h in found if not _handled(sentences[h.sentence], marks)]
+    new_values = _after_handled(msg, [h for h in found if h not in hits], facts, at)
     touched: dict[str, Fact] = {c.fact.fact.id: c.fact.fact for c in corrections}
     if not hits or not msg.infos:
-        return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()))
+        return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()),
+                          new_values=tuple(new_values.values()))
     endings: dict[str, Ending] = {}
     affirmed = _affirmed(msg)
     guarded: list[Guarded] = []
@@ -482,9 +545,14 @@ def plan_changes(
         states = {c[0].state for c in chosen}
         for info, ev, score in chosen:
             endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, describe(info, ev, score)))
+        value = _new_value(msg, hit, [c[0] for c in chosen], hits) if chosen else None
+        if value is not None:
+            for info in _successors([c[0] for c in chosen], value, msg.infos):
+                new_values.setdefault((info.fact.subject, info.fact.predicate),
+                                      NewValue(info.fact, value, when, hit.cue.name))
         for info in scope if hit.cue.ends_roles else ():  # retiring ends the whole job: employer and role
             if info.state in states and info.fact.id not in endings:
                 endings[info.fact.id] = Ending(info.fact, when, hit.cue.name, "stated with the ended job")
     return ChangePlan(tuple(endings.values()), tuple(corrections), tuple(guarded), embedded,
-                      tuple(touched.values()))
+                      tuple(touched.values()), tuple(new_values.values()))
 

@@ -85,6 +85,8 @@ VERB_CUES: tuple[VerbCue, ...] = (
     _verb("surrender", (_POS, _HOME, _MEM), needs_name=True),
     # changing to something else (the new value follows: "ported my number *to giffgaff*")
     _verb("port", (_MEM, _POS), kind="change", strength=0.8),
+    _verb("move", (_HOME, _MEM, _POS, _JOB, _STUDY, _HAB), kind="change", strength=0.7, needs_name=True),
+    _verb("relocate", (_HOME, _JOB), kind="change", strength=0.8, needs_name=True),
 )
 """Ending and changing verbs, by lemma (verbs the phrase cues already read in all their forms, "sold",
 "cancelled", "switched", are not repeated here); the categories are those of :data:`~.lexicon.CATEGORIES`."""
