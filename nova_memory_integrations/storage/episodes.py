@@ -12,7 +12,7 @@ import numpy as np
 from .._time import to_epoch
 from ..types import Episode
 from .connection import Connection
-from .rows import EpisodeRow, chunks, dumps, row_to_episode, row_to_episode_row
+from .rows import EpisodeRow, UserFilter, chunks, dumps, row_to_episode, row_to_episode_row
 from .vectors import Vector
 
 __all__ = ["EpisodeQueries"]
@@ -158,24 +158,16 @@ class EpisodeQueries(Connection):
         newest_first: bool = False,
     ) -> list[Episode]:
         """Episodes of a user in event-time order, optionally filtered."""
-        sql = "SELECT * FROM episodes WHERE user_id = ?"
-        params: list[Any] = [user_id]
-        if session_id is not None:
-            sql += " AND session_id = ?"
-            params.append(session_id)
-        if since is not None:
-            sql += " AND ts >= ?"
-            params.append(since)
-        if until is not None:
-            sql += " AND ts < ?"
-            params.append(until)
-        if unprocessed_only:
-            sql += " AND processed = 0"
-        sql += " ORDER BY ts DESC, seq DESC" if newest_first else " ORDER BY ts, seq"
+        q = UserFilter("SELECT * FROM episodes", user_id)
+        q.where("session_id = ?", session_id, when=session_id is not None)
+        q.where("ts >= ?", since, when=since is not None)
+        q.where("ts < ?", until, when=until is not None)
+        q.where("processed = 0", when=unprocessed_only)
+        q.sql += " ORDER BY ts DESC, seq DESC" if newest_first else " ORDER BY ts, seq"
         if limit is not None:
-            sql += " LIMIT ?"
-            params.append(int(limit))
-        return self.readable(self.query(sql, params), "episodes", row_to_episode)
+            q.sql += " LIMIT ?"
+            q.params.append(int(limit))
+        return self.readable(self.query(q.sql, q.params), "episodes", row_to_episode)
 
     def count_episodes_after(self, user_id: str, at: float, limit: int) -> int:
         """How many of ``user_id``'s episodes have an event time after ``at`` (epoch seconds),

@@ -12,7 +12,7 @@ from typing import Any
 from .._time import to_epoch
 from ..types import Fact, FactDecision
 from .connection import Connection
-from .rows import dumps, row_to_decision, row_to_fact
+from .rows import UserFilter, dumps, row_to_decision, row_to_fact
 
 __all__ = ["FactQueries"]
 
@@ -97,34 +97,21 @@ class FactQueries(Connection):
         valid_after: float | None = None,
     ) -> list[Fact]:
         """Facts of a user as believed at ``known_at`` (``None`` = now), oldest first."""
-        sql = "SELECT * FROM facts WHERE user_id = ?"
-        params: list[Any] = [user_id]
-        if valid_after is not None:
-            sql += " AND (valid_to IS NULL OR valid_to > ?)"
-            params.append(valid_after)
-        if subject is not None:
-            sql += " AND subject = ?"
-            params.append(subject)
-        if predicate is not None:
-            sql += " AND predicate = ?"
-            params.append(predicate)
-        if lineage_id is not None:
-            sql += " AND lineage_id = ?"
-            params.append(lineage_id)
+        if ids is not None and not ids:
+            return []
+        # with ids, "+user_id" keeps SQLite on the id index (the user condition still applies)
+        q = UserFilter("SELECT * FROM facts", user_id, user_column="user_id" if ids is None else "+user_id")
+        q.where("(valid_to IS NULL OR valid_to > ?)", valid_after, when=valid_after is not None)
+        q.where("subject = ?", subject, when=subject is not None)
+        q.where("predicate = ?", predicate, when=predicate is not None)
+        q.where("lineage_id = ?", lineage_id, when=lineage_id is not None)
         if ids is not None:
-            if not ids:
-                return []
-            sql = sql.replace("WHERE user_id = ?", "WHERE +user_id = ?", 1)  # stay on the id index
-            sql += f" AND id IN ({','.join('?' * len(ids))})"
-            params.extend(ids)
+            q.where(f"id IN ({','.join('?' * len(ids))})", *ids)
         if not all_versions:
-            if known_at is None:
-                sql += " AND expired_at IS NULL"
-            else:
-                sql += " AND ingested_at <= ? AND (expired_at IS NULL OR expired_at > ?)"
-                params.extend([known_at, known_at])
-        sql += " ORDER BY valid_from, seq"
-        return self.readable(self.query(sql, params), "facts", row_to_fact)
+            q.where("expired_at IS NULL", when=known_at is None)
+            q.where("ingested_at <= ? AND (expired_at IS NULL OR expired_at > ?)", known_at, known_at,
+                    when=known_at is not None)
+        return self.readable(self.query(q.sql + " ORDER BY valid_from, seq", q.params), "facts", row_to_fact)
 
     def fact_last_reinforced(self, user_id: str, ids: Sequence[str]) -> dict[str, float]:
         """When each fact was last asserted (for read-time decay)."""

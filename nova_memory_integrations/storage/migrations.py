@@ -193,7 +193,7 @@ class Migrations(Generic[T]):
 
     def pending(self, db: Transactional, *, param: str | None = None) -> list[str]:
         """The steps ``db`` has not recorded yet (read only)."""
-        done = Ledger(db, param=param or getattr(db, "param", "?")).applied()
+        done = Ledger(db, param=param or str(getattr(db, "param", "?"))).applied()
         return [name for name in self.names() if name not in done]
 
     def apply(self, db: Transactional, target: T | None = None, *, param: str | None = None) -> list[str]:
@@ -204,7 +204,7 @@ class Migrations(Generic[T]):
         Raises:
             StorageError: a step failed (the steps before it stay applied and recorded).
         """
-        ledger = Ledger(db, param=param or getattr(db, "param", "?"))
+        ledger = Ledger(db, param=param or str(getattr(db, "param", "?")))
         dialect = str(getattr(db, "dialect", "sqlite"))
         recorded = ledger.applied()
         todo = [step for step in self._steps if step.name not in recorded]

@@ -132,7 +132,7 @@ class PgConnection(Connection):
             import psycopg  # noqa: F401
             import psycopg_pool  # noqa: F401
         self.url = str(url)
-        self.path = redacted(self.url)  # what warnings name (a path on SQLite)
+        self.path = redacted(self.url)  # type: ignore[assignment]  # what warnings name (a Path on SQLite)
         self.settings = settings or PgSettings()
         self._closed = False
         self.outage = Outage()
@@ -152,7 +152,7 @@ class PgConnection(Connection):
         except BaseException:
             self._pool.close()
             raise
-        self.checkpointer = None
+        self.checkpointer = None  # type: ignore[assignment]  # Postgres checkpoints its own WAL
 
     def _new_pool(self) -> Any:
         with needs_extra("postgres"):
@@ -307,7 +307,7 @@ class PgConnection(Connection):
             raise StoreClosedError("this NovaStore is closed (its Postgres pool was closed)")
 
     def readable(self, rows: Sequence[Any], table: str, convert: Any = None, *, keep_row: bool = False) -> list[Any]:
-        return readable(rows, table, self.path, convert, keep_row=keep_row)
+        return readable(rows, table, str(self.path), convert, keep_row=keep_row)
 
     def close(self) -> None:
         """Close the pool (idempotent)."""

@@ -22,8 +22,8 @@ from .._once import WarnOnce
 from .._time import from_epoch
 from ..types import Episode, Fact, FactDecision, Rule
 
-__all__ = ["DAMAGE", "SELF_CHECKING", "EpisodeRow", "check_row", "chunks", "dumps", "readable", "row_to_decision",
-           "row_to_episode", "row_to_episode_row", "row_to_fact", "row_to_rule"]
+__all__ = ["DAMAGE", "SELF_CHECKING", "EpisodeRow", "UserFilter", "check_row", "chunks", "dumps", "readable",
+           "row_to_decision", "row_to_episode", "row_to_episode_row", "row_to_fact", "row_to_rule"]
 
 logger = logging.getLogger("nova_memory_integrations.storage")
 T = TypeVar("T")
@@ -230,3 +230,26 @@ def row_to_decision(row: sqlite3.Row) -> FactDecision:
         reason=row["reason"], fact_id=row["fact_id"], replaced_fact_id=row["replaced_fact_id"],
         episode_ids=tuple(json.loads(row["episode_ids"])),
     )
+
+
+class UserFilter:
+    """A ``SELECT`` over one user's rows with optional conditions, built up clause by clause.
+
+    The user condition is always the first, so no query built here can read another user's rows;
+    each optional filter adds its clause only when its value is given (``when``)::
+
+        q = UserFilter("SELECT * FROM episodes", user_id)
+        q.where("session_id = ?", session_id, when=session_id is not None)
+        rows = conn.query(q.sql + " ORDER BY ts", q.params)
+    """
+
+    def __init__(self, select: str, user_id: str, *, user_column: str = "user_id") -> None:
+        self.sql = f"{select} WHERE {user_column} = ?"
+        self.params: list[Any] = [user_id]
+
+    def where(self, clause: str, *params: Any, when: bool = True) -> UserFilter:
+        """``AND clause`` with its parameters, if ``when``."""
+        if when:
+            self.sql += f" AND {clause}"
+            self.params.extend(params)
+        return self

@@ -409,3 +409,13 @@ def test_row_to_decision(conn: sqlite3.Connection) -> None:
     assert row_to_decision(r) == FactDecision(op="UPDATE", subject="user", predicate="likes", object="tea",
                                               reason="said so", fact_id="f2", replaced_fact_id="f1",
                                               episode_ids=("e1", "e2"))
+
+
+def test_user_filter_always_scopes_by_user_and_adds_only_given_conditions():
+    from nova_memory_integrations.storage.rows import UserFilter
+
+    q = UserFilter("SELECT * FROM t", "alice")
+    q.where("a = ?", 1, when=True).where("b = ?", 2, when=False).where("c BETWEEN ? AND ?", 3, 4)
+    assert q.sql == "SELECT * FROM t WHERE user_id = ? AND a = ? AND c BETWEEN ? AND ?"
+    assert q.params == ["alice", 1, 3, 4]
+    assert UserFilter("SELECT x FROM t", "bob", user_column="+user_id").sql == "SELECT x FROM t WHERE +user_id = ?"
