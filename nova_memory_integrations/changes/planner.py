@@ -21,19 +21,21 @@ from ..types import Fact
 from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
 from .guards import Actor, Known, check, find_actor
-from .lexicon import ANY, IDENTITY, ROLE_PREDICATES, STOPWORDS
-from .replacements import NEW_STATE_CATEGORIES, NewValue, clean_value, present_alternative, proper_destination
+from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
+from .meaning import MIN_CLAUSE_WORDS, VALUE_COSINE, meaning_text, resolve
 from .reading import (
     ANOTHER,
     PRONOUNS,
     about_something_else,
     agent,
+    destination,
     determiner,
     object_words,
     owner_of_next,
     subject_pronoun,
     thing_named_nothing,
 )
+from .replacements import NewValue, after_handled, new_value, successors
 from .segments import Sentence, Word, normalize_text, segment, words
 from .targets import (
     THRESHOLD,
@@ -74,8 +76,6 @@ _PART = re.compile(r"[,;—–]|\bbut\b|\bthough\b", re.IGNORECASE)
 _ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
 _OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+[A-Z][\w-]+)?|[A-Z][\w-]+)", re.IGNORECASE)
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
-_TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
-_FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
 _REPLACEMENT_HINT = re.compile(r"\b(?:instead|now|to|for|into)\b", re.IGNORECASE)
 
 
@@ -238,23 +238,10 @@ def _object_person(msg: _Message, hit: CueHit) -> Actor | None:
     return found if found.kind == "third" else None
 
 
-def _destination(msg: _Message, hit: CueHit) -> tuple[int, int]:
-    """The span of a cue's clause naming the *new* state ("moved *to Lyon*", "swapped it *for a Tesla*")."""
-    clause = msg.sentences[hit.sentence].clauses[hit.clause]
-    first = msg.text.find(" ", hit.start, hit.end)  # after the cue's first word: "switched to X", "gave it to X"
-    if hit.cue.object_after or first < 0:  # "said goodbye *to* the van": what follows is what ended
-        first = hit.end
-    m = _TO.search(msg.text, first, clause.end)
-    if m is None:
-        return (0, 0)
-    back = _FROM.search(msg.text, m.end(), clause.end) if hit.cue.kind == "change" else None  # "to X from Y"
-    return (m.start(), back.start() if back else clause.end)  # "sold her to a lad from Leeds": all the buyer
-
-
 def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -> dict[str, Evidence]:
     sentence = msg.sentences[hit.sentence]
     clause = sentence.clauses[hit.clause]
-    dest = _destination(msg, hit)
+    dest = destination(msg.text, msg.sentences, hit)
     clause_words = [w for w in msg.words if clause.start <= w.start < clause.end and not dest[0] <= w.start < dest[1]]
     other_words = [w for w in msg.words if sentence.start <= w.start < sentence.end and not
                    clause.start <= w.start < clause.end]
@@ -349,7 +336,8 @@ def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],
 
 
 def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence],
-                similarity: Similarity | None) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
+                similarity: Similarity | None, hits: Sequence[CueHit] = (),
+                ) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
     cue = hit.cue
     fits = {i.fact.id: category_fit(i.category, cue.categories) for i in scope}
     pool = [i for i in scope if fits[i.fact.id] > 0 and (cue.ends_roles or i.fact.predicate not in ROLE_PREDICATES
@@ -361,20 +349,49 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
     specific = {i.state for i in pool if fits[i.fact.id] == 1.0}
     small = ANY not in cue.categories and 0 < len(specific) <= SMALL_POOL
     opens = any(i.open for i in pool)  # an open fact is found by meaning, never by its category
-    if chosen or similarity is None or not pool or not (hinted or small or opens):
+    if chosen or similarity is None or not pool:
         return chosen, False
     clause = msg.sentences[hit.sentence].clauses[hit.clause].text
     able = [i for i in pool if target_score(with_sim(evidence[i.fact.id], 1.0), fit=fits[i.fact.id],
                                             strength=cue.strength, open_fact=i.open) >= THRESHOLD]
-    if not able:  # meaning could lift none of them
-        return chosen, False
+    if not able or not (hinted or small or opens):  # meaning could lift none of them
+        return _resolve(msg, hit, pool, fits, evidence, similarity, scored, hits)
     ranked = sorted(able, key=lambda i: (-evidence[i.fact.id].structural, -fits[i.fact.id]))[:MAX_SIMILAR]
     cosines = similarity(clause, [i.text for i in ranked])
     sims = {i.fact.id: rescale_similarity(c, open_fact=i.open) for i, c in zip(ranked, cosines, strict=True)}
     scored = [(i, with_sim(evidence[i.fact.id], sims.get(i.fact.id, 0.0)),
                target_score(with_sim(evidence[i.fact.id], sims.get(i.fact.id, 0.0)), fit=fits[i.fact.id],
                             strength=cue.strength, open_fact=i.open)) for i in pool]
-    return _with_states(choose(scored), scored), True
+    found = choose(scored)
+    if not found:
+        return _resolve(msg, hit, pool, fits, evidence, similarity, scored, hits)
+    return _with_states(found, scored), True
+
+
+def _resolve(msg: _Message, hit: CueHit, pool: list[FactInfo], fits: dict[str, float],
+             evidence: dict[str, Evidence], similarity: Similarity, scored: list[tuple[FactInfo, Evidence, float]],
+             hits: Sequence[CueHit]) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
+    """Meaning as a resolver when structure decided nothing (:mod:`.meaning`): among the candidates of the
+    cue's own categories, the one whose value is most like the new value the change names ("switched to VS
+    Code": the editor held), else the one the clause clearly means."""
+    candidates = [i for i in pool if i.category != "relationship"  # ended by naming the person, never by likeness
+                  ][:MAX_SIMILAR]
+    if hit.cue.needs_name or not candidates:
+        return [], False
+    value = new_value(msg.text, msg.sentences, msg.known, hit, [], hits)
+    if value is not None:
+        picked = resolve(candidates, similarity(value, [i.fact.object for i in candidates]), floor=VALUE_COSINE)
+        if picked is not None:
+            return _with_states([(picked, with_sim(evidence[picked.fact.id], 1.0), THRESHOLD)], scored), True
+    sentence = msg.sentences[hit.sentence]
+    clause = sentence.clauses[hit.clause].text
+    if len(clause.split()) < MIN_CLAUSE_WORDS:
+        clause = sentence.text
+    picked = resolve(candidates, similarity(clause, [meaning_text(i) for i in candidates]))
+    if picked is None:
+        return [], True
+    ev = evidence[picked.fact.id]
+    return _with_states([(picked, with_sim(ev, 1.0), THRESHOLD)], scored), True
 
 
 def _plausible(hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence]) -> list[FactInfo]:
@@ -386,55 +403,6 @@ def _plausible(hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence]
         specific = [i for i in scope if fits[i.fact.id] == 1.0]
         hinted = specific if len({i.state for i in specific}) <= SMALL_POOL else []
     return sorted(hinted, key=lambda i: -evidence[i.fact.id].structural)
-
-
-def _new_value(msg: _Message, hit: CueHit, ended: list[FactInfo], hits: Sequence[CueHit]) -> str | None:
-    """What the cue's sentence names as holding instead of what it ended (:mod:`.replacements`): the
-    destination of a change (this cue's or another change verb's in the sentence), a proper name an ending
-    of a job, home, club, study or habit goes to, else an alternative marked "instead" / "now" after the cue
-    or in the next sentence."""
-    dest = _destination(msg, hit)
-    if hit.cue.kind == "change" and dest[1] > dest[0]:
-        return clean_value(msg.text[dest[0]:dest[1]])
-    if dest[1] > dest[0] and all(i.category in NEW_STATE_CATEGORIES for i in ended):
-        if found := proper_destination(msg.text[dest[0]:dest[1]]):
-            return found
-    for other in hits:
-        if other is not hit and other.sentence == hit.sentence and other.cue.kind == "change" and check(
-                msg.text, msg.sentences[other.sentence], other.clause, other, msg.known).guard is None:
-            span = _destination(msg, other)
-            if span[1] > span[0] and (found := clean_value(msg.text[span[0]:span[1]])):
-                return found
-    sentence = msg.sentences[hit.sentence]
-    following = msg.sentences[hit.sentence + 1].text if hit.sentence + 1 < len(msg.sentences) else ""
-    return present_alternative(msg.text[hit.end:sentence.end]) or present_alternative(following)
-
-
-def _after_handled(msg: _Message, hits: list[CueHit], facts: Sequence[Fact], at: datetime,
-                   ) -> dict[tuple[str, str], NewValue]:
-    """New values named in sentences whose ending the extractor itself made ("sold the xbox. PS5 gang
-    now."): the fact it closed at ``at`` and named in the sentence is what the value replaces."""
-    closed = [fact_info(f) for f in facts if f.valid_from < at and f.valid_to is not None and f.valid_to == at]
-    out: dict[tuple[str, str], NewValue] = {}
-    for hit in hits if closed else ():
-        sentence = msg.sentences[hit.sentence]
-        if check(msg.text, sentence, hit.clause, hit, msg.known).guard is not None:
-            continue
-        ended = [i for i in closed if name_evidence(i, words(msg.text, sentence.start, sentence.end)) >= 0.8]
-        value = _new_value(msg, hit, ended, hits) if ended else None
-        for info in _successors(ended, value, msg.infos) if value else ():
-            out.setdefault((info.fact.subject, info.fact.predicate), NewValue(info.fact, value, at, hit.cue.name))
-    return out
-
-
-def _successors(ended: list[FactInfo], value: str, held: list[FactInfo]) -> list[FactInfo]:
-    """The ended facts a new value replaces: one per subject and predicate, none whose subject already holds
-    the value (a repeat), none of who someone is to the user."""
-    words_of_value = words(value)
-    if any(name_evidence(i, words_of_value) >= 0.8 for i in held if i.fact.subject in {e.fact.subject
-                                                                                         for e in ended}):
-        return []
-    return [i for i in ended if i.category not in (IDENTITY, "relationship")]
 
 
 def _when(msg: _Message, hit: CueHit, at: datetime) -> datetime:
@@ -503,7 +471,8 @@ def plan_changes(
     corrections, used = find_corrections(norm, sentences, find_corrections_cues(norm, sentences), correctable)
     found = [h for h in find_cues(norm, sentences) if h.sentence not in used]
     hits = [h for h in found if not _handled(sentences[h.sentence], marks)]
-    new_values = _after_handled(msg, [h for h in found if h not in hits], facts, at)
+    new_values = after_handled(norm, sentences, msg.known, msg.infos, [h for h in found if h not in hits], facts,
+                               at)
     touched: dict[str, Fact] = {c.fact.fact.id: c.fact.fact for c in corrections}
     if not hits or not msg.infos:
         return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()),
@@ -529,7 +498,7 @@ def plan_changes(
                 if info.fact.subject == person and info.category != "relationship":
                     endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, f"{person} died"))
             continue
-        dest = _destination(msg, hit)
+        dest = destination(msg.text, msg.sentences, hit)
         if dest[1] > dest[0]:  # what the clause names as the new state is never the one that ended
             named = [w for w in msg.words if dest[0] <= w.start < dest[1]]
             held = [i for i in scope if name_evidence(i, named) >= 0.8]
@@ -540,14 +509,14 @@ def plan_changes(
         scope = [i for i in scope if i.fact.id not in affirmed]
         evidence = _evidence(msg, hit, actor, scope)
         touched.update((i.fact.id, i.fact) for i in _plausible(hit, scope, evidence))
-        chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity)
+        chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity, hits)
         embedded = embedded or used_sim
         states = {c[0].state for c in chosen}
         for info, ev, score in chosen:
             endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, describe(info, ev, score)))
-        value = _new_value(msg, hit, [c[0] for c in chosen], hits) if chosen else None
+        value = new_value(msg.text, msg.sentences, msg.known, hit, [c[0] for c in chosen], hits) if chosen else None
         if value is not None:
-            for info in _successors([c[0] for c in chosen], value, msg.infos):
+            for info in successors([c[0] for c in chosen], value, msg.infos):
                 new_values.setdefault((info.fact.subject, info.fact.predicate),
                                       NewValue(info.fact, value, when, hit.cue.name))
         for info in scope if hit.cue.ends_roles else ():  # retiring ends the whole job: employer and role

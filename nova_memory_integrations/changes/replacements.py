@@ -22,13 +22,20 @@ pronoun; otherwise nothing is added (precision first).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from ..types import Fact
-from .lexicon import RELATIONS, STOPWORDS
+from .cues import CueHit
+from .guards import Known, check
+from .lexicon import IDENTITY, RELATIONS, STOPWORDS
+from .reading import destination
+from .segments import Sentence, words
+from .targets import FactInfo, fact_info, name_evidence
 
-__all__ = ["NEW_STATE_CATEGORIES", "NewValue", "clean_value", "present_alternative", "proper_destination"]
+__all__ = ["NEW_STATE_CATEGORIES", "NewValue", "after_handled", "clean_value", "new_value", "present_alternative",
+           "proper_destination", "successors"]
 
 NEW_STATE_CATEGORIES = frozenset({"job", "home", "membership", "study", "habit", "any"})
 """Categories whose ending may go *to* a new one named by a proper name ("left Tesco for Aldi"); a possession
@@ -107,3 +114,55 @@ def present_alternative(text: str) -> str | None:
     if value is not None and m.group(0).lower().endswith("now") and not _NAMED.search(value):
         return None  # "I'm skint now": a feeling; "now" marks a new state only with a name or a number
     return value
+
+
+def new_value(text: str, sentences: list[Sentence], known: Known, hit: CueHit, ended: Sequence[FactInfo],
+              hits: Sequence[CueHit]) -> str | None:
+    """What the cue's sentence names as holding instead of what it ended : the
+    destination of a change (this cue's or another change verb's in the sentence), a proper name an ending
+    of a job, home, club, study or habit goes to, else an alternative marked "instead" / "now" after the cue
+    or in the next sentence."""
+    dest = destination(text, sentences, hit)
+    if hit.cue.kind == "change" and dest[1] > dest[0]:
+        return clean_value(text[dest[0]:dest[1]])
+    if dest[1] > dest[0] and all(i.category in NEW_STATE_CATEGORIES for i in ended) and (
+            found := proper_destination(text[dest[0]:dest[1]])):
+        return found
+    for other in hits:
+        if other is not hit and other.sentence == hit.sentence and other.cue.kind == "change" and check(
+                text, sentences[other.sentence], other.clause, other, known).guard is None:
+            span = destination(text, sentences, other)
+            if span[1] > span[0] and (found := clean_value(text[span[0]:span[1]])):
+                return found
+    sentence = sentences[hit.sentence]
+    following = sentences[hit.sentence + 1].text if hit.sentence + 1 < len(sentences) else ""
+    return present_alternative(text[hit.end:sentence.end]) or present_alternative(following)
+
+
+def after_handled(text: str, sentences: list[Sentence], known: Known, held: Sequence[FactInfo],
+                  hits: Sequence[CueHit], facts: Sequence[Fact], at: datetime) -> dict[tuple[str, str], NewValue]:
+    """New values named in sentences whose ending the extractor itself made ("sold the xbox. PS5 gang
+    now."): the fact it closed at ``at`` and named in the sentence is what the value replaces."""
+    closed = [fact_info(f) for f in facts if f.valid_from < at and f.valid_to is not None and f.valid_to == at]
+    out: dict[tuple[str, str], NewValue] = {}
+    for hit in hits if closed else ():
+        sentence = sentences[hit.sentence]
+        if check(text, sentence, hit.clause, hit, known).guard is not None:
+            continue
+        ended = [i for i in closed if name_evidence(i, words(text, sentence.start, sentence.end)) >= 0.8]
+        value = new_value(text, sentences, known, hit, ended, hits) if ended else None
+        if value is None:
+            continue
+        for info in successors(ended, value, held):
+            out.setdefault((info.fact.subject, info.fact.predicate), NewValue(info.fact, value, at, hit.cue.name))
+    return out
+
+
+def successors(ended: Sequence[FactInfo], value: str, held: Sequence[FactInfo]) -> list[FactInfo]:
+    """The ended facts a new value replaces: one per subject and predicate, none whose subject already holds
+    the value (a repeat), none of who someone is to the user."""
+    words_of_value = words(value)
+    if any(name_evidence(i, words_of_value) >= 0.8 for i in held if i.fact.subject in {e.fact.subject
+                                                                                         for e in ended}):
+        return []
+    return [i for i in ended if i.category not in (IDENTITY, "relationship")]
