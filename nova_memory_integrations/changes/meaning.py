@@ -1,14 +1,16 @@
 """Resolving a change's target by meaning (pure): rank the candidates, end the first only when it is clear.
 
-Names, references and "the only state of its kind" resolve most cues (:mod:`.targets`); what they leave
-open ("switched to philosophy after first year" with ``studies law`` held, "moved over to the fraud team"
-with ``on the payments team`` held) is decided here, as a *resolver*, not as a bonus added to a score: the
-cosine (the store's MiniLM) of the cue's clause and each candidate's own words (an open fact's clause, a
-typed fact's source sentence, else the fact rendered as text) ranks the candidates of the cue's categories,
-and the first one ends only when its cosine reaches :data:`RESOLVE_COSINE` and it leads the best candidate
-of another state (a lone candidate: the floor itself) by :data:`RESOLVE_MARGIN`. Ties and thin margins leave every fact alone (precision
-first). The two constants were calibrated on the tuning set (no new false change) and checked on the test
-set (``benchmarks/beliefs.py``).
+Names, references and "the only state of its kind" resolve most cues (:mod:`.targets`); what they leave open
+("switched to Firefox" with ``uses Chrome`` held, "switched over to Spanish" with ``learns German`` held) is
+decided here, as a *resolver*, not as a bonus added to a score. The cosine (the store's MiniLM) of the new
+value the change names and each held value (floor :data:`VALUE_COSINE`), else of the cue's clause and each
+candidate's own words (an open fact's clause, a typed fact's source sentence, else the fact rendered as
+text; floor :data:`RESOLVE_COSINE`) ranks the candidates the cue can end (never a relationship). The first
+ends only when it reaches the floor and leads the best candidate of another state (a lone candidate: the
+floor itself) by :data:`RESOLVE_MARGIN`. Ties and thin margins leave every fact alone (precision first).
+Calibrated on the tuning set (no new false change) and checked on the test set (``benchmarks/beliefs.py``);
+MiniLM is weak on bare brand names ("Neovim" is as close to "Nationwide" as to "Sublime Text"), which the
+category restriction and the margin are there for.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from ..memory.temporal import expiry_ahead
 from ..text.dates import resolve_relative_time
 from ..types import Fact
 from .corrections import Correction, find_corrections
@@ -406,9 +407,13 @@ def _plausible(hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence]
 
 
 def _when(msg: _Message, hit: CueHit, at: datetime) -> datetime:
-    clause = msg.sentences[hit.sentence].clauses[hit.clause]
-    found = resolve_relative_time(clause.text, at)
-    return found if found is not None and found <= at else at
+    """When the ending holds: the clause's time when it is behind ("in May"), the day its sentence says the
+    state runs out when that is ahead ("my desk runs out *on the 30th*": it holds until then), else ``at``."""
+    sentence = msg.sentences[hit.sentence]
+    found = resolve_relative_time(sentence.clauses[hit.clause].text, at)
+    if found is not None and found <= at:
+        return found
+    return expiry_ahead(sentence.text, at) or at
 
 
 def _handled(sentence: Sentence, handled: Sequence[str]) -> bool:

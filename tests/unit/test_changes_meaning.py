@@ -16,6 +16,7 @@ import pytest
 
 from nova_memory_integrations.changes import plan_changes
 from nova_memory_integrations.changes.meaning import resolve
+from nova_memory_integrations.changes.planner import Similarity
 from nova_memory_integrations.changes.targets import fact_info
 from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 from nova_memory_integrations.types import Fact
@@ -36,7 +37,7 @@ FACTS = [_fact(i, *t) for i, t in enumerate([
 
 
 @pytest.fixture(scope="module")
-def similarity(minilm_onnx: OnnxMiniLMEmbeddings):  # noqa: ANN201
+def similarity(minilm_onnx: OnnxMiniLMEmbeddings) -> Similarity:
     def cosines(text: str, others: Sequence[str]) -> list[float]:
         v = np.asarray(minilm_onnx.embed_documents([text, *others]), dtype=np.float32)
         v = v / np.linalg.norm(v, axis=1)[:, None]
@@ -44,7 +45,7 @@ def similarity(minilm_onnx: OnnxMiniLMEmbeddings):  # noqa: ANN201
     return cosines
 
 
-def _ended(text: str, similarity) -> set[str]:  # noqa: ANN001
+def _ended(text: str, similarity: Similarity) -> set[str]:
     plan = plan_changes(text, at=AT, episode_id="now", facts=FACTS, similarity=similarity)
     return {e.fact.object for e in plan.endings}
 
@@ -54,7 +55,7 @@ def _ended(text: str, similarity) -> set[str]:  # noqa: ANN001
     ("I've switched over to Spanish, the grammar is kinder.", {"German"}),
     ("finally switched to Firefox, the battery thanks me", {"Chrome"}),
 ])
-def test_the_held_value_most_like_the_new_one_is_replaced(text: str, ended: set[str], similarity) -> None:  # noqa: ANN001
+def test_the_held_value_most_like_the_new_one_is_replaced(text: str, ended: set[str], similarity: Similarity) -> None:
     assert _ended(text, similarity) == ended
 
 
@@ -63,7 +64,7 @@ def test_the_held_value_most_like_the_new_one_is_replaced(text: str, ended: set[
     "Thinking of switching to the cello.",  # a possibility
     "My sister switched to the cello.",  # someone else's change
 ])
-def test_meaning_leaves_facts_alone_without_a_clear_likeness(text: str, similarity) -> None:  # noqa: ANN001
+def test_meaning_leaves_facts_alone_without_a_clear_likeness(text: str, similarity: Similarity) -> None:
     assert _ended(text, similarity) == set()
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from nova_memory_integrations.changes import plan_changes
 from nova_memory_integrations.changes.replacements import clean_value, present_alternative, proper_destination
+from nova_memory_integrations.memory.temporal import expiry_ahead
 from nova_memory_integrations.types import Fact
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -92,3 +93,24 @@ def test_a_destination_after_an_ending_counts_only_as_a_proper_name() -> None:
 ])
 def test_present_alternative(text: str, value: str | None) -> None:
     assert present_alternative(text) == value
+
+
+def test_an_ending_dated_ahead_holds_until_its_day() -> None:
+    said = datetime(2024, 3, 12, 9, tzinfo=timezone.utc)
+    facts = [_fact(0, "user", "subscribes_to", "Audible")]
+    plan = plan_changes("Cancelled Audible, my plan runs out on the 28th.", at=said, episode_id="now", facts=facts)
+    assert [(e.fact.object, e.at) for e in plan.endings] == [("Audible", datetime(2024, 3, 28, tzinfo=timezone.utc))]
+    plan = plan_changes("Cancelled Audible, it expires at the end of the month.", at=said, episode_id="now",
+                        facts=facts)
+    assert [e.at for e in plan.endings] == [datetime(2024, 3, 31, tzinfo=timezone.utc)]
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    ("the lease is up on the 3rd", datetime(2024, 4, 3, tzinfo=timezone.utc)),  # the 3rd has passed: next month
+    ("my last day is the 30th", datetime(2024, 3, 30, tzinfo=timezone.utc)),
+    ("it ended on the 5th", None),  # past tense: said of an earlier day
+    ("I was born on the 3rd", None),  # no state running out
+    ("the trial ran out on the 2nd", None),
+])
+def test_expiry_ahead(text: str, day: datetime | None) -> None:
+    assert expiry_ahead(text, datetime(2024, 3, 12, 9, tzinfo=timezone.utc)) == day
