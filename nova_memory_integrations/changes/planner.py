@@ -356,7 +356,7 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
     able = [i for i in pool if target_score(with_sim(evidence[i.fact.id], 1.0), fit=fits[i.fact.id],
                                             strength=cue.strength, open_fact=i.open) >= THRESHOLD]
     if not able or not (hinted or small or opens):  # meaning could lift none of them
-        return _resolve(msg, hit, pool, fits, evidence, similarity, scored, hits)
+        return _resolve(msg, hit, pool, fits, evidence, similarity, scored, hits, by_clause=False)
     ranked = sorted(able, key=lambda i: (-evidence[i.fact.id].structural, -fits[i.fact.id]))[:MAX_SIMILAR]
     cosines = similarity(clause, [i.text for i in ranked])
     sims = {i.fact.id: rescale_similarity(c, open_fact=i.open) for i, c in zip(ranked, cosines, strict=True)}
@@ -371,10 +371,12 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
 
 def _resolve(msg: _Message, hit: CueHit, pool: list[FactInfo], fits: dict[str, float],
              evidence: dict[str, Evidence], similarity: Similarity, scored: list[tuple[FactInfo, Evidence, float]],
-             hits: Sequence[CueHit]) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
+             hits: Sequence[CueHit], *, by_clause: bool = True,
+             ) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
     """Meaning as a resolver when structure decided nothing (:mod:`.meaning`): among the candidates of the
     cue's own categories, the one whose value is most like the new value the change names ("switched to VS
-    Code": the editor held), else the one the clause clearly means."""
+    Code": the editor held), else (``by_clause``: where meaning was asked before, a structural hint or a
+    small pool) the one the clause clearly means."""
     candidates = [i for i in pool if i.category != "relationship"  # ended by naming the person, never by likeness
                   ][:MAX_SIMILAR]
     if hit.cue.needs_name or not candidates:
@@ -384,6 +386,8 @@ def _resolve(msg: _Message, hit: CueHit, pool: list[FactInfo], fits: dict[str, f
         picked = resolve(candidates, similarity(value, [i.fact.object for i in candidates]), floor=VALUE_COSINE)
         if picked is not None:
             return _with_states([(picked, with_sim(evidence[picked.fact.id], 1.0), THRESHOLD)], scored), True
+    if not by_clause:  # nothing structural to confirm, and no small pool: never a search of every fact
+        return [], value is not None
     sentence = msg.sentences[hit.sentence]
     clause = sentence.clauses[hit.clause].text
     if len(clause.split()) < MIN_CLAUSE_WORDS:
