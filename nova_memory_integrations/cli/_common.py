@@ -23,8 +23,8 @@ from ..errors import NovaMemoryError
 if TYPE_CHECKING:
     from ..store import NovaStore
 
-__all__ = ["JsonOpt", "PathOpt", "SafeConsole", "Session", "UserOpt", "choice", "json_text", "jsonable", "parse_when",
-           "session"]
+__all__ = ["DatabaseOpt", "JsonOpt", "PathOpt", "SafeConsole", "Session", "UserOpt", "choice", "json_text", "jsonable",
+           "parse_when", "session"]
 
 PathOpt = Annotated[
     Path | None,
@@ -32,6 +32,12 @@ PathOpt = Annotated[
                  file_okay=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
+DatabaseOpt = Annotated[
+    str | None,
+    typer.Option("--database-url", help="Postgres as the system of record (postgresql://...; default:"
+                                        " $NOVA_MEMORY_DATABASE_URL, else the config's storage.database_url,"
+                                        " else the embedded SQLite + Chroma store in the data directory)."),
+]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id (memory is always per user).")]
 
 
@@ -106,6 +112,8 @@ class Session:
     out: Console
     err: Console
     _store: NovaStore | None = None
+    database_url: str | None = None
+    """``--database-url``, when the command takes it (else the environment's or config's, or SQLite)."""
 
     @property
     def store(self) -> NovaStore:
@@ -114,7 +122,7 @@ class Session:
             from ..store import NovaStore
 
             obj = self.ctx.obj if isinstance(self.ctx.obj, dict) else {}
-            self._store = NovaStore(self.path, embeddings=obj.get("embeddings"))
+            self._store = NovaStore(self.path, embeddings=obj.get("embeddings"), database_url=self.database_url)
         return self._store
 
     def emit(self, data: Any, human: Callable[[Console], None] | None = None) -> None:
@@ -130,11 +138,12 @@ class Session:
 
 
 @contextmanager
-def session(ctx: typer.Context, path: Path | None, json_out: bool) -> Iterator[Session]:
+def session(ctx: typer.Context, path: Path | None, json_out: bool, *,
+            database_url: str | None = None) -> Iterator[Session]:
     """Open (lazily) and always close the store; turn library errors into clean exits."""
     width = 200 if os.environ.get("NOVA_MEMORY_WIDE") else None
     s = Session(ctx, path, json_out, SafeConsole(width=width, highlight=False),
-                SafeConsole(stderr=True, width=width, highlight=False))
+                SafeConsole(stderr=True, width=width, highlight=False), database_url=database_url)
     try:
         yield s
     except (NovaMemoryError, OSError, ValueError) as exc:

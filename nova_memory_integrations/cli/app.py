@@ -22,7 +22,7 @@ from rich.table import Table
 from ..engine.validation import printable
 from ..retrieval.search_config import PRESETS
 from ..types import CONTEXT_FORMATS
-from ._common import JsonOpt, PathOpt, Session, UserOpt, choice, parse_when, session
+from ._common import DatabaseOpt, JsonOpt, PathOpt, Session, UserOpt, choice, parse_when, session
 from .browse import list_cmd, show_cmd, traverse_cmd
 from .graph import GRAPH_FORMATS, render_graph
 from .lifecycle import hide_cmd, lifecycle_cmd, restore_cmd
@@ -308,10 +308,11 @@ def export_cmd(
     output: Annotated[str, typer.Argument(help="JSON Lines file to write, or - for stdout.")] = "-",
     user: Annotated[list[str] | None, typer.Option("--user", "-u", help="Only these users (repeatable).")] = None,
     path: PathOpt = None,
+    database_url: DatabaseOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Export memory as JSON Lines (lossless; re-embedded on import)."""
-    with session(ctx, path, json_out) as s:
+    """Export memory as JSON Lines (lossless; re-embedded on import), from SQLite or Postgres alike."""
+    with session(ctx, path, json_out, database_url=database_url) as s:
         if output == "-":
             report = s.store.export(sys.stdout, user_id=user or None)
             sys.stdout.flush()
@@ -336,10 +337,11 @@ def import_cmd(
         "--as-user", help="Import the one source user's rows as this user (fresh ids).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and report; write nothing.")] = False,
     path: PathOpt = None,
+    database_url: DatabaseOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Import a JSON Lines export (every row validated; all or nothing), then re-embed the rows."""
-    with session(ctx, path, json_out) as s:
+    with session(ctx, path, json_out, database_url=database_url) as s:
         with _progress(s, "checking rows" if dry_run else "importing rows") as bar:
             task = bar.add_task("import", total=None)
 
@@ -463,9 +465,11 @@ def delete(
 
 
 @app.command()
-def reindex(ctx: typer.Context, path: PathOpt = None, json_out: JsonOpt = False) -> None:
-    """Rebuild the Chroma index from SQLite (e.g. after changing the embedding model)."""
-    with session(ctx, path, json_out) as s:
+def reindex(ctx: typer.Context, path: PathOpt = None, database_url: DatabaseOpt = None,
+            json_out: JsonOpt = False) -> None:
+    """Rebuild the vector index (Chroma, or pgvector) from the system of record (e.g. after changing the
+    embedding model)."""
+    with session(ctx, path, json_out, database_url=database_url) as s:
         store = s.store
         counts = store.stats()
         total = sum(counts[t] for t in ("episodes", "facts", "rules"))

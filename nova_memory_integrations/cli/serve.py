@@ -5,10 +5,13 @@ Both need the ``server`` extra: ``pip install "nova-memory-integrations[server]"
 
 from __future__ import annotations
 
-from typing import Annotated
+from functools import partial
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..config import database_url as database_url_of
+from ..config import default_home, load_config
 from ..errors import MissingExtraError, needs_extra
 from ..server.settings import (
     DEFAULT_HOST,
@@ -19,7 +22,10 @@ from ..server.settings import (
     LOG_LEVELS,
     ServerConfig,
 )
-from ._common import PathOpt, choice, session
+from ._common import DatabaseOpt, PathOpt, choice, session
+
+if TYPE_CHECKING:
+    from ..store import NovaStore
 
 __all__ = ["mcp_cmd", "serve_cmd"]
 
@@ -72,23 +78,40 @@ def serve_cmd(
         min=1, help="Most open connections (a 503 past it).")] = ServerConfig.max_connections,
     no_mcp: Annotated[bool, typer.Option("--no-mcp", help="Do not mount MCP at /mcp.")] = False,
     log_level: Annotated[str, typer.Option(callback=choice(LOG_LEVELS), help=", ".join(LOG_LEVELS))] = "info",
+    workers: Annotated[int, typer.Option(
+        min=1, help="Server processes on the one port, each with its own store on the database: needs"
+                    " --database-url (an embedded store has one owner process).")] = 1,
     path: PathOpt = None,
+    database_url: DatabaseOpt = None,
 ) -> None:
     """Serve memory over HTTP: OpenAI-compatible proxy, REST API (/docs) and MCP (/mcp)."""
     _need_server_extra()
     from ..server.app import serve
+    from ..server.workers import serve_workers
 
     if api_key:
         typer.echo(f"Warning: --api-key shows the key in the process list (ps) to every local user; set "
                    f"{ENV_API_KEYS} instead (no warning then).", err=True)
-    with session(ctx, path, False) as s:
+    with session(ctx, path, False, database_url=database_url) as s:
         config = ServerConfig.from_env(upstream=upstream, api_keys=api_key or (), allowed_hosts=allowed_host or (),
                                        host=host, port=port, budget_tokens=budget_tokens,
                                        max_body_bytes=max_body_bytes, max_message_chars=max_message_chars,
                                        upstream_timeout=upstream_timeout, max_header_bytes=max_header_bytes,
                                        max_headers=max_headers, header_timeout=header_timeout,
                                        body_timeout=body_timeout, max_connections=max_connections, mcp=not no_mcp)
+        if workers > 1:  # the workers open their own stores; this process only supervises them
+            home = path or default_home()
+            url = database_url_of(database_url, load_config(None, home))
+            serve_workers(partial(_open_store, str(home), url), url, config, workers=workers, log_level=log_level)
+            return
         serve(s.store, config, log_level=log_level)
+
+
+def _open_store(path: str, database_url: str | None) -> NovaStore:
+    """A worker's store (``serve --workers``): opened in the worker, on the shared database."""
+    from ..store import NovaStore
+
+    return NovaStore(path, database_url=database_url)
 
 
 def mcp_cmd(

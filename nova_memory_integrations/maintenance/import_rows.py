@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
@@ -44,6 +45,7 @@ from ..memory.conflicts import ConflictKind, Strategy, Winner
 from ..memory.entities import MatchMethod
 from ..memory.importance import SOURCES
 from ..storage.migrations import base_columns
+from ..storage.pg_schema import BOOKKEEPING_TABLES
 from ..types import FactDecision
 
 if TYPE_CHECKING:
@@ -56,7 +58,8 @@ KNOWN_TABLES = {"episodes": "episode", "facts": "fact", "fact_events": "fact_eve
                 "conflicts": "conflict", "pinned_blocks": "pinned_block"}
 """Tables exported first, in this order, under these record kinds (every other table with a
 ``user_id`` column follows under its own name)."""
-_SKIP_COLUMNS = frozenset({"seq", "indexed"})  # local row order / vector-index bookkeeping
+_SKIP_COLUMNS = frozenset({"seq", "indexed", "rowid"})
+"""Local row order (``rowid``: the order rows were shelved in, a column on Postgres) and vector-index bookkeeping."""
 JSON_COLUMNS = frozenset({"metadata", "provenance", "episode_ids"})
 GLOBAL_IDS = frozenset({"id", "lineage_id", "fact_id", "replaced_fact_id", "entity_id", "existing_fact_id",
                         "new_fact_id"})
@@ -79,6 +82,7 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("episodes", "source"): SOURCES, ("facts", "source"): SOURCES, ("pinned_blocks", "author"): AUTHORS,
 }
 _INT_RANGE = 2**63 - 1
+_CAST = re.compile(r"::[a-z ]+$")
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ def table_specs(db: TableRows) -> list[TableSpec]:
     names = db.table_names()
     out: list[TableSpec] = []
     for name in [n for n in KNOWN_TABLES if n in names] + [n for n in names if n not in KNOWN_TABLES]:
-        if name.startswith("sqlite_") or "_fts" in name:
+        if name.startswith("sqlite_") or "_fts" in name or name in BOOKKEEPING_TABLES:
             continue
         info = db.table_columns(name)
         cols = {str(r["name"]): r for r in info}
@@ -109,11 +113,12 @@ def table_specs(db: TableRows) -> list[TableSpec]:
             continue
         columns = tuple(c for c in cols if c not in _SKIP_COLUMNS)
         pk = tuple(str(r["name"]) for r in sorted(info, key=lambda r: r["pk"]) if r["pk"] and r["name"] != "seq")
+        key = ("id",) if "id" in cols else pk
         out.append(TableSpec(
             name=name, kind=KNOWN_TABLES.get(name, name), columns=columns,
             types={c: str(cols[c]["type"]).upper() for c in columns},
             notnull=frozenset(c for c in columns if cols[c]["notnull"]),
-            key=("id",) if "id" in cols else pk, order="seq" if "seq" in cols else "rowid",
+            key=key, order="seq" if "seq" in cols else (key[-1] if key else "rowid"),
             defaults={c: v for c in columns if c not in base_columns().get(name, frozenset(columns))
                       if (v := _literal(cols[c]["dflt_value"])) is not None},
         ))
@@ -124,6 +129,7 @@ def _literal(sql: Any) -> Any:
     """A column default written as an SQL string or number literal (``'inferred'``, ``0.5``), else ``None``."""
     if not isinstance(sql, str):
         return None
+    sql = _CAST.sub("", sql)  # Postgres spells a default with its type: 'inferred'::text
     try:
         value = ast.literal_eval(sql)
     except (ValueError, SyntaxError):

@@ -98,7 +98,8 @@ def export_store(
 ) -> ExportReport:
     """Write the store (or some users) as JSON Lines to a path or text stream.
 
-    Pending embeddings are irrelevant: SQLite, the system of record, is exported.
+    Pending embeddings are irrelevant: the system of record (SQLite or Postgres) is exported,
+    never the vectors.
     """
     users = _users(components, user_id)
     tables = table_specs(components.db)
@@ -226,7 +227,7 @@ def import_store(
     if not dry_run:
         components.indexer.wait(timeout=INDEX_WAIT_S)
     try:
-        with components.db.transaction():
+        with components.db.transaction() as tx:
             for n, (line, table, rec) in enumerate(plan.records, 1):
                 try:
                     outcome = _write(components.db, table, rec, policy)
@@ -240,6 +241,8 @@ def import_store(
                     progress(n, len(plan.records))
             if dry_run:
                 raise _DryRun
+            for uid in users:  # other processes on the database drop their caches of these users
+                components.db.bump_revision(tx, uid)
     except _DryRun:
         pass
     if not dry_run:

@@ -133,6 +133,23 @@ class Connection:
         user's current facts) still holds when it writes."""
         return self.transaction()
 
+    def statement_undo(self, conn: sqlite3.Connection) -> AbstractContextManager[Any]:
+        """Around one statement inside a transaction, so that its failure undoes it alone and the
+        transaction goes on: SQLite does that for a failed statement by itself (Postgres needs a
+        savepoint, :meth:`~.pg_connection.PgConnection.statement_undo`)."""
+        return nullcontext()
+
+    def try_lease(self, name: str, seconds: float) -> bool:
+        """Take the periodic job ``name`` for ``seconds`` unless another process holds it: always
+        granted here, where one process owns the database (Postgres:
+        :meth:`~.pg_connection.PgConnection.try_lease`)."""
+        return True
+
+    @staticmethod
+    def bump_revision(conn: Any, user_id: str) -> None:
+        """Tell other processes' caches the user changed (inside the writing transaction): nothing
+        to tell on SQLite, where one process owns the database."""
+
     def user_revision(self, user_id: str) -> int | None:
         """A counter of the changes to the user's memories, for caches other processes' writes can
         make stale; ``None``: no other process writes this database (SQLite: one owner per data

@@ -17,7 +17,7 @@ import sys
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["UPSERT_KEYS", "column_names", "is_integrity_error", "statements", "to_postgres"]
+__all__ = ["UPSERT_KEYS", "column_names", "is_bad_row", "is_integrity_error", "statements", "to_postgres"]
 
 
 def is_integrity_error(exc: BaseException) -> bool:
@@ -25,6 +25,14 @@ def is_integrity_error(exc: BaseException) -> bool:
     database (psycopg is looked up only once something has imported it: SQLite users never pay)."""
     psycopg = sys.modules.get("psycopg")
     return isinstance(exc, sqlite3.IntegrityError) or (psycopg is not None and isinstance(exc, psycopg.IntegrityError))
+
+
+def is_bad_row(exc: BaseException) -> bool:
+    """Whether ``exc`` is a row the table cannot take: a broken constraint, or a value out of the
+    column's range (SQLite: ``OverflowError`` before the statement; Postgres: a data error)."""
+    psycopg = sys.modules.get("psycopg")
+    return is_integrity_error(exc) or isinstance(exc, OverflowError) or (
+        psycopg is not None and isinstance(exc, psycopg.DataError))
 
 UPSERT_KEYS: dict[str, tuple[str, ...]] = {
     "episode_vectors": ("seq",),

@@ -45,7 +45,13 @@ from .._time import utcnow
 from ..errors import StorageError
 from .dialect import statements
 from .hidden import sync_hidden_shelves
-from .pg_schema import pg_create_hidden_shelves, pg_create_pinned_blocks, pg_create_tables, pg_source_and_importance
+from .pg_schema import (
+    pg_create_hidden_shelves,
+    pg_create_leases,
+    pg_create_pinned_blocks,
+    pg_create_tables,
+    pg_source_and_importance,
+)
 from .schema import FACTS_IMPORTANT_INDEX, PINNED_BLOCKS, SCHEMA, SOURCE_AND_IMPORTANCE
 
 __all__ = ["MIGRATIONS_LOCK", "MIGRATIONS_TABLE", "STORAGE", "Ledger", "Migration", "Migrations", "Transactional",
@@ -296,3 +302,10 @@ def create_pinned_blocks(conn: sqlite3.Connection) -> None:
     ``valid_to``), at most one current version per user and name."""
     for sql in statements(PINNED_BLOCKS):
         conn.execute(sql)
+
+
+@STORAGE(postgres=pg_create_leases)
+def create_leases(conn: sqlite3.Connection) -> None:
+    """The leases of periodic jobs (:data:`~.pg_schema.PG_LEASES`), on Postgres only: many processes
+    share that database, and one of them runs each period's lifecycle pass. Nothing on SQLite, whose
+    one owner process runs every pass (:meth:`~.connection.Connection.try_lease`)."""

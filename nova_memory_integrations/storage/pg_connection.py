@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -258,6 +260,26 @@ class PgConnection(Connection):
         """Raise the user's revision inside ``tx`` (visible to others when it commits)."""
         tx.execute("INSERT INTO user_revisions (user_id, revision) VALUES (?, 1) ON CONFLICT (user_id)"
                    " DO UPDATE SET revision = user_revisions.revision + 1", (user_id,))
+
+    def try_lease(self, name: str, seconds: float) -> bool:
+        """Take the periodic job ``name`` (the lifecycle's passes) for ``seconds``, if nobody holds it:
+        whether this process got it. One statement on the ``leases`` row, timed by the database's
+        clock (hosts' clocks may differ): taken when absent or run out, so among any number of
+        processes one runs each period's job; a holder that dies leaves it to whoever wakes after
+        it runs out."""
+        holder = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        with self.transaction() as tx:
+            row = tx.execute(
+                "INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, extract(epoch FROM clock_timestamp()) + ?)"
+                " ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at"
+                " WHERE leases.expires_at <= extract(epoch FROM clock_timestamp()) RETURNING holder",
+                (name, holder, float(seconds))).fetchone()
+        return row is not None
+
+    def statement_undo(self, tx: Any) -> Any:
+        """A savepoint around one statement of ``tx``: a failed statement aborts a whole Postgres
+        transaction, so without it one bad row of an import would end the import's transaction."""
+        return tx.conn.transaction()
 
     def user_revision(self, user_id: str) -> int | None:
         """The user's revision: raised by every commit that changed the user's memories (in any

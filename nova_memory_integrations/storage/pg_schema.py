@@ -18,10 +18,15 @@ from typing import Any
 from .dialect import column_names, statements
 from .schema import FACTS_IMPORTANT_INDEX, PINNED_BLOCKS, SCHEMA, SOURCE_AND_IMPORTANCE
 
-__all__ = ["FTS_CONFIG", "PG_SCHEMA", "pg_create_hidden_shelves", "pg_create_tables"]
+__all__ = ["BOOKKEEPING_TABLES", "FTS_CONFIG", "PG_LEASES", "PG_SCHEMA", "pg_create_hidden_shelves", "pg_create_leases",
+           "pg_create_tables"]
 
 FTS_CONFIG = "english"
 """The text search configuration of every full-text index (and of every query against one)."""
+
+BOOKKEEPING_TABLES = frozenset({"user_revisions", "vectors"})
+"""Tables of Postgres' store only, with a ``user_id`` but no memories: the processes' coordination
+and the vector index (export leaves them out; an import rebuilds the vectors with its own model)."""
 
 _INDEXED_COPY = """CREATE TABLE IF NOT EXISTS {table} (
     seq BIGINT PRIMARY KEY REFERENCES episodes (seq) ON DELETE CASCADE,
@@ -148,6 +153,20 @@ def pg_source_and_importance(conn: Any) -> None:
         conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {_pg_types(definition)}")
     conn.execute(FACTS_IMPORTANT_INDEX)
     pg_create_hidden_shelves(conn)
+
+
+PG_LEASES = """CREATE TABLE IF NOT EXISTS leases (
+    name TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    expires_at DOUBLE PRECISION NOT NULL
+)"""
+"""Periodic jobs of the database, each held by one process until ``expires_at`` (seconds since the
+epoch by the database's clock): :meth:`~.pg_connection.PgConnection.try_lease`."""
+
+
+def pg_create_leases(conn: Any) -> None:
+    """``create_leases`` on Postgres: :data:`PG_LEASES`."""
+    conn.execute(PG_LEASES)
 
 
 def pg_create_pinned_blocks(conn: Any) -> None:

@@ -23,9 +23,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import StorageError
 from .bm25 import bm25, idf
-from .episodes import COUNT_REUSE
+from .episodes import COUNT_MEMO, COUNT_REUSE
 from .pg_connection import PgConnection, PgSettings, lock_key
 from .pg_schema import FTS_CONFIG
 from .sqlite import SQLiteStore
@@ -83,21 +82,44 @@ class PostgresStore(SQLiteStore, PgConnection):
         super().__init__(url, busy_timeout_ms=busy_timeout_ms, settings=settings)
         self._mean_words = (0.0, 0)
         """The episodes' mean length in words, and the number of rows when it was computed."""
+        self._lexeme_memo: dict[str, list[str]] = {}
+        """Phrase -> its lexemes (:meth:`_lexemes`)."""
 
     def _after_delete_user(self, conn: Any) -> None:
         """Nothing to rebuild: no index of Postgres is shared page by page the way SQLite's are."""
 
     # -- keyword search -------------------------------------------------------------------------
     def _count_matches(self, matches: Sequence[str], table: str = "episodes", column: str = "content") -> list[int]:
-        out: list[int] = []
+        """How many rows (of every user) each FTS5 ``match`` finds: one statement for all of them
+        (a scalar subquery each), not a round trip per word."""
+        parts, params = [], []
         for match in matches:
             phrases = _phrases(match)
             if not phrases:
-                out.append(0)
+                parts.append("0")
                 continue
-            sql = f"SELECT count(*) FROM {table} WHERE to_tsvector('{FTS_CONFIG}', {column}) @@ {_tsquery(phrases)}"
-            out.append(int(self.query(sql, phrases)[0][0]))
-        return out
+            parts.append(f"(SELECT count(*) FROM {table} WHERE to_tsvector('{FTS_CONFIG}', {column}) @@ "
+                         f"{_tsquery(phrases)})")
+            params += phrases
+        if not parts:
+            return []
+        return [int(n) for n in self.query("SELECT " + ", ".join(parts), params)[0]]
+
+    def _lexemes(self, phrases: Sequence[str]) -> list[list[str]]:
+        """Each phrase's lexemes (``to_tsvector``'s stems, stopwords gone), from the memo: a phrase's
+        lexemes depend on its text and :data:`FTS_CONFIG` only, so a word is sent once per store."""
+        memo = self._lexeme_memo
+        missing = [p for p in dict.fromkeys(phrases) if p not in memo]
+        if missing:
+            found = [list(r[0] or ()) for r in self.query(
+                f"SELECT array(SELECT lexeme FROM unnest(to_tsvector('{FTS_CONFIG}', w))) FROM unnest(?::text[])"
+                " WITH ORDINALITY AS u(w, n) ORDER BY n", [missing])]
+            with self._lock:
+                if len(memo) + len(missing) > COUNT_MEMO:
+                    memo.clear()
+                memo.update(zip(missing, found))
+            return [memo[p] if p in memo else found[missing.index(p)] for p in phrases]
+        return [memo[p] for p in phrases]
 
     def _corpus(self, table: str, column: str, phrases: Sequence[str]) -> tuple[int, float, list[int]]:
         """BM25's statistics over every user's rows of ``table``, as FTS5 keeps them: the rows, their
@@ -120,9 +142,13 @@ class PostgresStore(SQLiteStore, PgConnection):
         return int(self.query("SELECT count(*) FROM episodes")[0][0])
 
     def _ranked(self, table: str, column: str, user_id: str, match: str, limit: int, where: str = "",
-                params: Sequence[Any] = ()) -> list[tuple[str, float]]:
+                params: Sequence[Any] = (), window: int = 0) -> list[tuple[str, float]]:
         """``(id, BM25)`` of the user's rows of ``table`` whose ``column`` matches the FTS5 ``match``
         (and ``where``, on alias ``r``, with ``params``), best first, newest first among equals.
+        With ``window`` > 0 (episodes), as on SQLite: when more than ``window`` rows of any user
+        match, only the rows from the user's ``window`` newest turns on are scored (one subquery of
+        the same statement). What decides it is the sum of the phrases' counts, which BM25 needs
+        anyway (SQLite counts the rows of the whole match: at most that sum), so no extra count.
 
         Postgres finds the rows (the GIN index) and hands back each one's lexemes with their
         positions (its ``tsvector`` as text) and length in words; :func:`.bm25.bm25` ranks them
@@ -131,17 +157,20 @@ class PostgresStore(SQLiteStore, PgConnection):
         phrases = _phrases(match)
         if not phrases:
             return []
+        corpus = self._corpus(table, column, phrases) if window > 0 else None
+        if corpus is not None and sum(corpus[2]) > window:  # common words: the user's newest turns only
+            where += (" AND r.seq >= (SELECT min(w.seq) FROM (SELECT seq FROM episodes WHERE user_id = ?"
+                      " ORDER BY ts DESC LIMIT ?) w)")
+            params = [*params, user_id, window]
         vector = f"to_tsvector('{FTS_CONFIG}', r.{column})"
         sql = (f"SELECT r.id, r.seq, {vector}::text, {_words('r.' + column)} FROM {table} r, {_query_table(phrases)}"
                f" WHERE r.user_id = ? AND {vector} @@ t.q{where}")
         found = self.query(sql, [*phrases, user_id, *params])
         if not found:
             return []
-        rows, mean, counts = self._corpus(table, column, phrases)
+        rows, mean, counts = corpus or self._corpus(table, column, phrases)
         weights = [idf(rows, n) for n in counts]
-        lexemes = [list(r[0] or ()) for r in self.query(
-            f"SELECT array(SELECT lexeme FROM unnest(to_tsvector('{FTS_CONFIG}', w))) FROM unnest(?::text[])"
-            " WITH ORDINALITY AS u(w, n) ORDER BY n", [list(phrases)])]
+        lexemes = self._lexemes(phrases)
         scored = []
         for rid, seq, text, length in found:
             freq = _frequencies(text)
@@ -154,11 +183,12 @@ class PostgresStore(SQLiteStore, PgConnection):
         self, user_id: str, match: str, limit: int, session_id: str | None = None, *, window: int = 0,
         most: int | None = None,
     ) -> list[tuple[str, float]]:
-        """Full-text search over a user's episodes: ``(episode_id, score)``, higher is better.
-        (``window`` and ``most`` bound FTS5's cost; Postgres' planner needs neither.)"""
+        """Full-text search over a user's episodes: ``(episode_id, score)``, higher is better; ``window``
+        as on SQLite (:meth:`_ranked`). (``most`` spares SQLite a count Postgres makes for BM25 anyway.)"""
         if session_id is None:
-            return self._ranked("episodes", "content", user_id, match, limit)
-        return self._ranked("episodes", "content", user_id, match, limit, " AND r.session_id = ?", [session_id])
+            return self._ranked("episodes", "content", user_id, match, limit, window=window)
+        return self._ranked("episodes", "content", user_id, match, limit, " AND r.session_id = ?", [session_id],
+                            window=window)
 
     def fts_facts(self, user_id: str, match: str, limit: int) -> list[tuple[str, float]]:
         """Full-text search over a user's current-belief facts: ``(fact_id, score)``."""
@@ -213,15 +243,33 @@ class PostgresStore(SQLiteStore, PgConnection):
         return {str(r[0]) for r in self.query(f"SELECT id FROM {table} WHERE id = ANY(?){live} FOR SHARE",
                                               [list(ids)])}
 
-    # -- the catalog ----------------------------------------------------------------------------
+    # -- the catalog and whole rows (export and import) ----------------------------------------------
     def table_columns(self, table: str) -> list[Any]:
-        """Not on Postgres yet: export and import read SQLite's ``PRAGMA table_info`` shape and types.
+        """``PRAGMA table_info``'s shape from ``information_schema``: ``name``, ``type`` (SQLite's
+        name of the column's kind: ``INTEGER``, ``REAL``, ``TEXT``, ``BLOB``), ``notnull``,
+        ``dflt_value`` (as Postgres spells it: ``'inferred'::text``) and ``pk`` (position in the
+        primary key, 0 outside it), so an export reads the same table specs on either database."""
+        return self.query(
+            "SELECT c.column_name AS name, CASE WHEN c.data_type IN ('bigint', 'integer', 'smallint') THEN 'INTEGER'"
+            " WHEN c.data_type IN ('double precision', 'real') THEN 'REAL' WHEN c.data_type = 'bytea' THEN 'BLOB'"
+            " ELSE upper(c.data_type) END AS type, (c.is_nullable = 'NO')::int AS notnull,"
+            " c.column_default AS dflt_value, coalesce(k.ordinal_position, 0) AS pk"
+            " FROM information_schema.columns c LEFT JOIN information_schema.table_constraints t"
+            " ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.constraint_type = 'PRIMARY KEY'"
+            " LEFT JOIN information_schema.key_column_usage k ON k.constraint_schema = t.constraint_schema"
+            " AND k.constraint_name = t.constraint_name AND k.column_name = c.column_name"
+            " WHERE c.table_schema = current_schema() AND c.table_name = ? ORDER BY c.ordinal_position", [table])
 
-        Raises:
-            StorageError: always, before anything is read or written.
-        """
-        raise StorageError("export and import are not available for a Postgres store yet (issue #39); use"
-                           " pg_dump for a copy of the database")
+    def _ordered(self, column: str) -> str:
+        """Text compared byte by byte (``COLLATE "C"``, SQLite's ``BINARY``) whatever the database's
+        collation, so both databases export a store in the same order."""
+        if column == "rowid":
+            return "ctid"  # a table without a key: its rows' physical order (as imported)
+        return column if column == "seq" else f'{column} COLLATE "C"'
+
+    def users_of(self, tables: Sequence[str]) -> list[str]:
+        """As on SQLite, sorted byte by byte (see :meth:`user_rows`)."""
+        return sorted(super().users_of(tables), key=lambda u: u.encode("utf-8", "surrogatepass"))
 
     def table_names(self) -> list[str]:
         """Every table of the store's schema, sorted."""

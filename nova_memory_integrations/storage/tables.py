@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import InvalidInputError, StorageError
 from .connection import Connection
+from .dialect import is_bad_row
 
 __all__ = ["TableRows"]
 
@@ -41,8 +42,12 @@ class TableRows(Connection):
     def user_rows(self, table: str, columns: Sequence[str], user_id: str, order: str) -> list[sqlite3.Row]:
         """The user's rows of ``table`` (only ``columns``), in ``order``; damaged rows are left out."""
         _ident(table, order, *columns)
-        return self.readable(self.query(f"SELECT {', '.join(columns)} FROM {table} WHERE user_id = ? ORDER BY {order}",
-                                        [user_id]), table)
+        return self.readable(self.query(f"SELECT {', '.join(columns)} FROM {table} WHERE user_id = ?"
+                                        f" ORDER BY {self._ordered(order)}", [user_id]), table)
+
+    def _ordered(self, column: str) -> str:
+        """``ORDER BY``'s term for ``column`` (SQLite compares text byte by byte: ``BINARY``)."""
+        return column
 
     def users_of(self, tables: Sequence[str]) -> list[str]:
         """Every user id found in any of ``tables``, sorted."""
@@ -70,18 +75,21 @@ class TableRows(Connection):
 
         Raises:
             InvalidInputError: the row breaks a constraint (a UNIQUE key already taken, a
-                value SQLite cannot hold); only this statement is undone.
+                value the database cannot hold); only this statement is undone (SQLite does so
+                by itself, Postgres by :meth:`statement_undo`'s savepoint).
             StorageError: SQLite failed otherwise.
         """
         _ident(table, *columns)
-        with self.transaction() as conn:
+        with self.transaction() as conn, self.statement_undo(conn):
             try:
                 conn.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({','.join('?' * len(columns))})",
                              list(values))
-            except (sqlite3.IntegrityError, OverflowError) as exc:
-                raise InvalidInputError(f"breaks a constraint of {table} ({exc})") from exc
-            except sqlite3.Error as exc:
-                raise StorageError(f"insert into {table} failed: {exc}") from exc
+            except Exception as exc:
+                if is_bad_row(exc):
+                    raise InvalidInputError(f"breaks a constraint of {table} ({exc})") from exc
+                if isinstance(exc, sqlite3.Error):
+                    raise StorageError(f"insert into {table} failed: {exc}") from exc
+                raise
 
     def delete_row(self, table: str, key: Sequence[str], values: Sequence[Any]) -> None:
         """Delete the rows whose ``key`` columns equal ``values`` (fires the FTS delete triggers)."""

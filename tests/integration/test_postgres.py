@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pg_local import local_server
 
 from nova_memory_integrations import ConfigError, NovaConfig, NovaStore
 from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
-from nova_memory_integrations.errors import DatabaseUnavailableError, StorageError
+from nova_memory_integrations.errors import DatabaseUnavailableError
 from nova_memory_integrations.storage.migrations import STORAGE, Ledger
 from nova_memory_integrations.storage.pg_connection import PgSettings
-from pg_local import local_server
 from nova_memory_integrations.storage.pgvectors import PgVectorIndex
 from nova_memory_integrations.storage.postgres import PostgresStore
 
@@ -195,6 +195,29 @@ def test_keyword_scores_on_postgres_are_sqlites_bm25(pg_url: str, tmp_path: Path
         assert [s for _, s in mine] == sorted((s for _, s in mine), reverse=True)
 
 
+def test_a_common_words_keyword_search_scores_the_newest_turns_on_both_databases(
+        pg_url: str, tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    """``lexical_window`` on Postgres as on SQLite: when more turns match than the window, only the
+    user's newest ``window`` turns (by event time) are scored; rarer words reach the whole history."""
+    turns = [{"user_id": "lea", "role": "user", "content": f"parcel number {n} left the depot", "timestamp":
+              T0 + timedelta(hours=n)} for n in range(12)]
+    turns.append({"user_id": "lea", "role": "user", "content": "the old depot key", "timestamp": T0})
+    found = []
+    for url in (None, pg_url):
+        store = NovaStore(tmp_path / f"w{len(found)}", embeddings=minilm_onnx, database_url=url, config=MANUAL)
+        try:
+            store.add_turns(turns)
+            db, text = store.components.db, {e.id: e.content for e in store.episodes("lea", limit=100)}
+            found.append([sorted(text[i] for i, _ in db.fts_episodes("lea", match, 50, window=5))
+                          for match in ('"parcel"', '"key"', '"parcel" OR "key"')])
+        finally:
+            store.close()
+    sqlite, postgres = found
+    assert postgres == sqlite
+    assert postgres[0] == sorted(f"parcel number {n} left the depot" for n in range(7, 12))  # the newest five
+    assert postgres[1] == ["the old depot key"]  # one match: the whole history
+
+
 @pytest.fixture
 def own_server() -> Iterator[Any]:
     """A Postgres server of this test's own (it is stopped and started again)."""
@@ -247,11 +270,3 @@ def test_a_restart_during_writes_gives_typed_errors_then_recovers(
 def _outage_warnings(records: list[logging.LogRecord]) -> list[str]:
     return [r.getMessage() for r in records if r.levelno >= logging.WARNING
             and ("unavailable" in r.getMessage() or "unreachable" in r.getMessage())]
-
-
-def test_export_says_it_is_not_on_postgres_yet(peers: Callable[[], NovaStore], tmp_path: Path) -> None:
-    store = peers()
-    store.add_turn("gus", "user", "Something to keep.")
-    with pytest.raises(StorageError, match="not available for a Postgres store"):
-        store.export(tmp_path / "out.jsonl")
-    assert not (tmp_path / "out.jsonl").exists()
