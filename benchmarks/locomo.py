@@ -3,7 +3,7 @@
 Usage:
     python benchmarks/locomo.py --data ../shared/benchmarks/locomo/locomo_dev.json [--k 10] [--budget 1000]
         [--mode nova|dense|both] [--conversations 1] [--preset balanced] [--backend auto|onnx|torch]
-        [--quantize documents|true|false] [--cv] [--cv-grid balanced,deep]
+        [--quantize documents|true|false] [--cv] [--cv-grid balanced,deep] [--cv-floors 0.1,0.2] [--cv-unmatched 0.3,0.4]
         [--effective-weight 0.05] [--cv-grid balanced,balanced+weights.effective_weight=0.05]
         [--cv-select context_recall|answer_words|recall_at_k|ndcg_at_10]
         [--database-url postgresql://... | --postgres]
@@ -31,6 +31,12 @@ candidate with the best mean context recall (``--cv-select``: another figure, su
 ``answer_words``) on the other conversations and scores it on the held-out one.
 ``heldout_mean`` (mean over folds) stands next to ``all_in`` (the candidate chosen on all
 conversations, scored on all). The dense baseline has no knob, so its grid is itself.
+
+``--cv-floors`` / ``--cv-unmatched`` calibrate the relevance floor (``SearchConfig.relevance_floor``,
+``unmatched_floor``) inside the same folds, from the first candidate's run with both floors off
+(``locomo_floor.py``); the result's ``floor`` holds the probes (adversarial and unrelated questions:
+tokens with and without the floors) and, with those options, ``floor.cv``: each fold's choice and
+its held-out figures with and without it.
 
 A candidate is a preset name with optional overrides of its search config,
 ``PRESET+field=value+...`` (dotted for nested fields): ``balanced+weights.effective_weight=0.05``
@@ -78,15 +84,28 @@ from nova_memory_integrations.embeddings import MiniLMEmbeddings, default_embedd
 from nova_memory_integrations.errors import ConfigError
 from nova_memory_integrations.retrieval.assemble import time_note
 from nova_memory_integrations.retrieval.search_config import SearchConfig
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/pg_local.py
 from pg_local import drop_database, fresh_database, local_server  # noqa: E402
+
 from nova_memory_integrations.text.terms import terms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import quantize_arg
-from locomo_scoring import CV_METRICS, cross_validate, distinct_turns, means, score_question, summarise
+from locomo_floor import UNRELATED, calibrate, pairs, probe_report
+from locomo_scoring import (
+    CV_METRICS,
+    answer_word_ceiling,
+    cross_validate,
+    distinct_turns,
+    means,
+    score_question,
+    summarise,
+)
 
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
+ADVERSARIAL = 5
+"""LoCoMo's category of questions whose evidence is not in memory as asked (probes of the relevance floor)."""
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "locomo" / "locomo_dev.json"
 CV_SELECT = tuple(m for m in CV_METRICS if m != "answer_words_ceiling")
 """Figures a fold may choose its candidate by (``--cv-select``); the ceiling is no system's own."""
@@ -257,20 +276,39 @@ def _ask(store: NovaStore, uid: str, qa: dict[str, Any], evidence: set[str], *, 
                          context_turns=ctx_turns, context_text=ctx_text, answer=qa.get("answer", ""), k=k,
                          evidence_texts=[shown[e] for e in sorted(evidence)])
     rec["answer_words_substring"] = substring_answer_words(qa.get("answer", ""), ctx_text)
+    if config is not None:  # what a relevance floor derived afterwards needs (locomo_floor.floored)
+        rec["best_match"], rec["keyword_match"] = ctx.best_match, ctx.keyword_match
+        rec["ceiling_alone"] = answer_word_ceiling(qa.get("answer", ""), "", [shown[e] for e in sorted(evidence)])
     return rec
+
+
+def _probe(store: NovaStore, uid: str, question: str, kind: str, *, config: SearchConfig, budget: int) -> dict[str, Any]:
+    """An unscored question (adversarial or unrelated): the tokens its context injects with the
+    candidate's relevance floors and without any, its best match, and what a gate would leave."""
+    ctx = store.context(question, uid, budget_tokens=budget, preset=config)
+    off = {"relevance_floor": 0.0, "unmatched_floor": 0.0}
+    bare = ctx if not (config.relevance_floor or config.unmatched_floor) else store.context(
+        question, uid, budget_tokens=budget, preset=config.model_copy(update=off))
+    reserved = [s.text for s in bare.sources if s.reason.startswith("guaranteed slot")]
+    gated = any(d.reason.startswith("below the relevance floor") for d in ctx.dropped)
+    return {"conversation": uid, "kind": kind, "best_match": bare.best_match, "keyword_match": bare.keyword_match,
+            "tokens": ctx.tokens, "tokens_no_floor": bare.tokens,
+            "gated": gated, "reserved_tokens": ctx.tokens if gated else sum(store.count_tokens(t) for t in reserved)}
 
 
 def run_conversation(
     sample: dict[str, Any], emb: Any, candidates: Sequence[str], *, k: int, budget: int,
     lat: dict[str, dict[str, list[float]]], timing: dict[str, float],
-    database: Callable[[], str | None] = lambda: None,
+    database: Callable[[], str | None] = lambda: None, probes: dict[str, list[dict[str, Any]]] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Per candidate, the records of every scored question of one conversation.
 
     ``context()`` counts accesses, which later rankings use, so each search preset gets a
     store of its own (filled and consolidated alike); the dense baseline only reads, and
     shares the first store before any preset has asked. ``database()`` gives each store its
-    ``database_url`` (``None``: SQLite in the store's temp directory).
+    ``database_url`` (``None``: SQLite in the store's temp directory). ``probes`` (per search
+    candidate) gets the adversarial and unrelated questions' records, asked after every scored
+    one so that the scored figures are those of a run without them.
     """
     uid = sample["sample_id"]
     turns = turns_of(sample)
@@ -294,6 +332,11 @@ def run_conversation(
             for cand in (["dense"] if i == 0 and "dense" in candidates else []) + ([preset] if preset else []):
                 out[cand] = [_ask(store, uid, qa, ev, candidate=cand, k=k, budget=budget, lat=lat[cand], shown=shown)
                              for qa, ev in questions]
+            if preset and probes is not None:
+                asked = [(qa["question"], "adversarial") for qa in sample["qa"] if qa.get("category") == ADVERSARIAL]
+                probes.setdefault(preset, []).extend(
+                    _probe(store, uid, q, kind, config=search_config(preset), budget=budget)
+                    for q, kind in [*asked, *((u, "unrelated") for u in UNRELATED)])
     return {c: out[c] for c in candidates}
 
 
@@ -307,23 +350,29 @@ def evaluate(
     lat: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     timing = {"ingest_s": 0.0, "consolidation_s": 0.0}
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    probes: dict[str, list[dict[str, Any]]] = {}
     for sample in samples:
         t0 = time.perf_counter()
         results[sample["sample_id"]] = per = run_conversation(sample, emb, candidates, k=k, budget=budget,
-                                                              lat=lat, timing=timing, database=database)
+                                                              lat=lat, timing=timing, database=database,
+                                                              probes=probes)
         if verbose:
             figures = "  ".join(f"{c}: recall@{k}={m['recall_at_k']:.3f} ctx={m['context_recall']:.3f}"
                                 for c, rows in per.items() if (m := means(rows)))
             print(f"{sample['sample_id']}: {len(turns_of(sample))} turns, {time.perf_counter() - t0:.0f} s  {figures}",
                   file=sys.stderr)
-    return {"results": results, "latency": lat, "timing": timing,
+    return {"results": results, "latency": lat, "timing": timing, "probes": probes,
             "turns": sum(len(turns_of(s)) for s in samples)}
 
 
 def summary(ev: dict[str, Any], candidates: Sequence[str], *, mode: str, k: int, budget: int,
-            cv: bool = False, select_by: str = "context_recall") -> dict[str, Any]:
+            cv: bool = False, select_by: str = "context_recall", floors: Sequence[tuple[float, float]] = ()
+            ) -> dict[str, Any]:
     """The result object of one mode: the first candidate on every question, plus the folds with ``cv``
-    (each fold choosing its candidate by ``select_by`` on the other conversations)."""
+    (each fold choosing its candidate by ``select_by`` on the other conversations), plus the floor's
+    probes (``floor``: tokens injected on adversarial and unrelated questions) and, with ``floors``
+    (pairs of relevance and unmatched floors), their calibration inside the folds
+    (``floor.cv``: :func:`locomo_floor.calibrate` over the first candidate's run)."""
     cand = candidates[0]
     records = [r for per in ev["results"].values() for r in per[cand]]
     metrics = (*HEADLINE, "answer_words_substring")
@@ -340,6 +389,16 @@ def summary(ev: dict[str, Any], candidates: Sequence[str], *, mode: str, k: int,
         "context_p50_ms": round(pct(lat["context"], 0.5), 2), "context_p95_ms": round(pct(lat["context"], 0.95), 2),
         "ingest_s": round(ev["timing"]["ingest_s"], 2), "consolidation_s": round(ev["timing"]["consolidation_s"], 2),
     }
+    if cand in ev.get("probes", {}):
+        config = search_config(cand)
+        out["floor"] = {"relevance_floor": config.relevance_floor, "unmatched_floor": config.unmatched_floor,
+                        **probe_report(ev["probes"][cand])}
+        if cv and floors:
+            probes = defaultdict(list)
+            for p in ev["probes"][cand]:
+                probes[p["conversation"]].append(p)
+            out["floor"]["cv"] = calibrate({conv: per[cand] for conv, per in ev["results"].items()}, probes,
+                                           floors, select_by=select_by)
     if cv:
         per_conv = {conv: {c: per[c] for c in candidates} for conv, per in ev["results"].items()}
         folds = cross_validate(per_conv, select_by=select_by, metrics=CV_METRICS)
@@ -393,6 +452,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="candidate search presets chosen per fold (default: --preset alone)")
     ap.add_argument("--cv-select", choices=CV_SELECT, default="context_recall",
                     help="the figure each fold chooses its candidate by, on the other conversations")
+    ap.add_argument("--cv-floors", default="", metavar="F,...",
+                    help="relevance floors each fold may choose for the first candidate, derived from its run "
+                         "(locomo_floor.py; with --cv)")
+    ap.add_argument("--cv-unmatched", default="", metavar="F,...",
+                    help="unmatched floors (queries no keyword matched) tried with each of --cv-floors")
     ap.add_argument("--effective-weight", type=float, default=None, metavar="W",
                     help="weights.effective_weight for every search candidate (0 = off; default: the preset's)")
     ap.add_argument("--backend", choices=["auto", "onnx", "torch"], default=None,
@@ -415,12 +479,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.cv and len(samples) < 2:
         ap.error("--cv needs at least two conversations")
     grid = list(dict.fromkeys(p.strip() for p in args.cv_grid.split(",") if p.strip())) if args.cv else []
+    try:
+        rel, unm = ([float(f) for f in given.split(",") if f.strip()] for given in (args.cv_floors, args.cv_unmatched))
+    except ValueError:
+        ap.error("--cv-floors and --cv-unmatched take numbers, such as 0.3,0.25,0.2")
+    if (rel or unm) and (not args.cv or any(not 0 < f <= 1 for f in (*rel, *unm))):
+        ap.error("--cv-floors and --cv-unmatched need --cv and floors in (0, 1]")
+    floors = pairs(rel, unm) if rel or unm else []
     presets = grid or [args.preset]
     if args.effective_weight is not None:
         if args.effective_weight < 0:
             ap.error("--effective-weight must be 0 or more")
         presets = list(dict.fromkeys(with_overrides(p, [f"weights.effective_weight={args.effective_weight:g}"])
                                      for p in presets))
+    if floors:  # the floors are derived from a run without any (locomo_floor.py), whatever the defaults
+        presets[0] = with_overrides(presets[0], ["relevance_floor=0", "unmatched_floor=0"])
     try:
         for p in presets:
             search_config(p)
@@ -447,7 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     backend = {"embedding_backend": getattr(emb, "backend", "torch"),
                "system_of_record": "sqlite" if server is None else "postgres"}
     results = [summary(ev, ["dense"] if m == "dense" else presets, mode=m, k=args.k, budget=args.budget, cv=args.cv,
-                       select_by=args.cv_select) | backend for m in modes]
+                       select_by=args.cv_select, floors=floors if m == "nova" else ()) | backend for m in modes]
     if len(results) == 2:
         dense = results[0]
         results[1]["dense"] = {m: dense[m] for m in HEADLINE} | {

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import ConfigError
+from .errors import ConfigError, SchemaError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,12 +29,16 @@ __all__ = [
     "LifecycleConfig",
     "LimitsConfig",
     "NovaConfig",
+    "Predicate",
     "RetrievalConfig",
     "TracingConfig",
     "StorageConfig",
+    "check_schema",
     "database_url",
     "default_home",
     "model_cache_dir",
+    "predicate_key",
+    "with_schema",
 ]
 
 ConsolidationMode = Literal["immediate", "background", "manual"]
@@ -191,6 +195,87 @@ class LimitsConfig(_Section):
     block is in every context, so its text is refused beyond its limit, never cut silently."""
 
 
+def predicate_key(text: str) -> str:
+    """A predicate as facts store it: lower case, runs of anything but letters and digits as ``_``
+    ("Takes Medication" -> ``takes_medication``); the one spelling rule, shared by :mod:`.memory.facts`."""
+    return "_".join("".join(ch if ch.isalnum() else " " for ch in text.casefold()).split())
+
+
+class Predicate(BaseModel):
+    """A predicate the application declares (``NovaStore(schema=[...])`` or ``[[facts.predicates]]``):
+    what it cares about, and how.
+
+    A fact whose predicate is the declared ``name`` or one of its ``synonyms`` (what the
+    extractor or a model may call it: ``takes_medication`` for ``medication``) is stored under
+    ``name``; ``many`` is its cardinality (``False``: one current value, a new one supersedes it;
+    ``True``: values add up, such as a person's medications); ``importance`` (1-5, the levels of
+    :mod:`.memory.importance`) is every such fact's importance, which ranks it and, at level 5,
+    gives it a guaranteed slot in ``context()`` even when inferred.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")
+    """As facts store it: lower case, digits and ``_`` ("medication", "target_weight")."""
+    many: bool = False
+    importance: int | None = Field(default=None, ge=1, le=5)
+    synonyms: tuple[str, ...] = ()
+    description: str = ""
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise SchemaError(f"Predicate {data.get('name')!r}: {'.'.join(map(str, first['loc']))}: "
+                              f"{first['msg']}") from None
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Its name and synonyms as stored predicates (:func:`predicate_key`), the name first."""
+        return tuple(dict.fromkeys(predicate_key(t) for t in (self.name, *self.synonyms)))
+
+
+def check_schema(predicates: Any) -> tuple[Predicate, ...]:
+    """Declared predicates, checked as a whole.
+
+    Raises:
+        SchemaError: not a list of :class:`Predicate` (or mappings of its fields), a name or
+            synonym with no letter or digit, or a spelling claimed twice (two names, or a synonym
+            of two predicates: which one would a fact go to?).
+    """
+    if isinstance(predicates, (str, bytes, Predicate)) or not hasattr(predicates, "__iter__"):
+        raise SchemaError(f"a schema is a list of Predicate, not {type(predicates).__name__}")
+    out: list[Predicate] = []
+    owner: dict[str, str] = {}
+    for i, item in enumerate(predicates):
+        if not isinstance(item, (Predicate, dict)):
+            raise SchemaError(f"schema[{i}] is a Predicate or a mapping of its fields, not {type(item).__name__}")
+        pred = item if isinstance(item, Predicate) else Predicate(**item)
+        for spelling in (pred.name, *pred.synonyms):
+            key = predicate_key(spelling) if isinstance(spelling, str) else ""
+            if not key:
+                raise SchemaError(f"schema[{i}] ({pred.name!r}): {spelling!r} has no letter or digit")
+            if owner.get(key, pred.name) != pred.name:
+                raise SchemaError(f"schema: {key!r} is claimed by both {owner[key]!r} and {pred.name!r}")
+            owner[key] = pred.name
+        out.append(pred)
+    return tuple(out)
+
+
+def with_schema(config: NovaConfig, schema: Any) -> NovaConfig:
+    """``config`` with ``schema`` as its declared predicates (a copy: the caller's config is not
+    changed); ``config`` itself when ``schema`` is ``None``.
+
+    Raises:
+        SchemaError: a bad schema (:func:`check_schema`).
+    """
+    if schema is None:
+        return config
+    predicates = check_schema(schema)
+    return config.model_copy(update={"facts": config.facts.model_copy(update={"predicates": predicates})})
+
+
 class FactConfig(_Section):
     """Semantic-memory behaviour: cardinality, confidence and reinforcement."""
 
@@ -218,9 +303,30 @@ class FactConfig(_Section):
     entity_fuzzy_min_chars: int = Field(default=6, ge=1)
     literal_predicates: list[str] = Field(default_factory=lambda: ["age", "birthday"])
     """Predicates whose objects are values, not entities (never resolved or merged)."""
+    predicates: tuple[Predicate, ...] = ()
+    """The predicates the application declares (:class:`Predicate`; ``NovaStore(schema=...)``,
+    ``[[facts.predicates]]`` in TOML): their names and synonyms, cardinality and importance
+    override the lists above."""
+
+    @field_validator("predicates", mode="before")
+    @classmethod
+    def _schema(cls, value: Any) -> tuple[Predicate, ...]:
+        return check_schema(value)
+
+    def declared(self, predicate: str) -> Predicate | None:
+        """The declared predicate ``predicate`` (a stored spelling) is the name or a synonym of."""
+        return next((p for p in self.predicates if predicate in p.keys), None)
+
+    def canonical(self, predicate: str) -> str:
+        """``predicate`` as facts store it: a declared synonym becomes its predicate's name."""
+        found = self.declared(predicate)
+        return predicate if found is None else predicate_key(found.name)
 
     def is_single_valued(self, predicate: str) -> bool:
-        """Whether a new object for ``predicate`` supersedes the old one."""
+        """Whether a new object for ``predicate`` supersedes the old one (a declared predicate: unless
+        it is ``many``)."""
+        if (found := self.declared(predicate)) is not None:
+            return not found.many
         return predicate in self.single_valued_predicates or any(
             predicate.startswith(p) for p in self.single_valued_prefixes
         )
@@ -248,6 +354,15 @@ class ConsolidationConfig(_Section):
     extractor and logs one warning line per store; ``quiet`` does the same without it;
     ``off`` dead-letters them (unprocessed, for ``retry_dead_letters``). Calls that fail
     outright (timeouts, server errors) are always dead-lettered: the model may answer later."""
+    learn_rules: Literal["apply", "suggest", "off"] = "apply"
+    """Standing instructions about replies ("use bullet points", "keep it short":
+    :mod:`~nova_memory_integrations.text.instructions`) that a user gives in
+    ``learn_after_sessions`` distinct sessions become procedural rules, with the turns as
+    provenance: ``apply`` adds them when a consolidation reads a new such turn; ``suggest`` only
+    lists them (``NovaStore.rule_proposals``, adopted with ``NovaStore.adopt_rule``)."""
+    learn_after_sessions: int = Field(default=3, ge=2)
+    """How many distinct sessions (turns without one: distinct days) must give an instruction
+    before it is learnt: never from a one-off ask, nor from one session's repeats."""
 
 
 class RetrievalConfig(_Section):

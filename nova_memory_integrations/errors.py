@@ -22,6 +22,7 @@ __all__ = [
     "MissingExtraError",
     "NotFoundError",
     "NovaMemoryError",
+    "SchemaError",
     "StoreClosedError",
     "StorageError",
     "WrongStoreError",
@@ -54,6 +55,11 @@ class WrongStoreError(NovaMemoryError, TypeError):
 
 class ConfigError(NovaMemoryError, ValueError):
     """The configuration (TOML file or ``NovaConfig`` values) is invalid."""
+
+
+class SchemaError(ConfigError):
+    """The application's declared schema (``NovaStore(schema=...)``, ``[[facts.predicates]]``) is
+    malformed: a bad field, or a predicate spelling two declarations claim."""
 
 
 class MissingExtraError(NovaMemoryError, ImportError):

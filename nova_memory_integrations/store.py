@@ -20,8 +20,9 @@ from typing import Any
 
 from ._threads import STORAGE, BackgroundWorker, reading, track
 from ._time import to_epoch, utcnow
-from .config import ConsolidationMode, NovaConfig, default_home, load_config
+from .config import ConsolidationMode, NovaConfig, Predicate, default_home, load_config, with_schema
 from .config import database_url as database_url_of
+from .consolidation.learning import LearningAPI
 from .consolidation.service import ConsolidationService
 from .embeddings import EmbeddingsLike
 from .engine.blocks import BlocksAPI
@@ -69,15 +70,10 @@ __all__ = ["NovaStore"]
 
 
 @checked_arguments(STORE_ARGUMENTS)  # the checks declared per parameter in engine.validation run first
-class NovaStore(MaintenanceAPI, BlocksAPI):
+class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
     """Long-term memory for agents: episodes, bi-temporal facts and rules for many users.
 
-    Setup:
-        .. code-block:: bash
-
-            pip install nova-memory-integrations
-
-    Instantiate:
+    Instantiate (after ``pip install nova-memory-integrations``):
         .. code-block:: python
 
             from nova_memory_integrations import NovaStore
@@ -105,6 +101,8 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
         database_url: ``postgresql://...`` (or ``$NOVA_MEMORY_DATABASE_URL``): memories and
             vectors (pgvector) in that database, shared by any number of processes; ``path``
             then holds only the model cache. Needs the ``postgres`` extra.
+        schema: the predicates the application declares (:class:`~.config.Predicate`: name,
+            synonyms, cardinality, importance), over ``facts.predicates``; a bad one raises ``SchemaError``.
     """
 
     def __init__(
@@ -116,10 +114,11 @@ class NovaStore(MaintenanceAPI, BlocksAPI):
         config: NovaConfig | str | os.PathLike[str] | None = None,
         llm: Any | None = None,
         database_url: str | None = None,
+        schema: Sequence[Predicate | Mapping[str, Any]] | None = None,
     ) -> None:
         self.path = Path(path).expanduser() if path is not None else default_home()
         self.path.mkdir(parents=True, exist_ok=True)
-        self.config = load_config(config, self.path)
+        self.config = with_schema(load_config(config, self.path), schema)
         self.database_url = database_url_of(database_url, self.config)
         self.components: Components = build_components(self.path, self.config, embeddings=embeddings,
                                                        chroma_client=chroma_client, database_url=self.database_url)

@@ -29,6 +29,7 @@ __all__ = [
     "MemorySource",
     "PinnedBlock",
     "Rule",
+    "RuleProposal",
     "SearchHit",
 ]
 
@@ -128,6 +129,23 @@ class Rule(_Model):
     usage_count: int = 0
     last_used: datetime | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+LEARNT = "learnt_from"
+"""The metadata key of a learnt rule (:class:`RuleProposal` adopted): the instruction it was learnt from."""
+
+
+class RuleProposal(_Model):
+    """A rule the store would learn: a standing instruction (``key``, such as ``"bullets"``) the user
+    gave in ``sessions`` distinct sessions, in the turns ``episode_ids`` (its provenance)."""
+
+    user_id: str
+    key: str
+    condition: str
+    action: str
+    confidence: float
+    sessions: tuple[str, ...]
+    episode_ids: tuple[str, ...]
 
 
 class PinnedBlock(_Model):
@@ -234,11 +252,19 @@ class ContextResult(_Model):
     dropped: tuple[ContextItem, ...] = ()
     timings: dict[str, float] = Field(default_factory=dict)
     compression_ratio: float = 1.0
+    best_match: float | None = None
+    """The best cosine of any retrieved item to the query: what the relevance floor
+    (``SearchConfig.relevance_floor``) compares; ``None`` when not every item could be compared
+    (one not indexed yet), which the floor lets through."""
+    keyword_match: bool | None = None
+    """Whether any retrieved item was found by a keyword of the query (without one, the best
+    match must reach ``SearchConfig.unmatched_floor``)."""
 
     def explain(self) -> str:
         """A human-readable account of why each item is in the context (or not)."""
         lines = [f"context for {self.query!r}: {self.tokens}/{self.budget_tokens} tokens, "
-                 f"{len(self.sources)} items, compression {self.compression_ratio:.2f}"]
+                 f"{len(self.sources)} items, compression {self.compression_ratio:.2f}"
+                 + (f", best match {self.best_match:.2f}" if self.best_match is not None else "")]
         for item in self.sources:
             sig = ", ".join(f"{k}={v:.3f}" for k, v in sorted(item.scores.items()))
             lines.append(f"+ [{item.kind} {item.id}] score={item.score:.3f} ({sig}) {item.reason}")

@@ -23,6 +23,7 @@ from ..engine.validation import printable
 from ..retrieval.search_config import PRESETS
 from ..types import CONTEXT_FORMATS
 from ._common import DatabaseOpt, JsonOpt, PathOpt, Session, UserOpt, choice, parse_when, session
+from .blocks import blocks_app
 from .browse import list_cmd, show_cmd, traverse_cmd
 from .graph import GRAPH_FORMATS, render_graph
 from .lifecycle import hide_cmd, lifecycle_cmd, restore_cmd
@@ -57,6 +58,7 @@ app.command("lifecycle")(lifecycle_cmd)
 app.command("hide")(hide_cmd)
 app.command("restore")(restore_cmd)
 app.add_typer(config_app, name="config")
+app.add_typer(blocks_app, name="blocks")
 
 _KINDS = ("episode", "fact", "rule")
 _SHORT = {"episodes": "episodes", "unconsolidated": "pending", "tombstones": "tombst", "summaries": "summ",

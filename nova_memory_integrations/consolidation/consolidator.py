@@ -369,7 +369,7 @@ class Consolidator:
             decision, ids = self.facts.apply(user_id, target.subject, target.predicate, target.object,
                                              at=max(at, target.valid_from), **common)
             return [decision], ids
-        predicate = normalize_predicate(prop.predicate)
+        predicate = self.fact_config.canonical(normalize_predicate(prop.predicate))
         subject, obj = prop.subject, prop.object.strip()
         if self.entities is not None:
             subject, obj = self.entities.resolve_fact(user_id, subject, predicate, obj)
@@ -413,7 +413,7 @@ class Consolidator:
                                  predicate_n=target.predicate, held=(),
                                  target=Ending(target.subject, target.predicate, target.object))
         subject_n = normalize_value(self.entities.canonical(user_id, prop.subject) if self.entities else prop.subject)
-        predicate_n = normalize_predicate(prop.predicate)
+        predicate_n = self.fact_config.canonical(normalize_predicate(prop.predicate))
         return plan_negation(prop.subject, prop.predicate, prop.object, subject_n=subject_n, predicate_n=predicate_n,
                              held=self._held(user_id, subject_n, predicate_n, at))
 

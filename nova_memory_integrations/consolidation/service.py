@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 from ..changes.tracker import ChangeTracker
 from ..engine.components import Components
 from ..extraction import DeterministicExtractor
+from ..extraction.declared import DeclaredReader
 from ..extraction.proposals import BatchExtractor, ConsolidationSource, deterministic_batch
 from ..memory.entities import RelatedFacts
-from ..types import ConsolidationResult
+from ..types import ConsolidationResult, Episode
 from .consolidator import Consolidator
+from .learning import learn
 
 if TYPE_CHECKING:
     from ..memory.conflicts import ConfidenceExplanation, Conflict
@@ -55,7 +57,9 @@ class ConsolidationService:
     def extractor(self) -> Any:
         """The deterministic extractor used when no LLM is configured (built on first use)."""
         if self._extractor is None:
-            self._extractor = DeterministicExtractor()
+            declared = self.components.config.facts.predicates  # the app's schema: "my goal is ..."
+            rules = DeterministicExtractor()
+            self._extractor = DeclaredReader(rules, declared) if declared else rules
         return self._extractor
 
     def source(self, llm: Any = None) -> ConsolidationSource | BatchExtractor:
@@ -69,10 +73,21 @@ class ConsolidationService:
         return self.consolidator.llm_source(chosen)
 
     def consolidate(self, user_id: str | None, llm: Any = None) -> ConsolidationResult:
-        """Consolidate the unprocessed episodes of ``user_id`` (``None``: every user)."""
+        """Consolidate the unprocessed episodes of ``user_id`` (``None``: every user), then learn
+        the rules their repeated instructions teach (:func:`.learning.learn`)."""
+        fresh = self._fresh(user_id)
         result = self.consolidator.run(user_id, self.source(llm))
         self.components.db.set_meta(LAST_CONSOLIDATION_KEY, str(time.time()))
+        learn(self.components, fresh)
         return result
+
+    def _fresh(self, user_id: str | None) -> list[Episode]:
+        """The turns a run is about to read, when learnt rules are applied (else none: nothing to read)."""
+        db = self.components.db
+        if self.components.config.consolidation.learn_rules != "apply":
+            return []
+        users = [user_id] if user_id is not None else db.users_with_unprocessed()
+        return [e for uid in users for e in db.list_episodes(uid, unprocessed_only=True)]
 
     def retry_dead_letters(self, user_id: str | None, llm: Any = None) -> ConsolidationResult:
         """Consolidate the dead-lettered episodes again."""

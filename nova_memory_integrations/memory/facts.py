@@ -17,7 +17,7 @@ from ..config import FactConfig
 from ..errors import InvalidInputError
 from ..storage.sqlite import SQLiteStore
 from ..types import Fact, FactDecision, MemorySource, new_id
-from .importance import assess, decay_scale
+from .importance import LEVELS, assess, decay_scale
 from .temporal import (
     Interval,
     decayed_confidence,
@@ -78,7 +78,7 @@ class FactMemory:
         repeat makes it explicit.
         """
         now = now or utcnow()
-        predicate_n = normalize_predicate(predicate)
+        predicate_n = self.config.canonical(normalize_predicate(predicate))  # a declared synonym: its name
         if not predicate_n or not normalize_value(subject) or not obj.strip():
             raise InvalidInputError(
                 f"subject, predicate and object need letters or digits: {subject!r} {predicate!r} {obj!r}")
@@ -87,6 +87,8 @@ class FactMemory:
         subject_n = normalize_value(subject) or subject
         obj = obj.strip()
         obj_norm = normalize_value(obj) if obj else None
+        if importance is None and (declared := self.config.declared(predicate_n)) and declared.importance:
+            importance = LEVELS[declared.importance]  # the app said how much it matters
         if importance is None:
             importance = assess(f"{subject_n} {predicate_n.replace('_', ' ')} {obj}", explicit=source == "explicit",
                                 predicate=predicate_n).value

@@ -21,10 +21,11 @@ from .._time import to_epoch, utcnow
 from ..engine.blocks import block_items
 from ..engine.hooks import Veto
 from ..memory.importance import level_of
-from ..types import CompressedText, CompressionResult, ContextItem, ContextResult, Fact, MemoryKind, SearchHit
+from ..types import LEARNT, CompressedText, CompressionResult, ContextItem, ContextResult, Fact, MemoryKind, SearchHit
 from .assemble import Format, assemble, with_speaker
 from .candidate import Candidate
 from .compress import compress_items, extract_sentences, near_duplicates
+from .floor import gated, relevance_of
 from .point_in_time import facts_known_by, overfetch, rules_known_by
 from .reads import read_database
 from .rerank import reranker_scores
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
     from ..engine.components import Components
     from .pipeline import RecallPipeline
 
-__all__ = ["build_context", "compress_texts", "dense_search", "guaranteed", "retrieve_snippets", "snippets", "to_hit",
-           "to_item"]
+__all__ = ["build_context", "compress_texts", "dense_search", "guaranteed", "learnt_rules", "retrieve_snippets",
+           "snippets", "to_hit", "to_item"]
 
 _FOUND_BY: dict[Signal, str] = {
     Signal.DENSE: "semantic match", Signal.LEXICAL: "keyword match (BM25)", Signal.FACT_DENSE: "semantic match",
@@ -85,20 +86,35 @@ def guaranteed(
     kinds: Sequence[MemoryKind],
 ) -> list[ContextItem]:
     """What ``context()`` reserves its ``reserved_share`` for, whatever the query: the user's pinned
-    blocks (:mod:`..engine.blocks`), then the most important current facts (``reserved_importance``
-    and above, explicit ones unless ``reserved_inferred``; most important first), each saying why it
-    is there."""
+    blocks (:mod:`..engine.blocks`) and learnt rules (:func:`learnt_rules`), then the most important
+    current facts (``reserved_importance`` and above, explicit ones unless ``reserved_inferred`` or
+    their predicate is declared that important by the app's schema; most important first), each
+    saying why it is there."""
     if not config.reserved_share:
         return []
-    blocks = block_items(components, user_id, as_of=as_of)
+    blocks = block_items(components, user_id, as_of=as_of) + (
+        learnt_rules(components, user_id, as_of=as_of) if "rule" in kinds else [])
     if "fact" not in kinds or not config.reserved_facts:
         return blocks
     moment = to_epoch(as_of or utcnow()) or 0.0
+    level = level_of(config.reserved_importance)  # predicates the app declared this important qualify inferred too
+    declared = [p.name for p in components.config.facts.predicates if (p.importance or 0) >= level]
     facts = components.db.important_facts(user_id, min_importance=config.reserved_importance, at=moment,
-                                          limit=config.reserved_facts, explicit_only=not config.reserved_inferred)
+                                          limit=config.reserved_facts, explicit_only=not config.reserved_inferred,
+                                          predicates=declared)
     return blocks + [_fact_item(f, f.importance, {"importance": f.importance},
                        f"guaranteed slot: importance {level_of(f.importance)} of 5"
                        + (", asked to keep" if f.source == "explicit" else "")) for f in facts]
+
+
+def learnt_rules(components: Components, user_id: str, *, as_of: datetime | None) -> list[ContextItem]:
+    """The user's learnt rules (:mod:`..consolidation.learning`): instructions about every reply, so
+    in every context, not only when a query resembles their condition."""
+    rules = [r for r in components.db.list_rules(user_id) if r.metadata.get(LEARNT)]
+    return [ContextItem(kind="rule", id=r.id, text=f"When {r.condition}: {r.action}", score=r.confidence,
+                        timestamp=r.created_at, confidence=r.confidence, metadata=dict(r.metadata),
+                        reason=f"guaranteed slot: rule learnt from {len(r.metadata.get('sessions', ()))} sessions")
+            for r in (rules if as_of is None else rules_known_by(rules, as_of))]
 
 
 def to_hit(c: Candidate, snippet: Sequence[Candidate] = ()) -> SearchHit:
@@ -225,7 +241,9 @@ def _context(
     components = pipeline.components
     counter = components.token_counter
     clock = time.perf_counter()
-    hits = retrieved.hits
+    relevance = relevance_of(retrieved.hits, retrieved.query_vector)
+    floored = gated(relevance, config)  # a weak best match: nothing for relevance (why, or None)
+    hits = [] if floored else retrieved.hits
     reserved = guaranteed(components, user_id, as_of=as_of, config=config, kinds=kinds)
     with _tracing.span("nova_memory.recall.compress"):
         compressed = compress_items([to_item(c) for c in hits], [c.vector for c in hits], retrieved.sentence_vectors,
@@ -244,7 +262,8 @@ def _context(
                                             fact_share=config.fact_share, query=query, fuller=compressed.fuller,
                                             relevance=compressed.relevance, names=compressed.names,
                                             reserved=list(slots.values()), reserved_share=config.reserved_share)
-    dropped = compressed.dropped + [i.model_copy(update={"reason": "over the reserved share of the budget"
+    below = [to_item(c).model_copy(update={"reason": floored}) for c in retrieved.hits] if floored else []
+    dropped = below + compressed.dropped + [i.model_copy(update={"reason": "over the reserved share of the budget"
                                                          if i.id in held else "over the token budget"}) for i in over]
     timings["assemble_ms"] = round((time.perf_counter() - clock) * 1000, 3)
     kept_eps = [i.id for i in kept if i.kind == "episode"]
@@ -257,6 +276,7 @@ def _context(
         query=query, user_id=user_id, text=text, tokens=tokens, budget_tokens=budget_tokens, format=fmt,
         tokenizer=counter.name, sources=tuple(kept), dropped=tuple(dropped), timings=timings,
         compression_ratio=round(kept_tokens / original, 4) if original else 1.0,
+        best_match=relevance.best, keyword_match=relevance.keyword,
     )
     try:
         return components.hooks.run("after_assemble", user_id, result)

@@ -226,6 +226,21 @@ class SearchConfig(BaseModel):
     min_item_tokens: int = Field(default=12, ge=1)
     fact_share: float = Field(default=0.3, ge=0, le=1)
     """At most this share of the budget goes to the facts section chosen by relevance."""
+    relevance_floor: float = Field(default=0.12, ge=0, le=1)
+    """A query whose best match (the best cosine of a retrieved item to it) is below this gets no
+    memories for relevance, only the guaranteed slots (:mod:`.floor`). ``0`` is off. Calibrated
+    with ``unmatched_floor`` on LoCoMo's leave-one-conversation-out folds (``benchmarks/locomo.py
+    --cv --cv-floors 0.05,0.1,0.12,0.15,0.2,0.25,0.3 --cv-unmatched 0.2,0.25,...,0.5``: each fold
+    kept the pairs that lost nothing on its four training conversations and took the one saving
+    the most tokens on their unrelated and adversarial probes): four folds chose 0.12 / 0.25, one
+    0.2 / 0.25, which cost that fold one held-out question; the default is the four folds' choice,
+    below every answered question's best match (the lowest, 0.131: "What would Caroline's
+    political leaning likely be?"). Held-out figures unchanged; unrelated questions 994 -> 473
+    tokens on average (21 of 40 gated); adversarial ones (category 5) keep theirs (they name what was discussed)."""
+    unmatched_floor: float = Field(default=0.25, ge=0, le=1)
+    """The same for a query none of whose keywords matched a stored turn or fact: a question in
+    words the user never used needs a closer meaning to count. ``0`` is off. See ``relevance_floor``
+    (no answered LoCoMo question lacked a keyword match below 0.44)."""
     reserved_share: float = Field(default=0.2, ge=0, le=1)
     """Guaranteed slots: up to this share of the budget goes first to the user's pinned blocks and
     most important current facts (``reserved_importance``), whatever the query; what they leave

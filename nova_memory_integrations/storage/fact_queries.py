@@ -74,15 +74,18 @@ class FactQueries(Connection):
         return self.select_facts(user_id, subject=subject, predicate=predicate, known_at=None, valid_after=valid_after)
 
     def important_facts(self, user_id: str, *, min_importance: float, at: float, limit: int,
-                        explicit_only: bool = False) -> list[Fact]:
+                        explicit_only: bool = False, predicates: Sequence[str] = ()) -> list[Fact]:
         """The user's believed facts valid at ``at`` of at least ``min_importance`` (and explicit, with
-        ``explicit_only``), most important first (explicit before inferred, then the latest learnt):
+        ``explicit_only``, unless their predicate is one of ``predicates``: those the app declared
+        that important), most important first (explicit before inferred, then the latest learnt):
         ``context()``'s guaranteed slots."""
+        declared = f" OR predicate IN ({', '.join('?' * len(predicates))})" if predicates else ""
         sql = ("SELECT * FROM facts WHERE user_id = ? AND expired_at IS NULL AND importance >= ?"
                " AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)"
-               + (" AND source = 'explicit'" if explicit_only else "")
+               + (f" AND (source = 'explicit'{declared})" if explicit_only else "")
                + " ORDER BY importance DESC, source = 'explicit' DESC, ingested_at DESC, seq DESC LIMIT ?")
-        return self.readable(self.query(sql, [user_id, min_importance, at, at, limit]), "facts", row_to_fact)
+        params = [user_id, min_importance, at, at, *(predicates if explicit_only else ()), limit]
+        return self.readable(self.query(sql, params), "facts", row_to_fact)
 
     def select_facts(
         self,
