@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 
 from .lexicon import ANCHORS, CORRECTION_CUES, CUES, CorrectionCue, Cue
-from .segments import Sentence
+from .segments import Sentence, words
+from .verbs import lemma, verb_cue_at, verb_lemmas
 
 __all__ = ["CorrectionHit", "CueHit", "find_corrections_cues", "find_cues", "has_cue"]
 
@@ -21,6 +22,11 @@ _CUE_RE = re.compile(r"\b(?=\w)(?:" + "|".join(f"(?P<c{i}>{c.pattern})" for i, c
 _CORRECTION_RE = re.compile(
     r"\b(?=\w)(?:" + "|".join(f"(?P<k{i}>{c.pattern})" for i, c in enumerate(CORRECTION_CUES)) + ")", _FLAGS)
 _WORDS = re.compile(r"[a-z]+")
+_VERB_LEMMAS = verb_lemmas()
+_NOT_A_VERB_AFTER = frozenset("a an the my our his her their its your this that is 's was are 're were be been "
+                              "being very so too".split())
+"""Before a verb cue's word, these make it a noun or an adjective ("a *cut*", "my *close* friend", "the shop
+*is shut*": a state that may be for the day, not an ending)."""
 
 
 @dataclass(frozen=True)
@@ -45,9 +51,12 @@ class CorrectionHit:
 
 
 def has_cue(text: str) -> bool:
-    """Whether ``text`` holds any change or correction cue (the cheap pre-test: a set lookup of its words
-    in :data:`~.lexicon.ANCHORS` first, the cue expressions only then)."""
-    if ANCHORS.isdisjoint(_WORDS.findall(text.lower())):
+    """Whether ``text`` may hold a change or correction cue (the cheap pre-test: a verb of :mod:`.verbs` by
+    its lemma, or a set lookup of its words in :data:`~.lexicon.ANCHORS` first, the cue expressions only then)."""
+    found = _WORDS.findall(text.lower())
+    if any(lemma(w) in _VERB_LEMMAS for w in found):
+        return True
+    if ANCHORS.isdisjoint(found):
         return False
     return _CUE_RE.search(text) is not None or _CORRECTION_RE.search(text) is not None
 
@@ -77,6 +86,25 @@ def find_cues(text: str, sentences: list[Sentence]) -> list[CueHit]:
         if where is None or m.lastgroup is None:
             continue
         out.append(CueHit(CUES[int(m.lastgroup[1:])], m.start(), m.end(), *where))
+    return sorted(out + _verb_hits(text, sentences, out), key=lambda h: h.start)
+
+
+def _verb_hits(text: str, sentences: list[Sentence], phrase_hits: list[CueHit]) -> list[CueHit]:
+    """The verb cues (:mod:`.verbs`) of a message at words no phrase cue covers."""
+    ws = words(text)
+    tokens = [w.low for w in ws]
+    out: list[CueHit] = []
+    for i, w in enumerate(ws):
+        if lemma(w.low) not in _VERB_LEMMAS or (i and tokens[i - 1] in _NOT_A_VERB_AFTER):
+            continue
+        if any(h.start <= w.start < h.end for h in phrase_hits):
+            continue
+        found = verb_cue_at(tokens, i)
+        where = _locate(sentences, w.start)
+        if found is None or where is None:
+            continue
+        entry, last = found
+        out.append(CueHit(entry.cue, w.start, ws[last].end, *where))
     return out
 
 

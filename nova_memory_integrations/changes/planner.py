@@ -16,23 +16,27 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from ..memory.temporal import expiry_ahead
 from ..text.dates import resolve_relative_time
 from ..types import Fact
 from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
 from .guards import Actor, Known, check, find_actor
 from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
+from .meaning import MIN_CLAUSE_WORDS, VALUE_COSINE, meaning_text, resolve
 from .reading import (
     ANOTHER,
     PRONOUNS,
     about_something_else,
     agent,
+    destination,
     determiner,
     object_words,
     owner_of_next,
     subject_pronoun,
     thing_named_nothing,
 )
+from .replacements import NewValue, after_handled, new_value, successors
 from .segments import Sentence, Word, normalize_text, segment, words
 from .targets import (
     THRESHOLD,
@@ -73,8 +77,7 @@ _PART = re.compile(r"[,;—–]|\bbut\b|\bthough\b", re.IGNORECASE)
 _ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
 _OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+[A-Z][\w-]+)?|[A-Z][\w-]+)", re.IGNORECASE)
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
-_TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
-_FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
+_REPLACEMENT_HINT = re.compile(r"\b(?:instead|now|to|for|into)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,8 @@ class ChangePlan:
     touched: tuple[Fact, ...] = ()
     """Every fact an unguarded cue or a correction may be about, best first: what an LLM deciding
     UPDATE / DELETE itself must see (:meth:`~.tracker.ChangeTracker.touched`)."""
+    new_values: tuple[NewValue, ...] = ()
+    """What the message names as holding instead of a fact it ends (:mod:`.replacements`)."""
 
     @property
     def empty(self) -> bool:
@@ -234,23 +239,10 @@ def _object_person(msg: _Message, hit: CueHit) -> Actor | None:
     return found if found.kind == "third" else None
 
 
-def _destination(msg: _Message, hit: CueHit) -> tuple[int, int]:
-    """The span of a cue's clause naming the *new* state ("moved *to Lyon*", "swapped it *for a Tesla*")."""
-    clause = msg.sentences[hit.sentence].clauses[hit.clause]
-    first = msg.text.find(" ", hit.start, hit.end)  # after the cue's first word: "switched to X", "gave it to X"
-    if hit.cue.object_after or first < 0:  # "said goodbye *to* the van": what follows is what ended
-        first = hit.end
-    m = _TO.search(msg.text, first, clause.end)
-    if m is None:
-        return (0, 0)
-    back = _FROM.search(msg.text, m.end(), clause.end) if hit.cue.kind == "change" else None  # "to X from Y"
-    return (m.start(), back.start() if back else clause.end)  # "sold her to a lad from Leeds": all the buyer
-
-
 def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -> dict[str, Evidence]:
     sentence = msg.sentences[hit.sentence]
     clause = sentence.clauses[hit.clause]
-    dest = _destination(msg, hit)
+    dest = destination(msg.text, msg.sentences, hit)
     clause_words = [w for w in msg.words if clause.start <= w.start < clause.end and not dest[0] <= w.start < dest[1]]
     other_words = [w for w in msg.words if sentence.start <= w.start < sentence.end and not
                    clause.start <= w.start < clause.end]
@@ -294,9 +286,12 @@ def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -
     states = {i.state for i in scope if category_fit(i.category, cue.categories) == 1.0}
     if not _may_be_the_only_one(msg.text, hit, actor, clause_words, scope):
         states = set()
+    named = {i.fact.id: name_evidence(i, clause_words) for i in scope}
+    if any(n >= 0.8 for n in named.values()):  # the clause names what ended: "the only one" is no rival
+        states = set()
     out: dict[str, Evidence] = {}
     for info in scope:
-        ev = Evidence(name_clause=name_evidence(info, clause_words), name_sentence=name_evidence(info, other_words),
+        ev = Evidence(name_clause=named[info.fact.id], name_sentence=name_evidence(info, other_words),
                       ref=refs.get(info.fact.id, 0.0), unique=1.0 if states == {info.state} else 0.0)
         out[info.fact.id] = Evidence(name_clause=ev.name_clause) if cue.needs_name else ev
     return out
@@ -342,7 +337,8 @@ def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],
 
 
 def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence],
-                similarity: Similarity | None) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
+                similarity: Similarity | None, hits: Sequence[CueHit] = (),
+                ) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
     cue = hit.cue
     fits = {i.fact.id: category_fit(i.category, cue.categories) for i in scope}
     pool = [i for i in scope if fits[i.fact.id] > 0 and (cue.ends_roles or i.fact.predicate not in ROLE_PREDICATES
@@ -354,20 +350,53 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
     specific = {i.state for i in pool if fits[i.fact.id] == 1.0}
     small = ANY not in cue.categories and 0 < len(specific) <= SMALL_POOL
     opens = any(i.open for i in pool)  # an open fact is found by meaning, never by its category
-    if chosen or similarity is None or not pool or not (hinted or small or opens):
+    if chosen or similarity is None or not pool:
         return chosen, False
     clause = msg.sentences[hit.sentence].clauses[hit.clause].text
     able = [i for i in pool if target_score(with_sim(evidence[i.fact.id], 1.0), fit=fits[i.fact.id],
                                             strength=cue.strength, open_fact=i.open) >= THRESHOLD]
-    if not able:  # meaning could lift none of them
-        return chosen, False
+    if not able or not (hinted or small or opens):  # meaning could lift none of them
+        return _resolve(msg, hit, pool, fits, evidence, similarity, scored, hits, by_clause=False)
     ranked = sorted(able, key=lambda i: (-evidence[i.fact.id].structural, -fits[i.fact.id]))[:MAX_SIMILAR]
     cosines = similarity(clause, [i.text for i in ranked])
     sims = {i.fact.id: rescale_similarity(c, open_fact=i.open) for i, c in zip(ranked, cosines, strict=True)}
     scored = [(i, with_sim(evidence[i.fact.id], sims.get(i.fact.id, 0.0)),
                target_score(with_sim(evidence[i.fact.id], sims.get(i.fact.id, 0.0)), fit=fits[i.fact.id],
                             strength=cue.strength, open_fact=i.open)) for i in pool]
-    return _with_states(choose(scored), scored), True
+    found = choose(scored)
+    if not found:
+        return _resolve(msg, hit, pool, fits, evidence, similarity, scored, hits)
+    return _with_states(found, scored), True
+
+
+def _resolve(msg: _Message, hit: CueHit, pool: list[FactInfo], fits: dict[str, float],
+             evidence: dict[str, Evidence], similarity: Similarity, scored: list[tuple[FactInfo, Evidence, float]],
+             hits: Sequence[CueHit], *, by_clause: bool = True,
+             ) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
+    """Meaning as a resolver when structure decided nothing (:mod:`.meaning`): among the candidates of the
+    cue's own categories, the one whose value is most like the new value the change names ("switched to VS
+    Code": the editor held), else (``by_clause``: where meaning was asked before, a structural hint or a
+    small pool) the one the clause clearly means."""
+    candidates = [i for i in pool if i.category != "relationship"  # ended by naming the person, never by likeness
+                  ][:MAX_SIMILAR]
+    if hit.cue.needs_name or not candidates:
+        return [], False
+    value = new_value(msg.text, msg.sentences, msg.known, hit, [], hits)
+    if value is not None:
+        picked = resolve(candidates, similarity(value, [i.fact.object for i in candidates]), floor=VALUE_COSINE)
+        if picked is not None:
+            return _with_states([(picked, with_sim(evidence[picked.fact.id], 1.0), THRESHOLD)], scored), True
+    if not by_clause:  # nothing structural to confirm, and no small pool: never a search of every fact
+        return [], value is not None
+    sentence = msg.sentences[hit.sentence]
+    clause = sentence.clauses[hit.clause].text
+    if len(clause.split()) < MIN_CLAUSE_WORDS:
+        clause = sentence.text
+    picked = resolve(candidates, similarity(clause, [meaning_text(i) for i in candidates]))
+    if picked is None:
+        return [], True
+    ev = evidence[picked.fact.id]
+    return _with_states([(picked, with_sim(ev, 1.0), THRESHOLD)], scored), True
 
 
 def _plausible(hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence]) -> list[FactInfo]:
@@ -382,9 +411,13 @@ def _plausible(hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence]
 
 
 def _when(msg: _Message, hit: CueHit, at: datetime) -> datetime:
-    clause = msg.sentences[hit.sentence].clauses[hit.clause]
-    found = resolve_relative_time(clause.text, at)
-    return found if found is not None and found <= at else at
+    """When the ending holds: the clause's time when it is behind ("in May"), the day its sentence says the
+    state runs out when that is ahead ("my desk runs out *on the 30th*": it holds until then), else ``at``."""
+    sentence = msg.sentences[hit.sentence]
+    found = resolve_relative_time(sentence.clauses[hit.clause].text, at)
+    if found is not None and found <= at:
+        return found
+    return expiry_ahead(sentence.text, at) or at
 
 
 def _handled(sentence: Sentence, handled: Sequence[str]) -> bool:
@@ -402,7 +435,15 @@ def pending(text: str, handled: Sequence[str] = ()) -> bool:
     if find_corrections_cues(norm, sentences):
         return True
     marks = [normalize_text(h).strip(" .!?") for h in handled]
-    return any(not _handled(sentences[h.sentence], marks) for h in find_cues(norm, sentences))
+    return any(not _handled(sentences[h.sentence], marks) or _names_a_new_value(norm, sentences, h)
+               for h in find_cues(norm, sentences))
+
+
+def _names_a_new_value(text: str, sentences: list[Sentence], hit: CueHit) -> bool:
+    """Whether a cue in a sentence the extractor already handled may name what holds instead (a change's
+    destination, "instead", "now"): the planner then reads it for the new value only."""
+    end = sentences[hit.sentence + 1].end if hit.sentence + 1 < len(sentences) else sentences[hit.sentence].end
+    return hit.cue.kind == "change" or _REPLACEMENT_HINT.search(text, hit.end, end) is not None
 
 
 def plan_changes(
@@ -437,11 +478,14 @@ def plan_changes(
     if not find_corrections_cues(norm, sentences):
         correctable = []
     corrections, used = find_corrections(norm, sentences, find_corrections_cues(norm, sentences), correctable)
-    hits = [h for h in find_cues(norm, sentences) if h.sentence not in used
-            and not _handled(sentences[h.sentence], marks)]
+    found = [h for h in find_cues(norm, sentences) if h.sentence not in used]
+    hits = [h for h in found if not _handled(sentences[h.sentence], marks)]
+    new_values = after_handled(norm, sentences, msg.known, msg.infos, [h for h in found if h not in hits], facts,
+                               at)
     touched: dict[str, Fact] = {c.fact.fact.id: c.fact.fact for c in corrections}
     if not hits or not msg.infos:
-        return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()))
+        return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()),
+                          new_values=tuple(new_values.values()))
     endings: dict[str, Ending] = {}
     affirmed = _affirmed(msg)
     guarded: list[Guarded] = []
@@ -463,7 +507,7 @@ def plan_changes(
                 if info.fact.subject == person and info.category != "relationship":
                     endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, f"{person} died"))
             continue
-        dest = _destination(msg, hit)
+        dest = destination(msg.text, msg.sentences, hit)
         if dest[1] > dest[0]:  # what the clause names as the new state is never the one that ended
             named = [w for w in msg.words if dest[0] <= w.start < dest[1]]
             held = [i for i in scope if name_evidence(i, named) >= 0.8]
@@ -474,14 +518,19 @@ def plan_changes(
         scope = [i for i in scope if i.fact.id not in affirmed]
         evidence = _evidence(msg, hit, actor, scope)
         touched.update((i.fact.id, i.fact) for i in _plausible(hit, scope, evidence))
-        chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity)
+        chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity, hits)
         embedded = embedded or used_sim
         states = {c[0].state for c in chosen}
         for info, ev, score in chosen:
             endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, describe(info, ev, score)))
+        value = new_value(msg.text, msg.sentences, msg.known, hit, [c[0] for c in chosen], hits) if chosen else None
+        if value is not None:
+            for info in successors([c[0] for c in chosen], value, msg.infos):
+                new_values.setdefault((info.fact.subject, info.fact.predicate),
+                                      NewValue(info.fact, value, when, hit.cue.name))
         for info in scope if hit.cue.ends_roles else ():  # retiring ends the whole job: employer and role
             if info.state in states and info.fact.id not in endings:
                 endings[info.fact.id] = Ending(info.fact, when, hit.cue.name, "stated with the ended job")
     return ChangePlan(tuple(endings.values()), tuple(corrections), tuple(guarded), embedded,
-                      tuple(touched.values()))
+                      tuple(touched.values()), tuple(new_values.values()))
 

@@ -13,14 +13,18 @@ import re
 from .cues import CueHit
 from .guards import Actor
 from .lexicon import STOPWORDS
-from .segments import Word, words
+from .segments import Sentence, Word, words
 from .targets import FactInfo, category_fit, describes, name_evidence
+
+_TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
+_FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
 
 __all__ = [
     "ANOTHER",
     "PRONOUNS",
     "about_something_else",
     "agent",
+    "destination",
     "determiner",
     "object_words",
     "owner_of_next",
@@ -117,3 +121,16 @@ def agent(text: str, actor: Actor, hit: CueHit, clause_words: list[Word]) -> boo
         return False
     between = {w.low for w in clause_words if w.start < hit.start}
     return between.isdisjoint(_PASSIVE)
+
+
+def destination(text: str, sentences: list[Sentence], hit: CueHit) -> tuple[int, int]:
+    """The span of a cue's clause naming the *new* state ("moved *to Lyon*", "swapped it *for a Tesla*")."""
+    clause = sentences[hit.sentence].clauses[hit.clause]
+    first = text.find(" ", hit.start, hit.end)  # after the cue's first word: "switched to X", "gave it to X"
+    if hit.cue.object_after or first < 0:  # "said goodbye *to* the van": what follows is what ended
+        first = hit.end
+    m = _TO.search(text, first, clause.end)
+    if m is None:
+        return (0, 0)
+    back = _FROM.search(text, m.end(), clause.end) if hit.cue.kind == "change" else None  # "to X from Y"
+    return (m.start(), back.start() if back else clause.end)  # "sold her to a lad from Leeds": all the buyer

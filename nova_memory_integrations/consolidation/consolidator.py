@@ -455,6 +455,20 @@ class Consolidator:
             self.hooks.run("after_decision", user_id, made_list)
             decisions += made_list
             changed += ids
+        for new in plan.new_values:  # what the change names as holding instead, from the change's time
+            if new.replaces.lineage_id in retracted:
+                continue
+            prop = Proposal(new.replaces.subject, new.replaces.predicate, new.object, valid_from=new.at,
+                            reason=new.reason, source_text=episode.content,
+                            metadata={"clause": episode.content} if new.replaces.predicate == OPEN_PREDICATE else {})
+            try:
+                prop = self.hooks.run("before_decision", user_id, prop)
+            except Veto:
+                continue
+            made_list, ids = self._apply(user_id, prop, at=new.at, episode_ids=[episode.id], now=now)
+            self.hooks.run("after_decision", user_id, made_list)
+            decisions += made_list
+            changed += ids
         return decisions, changed
 
     def _apply_open_states(

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "Plan",
     "Retraction",
     "decayed_confidence",
+    "expiry_ahead",
     "normalize_value",
     "plan_assertion",
     "plan_negation",
@@ -26,6 +27,10 @@ __all__ = [
     "reinforced_confidence",
 ]
 
+_EXPIRY = re.compile(
+    r"\b(?:runs? out|ends?|expires?|is up|finish(?:es)?|last day (?:is|will be))\b"  # present tense: ahead
+    r"[^.;!?]{0,30}?\b(?:on |by )?(?:the )?(?:(?P<day>\d{1,2})(?:st|nd|rd|th)\b|(?P<end>end of (?:the|this) month)\b)",
+    re.IGNORECASE)
 _ARTICLES = re.compile(r"^(?:the|a|an|my|our)\s+")
 _PUNCT = re.compile(r"[^\w\s+#.-]")
 _SPACES = re.compile(r"\s+")
@@ -182,3 +187,26 @@ def plan_retraction(wrong: Sequence[Interval], corrected: Sequence[Interval], at
         end = max(closed_later) if len(closed_later) == len(later) else None
     return Retraction("UPDATE", "corrected: the old value was never true; the corrected one holds from its start",
                       expire=expire, rebase=tuple(iv.id for iv in later), add=True, valid_from=start, valid_to=end)
+
+
+def expiry_ahead(text: str, now: datetime) -> datetime | None:
+    """The day ahead of ``now`` on which ``text`` says a state runs out ("my lease *is up on the 30th*", "the
+    membership *runs out at the end of the month*"): that day-of-month this month, else next month; ``None``
+    when the text names no such day. An ending said now but dated ahead holds until then."""
+    m = _EXPIRY.search(text)
+    if m is None:
+        return None
+    start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if m.group("end"):
+        nxt = (start.replace(day=28) + timedelta(days=4)).replace(day=1)
+        return nxt - timedelta(days=1)
+    day = int(m.group("day"))
+    for months in (0, 1, 2):
+        year, month = start.year + (start.month - 1 + months) // 12, (start.month - 1 + months) % 12 + 1
+        try:
+            when = start.replace(year=year, month=month, day=day)
+        except ValueError:  # no such day that month ("the 31st" in June)
+            continue
+        if when > now:
+            return when
+    return None

@@ -60,7 +60,8 @@ def _corpus() -> list[str]:
 def test_the_anchor_prefilter_never_hides_a_cue() -> None:
     for text in _corpus():
         norm = normalize_text(text)
-        assert has_cue(norm) == bool(_CUE_RE.search(norm) or _CORRECTION_RE.search(norm)), text
+        if _CUE_RE.search(norm) or _CORRECTION_RE.search(norm) or find_cues(norm, segment(norm)):
+            assert has_cue(norm), text
 
 
 @pytest.mark.parametrize(("text", "cue"), [
