@@ -17,16 +17,19 @@ from ..text.dates import MONTHS, NUMBER_WORDS
 from ..text.lexicon import RELS
 
 __all__ = [
-    "DURATION", "GERUND_SUBJECT_END", "HABITUAL", "apposition", "coordinated", "durative", "is_participle", "joint_subject",
+    "DURATION", "GERUND_SUBJECT_END", "HABITUAL", "apposition", "coordinated", "durative", "is_participle",
+    "joint_subject",
     "relation_value", "strip_time_lead", "subjectless",
 ]
 
 _I = re.IGNORECASE
-_NUM = r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ][a-z]+)?|a couple of|a few|a|an|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
+_NUM = (r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ][a-z]+)?|a couple of|a few|a|an|"
+        + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")")
 _UNIT = r"(?:years?|yrs?|months?|weeks?|decades?)"
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 DURATION = re.compile(
-    rf"(?<!twice)(?<!once)(?<!times)\s+(?:(?:for|about|nearly|almost|over|going on|just|under|around|roughly|well)\s+)*(?:the (?:last|past)\s+)?"
+    rf"(?<!twice)(?<!once)(?<!times)\s+(?:(?:for|about|nearly|almost|over|going on|just|under|around|roughly|well)\s+)*"
+    rf"(?:the (?:last|past)\s+)?"
     rf"{_NUM}\s+{_UNIT}\b"
     rf"|\s+for\s+(?:ages|years|months|decades|a while|ever|donkey's years|as long as I can remember)\b"
     rf"|\s+since\s+(?:\d{{4}}|(?:{_MONTH})\b|uni\b|school\b|forever\b|I was\b|the\b|last\b|we\b|before\b)", _I)
@@ -132,7 +135,8 @@ def coordinated(body: str) -> tuple[str, str] | None:
     return (m.group("verb").lower(), m.group("rest")) if m else None
 
 
-_HANDLE = re.compile(r"\b(?:on|my)\s+(?P<platform>[A-Za-z][\w.]+)\s*(?:\(\s*|,\s*|:\s*)?@(?P<handle>[A-Za-z0-9_.]{2,30})\b")
+_HANDLE = re.compile(r"\b(?:on|my)\s+(?P<platform>[A-Za-z][\w.]+)\s*(?:\(\s*|,\s*|:\s*)?"
+                     r"@(?P<handle>[A-Za-z0-9_.]{2,30})\b")
 
 
 def apposition(text: str) -> list[tuple[str, str]]:

@@ -32,8 +32,8 @@ from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKE
 from .segments import Clause, normalize_text, segment
 from .state_shapes import (
     DURATION,
-    HABITUAL,
     GERUND_SUBJECT_END,
+    HABITUAL,
     apposition,
     coordinated,
     durative,
@@ -64,7 +64,8 @@ child asked me ..." still tells where the user teaches)."""
 _PIECES = re.compile(r",\s+|\s+and\s+(?=(?:today|yesterday|tonight|then|this|last)\b)", _I)
 _LEAD = re.compile(r"^\W*(?:(?:so|and|but|also|oh|ok|okay|well|honestly|anyway|yeah|btw|plus|still|now|"
                    r"currently|these days|at the moment|right now|update)\b[\s,!:-]*)*", _I)
-_ADVERBS = r"(?:\s+(?:still|now|currently|also|just|only|both|always|usually|really|normally|mostly|basically|literally|" \
+_ADVERBS = r"(?:\s+(?:still|now|currently|also|just|only|both|always|usually|really|normally|mostly|basically|" \
+           r"literally|" \
            r"actually|even|properly|officially|regularly|finally))*"
 # "I run", "we've got", "I've been using", "Priya and I have": the user as subject, then a verb
 _FIRST = re.compile(r"^(?:(?:I|[Ww]e)|[A-Z][\w-]+ and I|my [\w-]+ and I)"
@@ -83,14 +84,17 @@ _NUMBERS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ][a-
 """A number in words, a compound ("thirty-one") too."""
 _VERBLESS = re.compile(r"^(?P<np>[\w\s-]+?\s+life\s+(?:at|in|with|on)\s+[A-Z].*|"
                        r"(?:[\w-]+\s+){0,3}[\w-]+(?:er|or|ist|ian|ite|fan|nerd|geek|head|addict|native|mum|dad)"
-                       r"\s+here|(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|(?:\d+|" + _NUMBERS + r")[- ]?(?:day|week|month)s?\s+"
-                       r"(?:[\w-]+\s+){0,3}streak\b.*|(?:\d+|" + _NUMBERS + r"|a few|a couple of)\s+(?:years?|months?)\s+"
+                       r"\s+here|(?:day|week|month|year)\s+\w+\s+(?:of|at|in|on)\s+.+|(?:\d+|" + _NUMBERS +
+                       r")[- ]?(?:day|week|month)s?\s+"
+                       r"(?:[\w-]+\s+){0,3}streak\b.*|(?:\d+|" + _NUMBERS +
+                       r"|a few|a couple of)\s+(?:years?|months?)\s+"
                        r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
                        r"(?:born|bred)\b.*|as\s+(?!(?:well|usual|soon|far|long|much|if|for|of|i|we|you|it|always|"
                        r"ever|a result)\b).+)$", _I)
 _BARE_SUBJECT = re.compile(r"^\W*(?:(?:[Mm]y|[Oo]ur)\s+(?:" + RELS + r")(?:\s+[A-Z][\w-]+)?|[A-Z][a-z][\w-]*)\s*$")
 """A clause that is only a person (the segmenter split "my flatmate Kasia and I ..." at the "and")."""
-_OWNED = re.compile(r"^\s+(?P<np>[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2}(?:\s+[a-z]+)?)\s+(?:is|was|has|needs|keeps|'s)\b")
+_OWNED = re.compile(r"^\s+(?P<np>[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2}(?:\s+[a-z]+)?)"
+                    r"\s+(?:is|was|has|needs|keeps|'s)\b")
 """A possessive before a proper noun phrase that is itself the subject of a verb ("Greg's Transit van is")."""
 _PERFECT = re.compile(r"\s+(?:(?:just|already|finally|now|also)\s+)?(?:[a-z]+ed|put|got|been|done|gone|made|taken|"
                       r"given|left|sent|set|cut|let|seen|bought|sold|lost|found|told|said|paid|had|run|won)\b")
@@ -126,7 +130,8 @@ _COPULA_NEXT = re.compile(r"^\s+(?:(?:a|an|in|on|at|with|into|part of|member of|
 """What follows a copula when it tells a state: a noun phrase, a place, a status ("single", "retired") or
 a proper adjective ("Portuguese"), as against a feeling or an opinion."""
 _FEELINGS = re.compile(r"\b(?:feel\w*|tired|stressed|sad|happy|glad|sorry|sick of|fed up|worried|nervous|excited|"
-                       r"anxious|bored|annoyed|angry|upset|scared|lost|confused|coping|exhausted|knackered|done with|ill|poorly|unwell|"
+                       r"anxious|bored|annoyed|angry|upset|scared|lost|confused|coping|exhausted|knackered|done with|"
+                       r"ill|poorly|unwell|"
                        r"sick|under the weather|"
                        r"over the moon|gutted|thrilled|proud|relieved|grateful|struggling|busy|late|away|off)\b", _I)
 _CUT = re.compile(r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s+(?:I|we)\s|\s+-+\s+|\s+(?:and|but|so|because|cos|which|who|"
@@ -235,7 +240,7 @@ def _clause_states(text: str) -> list[OpenState]:
     if m := _FIRST.match(body):
         return _from_verb("user", m, body, lasting) + _carried("user", body)
     if shape := subjectless(body):  # "renting a one-bed in X", "been using vim for years": the user, unsaid
-        verb, rest, been = shape
+        verb, rest, _been = shape
         if re.match(r"\s+(?:and|or)\b", rest):  # "Writing and hanging out with friends": activities listed
             return []
         if cut := GERUND_SUBJECT_END.search(rest):  # "teaching Year 2 is basically ...": the subject only
@@ -317,8 +322,8 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
             return _states(subject, owned.group("np"), body)
         return _states(subject, _phrase(whole), body)
     if verb not in _STATE_VERBS:
-        return _habit(subject, m, body) if not aux.strip() and (subject == "user" or "rel" in m.re.groupindex
-                                                                 and m.group("rel")) else []
+        return _habit(subject, m, body) if not aux.strip() and (subject == "user" or ("rel" in m.re.groupindex
+                                                                 and m.group("rel"))) else []
     if verb in ("go", "goes", "going") and not re.match(r"\s+(?:to|swimming|running|climbing)\b", rest):
         return []
     value = _phrase(rest)
@@ -410,9 +415,9 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in apposition(sentence.text)]
         for state in found:
             low = state.value.lower()
-            if not state.shared and (
+            if (not state.shared and (
                     (ruled and state.subject == "user" and (not elsewhere or any(state.clause in c for c in elsewhere)))
-                    or any(_holds(low, c) or _holds(c, low) for c in taken)) or \
+                    or any(_holds(low, c) or _holds(c, low) for c in taken))) or \
                     (state.subject, low) in seen or not _valid(state.value):
                 continue
             seen.add((state.subject, low))
