@@ -25,8 +25,14 @@ def marker(user: str, proc: int, round_: int) -> str:
 
 
 def peer(url: str, data_dir: str, proc: int, users: list[str], rounds: int, forgotten: list[str],
-         barrier: Any, out: str) -> None:
-    """The peer's run (see the module docstring)."""
+         barrier: Any, out: str, env: dict[str, str] | None = None) -> None:
+    """The peer's run (see the module docstring). ``env``: set before the package is imported (a
+    "host" of its own: HOME, model cache)."""
+    if env:
+        import os
+
+        os.environ.update(env)
+        os.environ.pop("NOVA_MEMORY_DATABASE_URL", None)
     from nova_memory_integrations import NovaConfig, NovaStore
 
     report: dict[str, Any] = {"acked": [], "embedded": [], "errors": [], "foreign": [], "forgotten_seen": []}
