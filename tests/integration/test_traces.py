@@ -187,6 +187,35 @@ def test_one_agent_step_through_novamemory_shows_the_memory_inside_it(store: Nov
     assert [w for w in SECRET_WORDS if w in _texts(spans)] == []
 
 
+def test_one_llamaindex_step_shows_the_recall_and_the_capture_inside_it(store: NovaStore, traced: Traced) -> None:
+    """A LlamaIndex query engine over ``NovaRetriever`` and a ``nova_memory`` Memory, run inside the app's
+    span (as OpenInference makes one per step): the recall stages and the capture nest under it,
+    through LlamaIndex's own async and thread hops."""
+    from llama_index.core.base.llms.types import ChatMessage
+    from llama_index.core.query_engine import RetrieverQueryEngine
+
+    from nova_memory_integrations.llama_index import NovaRetriever, nova_memory
+    from nova_memory_integrations.llama_index.testing import ExtractiveMemoryLLM
+
+    store.add_turn(USER, "user", TURN)
+    store.components.indexer.wait(USER, timeout=60)
+    engine = RetrieverQueryEngine.from_args(retriever=NovaRetriever(store, USER), llm=ExtractiveMemoryLLM())
+    memory = nova_memory(store, USER)
+    with traced.provider.get_tracer("the app").start_as_current_span("llama step") as step:
+        answer = engine.query(QUESTION)
+        memory.put(ChatMessage(role="user", content="Quillon also likes saffron flakes."))
+    assert "saffron" in str(answer).lower()  # the extractive LLM answered from the recalled turn
+
+    spans = traced.finished()
+    trace_id = step.get_span_context().trace_id
+    inside = [s for s in spans if s.context.trace_id == trace_id]
+    signals = [s for s in inside if s.name == "nova_memory.recall.signals"]
+    captures = [s for s in inside if s.name == "nova_memory.capture"]
+    assert signals and all("llama step" in _ancestors(s, spans) for s in signals)
+    assert captures and all("llama step" in _ancestors(c, spans) for c in captures)
+    assert [w for w in SECRET_WORDS if w in _texts(spans)] == []
+
+
 def test_one_proxied_chat_is_a_server_span_with_the_recall_and_the_upstream_call(
         store: NovaStore, serve: Any, traced: Traced) -> None:
     store.add_turn(USER, "user", TURN)
