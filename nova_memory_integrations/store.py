@@ -347,10 +347,15 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
         include_history: bool = False,
+        predicates: Iterable[str] | None = None,
     ) -> list[Fact]:
         """Facts of a user: valid at ``as_of`` (default now) as believed at ``known_at``.
 
         ``subject`` may be any alias of an entity ("rust-lang" finds facts about "Rust").
+
+        ``predicates`` keeps only facts on those names, e.g. the schema's declared ones
+        (``[p.name for p in schema]``) to show what the application said matters, without
+        the incidental facts the extractor also found; with ``predicate`` both must hold.
 
         ``include_history=True`` returns every version believed at ``known_at`` whatever
         its validity, e.g. blue valid 2024-01..2024-06 then green from 2024-06.
@@ -362,6 +367,7 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
             uid, subject=c.entities.canonical(uid, subject) if subject else subject, predicate=predicate,
             as_of=check_timestamp(as_of, "as_of"), known_at=check_timestamp(known_at, "known_at"),
             include_history=include_history,
+            predicates=None if predicates is None else [normalize_predicate(p) for p in predicates],
         )
 
     def fact_history(self, user_id: str, fact_id: str) -> list[Fact]:

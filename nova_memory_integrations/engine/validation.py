@@ -412,7 +412,7 @@ STORE_ARGUMENTS: dict[str, dict[str, Check]] = {
     "episodes": {"session_id": SESSION_ID, "limit": COUNT, "newest_first": FLAG},
     "add_fact": {"subject": NAME, "predicate": NAME, "source_episode_ids": IDS},
     "invalidate_fact": {"fact_id": FACT_ID, "reason": CONTENT},
-    "facts": {"subject": NAME, "predicate": NAME, "include_history": FLAG},
+    "facts": {"subject": NAME, "predicate": NAME, "include_history": FLAG, "predicates": NAMES},
     "fact_history": {"fact_id": FACT_ID},
     "decisions": {"limit": COUNT},
     "traverse": {"start": CONTENT, "max_hops": HOPS, "predicates": NAMES},

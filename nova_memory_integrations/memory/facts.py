@@ -260,11 +260,13 @@ class FactMemory:
         as_of: datetime | None = None,
         known_at: datetime | None = None,
         include_history: bool = False,
+        predicates: Sequence[str] | None = None,
     ) -> list[Fact]:
         """Facts believed at ``known_at`` (default now) and valid at ``as_of``.
 
         With ``include_history`` every believed version is returned whatever its
-        validity (the timeline of each fact, with its intervals).
+        validity (the timeline of each fact, with its intervals). ``predicates`` (normalized
+        names) keeps only facts on one of them.
         """
         rows = self.db.select_facts(
             user_id,
@@ -272,6 +274,9 @@ class FactMemory:
             predicate=normalize_predicate(predicate) if predicate else None,
             known_at=to_epoch(known_at),
         )
+        if predicates is not None:
+            wanted = set(predicates)
+            rows = [f for f in rows if f.predicate in wanted]
         if include_history:
             return rows
         moment = as_of or known_at or utcnow()

@@ -16,7 +16,7 @@ import pytest
 
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.config import Predicate
-from nova_memory_integrations.errors import ConfigError, SchemaError
+from nova_memory_integrations.errors import ConfigError, InvalidInputError, SchemaError
 from nova_memory_integrations.memory.importance import LEVELS
 
 pytestmark = pytest.mark.both_backends
@@ -109,3 +109,21 @@ def test_the_schema_from_a_config_file(make_store: Any, tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text('[[facts.predicates]]\nname = "Goal Two"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="Goal Two"):
         NovaConfig.from_toml(tmp_path / "bad.toml")
+
+
+def test_facts_filtered_by_the_declared_predicates(coach: NovaStore) -> None:
+    for text in ("I take metformin every morning.", "I am allergic to peanuts.", "I live in Lisbon.",
+                 "I work at Acme as a nurse."):
+        coach.add_turn("kim", "user", text)
+    coach.add_fact("bob", "user", "allergy", "latex")
+    coach.consolidate("kim")
+    declared = [p.name for p in HEALTH_COACH]
+    everything = coach.facts("kim")
+    kept = coach.facts("kim", predicates=declared)
+    assert {f.predicate for f in everything} - set(declared)  # the extractor found incidental facts too ...
+    assert sorted((f.predicate, f.object) for f in kept) == [("allergy", "peanuts"), ("medication", "metformin")]
+    assert [f.object for f in coach.facts("kim", predicates=["Allergy"])] == ["peanuts"]  # normalized like predicate=
+    assert coach.facts("kim", predicates=["allergy"], predicate="medication") == []  # both must hold
+    assert coach.facts("kim", predicates=[]) == []
+    with pytest.raises(InvalidInputError):
+        coach.facts("kim", predicates="allergy")  # a bare string is not a list of names
