@@ -22,6 +22,7 @@ EXPECTED = {
     "03_temporal_fact_graph.ipynb",
     "04_context_compression.ipynb",
     "05_locomo_benchmark.ipynb",
+    "07_health_coach.ipynb",
 }
 
 
