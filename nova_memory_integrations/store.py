@@ -352,10 +352,7 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
         """Facts of a user: valid at ``as_of`` (default now) as believed at ``known_at``.
 
         ``subject`` may be any alias of an entity ("rust-lang" finds facts about "Rust").
-
-        ``predicates`` keeps only facts on those names, e.g. the schema's declared ones
-        (``[p.name for p in schema]``) to show what the application said matters, without
-        the incidental facts the extractor also found; with ``predicate`` both must hold.
+        ``predicates`` keeps facts on those names only, e.g. the declared ones: what the app said matters.
 
         ``include_history=True`` returns every version believed at ``known_at`` whatever
         its validity, e.g. blue valid 2024-01..2024-06 then green from 2024-06.
