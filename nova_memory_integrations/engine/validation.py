@@ -358,8 +358,7 @@ def _count(minimum: int, maximum: int) -> Check:
 
 
 def _names(value: object, field: str, limits: LimitsConfig) -> None:
-    # A one-shot iterator (a generator) would be used up by this check and reach the method empty.
-    if isinstance(value, (str, bytes, Mapping, Iterator)) or not isinstance(value, Iterable):
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise InvalidInputError(f"{field} must be a list of strings, got {type(value).__name__}", field=field)
     for item in value:
         check_content(item, limits, field)
