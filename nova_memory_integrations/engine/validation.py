@@ -482,6 +482,12 @@ def _checking(fn: Callable[..., Any], checks: list[tuple[int | None, str, bool, 
                 value = args[index]
             else:
                 continue
+            if isinstance(value, Iterator):  # one-shot: checked and passed on as one list, not used up here
+                value = list(value)
+                if name in kwargs:
+                    kwargs[name] = value
+                else:
+                    args = (*args[:index], value, *args[index + 1:])  # type: ignore[operator]
             if value is not None:
                 check(value, name, limits)
             elif not nullable:

@@ -127,3 +127,16 @@ def test_facts_filtered_by_the_declared_predicates(coach: NovaStore) -> None:
     assert coach.facts("kim", predicates=[]) == []
     with pytest.raises(InvalidInputError):
         coach.facts("kim", predicates="allergy")  # a bare string is not a list of names
+
+
+def test_a_generator_of_predicate_names_is_read_once_not_used_up_by_the_check(tmp_path, minilm_onnx) -> None:
+    from nova_memory_integrations import NovaStore
+
+    store = NovaStore(tmp_path / "gen", embeddings=minilm_onnx)
+    try:
+        store.add_fact("alice", "user", "likes", "tea")
+        store.add_fact("alice", "user", "lives_in", "Oslo")
+        assert [f.object for f in store.facts("alice", predicates=(p for p in ["likes"]))] == ["tea"]
+        assert [f.object for f in store.facts("alice", predicates=["likes"])] == ["tea"]
+    finally:
+        store.close()
