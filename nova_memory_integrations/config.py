@@ -221,6 +221,9 @@ class Predicate(BaseModel):
     importance: int | None = Field(default=None, ge=1, le=5)
     synonyms: tuple[str, ...] = ()
     description: str = ""
+    kind: str = ""
+    """The kind (schema, category) it belongs to: a model's (``allergy`` for ``Allergy``:
+    :mod:`.schemas`) or any name a TOML declaration gives; ``facts(schema=...)`` filters by it."""
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -307,6 +310,9 @@ class FactConfig(_Section):
     """The predicates the application declares (:class:`Predicate`; ``NovaStore(schema=...)``,
     ``[[facts.predicates]]`` in TOML): their names and synonyms, cardinality and importance
     override the lists above."""
+    schemas: tuple[type[BaseModel], ...] = ()
+    """The pydantic models the application declares (``NovaStore(schemas=...)``,
+    :mod:`.schemas`): their fields are among ``predicates``, and every fact of theirs is validated."""
 
     @field_validator("predicates", mode="before")
     @classmethod

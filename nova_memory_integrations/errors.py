@@ -18,6 +18,7 @@ __all__ = [
     "ConsolidationError",
     "DatabaseUnavailableError",
     "EmbeddingError",
+    "FactSchemaError",
     "InvalidInputError",
     "MissingExtraError",
     "NotFoundError",
@@ -46,6 +47,24 @@ class InvalidInputError(NovaMemoryError, ValueError):
     def __init__(self, message: str = "", *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class FactSchemaError(InvalidInputError):
+    """A fact of a kind the application declared as a pydantic model (``NovaStore(schemas=...)``)
+    has a value its model refuses: not an allowed value, the wrong type, a validator said no.
+    Raised by the explicit calls (``add_fact``, the ``remember`` tool, REST, MCP) before anything
+    is written; consolidation records such a fact as refused (``NovaStore.refused_facts``) instead.
+
+    ``kind`` is the schema's kind (``allergy``), ``predicate`` / ``value`` the fact's, ``rule`` what
+    the model said was wrong.
+    """
+
+    def __init__(self, kind: str, predicate: str, value: str, rule: str) -> None:
+        super().__init__(f"{kind}.{predicate}: {value!r} does not fit the declared schema: {rule}", field="object")
+        self.kind = kind
+        self.predicate = predicate
+        self.value = value
+        self.rule = rule
 
 
 class WrongStoreError(NovaMemoryError, TypeError):

@@ -28,6 +28,7 @@ from .embeddings import EmbeddingsLike
 from .engine.blocks import BlocksAPI
 from .engine.capture import record_turns
 from .engine.components import Components, build_components
+from .engine.schemas_api import SchemasAPI, SchemaSelector
 from .engine.tokens import TokenCounter
 from .engine.validation import (
     STORE_ARGUMENTS,
@@ -52,6 +53,7 @@ from .retrieval.assemble import FORMATS, Format
 from .retrieval.context import build_context, compress_texts, dense_search, retrieve_snippets
 from .retrieval.pipeline import RecallPipeline
 from .retrieval.search_config import SearchConfig
+from .schemas import with_schemas
 from .types import (
     CompressionResult,
     ConsolidationResult,
@@ -70,7 +72,7 @@ __all__ = ["NovaStore"]
 
 
 @checked_arguments(STORE_ARGUMENTS)  # the checks declared per parameter in engine.validation run first
-class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
+class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI, SchemasAPI):
     """Long-term memory for agents: episodes, bi-temporal facts and rules for many users.
 
     Instantiate (after ``pip install nova-memory-integrations``):
@@ -103,6 +105,8 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
             then holds only the model cache. Needs the ``postgres`` extra.
         schema: the predicates the application declares (:class:`~.config.Predicate`: name,
             synonyms, cardinality, importance), over ``facts.predicates``; a bad one raises ``SchemaError``.
+        schemas: what the application declares as pydantic models (:mod:`~.schemas`: a field per
+            attribute, allowed values, cardinality, importance); every fact of theirs is validated.
     """
 
     def __init__(
@@ -115,10 +119,11 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
         llm: Any | None = None,
         database_url: str | None = None,
         schema: Sequence[Predicate | Mapping[str, Any]] | None = None,
+        schemas: Sequence[type[Any]] | None = None,
     ) -> None:
         self.path = Path(path).expanduser() if path is not None else default_home()
         self.path.mkdir(parents=True, exist_ok=True)
-        self.config = with_schema(load_config(config, self.path), schema)
+        self.config = with_schemas(with_schema(load_config(config, self.path), schema), schemas)
         self.database_url = database_url_of(database_url, self.config)
         self.components: Components = build_components(self.path, self.config, embeddings=embeddings,
                                                        chroma_client=chroma_client, database_url=self.database_url)
@@ -126,15 +131,13 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
         self._recall = RecallPipeline(self.components)
         self._consolidation = ConsolidationService(self.components, llm)
         self._items = ItemService(self.components)
-        self._closed = False
-        self._closing = False
+        self._closed = self._closing = False
         self._lock = threading.RLock()
         cfg = self.config
         self._worker = BackgroundWorker(self._background_job, interval=cfg.consolidation.interval_seconds,
                                         debounce=cfg.consolidation.debounce_seconds)
         self._lifecycle = LifecycleScheduler(self.components)  # passes every lifecycle.schedule_interval_s
-        self._opened_by = os.getpid()
-        self._inherited = 0  # in a forked child: the pid of the parent that opened it (closed here)
+        self._opened_by, self._inherited = os.getpid(), 0  # _inherited, in a forked child: the parent's pid
         track(self, rank=STORAGE, stop=NovaStore._close_at_exit, after_fork=NovaStore._after_fork)
         self.components.recover()
         if cfg.consolidation.mode == "background":
@@ -200,8 +203,8 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
         self.components.close(drain=False)
 
     def _after_fork(self) -> None:
-        """In a forked child the store is closed, and left to the parent: a connection and a Chroma
-        client carried across a fork are unsafe (Chroma's hang) and its threads are gone."""
+        """In a forked child the store is closed, left to the parent (a connection and a Chroma client
+        carried across a fork are unsafe; its threads are gone)."""
         if not self._closed:
             self._inherited = self._inherited or self._opened_by
             self._closed = True
@@ -304,6 +307,9 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
         """Assert a fact directly (explicit, importance by :func:`.memory.importance.assess` unless
         given); cardinality and reinforcement rules apply. Returns the decision (ADD, UPDATE when it
         superseded a single-valued value, NOOP when it reinforced a fact) with its ``fact_id``.
+
+        Raises:
+            FactSchemaError: a declared model refuses the value (``schemas=``); nothing is written.
         """
         self._check_open()
         limits = self.config.limits
@@ -348,14 +354,15 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
         known_at: datetime | str | None = None,
         include_history: bool = False,
         predicates: Iterable[str] | None = None,
+        schema: SchemaSelector | None = None,
     ) -> list[Fact]:
         """Facts of a user: valid at ``as_of`` (default now) as believed at ``known_at``.
 
         ``subject`` may be any alias of an entity ("rust-lang" finds facts about "Rust").
-        ``predicates`` keeps facts on those names only, e.g. the declared ones: what the app said matters.
+        ``predicates`` keeps facts on those names only, e.g. the declared ones: what the app said matters;
+        ``schema`` those of declared kinds (a model, a kind's name, or a list: ``schema=Allergy``).
 
-        ``include_history=True`` returns every version believed at ``known_at`` whatever
-        its validity, e.g. blue valid 2024-01..2024-06 then green from 2024-06.
+        ``include_history=True``: every version believed at ``known_at`` whatever its validity.
         """
         self._check_open()
         uid = check_user(user_id, self.config.limits)
@@ -364,7 +371,8 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
             uid, subject=c.entities.canonical(uid, subject) if subject else subject, predicate=predicate,
             as_of=check_timestamp(as_of, "as_of"), known_at=check_timestamp(known_at, "known_at"),
             include_history=include_history,
-            predicates=None if predicates is None else [normalize_predicate(p) for p in predicates],
+            predicates=self._schema_predicates(schema, None if predicates is None else [
+                normalize_predicate(p) for p in predicates]),
         )
 
     def fact_history(self, user_id: str, fact_id: str) -> list[Fact]:
@@ -439,13 +447,13 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
         return self._consolidation.extractor
 
     def consolidate(self, user_id: str | None = None, *, llm: Any = None) -> ConsolidationResult:
-        """Turn unprocessed episodes into facts (ADD / UPDATE / DELETE / NOOP).
+        """Turn unprocessed episodes into facts (ADD / UPDATE / DELETE / NOOP); ``None``: every user.
 
-        Only episodes not yet processed, and not parked in a dead letter, are read.
-        ``user_id=None`` consolidates every user. ``llm`` overrides the store's model for
-        this call (a LangChain chat model, a LlamaIndex LLM, an ``LLMExtractor``, or
-        ``False`` for the deterministic extractor). Failures never raise: the episodes
-        concerned stay unprocessed and are listed by :meth:`dead_letters`.
+        Only episodes not yet processed, and not parked in a dead letter, are read. ``llm`` overrides
+        the store's model for this call (a LangChain chat model, a LlamaIndex LLM, an ``LLMExtractor``,
+        or ``False`` for the deterministic extractor). Failures never raise: the episodes concerned
+        stay unprocessed and are listed by :meth:`dead_letters`; facts a declared schema refused are
+        listed by :meth:`refused_facts`.
         """
         self._check_open()
         return self._consolidation.consolidate(self._uid(user_id), llm)
@@ -494,11 +502,9 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
     ) -> list[SearchHit]:
         """Dense similarity search over a user's episodes / facts / rules, best first.
 
-        Turns added just before are included, never waiting for the vector index. Facts
-        are those valid at ``as_of`` (default now); with ``as_of``, nothing learnt after it
-        is returned (turns, facts, rules: as :meth:`context`). For hybrid
-        retrieval with reranking use :meth:`retrieve`; for a prompt-ready block,
-        :meth:`context`.
+        Turns added just before are included, never waiting for the vector index. Facts are those
+        valid at ``as_of`` (default now), nothing learnt after it (as :meth:`context`). Hybrid
+        retrieval with reranking: :meth:`retrieve`; a prompt-ready block: :meth:`context`.
         """
         uid, query = self._check_query(user_id, query, k)
         with reading():  # the indexer yields to it
@@ -519,10 +525,8 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
     ) -> list[SearchHit]:
         """Hybrid retrieval (dense + BM25 + graph + rules, fused, reranked): stages 1-2.
 
-        Returns at most ``k`` items, best first. Adjacent turns of one session are merged
-        into one snippet item (``SearchHit.provenance`` lists its turns; the search
-        config's ``snippet_max_turns=1`` turns this off). ``as_of``: a point-in-time
-        retrieval, nothing learnt after it (as :meth:`context`).
+        At most ``k`` items, best first; adjacent turns of a session merge into one snippet
+        (``SearchHit.provenance``; ``snippet_max_turns=1`` turns it off); ``as_of`` as :meth:`context`.
         """
         uid, query = self._check_query(user_id, query, k)
         cfg = self._search_config(preset)
@@ -548,13 +552,9 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI):
         counted by :attr:`token_counter`; ``sources`` carry ids, scores, dates, validity
         and provenance; ``explain()`` says why each item is there.
 
-        ``as_of`` makes it a point-in-time recall: the context the store would have given at
-        that moment. Nothing learnt after ``as_of`` reaches it: no later turn (nor a summary
-        or tombstone standing for one), no fact that was not valid then or was learnt later
-        (from a later turn, even if it is valid from earlier), no rule created later. Relative
-        dates in the query ("last week") count from ``as_of`` too. Items of the LangGraph
-        store (``NovaStore.items``) never reach ``context()``. See
-        :mod:`~nova_memory_integrations.retrieval.point_in_time`.
+        ``as_of`` makes it a point-in-time recall, the context the store would have given then:
+        nothing learnt after it (turns, summaries, facts, rules), relative dates counted from it
+        (:mod:`~nova_memory_integrations.retrieval.point_in_time`). LangGraph items never reach it.
         """
         budget = self.config.retrieval.budget_tokens if budget_tokens is None else budget_tokens
         check_positive_int(budget, "budget_tokens")

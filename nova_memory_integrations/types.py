@@ -28,6 +28,7 @@ __all__ = [
     "MemoryKind",
     "MemorySource",
     "PinnedBlock",
+    "RefusedFact",
     "Rule",
     "RuleProposal",
     "SearchHit",
@@ -164,6 +165,23 @@ class PinnedBlock(_Model):
     valid_from: datetime
     valid_to: datetime | None = None
     ingested_at: datetime
+
+
+class RefusedFact(_Model):
+    """A fact a declared schema refused (``NovaStore(schemas=...)``): it was not stored. ``rule`` says
+    what the model found wrong, ``episode_id`` which turn it came from, ``origin`` which source
+    proposed it (``llm``, ``rules``: the deterministic extractor and the declared reader)."""
+
+    id: str
+    user_id: str
+    episode_id: str | None = None
+    kind: str
+    subject: str
+    predicate: str
+    object: str
+    rule: str
+    origin: str
+    created_at: datetime
 
 
 class SearchHit(_Model):

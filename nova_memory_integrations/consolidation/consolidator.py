@@ -56,6 +56,7 @@ from ..memory.temporal import decayed_confidence, normalize_value
 from ..storage.sqlite import SQLiteStore, row_to_fact
 from ..types import ConsolidationResult, Episode, Fact, FactDecision, MemorySource
 from .negation import NOTHING_HELD, Ending, NegationPlan, opposite_predicates, plan_entailed, plan_negation
+from .schema_gate import SchemaGate
 from .types import tally
 
 if TYPE_CHECKING:
@@ -143,6 +144,7 @@ class Consolidator:
         self.entities = entities
         self.related = related
         self.conflict_log = ConflictLog(db)
+        self.gate = SchemaGate(db, self.fact_config)  # the declared models every new value passes
         self._opposites = opposite_predicates(self.fact_config.opposite_predicates)
         self._lock = threading.Lock()
         self._llm: tuple[Any, LLMExtractor] | None = None
@@ -329,7 +331,12 @@ class Consolidator:
         importance: float | None = None, source: MemorySource = "explicit",
     ) -> tuple[FactDecision, list[str]]:
         """Apply one statement outside a run (``NovaStore.add_fact``, a memory tool, REST): resolution,
-        conflicts, one transaction. Such a statement is explicit unless ``source`` says otherwise."""
+        conflicts, one transaction. Such a statement is explicit unless ``source`` says otherwise.
+
+        Raises:
+            FactSchemaError: a declared model refuses the value (nothing is written).
+        """
+        obj = self.gate.check(self.fact_config.canonical(normalize_predicate(predicate)), obj.strip())
         prop = Proposal(subject, predicate, obj, confidence=confidence, reason=reason, metadata=dict(metadata or {}))
         try:
             with self.db.user_transaction(user_id):
@@ -353,7 +360,10 @@ class Consolidator:
                                   "source": source, "importance": importance}
         target = self._current(user_id, prop.target_fact_id)
         if prop.op == "UPDATE" and target is not None and says_corrected(prop.reason):  # a model's correction
-            fixed, fixed_ids = self.facts.retract(user_id, target, prop.object, at=at, episode_ids=episode_ids,
+            fixed_value = self.gate.admit(user_id, prop, target.predicate, episode_ids=episode_ids, now=now)
+            if isinstance(fixed_value, FactDecision):
+                return [fixed_value], []
+            fixed, fixed_ids = self.facts.retract(user_id, target, fixed_value, at=at, episode_ids=episode_ids,
                                                   reason=prop.reason or "corrected", now=now)
             return [fixed], fixed_ids
         if prop.negate or prop.op == "DELETE":
@@ -370,7 +380,10 @@ class Consolidator:
                                              at=max(at, target.valid_from), **common)
             return [decision], ids
         predicate = self.fact_config.canonical(normalize_predicate(prop.predicate))
-        subject, obj = prop.subject, prop.object.strip()
+        admitted = self.gate.admit(user_id, prop, predicate, episode_ids=episode_ids, now=now)
+        if isinstance(admitted, FactDecision):  # refused by a declared model: recorded, not stored
+            return [admitted], []
+        subject, obj = prop.subject, admitted
         if self.entities is not None:
             subject, obj = self.entities.resolve_fact(user_id, subject, predicate, obj)
         subject_n = normalize_value(subject) or subject
@@ -436,7 +449,11 @@ class Consolidator:
                 prop = self.hooks.run("before_decision", user_id, prop)
             except Veto:
                 continue
-            made, ids = self.facts.retract(user_id, wrong, prop.object, at=episode.timestamp, episode_ids=[episode.id],
+            value = self.gate.admit(user_id, prop, wrong.predicate, episode_ids=[episode.id], now=now)
+            if isinstance(value, FactDecision):
+                decisions.append(value)
+                continue
+            made, ids = self.facts.retract(user_id, wrong, value, at=episode.timestamp, episode_ids=[episode.id],
                                            reason=prop.reason or fix.reason, now=now)
             retracted.add(wrong.lineage_id)
             self.hooks.run("after_decision", user_id, [made])

@@ -28,7 +28,8 @@ from .base import CandidateFact
 
 __all__ = ["DeclaredReader", "declared_facts"]
 
-_VALUE_END = re.compile(r"\s*(?:[.;!?\n]|\b(?:because|but|since|so that|although)\b)", re.IGNORECASE)
+_VALUE_END = re.compile(r"\s*(?:[.;!?](?=\s|$)|\n|\b(?:because|but|since|so that|although)\b)", re.IGNORECASE)
+"""Where a value ends: a sentence's end (not the point of "72.5"), a line's, or a clause giving a reason."""
 _LIST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\band\b)\s*", re.IGNORECASE)
 _CONFIDENCE = 0.7
 """A declared shape is generic: a little below the rules' default (0.8)."""
@@ -46,7 +47,7 @@ def _pattern(predicates: Sequence[Predicate]) -> tuple[re.Pattern[str], dict[str
         return None
     words = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(owner, key=len, reverse=True))
     return re.compile(rf"\bmy\s+(?:(?:current|main|new|daily|only)\s+)?(?P<word>{words})\s*(?::|\bis\b|\bare\b)"
-                      r"\s*(?P<value>[^\n]+)", re.IGNORECASE), owner
+                      r"\s*(?P<value>[^\n]+?)(?=[.;!?](?:\s|$)|\n|$)", re.IGNORECASE), owner
 
 
 def declared_facts(text: str, predicates: Sequence[Predicate], *, role: str = "user") -> list[CandidateFact]:

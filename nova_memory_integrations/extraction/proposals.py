@@ -40,7 +40,9 @@ class Proposal:
     """One statement to apply: from an extractor (``op=None``) or an LLM decision.
 
     ``target_fact_id`` names the existing fact an LLM's UPDATE / DELETE / NOOP is about;
-    ``reason`` is recorded with the decision.
+    ``reason`` is recorded with the decision. ``refused`` says why a declared schema refused it
+    already where the source parsed it (a field its model lacks): the consolidator records it as
+    refused, never stores it.
     """
 
     subject: str
@@ -54,6 +56,7 @@ class Proposal:
     reason: str | None = None
     source_text: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    refused: str = ""
 
     @classmethod
     def from_candidate(cls, cand: CandidateFact) -> Proposal:

@@ -49,10 +49,11 @@ from .pg_schema import (
     pg_create_hidden_shelves,
     pg_create_leases,
     pg_create_pinned_blocks,
+    pg_create_refused_facts,
     pg_create_tables,
     pg_source_and_importance,
 )
-from .schema import FACTS_IMPORTANT_INDEX, PINNED_BLOCKS, SCHEMA, SOURCE_AND_IMPORTANCE
+from .schema import FACTS_IMPORTANT_INDEX, PINNED_BLOCKS, REFUSED_FACTS, SCHEMA, SOURCE_AND_IMPORTANCE
 
 __all__ = ["MIGRATIONS_LOCK", "MIGRATIONS_TABLE", "STORAGE", "Ledger", "Migration", "Migrations", "Transactional",
            "base_columns",
@@ -309,3 +310,13 @@ def create_leases(conn: sqlite3.Connection) -> None:
     """The leases of periodic jobs (:data:`~.pg_schema.PG_LEASES`), on Postgres only: many processes
     share that database, and one of them runs each period's lifecycle pass. Nothing on SQLite, whose
     one owner process runs every pass (:meth:`~.connection.Connection.try_lease`)."""
+
+
+@STORAGE(postgres=pg_create_refused_facts)
+def create_refused_facts(conn: sqlite3.Connection) -> None:
+    """Facts a declared schema refused (:mod:`~.refusals`): which fact, the rule it broke, the episode
+    it came from. Kept apart from ``dead_letters``, whose episodes wait unprocessed for a retry: a
+    refused fact's episode is processed (its other facts stored), and the same value would be
+    refused again."""
+    for sql in statements(REFUSED_FACTS):
+        conn.execute(sql)

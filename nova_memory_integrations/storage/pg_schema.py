@@ -16,10 +16,10 @@ import re
 from typing import Any
 
 from .dialect import column_names, statements
-from .schema import FACTS_IMPORTANT_INDEX, PINNED_BLOCKS, SCHEMA, SOURCE_AND_IMPORTANCE
+from .schema import FACTS_IMPORTANT_INDEX, PINNED_BLOCKS, REFUSED_FACTS, SCHEMA, SOURCE_AND_IMPORTANCE
 
 __all__ = ["BOOKKEEPING_TABLES", "FTS_CONFIG", "PG_LEASES", "PG_SCHEMA", "pg_create_hidden_shelves", "pg_create_leases",
-           "pg_create_tables"]
+           "pg_create_refused_facts", "pg_create_tables"]
 
 FTS_CONFIG = "english"
 """The text search configuration of every full-text index (and of every query against one)."""
@@ -167,6 +167,12 @@ epoch by the database's clock): :meth:`~.pg_connection.PgConnection.try_lease`."
 def pg_create_leases(conn: Any) -> None:
     """``create_leases`` on Postgres: :data:`PG_LEASES`."""
     conn.execute(PG_LEASES)
+
+
+def pg_create_refused_facts(conn: Any) -> None:
+    """``create_refused_facts`` on Postgres: :data:`~.schema.REFUSED_FACTS` in Postgres' types."""
+    for sql in statements(REFUSED_FACTS):
+        conn.execute(_pg_types(sql))
 
 
 def pg_create_pinned_blocks(conn: Any) -> None:

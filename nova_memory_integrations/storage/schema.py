@@ -268,3 +268,20 @@ CREATE UNIQUE INDEX IF NOT EXISTS pinned_blocks_current ON pinned_blocks (user_i
 CREATE INDEX IF NOT EXISTS pinned_blocks_user ON pinned_blocks (user_id, name, seq);
 """
 """The ``create_pinned_blocks`` step: pinned blocks, each version kept, one current per user and name."""
+
+REFUSED_FACTS = """CREATE TABLE IF NOT EXISTS refused_facts (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    episode_id TEXT,
+    kind TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    predicate TEXT NOT NULL,
+    object TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refused_facts_user ON refused_facts (user_id, seq);
+"""
+"""The ``create_refused_facts`` step: facts a declared schema refused (:mod:`~.refusals`), one row each."""

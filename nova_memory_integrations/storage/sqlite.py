@@ -23,6 +23,7 @@ from .hidden import HiddenQueries
 from .items import ItemQueries
 from .migrations import STORAGE
 from .records import RecordQueries
+from .refusals import RefusalQueries
 from .rows import DAMAGE, chunks, dumps, row_to_episode, row_to_fact, row_to_rule
 from .rules import RuleQueries
 from .tables import TableRows
@@ -31,7 +32,7 @@ __all__ = ["SQLiteStore", "row_to_episode", "row_to_fact", "row_to_rule"]
 
 
 class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQueries, HiddenQueries,
-                  CompactionQueries, BlockQueries, TableRows):
+                  CompactionQueries, BlockQueries, RefusalQueries, TableRows):
     """The system of record. Thread-safe; every method is scoped by ``user_id``."""
 
     def __init__(self, path: Path | str, **options: Any) -> None:
@@ -48,7 +49,7 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
         counts: dict[str, int] = {}
         with self.user_transaction(user_id) as conn:
             for table in ("episodes", "facts", "fact_events", "rules", "dead_letters", "entities", "entity_aliases",
-                          "conflicts", "pinned_blocks"):
+                          "conflicts", "pinned_blocks", "refused_facts"):
                 cur = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
                 counts[table] = cur.rowcount
             self._after_delete_user(conn)
@@ -89,6 +90,7 @@ class SQLiteStore(EpisodeQueries, FactQueries, RuleQueries, RecordQueries, ItemQ
                 removed["facts"] += fa
                 removed["rules"] += ru
             self._delete_history(conn, user_id, removed["facts"], removed["episodes"])
+            self.drop_refused_of(conn, user_id, removed["episodes"])
         self.scrub()
         return removed
 
