@@ -128,12 +128,9 @@ class Consolidator:
         fallback: Callable[[], BatchExtractor] | None = None,
     ) -> None:
         self.db = db
-        self.fallback = fallback
-        """Builds the source for episodes a model answered unusably (the deterministic extractor);
-        ``None``, or ``llm_fallback = "off"``: they are dead-lettered."""
+        self.fallback = fallback  # the deterministic extractor for episodes a model answered unusably
         self._fallback_warned = WarnOnce(logger, FALLBACK_WARNING)
-        self.changes = changes
-        """Plans what each user episode ends or corrects (deterministic runs; ``None``: off)."""
+        self.changes = changes  # plans what each user episode ends or corrects (deterministic runs)
         self.hooks = hooks if hooks is not None else Hooks()
         self.facts = facts
         self.batch_size = batch_size
@@ -151,11 +148,12 @@ class Consolidator:
 
     # -- sources ----------------------------------------------------------------------------
     def llm_source(self, llm: Any) -> LLMExtractor:
-        """The LLM source for ``llm`` (LangChain chat model, LlamaIndex LLM or LLMExtractor)."""
-        cached = self._llm
-        if cached is not None and cached[0] is llm:
+        """The LLM source for ``llm`` (LangChain chat model, LlamaIndex LLM or LLMExtractor); one built
+        here knows the declared models (built again when the store declares more)."""
+        cached, schemas = self._llm, self.fact_config.schemas
+        if cached is not None and cached[0] is llm and (cached[1] is llm or cached[1].schemas.models == schemas):
             return cached[1]
-        source = llm if isinstance(llm, LLMExtractor) else LLMExtractor.from_config(llm, self.config)
+        source = llm if isinstance(llm, LLMExtractor) else LLMExtractor.from_config(llm, self.config, schemas)
         self._llm = (llm, source)
         return source
 

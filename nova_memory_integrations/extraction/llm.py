@@ -41,12 +41,21 @@ from .._time import utcnow
 from ..config import ConsolidationConfig
 from ..errors import ConfigError, ConsolidationError
 from ..memory.facts import normalize_predicate
+from ..schemas import schema_set
 from ..text.roles import GENERIC_ROLES
 from ..types import Episode, Fact
 from .base import CandidateFact
 from .llms import LLMReply, StructuredLLM, as_structured_llm
-from .prompts import EpisodeOperationsV1, MemoryOperationV1, PromptSpec, get_prompt, parse_timestamp
+from .prompts import (
+    SCHEMAS_PROMPT_VERSION,
+    EpisodeRecordsV1,
+    MemoryOperationV1,
+    PromptSpec,
+    get_prompt,
+    parse_timestamp,
+)
 from .proposals import BatchPlan, Proposal
+from .schema_records import record_proposals
 
 __all__ = ["LLMExtractor", "repair_json"]
 
@@ -201,8 +210,12 @@ class LLMExtractor:
         batch_size: episodes per call.
         max_retries: extra calls after the first for one batch (errors, bad or partial answers).
         backoff: first wait in seconds; doubles per retry up to ``max_backoff``.
-        prompt_version: a version known to :func:`~nova_memory_integrations.extraction.prompts.get_prompt`.
+        prompt_version: a version known to :func:`~nova_memory_integrations.extraction.prompts.get_prompt`
+            (default: ``consolidation-schemas-v1`` with ``schemas``, else the current default).
         sleep: the wait function (tests pass a recorder).
+        schemas: the application's declared pydantic models (:mod:`~nova_memory_integrations.schemas`):
+            a prompt that shows them gets their JSON schemas, and the model's records of them are
+            parsed through them (a store passes its own).
     """
 
     needs_context = True
@@ -217,14 +230,16 @@ class LLMExtractor:
         max_backoff: float = 8.0,
         prompt_version: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        schemas: Sequence[Any] = (),
     ) -> None:
         self.llm: StructuredLLM = as_structured_llm(llm)
+        self.schemas = schema_set(tuple(schemas))
         self.batch_size: int | None = batch_size
         self.max_retries = max_retries
         self.backoff = backoff
         self.max_backoff = max_backoff
         try:
-            self.prompt: PromptSpec = get_prompt(prompt_version)
+            self.prompt: PromptSpec = get_prompt(prompt_version or (SCHEMAS_PROMPT_VERSION if schemas else None))
         except KeyError as exc:
             raise ConfigError(str(exc.args[0])) from exc
         self._sleep = sleep
@@ -232,11 +247,11 @@ class LLMExtractor:
         """LLM calls made so far (including failed ones)."""
 
     @classmethod
-    def from_config(cls, llm: Any, config: ConsolidationConfig) -> LLMExtractor:
-        """Build from the ``[consolidation]`` config section."""
+    def from_config(cls, llm: Any, config: ConsolidationConfig, schemas: Sequence[Any] = ()) -> LLMExtractor:
+        """Build from the ``[consolidation]`` config section (and the store's declared models)."""
         return cls(llm, batch_size=config.llm_batch_size, max_retries=config.max_retries,
                    backoff=config.retry_backoff_seconds, max_backoff=config.retry_backoff_max_seconds,
-                   prompt_version=config.prompt_version)
+                   prompt_version=config.prompt_version, schemas=schemas)
 
     # -- the consolidation source -----------------------------------------------------------
     def plan(self, user_id: str, episodes: Sequence[Episode], related: Sequence[Fact]) -> BatchPlan:
@@ -256,7 +271,8 @@ class LLMExtractor:
             if attempt:
                 self._sleep(self._delay(attempt, wait_hint))
             wait_hint = None
-            messages = self.prompt.render([(r, refs[r]) for r in pending], list(fact_refs.items()), feedback=feedback)
+            messages = self.prompt.render([(r, refs[r]) for r in pending], list(fact_refs.items()), feedback=feedback,
+                                          schemas=self.schemas.json_schemas())
             calls += 1
             self.calls += 1
             try:
@@ -301,10 +317,11 @@ class LLMExtractor:
             entries = entries[:-1]  # the last entry may have lost operations to the cut
             problems.append("the answer was cut off")
         merged: dict[str, list[MemoryOperationV1]] = {}
+        records: dict[str, list[Proposal]] = {}
         invalid: set[str] = set()
         for raw in entries:
             try:
-                entry = EpisodeOperationsV1.model_validate(raw)
+                entry = self.prompt.entry.model_validate(raw)
             except ValidationError as exc:
                 ref = _ref(raw.get("episode")) if isinstance(raw, dict) else None
                 if ref is not None:
@@ -315,20 +332,37 @@ class LLMExtractor:
                 problems.append(f"unknown episode reference {entry.episode}")
                 continue
             merged.setdefault(entry.episode, []).extend(entry.operations)
+            if isinstance(entry, EpisodeRecordsV1):
+                records.setdefault(entry.episode, []).extend(self._records(entry, refs[entry.episode]))
         answered: dict[str, list[Proposal]] = {}
         for ref in pending:
             if ref not in merged or ref in invalid:
                 continue
             try:
-                answered[ref] = [self._proposal(op, refs[ref], fact_refs) for op in merged[ref]]
+                answered[ref] = [self._proposal(op, refs[ref], fact_refs) for op in merged[ref]] + records.get(ref, [])
             except ValueError as exc:
                 problems.append(f"invalid operation in {ref}: {exc}")
         return answered, problems
 
-    def _proposal(self, op: MemoryOperationV1, episode: Episode, fact_refs: dict[str, Fact]) -> Proposal:
-        subject = " ".join(html.unescape(op.subject).split())
+    def _subject(self, said: str, episode: Episode) -> str:
+        subject = " ".join(html.unescape(said).split())
         if subject.lower() in _FIRST_PERSON:  # a named speaker of a multi-party transcript: "I" is them
             subject = episode.role if episode.role not in GENERIC_ROLES else "user"
+        return subject
+
+    def _records(self, entry: EpisodeRecordsV1, episode: Episode) -> list[Proposal]:
+        """The proposals of an entry's records, parsed through the declared models (:mod:`.schema_records`)."""
+        meta = {"extractor": "llm", "model": self.llm.name, "prompt_version": self.prompt.version}
+        out: list[Proposal] = []
+        for rec in entry.records:
+            out += record_proposals(self.schemas, rec.kind, rec.values, subject=self._subject(rec.subject, episode)
+                                    or self._subject("user", episode),
+                                    valid_from=parse_timestamp(rec.valid_from), confidence=rec.confidence,
+                                    reason=rec.reason, metadata=meta)
+        return out
+
+    def _proposal(self, op: MemoryOperationV1, episode: Episode, fact_refs: dict[str, Fact]) -> Proposal:
+        subject = self._subject(op.subject, episode)
         raw_predicate = " ".join(html.unescape(op.predicate).split())
         predicate = normalize_predicate(raw_predicate)
         obj = " ".join(html.unescape(op.object).split())

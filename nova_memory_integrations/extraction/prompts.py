@@ -22,12 +22,19 @@ replacement in one episode gives both operations), multi-valued predicates (a ne
 car or hobby does not end the old one; only an ending does), and named relatives as the
 subject of what is said about them (``Luis job_title chef`` and ``Luis sibling_of user``,
 not ``brother job_title chef``), as the deterministic extractor does.
+
+``consolidation-schemas-v1`` is v2 for a store with declared schemas (``NovaStore(schemas=...)``,
+:mod:`~nova_memory_integrations.schemas`; the default there): the batch also carries each declared
+model's JSON schema by kind, and each episode's entry may hold ``records``, one per instance of a
+declared kind it states (``{"kind": "allergy", "values": {"allergy": ["shellfish"]}}``), which the
+extractor parses through the models (:mod:`.schema_records`). What still fits no declared kind
+stays an operation, as in v2.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -39,10 +46,14 @@ from ..types import Episode, Fact
 
 __all__ = [
     "DEFAULT_PROMPT_VERSION",
+    "SCHEMAS_PROMPT_VERSION",
     "EpisodeOperationsV1",
+    "EpisodeRecordsV1",
     "MemoryOperationV1",
     "PromptSpec",
     "RecordMemoryOperationsV1",
+    "RecordMemoryRecordsV1",
+    "SchemaRecordV1",
     "get_prompt",
     "json_instruction",
     "parse_timestamp",
@@ -50,6 +61,8 @@ __all__ = [
 ]
 
 DEFAULT_PROMPT_VERSION = "consolidation-v2"
+SCHEMAS_PROMPT_VERSION = "consolidation-schemas-v1"
+"""The default of a store whose application declared schemas as pydantic models."""
 
 Message = tuple[str, str]
 """``(role, content)`` with role ``system``, ``user`` or ``assistant``."""
@@ -152,6 +165,40 @@ class RecordMemoryOperationsV1(BaseModel):
     episodes: list[EpisodeOperationsV1] = Field(description="one entry per episode, in order")
 
 
+class SchemaRecordV1(BaseModel):
+    """One instance of a declared kind that an episode states."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: str = Field(description="the declared kind, as named in the declared schemas, e.g. allergy")
+    subject: str = Field(default="user", description='"user" for the speaker; else the person, as for operations')
+    values: dict[str, Any] = Field(
+        description="the fields the episode states, by field name, typed as the kind's JSON schema says "
+        "(a list field: a list); leave out every field it does not state")
+    valid_from: str | None = Field(default=None, description="ISO date (YYYY-MM-DD) if the text says when, else null")
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0, description="how sure you are, 0..1")
+    reason: str = Field(default="", description="one short sentence: why this record")
+
+    _text = field_validator("kind", "subject", "reason", mode="before")(MemoryOperationV1._text.__func__)  # type: ignore[attr-defined]
+    _confidence = field_validator("confidence", mode="before")(
+        MemoryOperationV1._confidence.__func__)  # type: ignore[attr-defined]
+    _optional = field_validator("valid_from", mode="before")(MemoryOperationV1._optional.__func__)  # type: ignore[attr-defined]
+
+
+class EpisodeRecordsV1(EpisodeOperationsV1):
+    """The operations and the declared kinds' records of one episode (empty lists when it states nothing)."""
+
+    records: list[SchemaRecordV1] = Field(default_factory=list)
+
+
+class RecordMemoryRecordsV1(BaseModel):
+    """Record the memory operations and declared records of every episode in the batch (each episode once)."""
+
+    model_config = ConfigDict(extra="ignore", title="record_memory_operations")
+
+    episodes: list[EpisodeRecordsV1] = Field(description="one entry per episode, in order")
+
+
 _SYSTEM_V1 = """\
 You maintain the long-term memory of an assistant about one user. You read conversation \
 episodes and decide which facts to remember, as subject-predicate-object triples, and how \
@@ -236,6 +283,18 @@ Example. Existing facts: F1: user owns Honda Civic (valid from 2023-02-01). Epis
 {"episode": "E2", "operations": []}]}"""
 
 
+_SCHEMAS_V1 = _SYSTEM_V2.replace("Answer by calling record_memory_operations", """\
+Declared kinds: the application declares what it wants remembered as schemas, listed by kind \
+with their JSON schemas after the episodes. What an episode states that fits a declared kind is \
+a record, not an operation: {"kind": <kind>, "subject": "user", "values": {<field>: <value>}}, \
+with only the fields the episode states, each typed as the schema says (a list field: a list). \
+Give a value as the user stated it, an allowed value exactly as the schema spells it when the \
+user said that; never pick an allowed value the user did not say. Endings and replacements of \
+such facts stay operations, with the field's name as predicate.
+
+Answer by calling record_memory_operations""", 1)
+
+
 def _render_fact(ref: str, fact: Fact) -> str:
     since = fact.valid_from.date().isoformat()
     until = f" until {fact.valid_to.date().isoformat()}" if fact.valid_to is not None else ""
@@ -261,7 +320,8 @@ def _render_v2(
 
 
 def _render(
-    system: str, episodes: Sequence[tuple[str, Episode]], facts: Sequence[tuple[str, Fact]], feedback: str | None
+    system: str, episodes: Sequence[tuple[str, Episode]], facts: Sequence[tuple[str, Fact]], feedback: str | None,
+    schemas: Mapping[str, Any] | None = None,
 ) -> list[Message]:
     fact_lines = "\n".join(_render_fact(r, f) for r, f in facts) or "(none)"
     episode_lines = "\n".join(_render_episode(r, e) for r, e in episodes)
@@ -273,22 +333,35 @@ def _render(
         f"{episode_lines}\n\n"
         f"Record the memory operations for {refs}."
     )
+    if schemas:
+        user += "\n\nDeclared kinds (JSON schemas by kind):\n" + json.dumps(schemas, separators=(",", ":"))
     if feedback:
         user += f"\n\nYour previous answer could not be used: {feedback} Answer again, following the schema."
     return [("system", system), ("user", user)]
 
 
-Renderer = Callable[[Sequence[tuple[str, Episode]], Sequence[tuple[str, Fact]], "str | None"], list[Message]]
+def _render_schemas_v1(
+    episodes: Sequence[tuple[str, Episode]], facts: Sequence[tuple[str, Fact]], feedback: str | None,
+    schemas: Mapping[str, Any] | None = None,
+) -> list[Message]:
+    return _render(_SCHEMAS_V1, episodes, facts, feedback, schemas)
+
+
+Renderer = Callable[..., list[Message]]
+"""``(episodes, facts, feedback)``, and the declared kinds' JSON schemas for a prompt that shows them."""
 
 
 @dataclass(frozen=True)
 class PromptSpec:
-    """A released prompt: its version, output schema, system text and renderer."""
+    """A released prompt: its version, output schema, system text and renderer; ``entry`` is the
+    schema of one episode's entry of the answer; ``shows_schemas``: it carries the declared kinds."""
 
     version: str
-    schema: type[RecordMemoryOperationsV1]
+    schema: type[BaseModel]
     system: str
     renderer: Renderer
+    entry: type[EpisodeOperationsV1] = EpisodeOperationsV1
+    shows_schemas: bool = False
 
     def render(
         self,
@@ -296,14 +369,20 @@ class PromptSpec:
         facts: Sequence[tuple[str, Fact]] = (),
         *,
         feedback: str | None = None,
+        schemas: Mapping[str, Any] | None = None,
     ) -> list[Message]:
-        """Messages for one batch: ``episodes`` and ``facts`` as ``(reference, item)`` pairs."""
+        """Messages for one batch: ``episodes`` and ``facts`` as ``(reference, item)`` pairs; ``schemas``
+        (kind -> JSON schema) where the prompt shows them."""
+        if self.shows_schemas:
+            return self.renderer(episodes, facts, feedback, schemas)
         return self.renderer(episodes, facts, feedback)
 
 
 _PROMPTS: dict[str, PromptSpec] = {
     "consolidation-v1": PromptSpec("consolidation-v1", RecordMemoryOperationsV1, _SYSTEM_V1, _render_v1),
     "consolidation-v2": PromptSpec("consolidation-v2", RecordMemoryOperationsV1, _SYSTEM_V2, _render_v2),
+    SCHEMAS_PROMPT_VERSION: PromptSpec(SCHEMAS_PROMPT_VERSION, RecordMemoryRecordsV1, _SCHEMAS_V1, _render_schemas_v1,
+                                       entry=EpisodeRecordsV1, shows_schemas=True),
 }
 
 

@@ -167,6 +167,9 @@ class NovaMemory(ConsolidatesWithModel, AgentMiddleware[NovaMemoryState, Any, An
         context_format: format of the recalled memory (``store.context(format=...)``);
             the default ``"xml"`` names each memory's id, dates, validity and confidence,
             so the model (and a reviewer) can tell where a statement came from.
+        schemas: pydantic models of what the app wants remembered, declared on the store
+            (``store.declare_schemas``; ``NovaStore(schemas=...)``): their facts are validated,
+            and a consolidation model extracts them through them.
     """
 
     state_schema = NovaMemoryState
@@ -184,6 +187,7 @@ class NovaMemory(ConsolidatesWithModel, AgentMiddleware[NovaMemoryState, Any, An
         consolidation_model: Any = None,
         consolidation_batch_turns: int | None = None,
         consolidation_idle_seconds: float = DEFAULT_IDLE_SECONDS,
+        schemas: Sequence[type[Any]] | None = None,
     ) -> None:
         super().__init__()
         for name, value in (("user_id", user_id), ("session_id", session_id)):
@@ -194,6 +198,9 @@ class NovaMemory(ConsolidatesWithModel, AgentMiddleware[NovaMemoryState, Any, An
         if consolidation not in get_args(ConsolidationMode):
             raise InvalidInputError(f"consolidation must be one of {get_args(ConsolidationMode)}")
         self._store = None if store is None else require_store(store, NovaStore, type(self).__name__, optional=True)
+        self._schemas = tuple(schemas or ())
+        if self._store is not None and self._schemas:
+            self._store.declare_schemas(self._schemas)
         self.user_id = user_id
         self.session_id = session_id
         self.budget_tokens = budget_tokens
@@ -219,6 +226,8 @@ class NovaMemory(ConsolidatesWithModel, AgentMiddleware[NovaMemoryState, Any, An
         """The store (the shared default store is opened here on first use)."""
         if self._store is None:
             self._store = shared_store()
+            if self._schemas:
+                self._store.declare_schemas(self._schemas)
         return self._store
 
     def _model_consolidation(self, store: NovaStore) -> ModelConsolidation | None:

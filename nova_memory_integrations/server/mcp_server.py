@@ -97,9 +97,12 @@ def build_mcp(store: NovaStore, *, keys: Mapping[str, str | None] | None = None,
 
     @server.tool()
     async def facts(user_id: str, subject: str | None = None, predicate: str | None = None, as_of: str | None = None,
-                    known_at: str | None = None, ctx: Context | None = None) -> list[dict[str, Any]]:
-        """Facts valid at `as_of` (default now) as believed at `known_at` (ISO-8601 times)."""
-        found = await call(store.facts, scope(ctx, user_id), subject, predicate, as_of=as_of, known_at=known_at)
+                    known_at: str | None = None, schema: str | None = None,
+                    ctx: Context | None = None) -> list[dict[str, Any]]:
+        """Facts valid at `as_of` (default now) as believed at `known_at` (ISO-8601 times); `schema`:
+        only those of that declared kind (such as "allergy")."""
+        found = await call(store.facts, scope(ctx, user_id), subject, predicate, as_of=as_of, known_at=known_at,
+                           schema=schema)
         return [f.model_dump(mode="json", include={"id", "subject", "predicate", "object", "confidence",
                                                    "valid_from", "valid_to"}) for f in found]
 

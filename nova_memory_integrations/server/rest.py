@@ -136,9 +136,18 @@ def context(body: ContextIn, request: Request, user: str = Depends(user_scope)) 
 @router.get("/users/{user_id}/facts", summary="Facts valid at as_of, as believed at known_at")
 def facts(request: Request, user: str = Depends(user_scope), subject: str | None = None,
           predicate: str | None = None, as_of: str | None = None, known_at: str | None = None,
-          history: bool = Query(default=False, description="Every version believed at known_at.")) -> dict[str, Any]:
-    found = _store(request).facts(user, subject, predicate, as_of=as_of, known_at=known_at, include_history=history)
+          history: bool = Query(default=False, description="Every version believed at known_at."),
+          schema: str | None = Query(default=None, description="Only the facts of this declared kind (allergy).")
+          ) -> dict[str, Any]:
+    found = _store(request).facts(user, subject, predicate, as_of=as_of, known_at=known_at, include_history=history,
+                                  schema=schema)
     return {"facts": _dump(found)}
+
+
+@router.get("/users/{user_id}/refused", summary="Facts a declared schema refused (not stored), newest first")
+def refused_facts(request: Request, user: str = Depends(user_scope), kind: str | None = None,
+                  limit: int = 100) -> dict[str, Any]:
+    return {"refused": _dump(_store(request).refused_facts(user, kind=kind, limit=limit))}
 
 
 @router.post("/users/{user_id}/facts", summary="Assert a fact (an explicit memory)")
