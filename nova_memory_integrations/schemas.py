@@ -122,13 +122,15 @@ def _assignable(model: type[BaseModel]) -> type[BaseModel]:
 
 @dataclass(frozen=True)
 class FieldRule:
-    """One field of a declared model: the predicate its facts are stored under and how a value is checked."""
+    """One field of a declared model: the predicate its facts are stored under and how a value is checked
+    (``listed``: the field's type is a collection, so one value is checked as a list of one)."""
 
     kind: str
     model: type[BaseModel]
     field: str
     predicate: str
     many: bool
+    listed: bool = False
 
     def check(self, value: str) -> str:
         """``value`` as the model accepts it (canonical spelling), trying it as given, then in lower
@@ -150,12 +152,12 @@ class FieldRule:
         for attempt in tries:
             try:
                 held = model.__pydantic_validator__.validate_assignment(
-                    model.model_construct(), self.field, [attempt] if self.many else attempt)
+                    model.model_construct(), self.field, [attempt] if self.listed else attempt)
             except ValidationError as exc:
                 first = first or exc
                 continue
             got = getattr(held, self.field)
-            if self.many:
+            if self.listed:
                 got = next(iter(got), None)
             if got is None:
                 break
@@ -179,12 +181,13 @@ def _rules(model: type[BaseModel]) -> list[tuple[FieldRule, Predicate]]:
     for name, info in model.model_fields.items():
         extra = {**{k: v for k, v in config.items() if k in ("importance", "many")},
                  **_extra(info.json_schema_extra)}
-        many = bool(extra["many"]) if "many" in extra else _is_many(info.annotation)
+        listed = _is_many(info.annotation)
+        many = bool(extra["many"]) if "many" in extra else listed
         predicate = predicate_key(info.alias or name)
         pred = Predicate(name=predicate, many=many, importance=extra.get("importance"),
                          synonyms=tuple(extra.get("synonyms", ())), kind=kind,
                          description=info.description or " ".join((model.__doc__ or "").split()))
-        out.append((FieldRule(kind, model, name, predicate, many), pred))
+        out.append((FieldRule(kind, model, name, predicate, many, listed), pred))
     return out
 
 
@@ -213,7 +216,7 @@ class SchemaSet:
     def field(self, kind: str, name: str) -> FieldRule | None:
         """The field ``name`` (attribute name or alias) of the model of ``kind``."""
         return next((r for r in self.rules.values() if r.kind == kind
-                     and name in (r.field, r.predicate, predicate_key(name))), None)
+                     and (r.field == name or r.predicate == predicate_key(name))), None)
 
     def check(self, predicate: str, value: str) -> str:
         """``value`` in its canonical spelling if ``predicate`` is declared by a model, else as given.

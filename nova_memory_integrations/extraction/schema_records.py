@@ -47,7 +47,7 @@ def record_proposals(
     out: list[Proposal] = []
     for name, raw in values.items():
         rule = schemas.field(kind_key, str(name)) if model is not None else None
-        stated = raw if isinstance(raw, (list, tuple)) and (rule is None or rule.many) else [raw]
+        stated = raw if isinstance(raw, (list, tuple)) and (rule is None or rule.many or rule.listed) else [raw]
         for value in stated:
             if value is None or (isinstance(value, str) and not value.strip()):
                 continue
