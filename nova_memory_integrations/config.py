@@ -223,7 +223,7 @@ class Predicate(BaseModel):
     description: str = ""
     kind: str = ""
     """The kind (schema, category) it belongs to: a model's (``allergy`` for ``Allergy``:
-    :mod:`.schemas`) or any name a TOML declaration gives; ``facts(schema=...)`` filters by it."""
+    :mod:`.memory.schemas`) or any name a TOML declaration gives; ``facts(schema=...)`` filters by it."""
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -312,7 +312,7 @@ class FactConfig(_Section):
     override the lists above."""
     schemas: tuple[type[BaseModel], ...] = ()
     """The pydantic models the application declares (``NovaStore(schemas=...)``,
-    :mod:`.schemas`): their fields are among ``predicates``, and every fact of theirs is validated."""
+    :mod:`.memory.schemas`): their fields are among ``predicates``, and every fact of theirs is validated."""
 
     @field_validator("predicates", mode="before")
     @classmethod

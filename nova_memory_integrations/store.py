@@ -49,11 +49,11 @@ from .maintenance.api import MaintenanceAPI
 from .maintenance.schedule import LifecycleScheduler
 from .memory.conflicts import ConfidenceExplanation, Conflict
 from .memory.facts import normalize_predicate
+from .memory.schemas import with_schemas
 from .retrieval.assemble import FORMATS, Format
 from .retrieval.context import build_context, compress_texts, dense_search, retrieve_snippets
 from .retrieval.pipeline import RecallPipeline
 from .retrieval.search_config import SearchConfig
-from .schemas import with_schemas
 from .types import (
     CompressionResult,
     ConsolidationResult,
@@ -105,7 +105,7 @@ class NovaStore(MaintenanceAPI, BlocksAPI, LearningAPI, SchemasAPI):
             then holds only the model cache. Needs the ``postgres`` extra.
         schema: the predicates the application declares (:class:`~.config.Predicate`: name,
             synonyms, cardinality, importance), over ``facts.predicates``; a bad one raises ``SchemaError``.
-        schemas: what the application declares as pydantic models (:mod:`~.schemas`: a field per
+        schemas: what the application declares as pydantic models (:mod:`~.memory.schemas`: a field per
             attribute, allowed values, cardinality, importance); every fact of theirs is validated.
     """
 

@@ -1,7 +1,7 @@
 """The gate every new fact value of consolidation passes: the application's declared models.
 
 A fact whose predicate a declared pydantic model holds (``NovaStore(schemas=...)``,
-:mod:`~nova_memory_integrations.schemas`) is validated by that model before it is stored,
+:mod:`~nova_memory_integrations.memory.schemas`) is validated by that model before it is stored,
 whichever source proposed it (the deterministic extractor, the declared reader, an LLM, a
 correction). A value the model accepts goes on in the model's canonical spelling; one it refuses
 is recorded as a refused fact (``NovaStore.refused_facts``: the fact, the rule it broke, the
@@ -20,7 +20,7 @@ from .._time import to_epoch
 from ..config import FactConfig
 from ..errors import FactSchemaError
 from ..extraction.proposals import Proposal
-from ..schemas import schema_set
+from ..memory.schemas import schema_set
 from ..storage.sqlite import SQLiteStore
 from ..types import FactDecision
 

@@ -1,6 +1,6 @@
 """``NovaStore``'s methods about the application's declared schemas (a mixin of the facade).
 
-The models themselves, and how they map onto declared predicates, are :mod:`..schemas`; the
+The models themselves, and how they map onto declared predicates, are :mod:`..memory.schemas`; the
 gate every consolidated value passes is :mod:`..consolidation.schema_gate`. Here: declaring
 more models on an open store (what an adapter given ``schemas=`` does with a shared store),
 the refused facts, and the predicates a ``facts(schema=...)`` filter means.
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from ..errors import InvalidInputError
-from ..schemas import declared_with, kind_name, kind_of
+from ..memory.schemas import declared_with, kind_name, kind_of
 from ..types import RefusedFact
 from .validation import check_positive_int, check_user
 

@@ -41,7 +41,7 @@ from .._time import utcnow
 from ..config import ConsolidationConfig
 from ..errors import ConfigError, ConsolidationError
 from ..memory.facts import normalize_predicate
-from ..schemas import schema_set
+from ..memory.schemas import schema_set
 from ..text.roles import GENERIC_ROLES
 from ..types import Episode, Fact
 from .base import CandidateFact
@@ -213,7 +213,7 @@ class LLMExtractor:
         prompt_version: a version known to :func:`~nova_memory_integrations.extraction.prompts.get_prompt`
             (default: ``consolidation-schemas-v1`` with ``schemas``, else the current default).
         sleep: the wait function (tests pass a recorder).
-        schemas: the application's declared pydantic models (:mod:`~nova_memory_integrations.schemas`):
+        schemas: the application's declared pydantic models (:mod:`~nova_memory_integrations.memory.schemas`):
             a prompt that shows them gets their JSON schemas, and the model's records of them are
             parsed through them (a store passes its own).
     """

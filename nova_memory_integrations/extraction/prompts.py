@@ -24,7 +24,7 @@ subject of what is said about them (``Luis job_title chef`` and ``Luis sibling_o
 not ``brother job_title chef``), as the deterministic extractor does.
 
 ``consolidation-schemas-v1`` is v2 for a store with declared schemas (``NovaStore(schemas=...)``,
-:mod:`~nova_memory_integrations.schemas`; the default there): the batch also carries each declared
+:mod:`~nova_memory_integrations.memory.schemas`; the default there): the batch also carries each declared
 model's JSON schema by kind, and each episode's entry may hold ``records``, one per instance of a
 declared kind it states (``{"kind": "allergy", "values": {"allergy": ["shellfish"]}}``), which the
 extractor parses through the models (:mod:`.schema_records`). What still fits no declared kind

@@ -4,7 +4,7 @@ With declared schemas (``NovaStore(schemas=...)``) the prompt ``consolidation-sc
 (:mod:`.prompts`) lets the model answer what fits a declared kind as a record
 (``{"kind": "allergy", "values": {"allergy": ["shellfish"], "allergy_severity": "severe"}}``).
 :func:`record_proposals` turns one record into one proposal per stated value, each validated by
-its model's field (:meth:`~nova_memory_integrations.schemas.FieldRule.check`) and carried in the
+its model's field (:meth:`~nova_memory_integrations.memory.schemas.FieldRule.check`) and carried in the
 model's canonical spelling. A value the model refuses, a field the model lacks or a kind nobody
 declared becomes a proposal marked ``refused`` with the rule it broke: the consolidator records
 it as a refused fact (never stores it), so nothing the model said is dropped silently. Pure.
@@ -19,7 +19,7 @@ from typing import Any
 
 from ..config import predicate_key
 from ..errors import FactSchemaError
-from ..schemas import SchemaSet, kind_name
+from ..memory.schemas import SchemaSet, kind_name
 from .proposals import Proposal
 
 __all__ = ["record_proposals"]

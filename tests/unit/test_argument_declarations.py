@@ -20,7 +20,7 @@ CHECKED_IN_THE_BODY: dict[str, set[str]] = {
     "get_episodes": {"user_id", "ids"},
     "add_fact": {"user_id", "object", "confidence", "valid_from", "metadata", "importance", "source"},
     "invalidate_fact": {"user_id", "at"},
-    "facts": {"user_id", "as_of", "known_at"},
+    "facts": {"user_id", "as_of", "known_at", "schema"},
     "fact_history": {"user_id"},
     "decisions": {"user_id"},
     "traverse": {"user_id", "as_of"},

@@ -66,7 +66,8 @@ def _made_before_migrations(path: Path) -> None:
 def test_a_fresh_store_records_every_storage_step_in_order(db: SQLiteStore) -> None:
     applied = Ledger(db).applied()
     assert list(applied) == STORAGE.names() == ["create_tables", "create_hidden_shelves", "source_and_importance",
-                                             "create_pinned_blocks", "create_leases"]
+                                             "create_pinned_blocks", "create_leases",
+                                             "create_refused_facts"]
     assert all(datetime.fromisoformat(at).utcoffset() is not None for at in applied.values())  # aware UTC times
     assert STORAGE.pending(db) == [] and STORAGE.apply(db) == []
 

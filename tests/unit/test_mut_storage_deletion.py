@@ -81,7 +81,8 @@ def fact_ids(db: SQLiteStore, user: str) -> list[str]:
 
 def test_delete_user_counts_rows_per_table(db: SQLiteStore) -> None:
     assert db.delete_user("alice") == {"episodes": 3, "facts": 3, "fact_events": 3, "rules": 2, "dead_letters": 3,
-                                       "entities": 3, "entity_aliases": 2, "conflicts": 3, "pinned_blocks": 0}
+                                       "entities": 3, "entity_aliases": 2, "conflicts": 3, "pinned_blocks": 0,
+                                       "refused_facts": 0}
 
 
 def test_delete_user_erases_the_users_pinned_blocks_and_their_history(db: SQLiteStore) -> None:

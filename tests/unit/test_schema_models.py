@@ -18,7 +18,7 @@ from nova_memory_integrations.errors import FactSchemaError, InvalidInputError, 
 from nova_memory_integrations.extraction.llm import LLMExtractor
 from nova_memory_integrations.extraction.llms import LLMReply
 from nova_memory_integrations.extraction.prompts import SCHEMAS_PROMPT_VERSION, get_prompt
-from nova_memory_integrations.schemas import kind_of, schema_set, with_schemas
+from nova_memory_integrations.memory.schemas import kind_of, schema_set, with_schemas
 from nova_memory_integrations.types import Episode
 
 

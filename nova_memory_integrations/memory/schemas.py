@@ -27,7 +27,7 @@ Usage:
 
 A model is a *kind* (its class name in snake case, ``FoodAllergy`` -> ``food_allergy``; its
 ``__doc__`` the description) and each field an attribute, stored as facts of the predicate of
-the field's name (or alias). Every model maps onto the :class:`~.config.Predicate` machinery
+the field's name (or alias). Every model maps onto the :class:`~..config.Predicate` machinery
 here, once, so what is built on declared predicates (synonyms, cardinality, importance, the
 declared reader, ``facts(predicates=)``) works for models unchanged:
 
@@ -41,7 +41,7 @@ declared reader, ``facts(predicates=)``) works for models unchanged:
 Each fact of a declared kind is validated before it is stored (:meth:`SchemaSet.check`), with
 the model's own validator (``validate_assignment`` on one field: the field's type, constraints
 and field validators), and stored in the canonical spelling the model gives back (an ``Enum``'s
-value, ``"72.5"`` for a float). What does not fit raises :class:`~.errors.FactSchemaError`; the
+value, ``"72.5"`` for a float). What does not fit raises :class:`~..errors.FactSchemaError`; the
 consolidator records it as refused rather than storing it wrong. Pure: no I/O.
 """
 
@@ -59,8 +59,8 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import to_jsonable_python
 
-from .config import FactConfig, NovaConfig, Predicate, check_schema, predicate_key
-from .errors import FactSchemaError, SchemaError
+from ..config import FactConfig, NovaConfig, Predicate, check_schema, predicate_key
+from ..errors import FactSchemaError, SchemaError
 
 __all__ = ["FieldRule", "SchemaSet", "check_models", "declared_with", "kind_name", "kind_of", "schema_predicates",
            "schema_set", "with_schemas"]
@@ -239,7 +239,7 @@ def schema_set(models: tuple[type[BaseModel], ...]) -> SchemaSet:
 
 
 def schema_predicates(models: Iterable[type[BaseModel]]) -> tuple[Predicate, ...]:
-    """The declared predicates the fields of ``models`` map onto (:class:`~.config.Predicate`).
+    """The declared predicates the fields of ``models`` map onto (:class:`~..config.Predicate`).
 
     Raises:
         SchemaError: not pydantic models, a kind or a predicate spelling claimed twice.
