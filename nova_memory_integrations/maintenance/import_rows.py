@@ -62,7 +62,7 @@ _SKIP_COLUMNS = frozenset({"seq", "indexed", "rowid"})
 """Local row order (``rowid``: the order rows were shelved in, a column on Postgres) and vector-index bookkeeping."""
 JSON_COLUMNS = frozenset({"metadata", "provenance", "episode_ids"})
 GLOBAL_IDS = frozenset({"id", "lineage_id", "fact_id", "replaced_fact_id", "entity_id", "existing_fact_id",
-                        "new_fact_id"})
+                        "new_fact_id", "episode_id"})
 """Columns holding ids that are unique across users (rewritten by :func:`remap_row`)."""
 ID_LISTS = frozenset({"provenance", "episode_ids"})
 _ID_COLUMNS = GLOBAL_IDS | {"user_id", "session_id", "role"}

@@ -163,3 +163,18 @@ def test_schemas_declared_on_an_open_store_and_beside_predicates(make_store: Any
     assert _facts(store, "kim", schema=Goal) == {("activity_level", "extreme")}  # nothing stored is lost
     assert [p.name for p in store.config.facts.predicates] == ["sleep_hours", "goal", "target_weight_kg",
                                                                "activity_level"]
+
+
+def test_refused_facts_travel_with_an_export_and_follow_their_episode(coach: NovaStore, make_store: Any,
+                                                                      tmp_path: Any) -> None:
+    turn = coach.add_turn("kim", "user", "My activity level is extreme.")
+    coach.consolidate("kim")
+    coach.export(tmp_path / "kim.jsonl", user_id="kim")
+    other: NovaStore = make_store(path=tmp_path / "other", schemas=SCHEMAS, database_url=None)
+    other.import_(tmp_path / "kim.jsonl", user_id="kim", as_user="lee")
+    copied = other.refused_facts("lee")
+    assert [(r.predicate, r.object) for r in copied] == [("activity_level", "extreme")]
+    moved = other.episodes("lee")[0]
+    assert copied[0].episode_id == moved.id != turn.id  # the copy names the copied turn
+    other.delete("lee", [moved.id])
+    assert other.refused_facts("lee") == []
