@@ -56,7 +56,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
 from ..config import FactConfig, NovaConfig, Predicate, check_schema, predicate_key
@@ -120,6 +120,14 @@ def _assignable(model: type[BaseModel]) -> type[BaseModel]:
     return type(model.__name__, (model,), {"model_config": ConfigDict(frozen=False), "__module__": model.__module__})
 
 
+@functools.cache
+def _field_type(model: type[BaseModel], field: str) -> TypeAdapter[Any]:
+    """The type of one field with its constraints (``Annotated[type, FieldInfo]``), without the model's
+    validators: what decides when a model validator needs more of the record than one fact."""
+    info = model.model_fields[field]
+    return TypeAdapter(Annotated[info.annotation, info])
+
+
 @dataclass(frozen=True)
 class FieldRule:
     """One field of a declared model: the predicate its facts are stored under and how a value is checked
@@ -150,13 +158,16 @@ class FieldRule:
                 pass
         first: ValidationError | None = None
         for attempt in tries:
+            given = [attempt] if self.listed else attempt
             try:
-                held = model.__pydantic_validator__.validate_assignment(
-                    model.model_construct(), self.field, [attempt] if self.listed else attempt)
+                try:
+                    got = getattr(model.__pydantic_validator__.validate_assignment(
+                        model.model_construct(), self.field, given), self.field)
+                except AttributeError:  # a model validator read a field one fact does not set: the field decides
+                    got = _field_type(self.model, self.field).validate_python(given)
             except ValidationError as exc:
                 first = first or exc
                 continue
-            got = getattr(held, self.field)
             if self.listed:
                 got = next(iter(got), None)
             if got is None:

@@ -11,7 +11,7 @@ from enum import Enum
 from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from nova_memory_integrations.config import NovaConfig, Predicate
 from nova_memory_integrations.errors import FactSchemaError, InvalidInputError, SchemaError
@@ -180,3 +180,20 @@ def test_without_schemas_the_prompt_and_its_answer_are_v2s() -> None:
     assert "Declared kinds" not in extractor.prompt.render([("E1", EPISODES[0])])[-1][1]
     shown = get_prompt(SCHEMAS_PROMPT_VERSION).render([("E1", EPISODES[0])], schemas={"allergy": {"type": "object"}})
     assert '"allergy":{"type":"object"}' in shown[-1][1] and "record" in shown[0][1]
+
+
+def test_a_model_validator_that_needs_the_whole_record_leaves_the_field_to_decide() -> None:
+    class Dose(BaseModel):
+        drug: Annotated[str, Field(max_length=12)] = ""
+        mg: int
+
+        @model_validator(mode="after")
+        def _no_overdose(self) -> Dose:
+            if self.drug == "paracetamol" and self.mg > 4000:  # reads both fields: one fact sets only one
+                raise ValueError("too much")
+            return self
+
+    rules = schema_set((Dose,))
+    assert (rules.check("drug", "paracetamol"), rules.check("mg", "500")) == ("paracetamol", "500")
+    with pytest.raises(FactSchemaError, match="at most 12 characters"):
+        rules.check("drug", "acetylsalicylic acid")  # the field's own constraint still holds
