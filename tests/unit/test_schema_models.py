@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from health_schemas import Allergy, Goal
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nova_memory_integrations.config import NovaConfig, Predicate
 from nova_memory_integrations.errors import FactSchemaError, InvalidInputError, SchemaError
@@ -20,35 +20,6 @@ from nova_memory_integrations.extraction.llms import LLMReply
 from nova_memory_integrations.extraction.prompts import SCHEMAS_PROMPT_VERSION, get_prompt
 from nova_memory_integrations.memory.schemas import kind_of, schema_set, with_schemas
 from nova_memory_integrations.types import Episode
-
-
-class Severity(str, Enum):
-    mild = "mild"
-    moderate = "moderate"
-    severe = "severe"
-
-
-class Allergy(BaseModel):
-    """What the user must never be given."""
-
-    model_config = ConfigDict(json_schema_extra={"importance": 5})
-    allergy: list[str] = Field(default_factory=list, json_schema_extra={"synonyms": ["allergic_to"]})
-    allergy_severity: Severity | None = None
-
-
-class Goal(BaseModel):
-    """What the user works towards."""
-
-    goal: list[str] = Field(default_factory=list, json_schema_extra={"importance": 4})
-    target_weight_kg: Annotated[float, Field(gt=30, lt=300)] | None = None
-    activity_level: Literal["low", "medium", "high"] | None = None
-
-    @field_validator("goal")
-    @classmethod
-    def _safe(cls, goals: list[str]) -> list[str]:
-        if any("pills" in g for g in goals):
-            raise ValueError("no goals about diet pills")
-        return goals
 
 
 class FoodAllergy(BaseModel):

@@ -7,13 +7,12 @@ raises the typed error and leaves the store as it was.
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import pytest
 from fake_llms import FakeToolChatModel, Prompt, ops_message
+from health_schemas import Allergy, Goal, Medication
 from langchain_core.messages import AIMessage
-from pydantic import BaseModel, ConfigDict, Field
 
 from nova_memory_integrations import NovaConfig, NovaStore
 from nova_memory_integrations.config import Predicate
@@ -22,35 +21,6 @@ from nova_memory_integrations.extraction.prompts import SCHEMAS_PROMPT_VERSION
 from nova_memory_integrations.memory.importance import LEVELS
 
 pytestmark = pytest.mark.both_backends
-
-
-class Severity(str, Enum):
-    mild = "mild"
-    moderate = "moderate"
-    severe = "severe"
-
-
-class Allergy(BaseModel):
-    """What the client must never be given."""
-
-    model_config = ConfigDict(json_schema_extra={"importance": 5})
-    allergy: list[str] = Field(default_factory=list, json_schema_extra={"synonyms": ["allergic_to"]})
-    allergy_severity: Severity | None = None
-
-
-class Medication(BaseModel):
-    """What the client takes, each one."""
-
-    model_config = ConfigDict(json_schema_extra={"importance": 5})
-    medication: list[str] = Field(default_factory=list, json_schema_extra={"synonyms": ["takes_medication"]})
-
-
-class Goal(BaseModel):
-    """What the client works towards."""
-
-    goal: list[str] = Field(default_factory=list, json_schema_extra={"importance": 4})
-    target_weight_kg: Annotated[float, Field(gt=30, lt=300)] | None = None
-    activity_level: Literal["low", "medium", "high"] | None = None
 
 
 SCHEMAS = [Allergy, Medication, Goal]
