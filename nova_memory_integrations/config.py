@@ -12,7 +12,15 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from .errors import ConfigError, SchemaError
 
@@ -318,6 +326,11 @@ class FactConfig(_Section):
     @classmethod
     def _schema(cls, value: Any) -> tuple[Predicate, ...]:
         return check_schema(value)
+
+    @field_serializer("schemas", when_used="json")
+    def _schema_names(self, models: tuple[type[BaseModel], ...]) -> list[str]:
+        """A dumped config names its models (``module.Class``): a class is no JSON or TOML value."""
+        return [f"{m.__module__}.{m.__qualname__}" for m in models]
 
     def declared(self, predicate: str) -> Predicate | None:
         """The declared predicate ``predicate`` (a stored spelling) is the name or a synonym of."""

@@ -168,3 +168,9 @@ def test_a_model_validator_that_needs_the_whole_record_leaves_the_field_to_decid
     assert (rules.check("drug", "paracetamol"), rules.check("mg", "500")) == ("paracetamol", "500")
     with pytest.raises(FactSchemaError, match="at most 12 characters"):
         rules.check("drug", "acetylsalicylic acid")  # the field's own constraint still holds
+
+
+def test_a_config_with_models_dumps_to_json_with_their_names() -> None:
+    cfg = with_schemas(NovaConfig(), [Allergy])
+    assert cfg.model_dump(mode="json")["facts"]["schemas"] == ["health_schemas.Allergy"]  # `config show` prints it
+    assert NovaConfig.model_validate(cfg.model_dump()).facts.schemas == (Allergy,)  # in Python, the classes
