@@ -148,8 +148,7 @@ class Consolidator:
 
     # -- sources ----------------------------------------------------------------------------
     def llm_source(self, llm: Any) -> LLMExtractor:
-        """The LLM source for ``llm`` (LangChain chat model, LlamaIndex LLM or LLMExtractor); one built
-        here knows the declared models (built again when the store declares more)."""
+        """The LLM source for ``llm`` (a chat model, LlamaIndex LLM or LLMExtractor; one built knows the schemas)."""
         cached, schemas = self._llm, self.fact_config.schemas
         if cached is not None and cached[0] is llm and (cached[1] is llm or cached[1].schemas.models == schemas):
             return cached[1]
