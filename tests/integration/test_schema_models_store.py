@@ -148,3 +148,25 @@ def test_refused_facts_travel_with_an_export_and_follow_their_episode(coach: Nov
     assert copied[0].episode_id == moved.id != turn.id  # the copy names the copied turn
     other.delete("lee", [moved.id])
     assert other.refused_facts("lee") == []
+
+
+def test_a_models_correction_or_update_to_a_value_that_does_not_fit_is_refused(make_store: Any) -> None:
+    def respond(prompt: Prompt, tools: list[dict[str, Any]]) -> AIMessage:
+        ref = prompt.fact_ref("user activity_level high")
+        ops = {"Sorry, I meant my activity level is extreme.": [
+                   {"op": "UPDATE", "subject": "user", "predicate": "activity_level", "object": "extreme",
+                    "target_fact": ref, "reason": "the user corrected the value"}],
+               "Now my activity level is insane.": [
+                   {"op": "UPDATE", "subject": "user", "predicate": "activity_level", "object": "insane",
+                    "target_fact": ref, "reason": "a new level"}]}
+        return ops_message([{"episode": r, "operations": ops.get(content, [])} for r, _, _, content in prompt.episodes])
+
+    fake = FakeToolChatModel(respond=respond)
+    cfg = NovaConfig.from_dict({"consolidation": {"retry_backoff_seconds": 0.0, "max_retries": 0}})
+    store: NovaStore = make_store(config=cfg, llm=fake, schemas=SCHEMAS)
+    store.add_fact("kim", "user", "activity_level", "high")
+    for text in ("Sorry, I meant my activity level is extreme.", "Now my activity level is insane."):
+        store.add_turn("kim", "user", text)
+        store.consolidate("kim")
+    assert [f.object for f in store.facts("kim", predicate="activity_level", include_history=True)] == ["high"]
+    assert sorted(r.object for r in store.refused_facts("kim")) == ["extreme", "insane"]
