@@ -57,7 +57,6 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
-from pydantic_core import to_jsonable_python
 
 from ..config import FactConfig, NovaConfig, Predicate, check_schema, predicate_key
 from ..errors import FactSchemaError, SchemaError
@@ -96,11 +95,15 @@ def _is_many(annotation: Any) -> bool:
     return False
 
 
+_PLAIN = TypeAdapter(Any)
+"""Dumps any validated value as JSON-able Python (pydantic's own rules: dates as ISO text ...)."""
+
+
 def _render(value: Any) -> str:
     """A validated value as a fact's object: an Enum's value, text as is, anything else as JSON."""
     if isinstance(value, enum.Enum):
         value = value.value
-    plain = to_jsonable_python(value)
+    plain = _PLAIN.dump_python(value, mode="json")
     return plain if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False)
 
 
