@@ -369,7 +369,7 @@ class Consolidator:
             meta["source_text"] = prop.source_text
         common: dict[str, Any] = {"confidence": prop.confidence, "episode_ids": episode_ids,
                                   "metadata": meta or None, "now": now, "reason_prefix": prop.reason,
-                                  "source": source, "importance": importance}
+                                  "source": source, "importance": importance, "rated": prop.importance}
         target = self._current(user_id, prop.target_fact_id)
         if prop.op == "UPDATE" and target is not None and says_corrected(prop.reason):  # a model's correction
             fixed, fixed_ids = self.facts.retract(user_id, target, prop.object, at=at, episode_ids=episode_ids,
