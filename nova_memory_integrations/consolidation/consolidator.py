@@ -44,10 +44,10 @@ from ..memory.conflicts import (
     Claim,
     ConfidenceExplanation,
     ConflictLog,
-    Held,
     Outcome,
     Verdict,
     explain_confidence,
+    held_fact,
     resolve_conflicts,
 )
 from ..memory.entailments import needs
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
     from ..changes.tracker import ChangeTracker
     from ..memory.entities import EntityResolver, RelatedFacts
+    from .attitudes import AttitudeConflicts
 
 __all__ = ["Consolidator"]
 
@@ -126,8 +127,10 @@ class Consolidator:
         hooks: Hooks | None = None,
         changes: ChangeTracker | None = None,
         fallback: Callable[[], BatchExtractor] | None = None,
+        attitudes: AttitudeConflicts | None = None,
     ) -> None:
         self.db = db
+        self.attitudes = attitudes  # finds the related_topic conflicts of a new attitude (None: not looked for)
         self.fallback = fallback  # the deterministic extractor for episodes a model answered unusably
         self._fallback_warned = WarnOnce(logger, FALLBACK_WARNING)
         self.changes = changes  # plans what each user episode ends or corrects (deterministic runs)
@@ -326,11 +329,8 @@ class Consolidator:
         importance: float | None = None, source: MemorySource = "explicit",
     ) -> tuple[FactDecision, list[str]]:
         """Apply one statement outside a run (``NovaStore.add_fact``, a memory tool, REST): resolution,
-        conflicts, one transaction. Such a statement is explicit unless ``source`` says otherwise.
-
-        Raises:
-            FactSchemaError: a declared model refuses the value (nothing is written).
-        """
+        conflicts, one transaction. Such a statement is explicit unless ``source`` says otherwise; a value
+        a declared model refuses raises ``FactSchemaError`` before anything is written."""
         obj = self.gate.check(self.fact_config.canonical(normalize_predicate(predicate)), obj.strip())
         prop = Proposal(subject, predicate, obj, confidence=confidence, reason=reason, metadata=dict(metadata or {}))
         try:
@@ -369,7 +369,7 @@ class Consolidator:
             meta["source_text"] = prop.source_text
         common: dict[str, Any] = {"confidence": prop.confidence, "episode_ids": episode_ids,
                                   "metadata": meta or None, "now": now, "reason_prefix": prop.reason,
-                                  "source": source, "importance": importance}
+                                  "source": source, "importance": importance, "rated": prop.importance}
         target = self._current(user_id, prop.target_fact_id)
         if prop.op == "UPDATE" and target is not None and says_corrected(prop.reason):  # a model's correction
             fixed_value = self.gate.admit(user_id, prop, target.predicate, episode_ids=episode_ids, now=now)
@@ -404,7 +404,7 @@ class Consolidator:
         if prop.op == "UPDATE" and target is not None and (target.subject, target.predicate, normalize_value(
                 target.object)) != (subject_n, predicate, normalize_value(obj)):
             supersede.append(target)
-            verdicts.append(Verdict("explicit_update", _held(target, target.confidence), "trust_newer", "new",
+            verdicts.append(Verdict("explicit_update", held_fact(target, target.confidence), "trust_newer", "new",
                                     "the model decided this fact is superseded (UPDATE)"))
         outcome, held = self._conflicts(user_id, subject_n, predicate, obj, at,
                                         prop.confidence or self.fact_config.default_confidence,
@@ -421,6 +421,9 @@ class Consolidator:
         supersede += [held[i] for i in outcome.close_ids]
         decision, ids = self.facts.apply(user_id, subject, predicate, obj, at=at, supersede=supersede,
                                          single_valued=False if outcome.keep_both else None, **common)
+        if self.attitudes is not None and decision.op in ("ADD", "UPDATE"):  # opposite attitudes, related topics
+            clashing, clashed = self.attitudes.find(user_id, subject_n, predicate, obj, at, decision.fact_id)
+            verdicts, held = verdicts + clashing, {**held, **clashed}
         self._log(user_id, verdicts, {**held, **{f.id: f for f in supersede}}, subject_n, predicate, obj,
                   decision.fact_id, episode_ids, now)
         if decision.op not in ("ADD", "UPDATE"):
@@ -553,7 +556,7 @@ class Consolidator:
         stamp = to_epoch(now) or 0.0
         half_life = self.fact_config.decay_half_life_days
         held = [
-            _held(facts[r["id"]], decayed_confidence(r["confidence"], half_life_days=half_life,
+            held_fact(facts[r["id"]], decayed_confidence(r["confidence"], half_life_days=half_life,
                                                       age_days=max(0.0, stamp - r["last_reinforced"]) / 86400))
             for r in rows
         ]
@@ -595,6 +598,3 @@ class Consolidator:
             last_reinforced=from_epoch(last),
         )
 
-
-def _held(fact: Fact, confidence: float) -> Held:
-    return Held(fact.id, fact.predicate, normalize_value(fact.object), fact.valid_from, fact.valid_to, confidence)

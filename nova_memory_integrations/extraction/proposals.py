@@ -40,9 +40,11 @@ class Proposal:
     """One statement to apply: from an extractor (``op=None``) or an LLM decision.
 
     ``target_fact_id`` names the existing fact an LLM's UPDATE / DELETE / NOOP is about;
-    ``reason`` is recorded with the decision. ``refused`` says why a declared schema refused it
-    already where the source parsed it (a field its model lacks): the consolidator records it as
-    refused, never stores it.
+    ``reason`` is recorded with the decision. ``importance`` is the source's rating of the fact
+    (0-1, :data:`~nova_memory_integrations.memory.importance.LEVELS`; a model's): it replaces the
+    deterministic rating, never a caller's, a declared predicate's or an explicit request's.
+    ``refused`` says why a declared schema refused it already where the source parsed it (a field
+    its model lacks): the consolidator records it as refused, never stores it.
     """
 
     subject: str
@@ -52,6 +54,7 @@ class Proposal:
     op: OpName | None = None
     valid_from: datetime | None = None
     confidence: float | None = None
+    importance: float | None = None
     target_fact_id: str | None = None
     reason: str | None = None
     source_text: str = ""
