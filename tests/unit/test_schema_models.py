@@ -17,7 +17,7 @@ from nova_memory_integrations.config import NovaConfig, Predicate
 from nova_memory_integrations.errors import FactSchemaError, InvalidInputError, SchemaError
 from nova_memory_integrations.extraction.llm import LLMExtractor
 from nova_memory_integrations.extraction.llms import LLMReply
-from nova_memory_integrations.extraction.prompts import SCHEMAS_PROMPT_VERSION, get_prompt
+from nova_memory_integrations.extraction.prompts import DEFAULT_PROMPT_VERSION, SCHEMAS_PROMPT_VERSION, get_prompt
 from nova_memory_integrations.memory.schemas import kind_of, schema_set, with_schemas
 from nova_memory_integrations.types import Episode
 
@@ -145,12 +145,13 @@ def test_the_answer_for_declared_kinds_is_parsed_through_the_models() -> None:
     assert (meta["schema"], meta["prompt_version"], meta["extractor"]) == ("allergy", SCHEMAS_PROMPT_VERSION, "llm")
 
 
-def test_without_schemas_the_prompt_and_its_answer_are_v2s() -> None:
+def test_without_schemas_the_prompt_is_the_default_and_shows_no_kinds() -> None:
     extractor = LLMExtractor(Capable(), max_retries=0, backoff=0)
-    assert extractor.prompt.version == "consolidation-v2"
+    assert extractor.prompt.version == DEFAULT_PROMPT_VERSION != SCHEMAS_PROMPT_VERSION
     assert "Declared kinds" not in extractor.prompt.render([("E1", EPISODES[0])])[-1][1]
     shown = get_prompt(SCHEMAS_PROMPT_VERSION).render([("E1", EPISODES[0])], schemas={"allergy": {"type": "object"}})
     assert '"allergy":{"type":"object"}' in shown[-1][1] and "record" in shown[0][1]
+    assert "Importance: rate every ADD" in shown[0][1]  # built on the default's rating of each operation
 
 
 def test_a_model_validator_that_needs_the_whole_record_leaves_the_field_to_decide() -> None:
