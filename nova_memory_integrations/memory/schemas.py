@@ -128,7 +128,7 @@ def _field_type(model: type[BaseModel], field: str) -> TypeAdapter[Any]:
     """The type of one field with its constraints (``Annotated[type, FieldInfo]``), without the model's
     validators: what decides when a model validator needs more of the record than one fact."""
     info = model.model_fields[field]
-    return TypeAdapter(Annotated[info.annotation, info])
+    return TypeAdapter(Annotated[info.annotation, info])  # type: ignore[arg-type]  # a runtime-built Annotated
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ class RefusalQueries(Connection):
         rows = self.readable(self.query(sql + " ORDER BY seq DESC LIMIT ?", [*params, limit]), "refused_facts")
         return [RefusedFact(id=r["id"], user_id=r["user_id"], episode_id=r["episode_id"], kind=r["kind"],
                             subject=r["subject"], predicate=r["predicate"], object=r["object"], rule=r["rule"],
-                            origin=r["origin"], created_at=from_epoch(r["created_at"]))
+                            origin=r["origin"], created_at=from_epoch(r["created_at"]))  # type: ignore[arg-type]
                 for r in rows]
 
     def drop_refused_of(self, conn: object, user_id: str, episode_ids: Sequence[str]) -> None:
