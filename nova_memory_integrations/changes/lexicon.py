@@ -393,6 +393,12 @@ GENERIC_WORDS = frozenset(
 )
 """Object words that name nothing by themselves (never a name match)."""
 
+AFFIRM = frozenset("still survives survived keeping kept staying stays remain remains".split())
+"""Words that say a state goes on ("*still* at Aldi though", "Netflix *survives*"): what they name does not end."""
+CONTINUING = AFFIRM | frozenset({"again"})
+"""Words that make a clause with no cue word a mention of a state that goes on ("took it out *again*"): the
+meaning fallback (:mod:`.fallback`) never reads such a clause as an ending."""
+
 STOPWORDS = GENERIC_WORDS | frozenset(
     "i me we us you he she it they them him is are was were be been being have has had do does did not no "
     "so but if then than that this these those there here what which who whom when where why how all any "
