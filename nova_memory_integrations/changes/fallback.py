@@ -25,11 +25,12 @@ from dataclasses import dataclass
 
 from .cues import CueHit, find_corrections_cues, find_cues
 from .guards import Actor, Known, check
-from .lexicon import CONTINUING, CUES, STOPWORDS, Cue
+from .lexicon import CONTINUING, CUES, PAST_FORMS, STOPWORDS, Cue
 from .segments import Clause, Sentence, Word, normalize_text, segment, words
 from .targets import FactInfo, name_evidence
 
-__all__ = ["ENDED", "ENDED_COSINE", "ENDED_MARGIN", "GOING_ON", "MeantEnding", "meant_endings", "scores"]
+__all__ = ["ENDED", "ENDED_COSINE", "ENDED_MARGIN", "GOING_ON", "MeantEnding", "may_mean_an_ending", "meant_endings",
+           "scores"]
 
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 
@@ -98,6 +99,19 @@ _MASKED = "it"
 _OBJECT_PRONOUNS = frozenset({"it", "her", "him", "them"})
 _TO_USER = re.compile(r"(?<=\w )(?:me|us)\b|\b(?:my|our)\s+$", re.IGNORECASE)
 """The user as the object of someone's act before the mention ("she took *me* off", "sold *my* bike")."""
+
+
+_NOW = frozenset({"now", "anymore"})
+
+
+def _tells_a_change(span: Sequence[Word]) -> bool:
+    """Whether a clause is told as done or as a new present (see :data:`~.lexicon.PAST_FORMS`)."""
+    return any(w.low in PAST_FORMS or w.low in _NOW or (len(w.low) > 4 and w.low.endswith("ed")) for w in span)
+
+
+def may_mean_an_ending(text: str) -> bool:
+    """The cheap test run on a turn with no cue before any fact is read: some word told as done or as now."""
+    return _tells_a_change(words(text.lower()))
 
 
 @dataclass(frozen=True)
@@ -185,7 +199,7 @@ def _candidates(text: str, sentences: list[Sentence], infos: Sequence[FactInfo],
             if named:
                 last_named = [i for i, _ in named] if pronoun is None else last_named
             if (si, ci) in cued or si in skip or len({i.state for i, _ in named}) != 1 or sentence.question \
-                    or any(w.low in CONTINUING for w in span):
+                    or any(w.low in CONTINUING for w in span) or not _tells_a_change(span):
                 continue
             info, hidden = named[0]
             first = min(w.start for w in hidden)

@@ -396,6 +396,15 @@ GENERIC_WORDS = frozenset(
 AFFIRM = frozenset("still survives survived keeping kept staying stays remain remains".split())
 """Words that say a state goes on ("*still* at Aldi though", "Netflix *survives*"): what they name does not end."""
 CONTINUING = AFFIRM | frozenset({"again"})
+PAST_FORMS = frozenset(
+    "went gone gave given took taken left sold let put sent spent lost broke broken fell fallen held sat saw seen "
+    "stood told threw thrown wore worn wrote written came become became got gotten had made drove driven rode "
+    "ridden ran paid kept brought bought found won did done withdrew withdrawn quit shut cut split began begun "
+    "chose chosen forgot forgotten hung dealt meant fled swapped".split())
+"""Irregular past forms of common verbs (a regular one ends in "-ed"): with "now" and "any more", what a
+clause must hold before the meaning fallback (:mod:`.fallback`) reads it: an ending is told as done ("we
+*let* her go", "she's *taken* me off it") or as a new present ("it's my nephew's *now*"); a plain present
+("I work at Argos", "I love the cello") restates a state and is never embedded."""
 """Words that make a clause with no cue word a mention of a state that goes on ("took it out *again*"): the
 meaning fallback (:mod:`.fallback`) never reads such a clause as an ending."""
 

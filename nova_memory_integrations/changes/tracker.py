@@ -22,7 +22,7 @@ from .._time import to_epoch
 from ..storage.sqlite import SQLiteStore
 from ..types import Episode, Fact
 from .lexicon import STOPWORDS
-from .fallback import meant_endings
+from .fallback import may_mean_an_ending, meant_endings
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
 from .states import OPEN_PREDICATE, OpenState, open_states
 
@@ -58,7 +58,7 @@ class ChangeTracker:
         if episode.role != "user" or not episode.content:
             return ChangePlan()
         cued = pending(episode.content, handled)
-        if not cued and self.embedder is None:
+        if not cued and (self.embedder is None or not may_mean_an_ending(episode.content)):
             return ChangePlan()
         at = episode.timestamp
         # believed facts still valid at `at`, those this very episode closed at `at` (correctable), and

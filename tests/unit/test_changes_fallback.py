@@ -14,7 +14,13 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from nova_memory_integrations.changes.fallback import ENDED_COSINE, ENDED_MARGIN, meant_endings, scores
+from nova_memory_integrations.changes.fallback import (
+    ENDED_COSINE,
+    ENDED_MARGIN,
+    may_mean_an_ending,
+    meant_endings,
+    scores,
+)
 from nova_memory_integrations.changes.planner import Similarity, held_facts
 from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 from nova_memory_integrations.types import Fact
@@ -96,7 +102,7 @@ def _ended(text: str, similarity: Similarity, handled: Sequence[str] = ()) -> se
 @pytest.mark.parametrize(("text", "ended"), [
     ("The cello went to my niece, she'll get more out of it than me.", "cello"),  # given away, no cue word
     ("The GP took me off omeprazole last month.", "omeprazole"),  # someone else's act done to the user
-    ("The Vespa has a new owner as of Saturday.", "Vespa scooter"),  # the thing itself as subject
+    ("The Vespa got a new owner on Saturday.", "Vespa scooter"),  # the thing itself as subject
 ])
 def test_a_clause_that_means_an_ending_ends_the_state_it_names(text: str, ended: str, similarity: Similarity) -> None:
     assert _ended(text, similarity) == {ended}
@@ -117,6 +123,13 @@ def test_the_must_not_fire_set_never_fires(similarity: Similarity) -> None:
 ])
 def test_unclear_or_guarded_clauses_end_nothing(text: str, similarity: Similarity) -> None:
     assert _ended(text, similarity) == set()
+
+
+def test_a_plain_present_is_never_read_as_an_ending(similarity: Similarity) -> None:
+    # told neither as done nor as "now": a restated state, not embedded at all (the cheap gate)
+    assert _ended("The Vespa has a loud new exhaust and it sounds brilliant.", similarity) == set()
+    assert not may_mean_an_ending("I play the cello in an orchestra and I love it.")
+    assert may_mean_an_ending("The cello went to my niece.")
 
 
 def test_a_sentence_the_extractor_handled_is_not_read_again(similarity: Similarity) -> None:
