@@ -65,7 +65,8 @@ _LEAD = re.compile(
     r"(?:quick|small|big|honest|sad|final) (?:update|news)|news|big news|honestly|anyway|anyways|also|and|but|then|"
     r"now|just|finally|sadly|unfortunately|officially|basically|fyi|btw|by the way|long story short|in the end|"
     r"eventually|turns out|guess what|today|yesterday|this morning|last (?:week|night|month)|on \w+day|recently|"
-    r"at last|plot twist|anyhow|well then|as of (?:today|now)|actually)\b[\s,:!.\-—]*)*", _I)
+    r"at last|plot twist|anyhow|well then|as of (?:today|now|the \w+|last \w+|this \w+|\w+day|"
+    r"\d{1,2}(?:st|nd|rd|th)?(?: of)? \w+|\w+ \d{1,2}(?:st|nd|rd|th)?)|actually)\b[\s,:!.\-—]*)*", _I)
 _AND_I = re.compile(r"^(?P<x>[\w'-]+(?: [\w'-]+)?) and (?:I|me|i)\b(?!')", _I)
 _FIRST = re.compile(r"^(?:I|i|we|We|WE|me|Me)(?:'(?:ve|m|d|re|ll))?\b(?!-)")
 _MY_REL = re.compile(r"^(?:my|our)\s+(?P<rel>" + _RELS + r")\b(?:,?\s+(?P<name>[A-Z][\w-]+))?(?P<pos>'s?\s+"

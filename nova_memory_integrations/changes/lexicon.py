@@ -154,6 +154,7 @@ CUES: tuple[Cue, ...] = (
     # -- jobs
     Cue("resigned", r"\b(?:resigned|resignation|quit my job)\b|\bwalked out (?:of|on) (?:my|the|his|her|their) "
         r"(?:job|work|shift|employer)\b", _cats(_JOB, _MEM)),
+    Cue("redundancy", r"\b(?:my|our|his|her|their|since|after|the) redundanc(?:y|ies)\b", _cats(_JOB), noun=True),
     Cue("laid off", r"\b(?:laid off|lay-?offs?|made redundant|redundanc(?:y|ies)|let go|let (?:me|us) go|"
         r"fired|sacked|got the sack|"
         r"got the boot|lost (?:my|his|her|their) job|downsized)\b", _cats(_JOB)),
@@ -447,7 +448,8 @@ NEAR_MISS = r"\b(?:almost|nearly|practically|came close to|was about to|were abo
 """Right before a cue, a change that did not happen ("I *almost* left", "*nearly* sold it last month")."""
 
 FUTURE_MARKERS: tuple[str, ...] = (
-    r"\bwill\b", r"'ll\b", r"\bgoing to\b", r"\bgonna\b", r"\babout to\b", r"\bnext (?:week|month|year|spring|"
+    r"\bwill\b", r"'ll\b", r"(?:(?:\b(?:am|is|are|was|were|be|been|not|i|we)|'m|'s|'re)\s+(?:\w+ly\s+|just\s+|still\s+)?"
+    r"|^\W*)going to\b", r"\bgonna\b", r"\babout to\b", r"\bnext (?:week|month|year|spring|"
     r"summer|autumn|fall|winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|term)\b",
     r"\btomorrow\b", r"\bsoon\b", r"\bin (?:a|one|two|three|four|five|six|a few|a couple of|\d+) (?:days?|weeks?|"
     r"months?|years?)\b", r"\bafter the (?:tour|summer|holidays|season|wedding|project|launch)\b",

