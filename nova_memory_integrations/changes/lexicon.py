@@ -206,7 +206,7 @@ CUES: tuple[Cue, ...] = (
     Cue("gave up", r"\b(?:gave|given|giving) up\b(?! on\b)|\bkicked the habit\b|\bpacked (?:it )?in\b|\bcut out\b"
         r"|\bcut (?:" + _OBJ + r" )?out\b|\bfell off the (?:\w+ )?wagon\b|\b(?:now|been|stayed|getting) sober\b",
         _cats(_HAB, _MEM), strength=0.9),
-    Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM), strength=0.6),
+    Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM, _STUDY), strength=0.6),
     Cue("abstinent", r"\b(?:(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|"
         r"a couple(?: of)?|several|many) )?(?:(?:whole|full|entire|straight|solid) )?(?:days?|weeks?|months?|years?|"
         r"fortnight)(?: now)? (?:without|clean|sober|\w+-free|off (?:the|it)\b)"
