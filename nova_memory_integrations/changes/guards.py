@@ -29,6 +29,7 @@ from typing import Literal
 
 from .cues import CueHit
 from .lexicon import (
+    DREAM,
     FUTURE_MARKERS,
     INDEFINITE_ACTORS,
     MODAL_MARKERS,
@@ -52,6 +53,7 @@ _FUTURE = re.compile("|".join(FUTURE_MARKERS), _I)
 _REMINISCENCE = re.compile("|".join(REMINISCENCE_MARKERS), _I)
 _AHEAD = re.compile(TIME_AHEAD, _I)
 _NEAR_MISS = re.compile(NEAR_MISS, _I)
+_DREAM = re.compile(DREAM, _I)
 _WHO = re.compile(r"^(?P<head>.+?),?\s+(?:who|whose)\b", _I)
 _TEMPORARY = re.compile("|".join(TEMPORARY_MARKERS), _I)
 _PAST = re.compile(TIME_PAST, _I)
@@ -238,6 +240,8 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
     for m in _REPORTED.finditer(before):  # in this clause or the one before ("X said, and I quote, ...")
         if m.group("who").lower() not in ("i", "we", "i've", "we've"):
             return Verdict("reported", f"someone else's words ({m.group(0).strip()!r})", actor)
+    if dream := _DREAM.search(text, sentence.start, hit.start):
+        return Verdict("dream", f"a dream or an imagining ({dream.group(0)!r})", actor)
     if memory := _REMINISCENCE.search(sentence.text):
         return Verdict("reminiscence", f"a memory of something earlier ({memory.group(0)!r})", actor)
     if not cue.negated and _negated(clause, hit, text):

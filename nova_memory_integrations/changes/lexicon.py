@@ -30,6 +30,7 @@ __all__ = [
     "INDEFINITE_ACTORS",
     "KIND_WORDS",
     "MODAL_MARKERS",
+    "DREAM",
     "NEAR_MISS",
     "NEGATORS",
     "OBJECT_CATEGORY_WORDS",
@@ -444,8 +445,14 @@ MODAL_MARKERS: tuple[str, ...] = (
 )
 """Words that make a clause a possibility, a wish or a plan rather than a fact."""
 
-NEAR_MISS = r"\b(?:almost|nearly|practically|came close to|was about to|were about to)\s+(?:\w+\s+)?$"
-"""Right before a cue, a change that did not happen ("I *almost* left", "*nearly* sold it last month")."""
+NEAR_MISS = (r"\b(?:almost|nearly|practically|came close to|was about to|were about to)\s+(?:\w+\s+)?$"
+             r"|\b(?:thought|thinking|convinced|sure|panicked|panicking|worried)\s+(?:that\s+)?(?:i|we)(?:'d|\s+had)\s+$")
+"""Right before a cue, a change that did not happen ("I *almost* left", "*nearly* sold it last month"), or a
+false alarm ("*thought I'd* lost my keys": they turned up)."""
+DREAM = (r"\b(?:dreamt|dreamed|dreaming|daydream\w*|nightmare|imagin(?:e|ed|ing))\b"
+         r"|(?<!living the )(?<!living my )\bdreams?\b(?! (?:job|house|home|car|holiday|wedding|life|team|role|come))")
+"""Before a cue in its sentence, what follows is a dream or an imagining ("weird *dream* last night: we'd sold
+the house"), not a change; "my *dream* job", "living *the dream*" are not."""
 
 FUTURE_MARKERS: tuple[str, ...] = (
     r"\bwill\b", r"'ll\b", r"(?:(?:\b(?:am|is|are|was|were|be|been|not|i|we)|'m|'s|'re)\s+(?:\w+ly\s+|just\s+|still\s+)?"

@@ -50,3 +50,27 @@ def test_a_general_class_ends_the_state(text: str, held: tuple[str, str, str], e
 ])
 def test_the_same_shapes_leave_other_states_alone(text: str, held: tuple[str, str, str]) -> None:
     assert _ended(text, held) == set()
+
+
+CAR = ("user", "owns", "Fiat Panda")
+EARBUDS = ("user", "owns", "Sony earbuds")
+
+
+@pytest.mark.parametrize("text", [
+    "Had the strangest dream: I'd sold the Panda and bought a camper van.",  # a dream's content
+    "I dreamt we sold the Panda to a clown, woke up laughing.",
+    "Just imagine if I sold the Panda and cycled everywhere.",
+    "Spent an hour thinking I'd lost my Sony earbuds, they were in the fridge.",  # a false alarm
+    "Panicked because I thought I'd lost the Sony earbuds on the train.",
+])
+def test_dreams_imaginings_and_false_alarms_end_nothing(text: str) -> None:
+    assert _ended(text, CAR, EARBUDS) == set()
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("Living the dream: sold the Panda and got a bike instead.", {"Fiat Panda"}),  # an idiom, not a dream
+    ("Sold the Panda to fund my dream holiday.", {"Fiat Panda"}),  # the dream after the cue
+    ("I think I've lost my Sony earbuds for good this time.", {"Sony earbuds"}),
+])
+def test_the_words_of_a_dream_elsewhere_do_not_block_a_change(text: str, ended: set[str]) -> None:
+    assert _ended(text, CAR, EARBUDS) == ended
