@@ -1,38 +1,40 @@
 """A cue by meaning (pure): a clause with no cue word that names a held fact and *means* it ended.
 
 The lexicon and the ending verbs (:mod:`.lexicon`, :mod:`.verbs`) find "sold", "quit", "split up"; people
-also say "a guy drove off in the Corolla for cash", "we had to let Biscuit go", "the nurse has taken me
-off metformin", words no list holds. This fallback reads only clauses that hold no cue and name exactly
-one of the actor's held states (by a word of the fact, else by a pronoun whose antecedent in the message
-is that fact). The named words are masked ("we had to let *it* go") so the clause's *predicate* is what
-is compared, then the clause is ranked (the store's MiniLM: one embedding per candidate clause, the prototypes cached) against two
-small sets of prototypes in our own words: "it has ended / is gone / not mine any more" against "it goes
-on / an ordinary mention / a plan / a question". It fires only when the best ending prototype reaches
-:data:`ENDED_COSINE` *and* leads the best ongoing one by :data:`ENDED_MARGIN`; the guards of
-:mod:`.guards` (questions, reported speech, memories, denials, plans, pauses) run on it as on a cue.
-Precision first: a clause naming two states, a relationship (ended only by naming the person with a
-cue), a third party's news without the person named as actor, all leave every fact alone.
+also say "we handed the club over to Jo", "the nurse has taken me off the tablets", words no list holds.
+This fallback reads only clauses that hold no cue, are told as done or as "now" (a plain present restates
+a state: :func:`may_mean_an_ending`, the cheap test run before any fact is read), hold no continuation
+word ("still", "again") and name exactly one of the actor's held states (by a word of the fact, else by a
+pronoun whose antecedent in the message is that fact). The named words are masked ("we had to let *it*
+go") so that the clause's *predicate* is compared: the store's MiniLM ranks the masked clause (one
+embedding per candidate clause; the prototypes are cached) against two small sets of prototypes in our
+own words, "it has ended / is gone / is someone else's now" against "it goes on / an ordinary mention /
+a plan". It fires only when the best ending prototype reaches :data:`ENDED_COSINE` *and* leads the best
+going-on one by :data:`ENDED_MARGIN`; the guards of :mod:`.guards` (questions, reported speech, dreams,
+memories, denials, plans, pauses) run on it as on a cue. Precision first: a clause naming two states, a
+relationship (ended only by a cue naming the person), someone else's news about their own things, all
+leave every fact alone.
 
-Calibrated on the tuning and test sets, checked on the holdout (``benchmarks/beliefs.py``), with a
-must-not-fire set of ordinary sentences in ``tests/unit/test_changes_fallback.py``.
+Calibrated on the tuning and test sets and on the must-not-fire set of
+``tests/unit/test_changes_fallback.py`` (our own sentences), checked on the holdout
+(``benchmarks/beliefs.py``). MiniLM separates these meanings thinly, so recall is modest by design.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from .cues import CueHit, find_corrections_cues, find_cues
 from .guards import Actor, Known, check
-from .lexicon import CONTINUING, CUES, PAST_FORMS, STOPWORDS, Cue
+from .lexicon import ANY, CONTINUING, PAST_FORMS, STOPWORDS, Cue
+from .planner import Similarity
 from .segments import Clause, Sentence, Word, normalize_text, segment, words
 from .targets import FactInfo, name_evidence
 
 __all__ = ["ENDED", "ENDED_COSINE", "ENDED_MARGIN", "GOING_ON", "MeantEnding", "may_mean_an_ending", "meant_endings",
            "scores"]
-
-Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 
 ENDED: tuple[str, ...] = (
     "it is over now",
@@ -90,17 +92,14 @@ ENDED_COSINE = 0.4
 ENDED_MARGIN = 0.1
 """How far the best ending prototype must lead the best going-on one."""
 MAX_CLAUSES = 4
-"""At most this many candidate clauses of one message are embedded (a long message costs one batch)."""
+"""At most this many candidate clauses of one message are embedded."""
 
-_MEANING_CUE = Cue("meaning", r"(?!)", frozenset({"any"}))
-"""The cue a meant ending is recorded under (never matched as text: :mod:`.cues` does not hold it)."""
-assert _MEANING_CUE not in CUES
+_MEANING_CUE = Cue("meaning", r"(?!)", frozenset({ANY}))
+"""What a meant ending is checked by the guards as (never matched as text: :data:`~.lexicon.CUES` lacks it)."""
 _MASKED = "it"
 _OBJECT_PRONOUNS = frozenset({"it", "her", "him", "them"})
 _TO_USER = re.compile(r"(?<=\w )(?:me|us)\b|\b(?:my|our)\s+$", re.IGNORECASE)
 """The user as the object of someone's act before the mention ("she took *me* off", "sold *my* bike")."""
-
-
 _NOW = frozenset({"now", "anymore"})
 
 
@@ -182,8 +181,10 @@ def _in_scope(info: FactInfo, actor: Actor, done_to_user: bool) -> bool:
     return False
 
 
-def _candidates(text: str, sentences: list[Sentence], infos: Sequence[FactInfo], known: Known,
-                cued: set[tuple[int, int]], skip: set[int]) -> list[tuple[_Candidate, CueHit]]:
+def _candidates(text: str, sentences: list[Sentence], infos: Sequence[FactInfo], cued: set[tuple[int, int]],
+                skip: set[int]) -> list[tuple[_Candidate, CueHit]]:
+    """The clauses the fallback may read (see the module docstring), each with the one state it names and a
+    stand-in cue at the naming words (for the guards and the actor)."""
     every = words(text)
     out: list[tuple[_Candidate, CueHit]] = []
     last_named: list[FactInfo] = []
@@ -209,7 +210,7 @@ def _candidates(text: str, sentences: list[Sentence], infos: Sequence[FactInfo],
 
 
 def meant_endings(text: str, *, infos: Sequence[FactInfo], known: Known, similarity: Similarity,
-                  ended: set[str] = frozenset(), handled: Sequence[str] = ()) -> list[MeantEnding]:  # type: ignore[assignment]
+                  ended: Collection[str] = (), handled: Sequence[str] = ()) -> list[MeantEnding]:
     """The held facts (``infos``: the user's facts current at the message's time, not its own) that a clause
     of ``text`` with no cue means ended (see the module docstring). ``ended``: fact ids the cues already
     end; ``handled``: sentences where the extractor already ended or replaced a fact (not read again)."""
@@ -221,8 +222,9 @@ def meant_endings(text: str, *, infos: Sequence[FactInfo], known: Known, similar
     skip = {h.sentence for h in find_corrections_cues(norm, sentences)}
     marks = [normalize_text(h).strip(" .!?") for h in handled if h]
     skip |= {i for i, s in enumerate(sentences) if any(s.text.strip(" .!?") in m or m in s.text for m in marks)}
+    done = set(ended)
     found: list[_Candidate] = []
-    for cand, hit in _candidates(norm, sentences, [i for i in infos if i.fact.id not in ended], known, cued, skip):
+    for cand, hit in _candidates(norm, sentences, [i for i in infos if i.fact.id not in done], cued, skip):
         sentence = sentences[cand.sentence]
         verdict = check(norm, sentence, cand.clause, hit, known)
         clause = sentence.clauses[cand.clause]
@@ -233,9 +235,9 @@ def meant_endings(text: str, *, infos: Sequence[FactInfo], known: Known, similar
     out: list[MeantEnding] = []
     for cand in found:
         end, going = scores(cand.masked, similarity)
-        if end >= ENDED_COSINE and end - going >= ENDED_MARGIN and cand.info.fact.id not in ended:
+        if end >= ENDED_COSINE and end - going >= ENDED_MARGIN and cand.info.fact.id not in done:
             out.append(MeantEnding(cand.info, cand.masked, end, going))
-            ended = {*ended, cand.info.fact.id}
+            done.add(cand.info.fact.id)
     return out
 
 

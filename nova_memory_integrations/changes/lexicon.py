@@ -207,7 +207,8 @@ CUES: tuple[Cue, ...] = (
     Cue("gave up", r"\b(?:gave|given|giving) up\b(?! on\b)|\bkicked the habit\b|\bpacked (?:it )?in\b|\bcut out\b"
         r"|\bcut (?:" + _OBJ + r" )?out\b|\bfell off the (?:\w+ )?wagon\b|\b(?:now|been|stayed|getting) sober\b",
         _cats(_HAB, _MEM), strength=0.9),
-    Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM, _STUDY), strength=0.6),
+    Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM, _STUDY),
+        strength=0.6),
     Cue("abstinent", r"\b(?:(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|"
         r"a couple(?: of)?|several|many) )?(?:(?:whole|full|entire|straight|solid) )?(?:days?|weeks?|months?|years?|"
         r"fortnight)(?: now)? (?:without|clean|sober|\w+-free|off (?:the|it)\b)"
@@ -455,8 +456,9 @@ DREAM = (r"\b(?:dreamt|dreamed|dreaming|daydream\w*|nightmare|imagin(?:e|ed|ing)
 the house"), not a change; "my *dream* job", "living *the dream*" are not."""
 
 FUTURE_MARKERS: tuple[str, ...] = (
-    r"\bwill\b", r"'ll\b", r"(?:(?:\b(?:am|is|are|was|were|be|been|not|i|we)|'m|'s|'re)\s+(?:\w+ly\s+|just\s+|still\s+)?"
-    r"|^\W*)going to\b", r"\bgonna\b", r"\babout to\b", r"\bnext (?:week|month|year|spring|"
+    r"\bwill\b", r"'ll\b",
+    r"(?:(?:\b(?:am|is|are|was|were|be|been|not|i|we)|'m|'s|'re)\s+(?:\w+ly\s+|just\s+|still\s+)?|^\W*)going to\b",
+    r"\bgonna\b", r"\babout to\b", r"\bnext (?:week|month|year|spring|"
     r"summer|autumn|fall|winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|term)\b",
     r"\btomorrow\b", r"\bsoon\b", r"\bin (?:a|one|two|three|four|five|six|a few|a couple of|\d+) (?:days?|weeks?|"
     r"months?|years?)\b", r"\bafter the (?:tour|summer|holidays|season|wedding|project|launch)\b",

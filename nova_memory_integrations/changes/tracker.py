@@ -21,8 +21,8 @@ import numpy as np
 from .._time import to_epoch
 from ..storage.sqlite import SQLiteStore
 from ..types import Episode, Fact
-from .lexicon import STOPWORDS
 from .fallback import may_mean_an_ending, meant_endings
+from .lexicon import STOPWORDS
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
 from .states import OPEN_PREDICATE, OpenState, open_states
 
@@ -65,8 +65,8 @@ class ChangeTracker:
         # those it stated (whatever their time)
         facts = [f for f in self.db.current_facts(user_id, valid_after=to_epoch(at - _EPSILON))
                  if f.valid_from <= at]
-        known = {f.id for f in facts}
-        facts += [f for f in self.db.select_facts(user_id, ids=list(stated)) if f.id not in known]
+        seen = {f.id for f in facts}
+        facts += [f for f in self.db.select_facts(user_id, ids=list(stated)) if f.id not in seen]
         if not facts:
             return ChangePlan()
         similarity = self.similarity if self.embedder is not None else None
