@@ -183,6 +183,8 @@ def find_actor(prefix: str, known: Known) -> Actor:
         return Actor("indefinite", name="they")
     if _IT.match(rest):
         return Actor("pronoun", name="it")
+    if rest.strip().lower() in ("my", "our"):  # "*my* resignation", "*our* move": a noun cue of the user's own
+        return Actor("user")
     if m := _MY_THING.match(rest):
         return Actor("thing", name=m.group("np").lower())
     if (m := _INDEFINITE.match(rest)) and (m.group("head") or "someone").lower() not in known.people:

@@ -74,3 +74,27 @@ def test_dreams_imaginings_and_false_alarms_end_nothing(text: str) -> None:
 ])
 def test_the_words_of_a_dream_elsewhere_do_not_block_a_change(text: str, ended: set[str]) -> None:
     assert _ended(text, CAR, EARBUDS) == ended
+
+
+ROLE = ("user", "states", "secretary of the cricket club")
+PLOT = ("user", "owns", "allotment")
+FLAT = ("user", "lives_in", "flat in Hove")
+
+
+@pytest.mark.parametrize(("text", "held", "ended"), [
+    ("My resignation as secretary went through at the meeting.", ROLE, {"secretary of the cricket club"}),
+    ("We've given up the allotment, the slugs won.", PLOT, {"allotment"}),  # a possession given up
+    ("Finally gave up the flat in Hove and moved in with my sister.", FLAT, {"flat in Hove"}),
+])
+def test_a_noun_cue_of_the_users_own_and_giving_up_a_thing_end_it(text: str, held: tuple[str, str, str],
+                                                                  ended: set[str]) -> None:
+    assert _ended(text, held) == ended
+
+
+@pytest.mark.parametrize(("text", "held"), [
+    ("Her resignation as secretary was a surprise to everyone.", ROLE),  # someone else's noun cue
+    ("Gave up my seat on the bus to an old lady, felt saintly.", PLOT),  # an object of its own, not held
+    ("Nearly gave up the allotment in the drought but it pulled through.", PLOT),
+])
+def test_someone_elses_noun_cue_and_other_things_given_up_leave_it(text: str, held: tuple[str, str, str]) -> None:
+    assert _ended(text, held) == set()
