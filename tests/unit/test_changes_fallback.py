@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
-import numpy as np
 import pytest
 
 from nova_memory_integrations.changes.fallback import (
@@ -22,7 +21,6 @@ from nova_memory_integrations.changes.fallback import (
     scores,
 )
 from nova_memory_integrations.changes.planner import Similarity, held_facts
-from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 from nova_memory_integrations.types import Fact
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -82,15 +80,6 @@ MUST_NOT_FIRE = [
     'The Vespa finally passed its MOT, what a relief.',
     'Back on the omeprazole after a bad week of heartburn.',
 ]
-
-
-@pytest.fixture(scope="module")
-def similarity(minilm_onnx: OnnxMiniLMEmbeddings) -> Similarity:
-    def cosines(text: str, others: Sequence[str]) -> list[float]:
-        v = np.asarray(minilm_onnx.embed_documents([text, *others]), dtype=np.float32)
-        v = v / np.linalg.norm(v, axis=1)[:, None]
-        return [float(x) for x in v[1:] @ v[0]]
-    return cosines
 
 
 def _ended(text: str, similarity: Similarity, handled: Sequence[str] = ()) -> set[str]:
