@@ -108,9 +108,17 @@ def _tells_a_change(span: Sequence[Word]) -> bool:
     return any(w.low in PAST_FORMS or w.low in _NOW or (len(w.low) > 4 and w.low.endswith("ed")) for w in span)
 
 
+def _readable(sentence: Sentence, span: Sequence[Word]) -> bool:
+    """Whether a clause may be read at all: a statement, told as done or as now, with no continuation word."""
+    return not sentence.question and _tells_a_change(span) and not any(w.low in CONTINUING for w in span)
+
+
 def may_mean_an_ending(text: str) -> bool:
-    """The cheap test run on a turn with no cue before any fact is read: some word told as done or as now."""
-    return _tells_a_change(words(text.lower()))
+    """The cheap test run on a turn with no cue before any fact is read: some clause :func:`_readable`."""
+    norm = normalize_text(text)
+    every = words(norm)
+    return any(_readable(s, [w for w in every if c.start <= w.start < c.end])
+               for s in segment(norm) for c in s.clauses)
 
 
 @dataclass(frozen=True)
@@ -186,11 +194,17 @@ def _candidates(text: str, sentences: list[Sentence], infos: Sequence[FactInfo],
     """The clauses the fallback may read (see the module docstring), each with the one state it names and a
     stand-in cue at the naming words (for the guards and the actor)."""
     every = words(text)
+    spans = {(si, ci): [w for w in every if c.start <= w.start < c.end]
+             for si, sentence in enumerate(sentences) for ci, c in enumerate(sentence.clauses)}
+    readable = [k for k, span in spans.items() if k not in cued and k[0] not in skip
+                and _readable(sentences[k[0]], span)]
     out: list[tuple[_Candidate, CueHit]] = []
     last_named: list[FactInfo] = []
     for si, sentence in enumerate(sentences):
         for ci, clause in enumerate(sentence.clauses):
-            span = [w for w in every if clause.start <= w.start < clause.end]
+            if not readable or (si, ci) > readable[-1]:
+                return out  # no clause left to read (names are looked for up to the last one, for pronouns)
+            span = spans[(si, ci)]
             named = _named(infos, span)
             pronoun = None
             if not named and len(last_named) == 1:  # "we let *her* go" after "Pepper"
@@ -199,8 +213,7 @@ def _candidates(text: str, sentences: list[Sentence], infos: Sequence[FactInfo],
                     named = [(last_named[0], [pronoun])]
             if named:
                 last_named = [i for i, _ in named] if pronoun is None else last_named
-            if (si, ci) in cued or si in skip or len({i.state for i, _ in named}) != 1 or sentence.question \
-                    or any(w.low in CONTINUING for w in span) or not _tells_a_change(span):
+            if (si, ci) not in readable or len({i.state for i, _ in named}) != 1:
                 continue
             info, hidden = named[0]
             first = min(w.start for w in hidden)
