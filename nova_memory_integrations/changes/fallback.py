@@ -103,9 +103,15 @@ _TO_USER = re.compile(r"(?<=\w )(?:me|us)\b|\b(?:my|our)\s+$", re.IGNORECASE)
 _NOW = frozenset({"now", "anymore"})
 
 
+_FEELING_BEFORE = frozenset("just so very really too bit feel feeling felt get getting am i'm are we're".split())
+"""Before an "-ed" word, these make it a feeling or a state ("just *tired*", "I'm *bored*"), not a deed."""
+
+
 def _tells_a_change(span: Sequence[Word]) -> bool:
     """Whether a clause is told as done or as a new present (see :data:`~.lexicon.PAST_FORMS`)."""
-    return any(w.low in PAST_FORMS or w.low in _NOW or (len(w.low) > 4 and w.low.endswith("ed")) for w in span)
+    return any(w.low in PAST_FORMS or w.low in _NOW or (
+        len(w.low) > 4 and w.low.endswith("ed") and not (i and span[i - 1].low in _FEELING_BEFORE))
+        for i, w in enumerate(span))
 
 
 def _readable(sentence: Sentence, span: Sequence[Word]) -> bool:

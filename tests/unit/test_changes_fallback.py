@@ -118,6 +118,7 @@ def test_a_plain_present_is_never_read_as_an_ending(similarity: Similarity) -> N
     # told neither as done nor as "now": a restated state, not embedded at all (the cheap gate)
     assert _ended("The Vespa has a loud new exhaust and it sounds brilliant.", similarity) == set()
     assert not may_mean_an_ending("I play the cello in an orchestra and I love it.")
+    assert not may_mean_an_ending("Honestly, just tired today, I'm so stressed.")  # feelings, not deeds
     assert may_mean_an_ending("The cello went to my niece.")
 
 
