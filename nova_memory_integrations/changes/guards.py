@@ -29,6 +29,7 @@ from typing import Literal
 
 from .cues import CueHit
 from .lexicon import (
+    DREAM,
     FUTURE_MARKERS,
     INDEFINITE_ACTORS,
     MODAL_MARKERS,
@@ -52,6 +53,7 @@ _FUTURE = re.compile("|".join(FUTURE_MARKERS), _I)
 _REMINISCENCE = re.compile("|".join(REMINISCENCE_MARKERS), _I)
 _AHEAD = re.compile(TIME_AHEAD, _I)
 _NEAR_MISS = re.compile(NEAR_MISS, _I)
+_DREAM = re.compile(DREAM, _I)
 _WHO = re.compile(r"^(?P<head>.+?),?\s+(?:who|whose)\b", _I)
 _TEMPORARY = re.compile("|".join(TEMPORARY_MARKERS), _I)
 _PAST = re.compile(TIME_PAST, _I)
@@ -65,7 +67,8 @@ _LEAD = re.compile(
     r"(?:quick|small|big|honest|sad|final) (?:update|news)|news|big news|honestly|anyway|anyways|also|and|but|then|"
     r"now|just|finally|sadly|unfortunately|officially|basically|fyi|btw|by the way|long story short|in the end|"
     r"eventually|turns out|guess what|today|yesterday|this morning|last (?:week|night|month)|on \w+day|recently|"
-    r"at last|plot twist|anyhow|well then|as of (?:today|now)|actually)\b[\s,:!.\-—]*)*", _I)
+    r"at last|plot twist|anyhow|well then|as of (?:today|now|the \w+|last \w+|this \w+|\w+day|"
+    r"\d{1,2}(?:st|nd|rd|th)?(?: of)? \w+|\w+ \d{1,2}(?:st|nd|rd|th)?)|actually)\b[\s,:!.\-—]*)*", _I)
 _AND_I = re.compile(r"^(?P<x>[\w'-]+(?: [\w'-]+)?) and (?:I|me|i)\b(?!')", _I)
 _FIRST = re.compile(r"^(?:I|i|we|We|WE|me|Me)(?:'(?:ve|m|d|re|ll))?\b(?!-)")
 _MY_REL = re.compile(r"^(?:my|our)\s+(?P<rel>" + _RELS + r")\b(?:,?\s+(?P<name>[A-Z][\w-]+))?(?P<pos>'s?\s+"
@@ -180,6 +183,8 @@ def find_actor(prefix: str, known: Known) -> Actor:
         return Actor("indefinite", name="they")
     if _IT.match(rest):
         return Actor("pronoun", name="it")
+    if rest.strip().lower() in ("my", "our"):  # "*my* resignation", "*our* move": a noun cue of the user's own
+        return Actor("user")
     if m := _MY_THING.match(rest):
         return Actor("thing", name=m.group("np").lower())
     if (m := _INDEFINITE.match(rest)) and (m.group("head") or "someone").lower() not in known.people:
@@ -237,6 +242,8 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
     for m in _REPORTED.finditer(before):  # in this clause or the one before ("X said, and I quote, ...")
         if m.group("who").lower() not in ("i", "we", "i've", "we've"):
             return Verdict("reported", f"someone else's words ({m.group(0).strip()!r})", actor)
+    if dream := _DREAM.search(text, sentence.start, hit.start):
+        return Verdict("dream", f"a dream or an imagining ({dream.group(0)!r})", actor)
     if memory := _REMINISCENCE.search(sentence.text):
         return Verdict("reminiscence", f"a memory of something earlier ({memory.group(0)!r})", actor)
     if not cue.negated and _negated(clause, hit, text):

@@ -30,6 +30,7 @@ __all__ = [
     "INDEFINITE_ACTORS",
     "KIND_WORDS",
     "MODAL_MARKERS",
+    "DREAM",
     "NEAR_MISS",
     "NEGATORS",
     "OBJECT_CATEGORY_WORDS",
@@ -154,6 +155,7 @@ CUES: tuple[Cue, ...] = (
     # -- jobs
     Cue("resigned", r"\b(?:resigned|resignation|quit my job)\b|\bwalked out (?:of|on) (?:my|the|his|her|their) "
         r"(?:job|work|shift|employer)\b", _cats(_JOB, _MEM)),
+    Cue("redundancy", r"\b(?:my|our|his|her|their|since|after|the) redundanc(?:y|ies)\b", _cats(_JOB), noun=True),
     Cue("laid off", r"\b(?:laid off|lay-?offs?|made redundant|redundanc(?:y|ies)|let go|let (?:me|us) go|"
         r"fired|sacked|got the sack|"
         r"got the boot|lost (?:my|his|her|their) job|downsized)\b", _cats(_JOB)),
@@ -204,8 +206,9 @@ CUES: tuple[Cue, ...] = (
     # -- habits
     Cue("gave up", r"\b(?:gave|given|giving) up\b(?! on\b)|\bkicked the habit\b|\bpacked (?:it )?in\b|\bcut out\b"
         r"|\bcut (?:" + _OBJ + r" )?out\b|\bfell off the (?:\w+ )?wagon\b|\b(?:now|been|stayed|getting) sober\b",
-        _cats(_HAB, _MEM), strength=0.9),
-    Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM), strength=0.6),
+        _cats(_HAB, _MEM, _POS, _HOME), strength=0.9),  # "given up the allotment", "gave up the flat" too
+    Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM, _STUDY),
+        strength=0.6),
     Cue("abstinent", r"\b(?:(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|"
         r"a couple(?: of)?|several|many) )?(?:(?:whole|full|entire|straight|solid) )?(?:days?|weeks?|months?|years?|"
         r"fortnight)(?: now)? (?:without|clean|sober|\w+-free|off (?:the|it)\b)"
@@ -393,6 +396,21 @@ GENERIC_WORDS = frozenset(
 )
 """Object words that name nothing by themselves (never a name match)."""
 
+AFFIRM = frozenset("still survives survived keeping kept staying stays remain remains".split())
+"""Words that say a state goes on ("*still* at Aldi though", "Netflix *survives*"): what they name does not end."""
+CONTINUING = AFFIRM | frozenset({"again"})
+PAST_FORMS = frozenset(
+    "went gone gave given took taken left sold let put sent spent lost broke broken fell fallen held sat saw seen "
+    "stood told threw thrown wore worn wrote written came become became got gotten had made drove driven rode "
+    "ridden ran paid kept brought bought found won did done withdrew withdrawn quit shut cut split began begun "
+    "chose chosen forgot forgotten hung dealt meant fled swapped".split())
+"""Irregular past forms of common verbs (a regular one ends in "-ed"): with "now" and "any more", what a
+clause must hold before the meaning fallback (:mod:`.fallback`) reads it: an ending is told as done ("we
+*let* her go", "she's *taken* me off it") or as a new present ("it's my nephew's *now*"); a plain present
+("I work at Argos", "I love the cello") restates a state and is never embedded."""
+"""Words that make a clause with no cue word a mention of a state that goes on ("took it out *again*"): the
+meaning fallback (:mod:`.fallback`) never reads such a clause as an ending."""
+
 STOPWORDS = GENERIC_WORDS | frozenset(
     "i me we us you he she it they them him is are was were be been being have has had do does did not no "
     "so but if then than that this these those there here what which who whom when where why how all any "
@@ -428,11 +446,19 @@ MODAL_MARKERS: tuple[str, ...] = (
 )
 """Words that make a clause a possibility, a wish or a plan rather than a fact."""
 
-NEAR_MISS = r"\b(?:almost|nearly|practically|came close to|was about to|were about to)\s+(?:\w+\s+)?$"
-"""Right before a cue, a change that did not happen ("I *almost* left", "*nearly* sold it last month")."""
+NEAR_MISS = (r"\b(?:almost|nearly|practically|came close to|was about to|were about to)\s+(?:\w+\s+)?$"
+             r"|\b(?:thought|thinking|convinced|sure|panicked|panicking|worried)\s+(?:that\s+)?(?:i|we)(?:'d|\s+had)\s+$")
+"""Right before a cue, a change that did not happen ("I *almost* left", "*nearly* sold it last month"), or a
+false alarm ("*thought I'd* lost my keys": they turned up)."""
+DREAM = (r"\b(?:dreamt|dreamed|dreaming|daydream\w*|nightmare|imagin(?:e|ed|ing))\b"
+         r"|(?<!living the )(?<!living my )\bdreams?\b(?! (?:job|house|home|car|holiday|wedding|life|team|role|come))")
+"""Before a cue in its sentence, what follows is a dream or an imagining ("weird *dream* last night: we'd sold
+the house"), not a change; "my *dream* job", "living *the dream*" are not."""
 
 FUTURE_MARKERS: tuple[str, ...] = (
-    r"\bwill\b", r"'ll\b", r"\bgoing to\b", r"\bgonna\b", r"\babout to\b", r"\bnext (?:week|month|year|spring|"
+    r"\bwill\b", r"'ll\b",
+    r"(?:(?:\b(?:am|is|are|was|were|be|been|not|i|we)|'m|'s|'re)\s+(?:\w+ly\s+|just\s+|still\s+)?|^\W*)going to\b",
+    r"\bgonna\b", r"\babout to\b", r"\bnext (?:week|month|year|spring|"
     r"summer|autumn|fall|winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|term)\b",
     r"\btomorrow\b", r"\bsoon\b", r"\bin (?:a|one|two|three|four|five|six|a few|a couple of|\d+) (?:days?|weeks?|"
     r"months?|years?)\b", r"\bafter the (?:tour|summer|holidays|season|wedding|project|launch)\b",

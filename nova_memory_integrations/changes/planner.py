@@ -22,7 +22,7 @@ from ..types import Fact
 from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
 from .guards import Actor, Known, check, find_actor
-from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
+from .lexicon import AFFIRM, ANY, ROLE_PREDICATES, STOPWORDS
 from .meaning import MIN_CLAUSE_WORDS, VALUE_COSINE, meaning_text, resolve
 from .reading import (
     ANOTHER,
@@ -55,7 +55,7 @@ from .targets import (
     with_sim,
 )
 
-__all__ = ["ChangePlan", "Ending", "Guarded", "Similarity", "pending", "plan_changes"]
+__all__ = ["ChangePlan", "Ending", "Guarded", "Similarity", "held_facts", "pending", "plan_changes"]
 
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 """``(clause, fact texts) -> cosine per text``."""
@@ -71,8 +71,6 @@ _OWN = frozenset({"my", "our"})
 _SUBJECT_FORMS = frozenset({"she", "he"})
 """Pronouns after a cue that are the subject of what follows ("gave away her toys *she* never uses"), never
 what the cue ended."""
-_AFFIRM = frozenset("still survives survived keeping kept staying stays remain remains".split())
-"""Words that say a state goes on ("*still* at Aldi though", "Netflix *survives*"): what they name does not end."""
 _PART = re.compile(r"[,;—–]|\bbut\b|\bthough\b", re.IGNORECASE)
 _ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
 _OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+[A-Z][\w-]+)?|[A-Z][\w-]+)", re.IGNORECASE)
@@ -219,7 +217,7 @@ def _affirmed(msg: _Message) -> set[str]:
                   sentence.end]
         for lo, hi in itertools.pairwise(bounds):
             part = [w for w in msg.words if lo <= w.start < hi]
-            if any(w.low in _AFFIRM for w in part):
+            if any(w.low in AFFIRM for w in part):
                 out.update(i.fact.id for i in msg.infos if name_evidence(i, part) >= 0.8)
     return out
 
@@ -446,6 +444,18 @@ def _names_a_new_value(text: str, sentences: list[Sentence], hit: CueHit) -> boo
     return hit.cue.kind == "change" or _REPLACEMENT_HINT.search(text, hit.end, end) is not None
 
 
+def _not_stated_by(facts: Sequence[Fact], episode_id: str) -> list[Fact]:
+    return [f for f in facts if not f.provenance or f.provenance[0] != episode_id]
+
+
+def held_facts(facts: Sequence[Fact], *, at: datetime, episode_id: str) -> tuple[list[FactInfo], Known]:
+    """The candidates a message said at ``at`` may end (facts holding then, not first stated by the
+    message itself; the items of a list each a state of its own) and the people ``facts`` name."""
+    open_now = [f for f in _not_stated_by(facts, episode_id)
+                if f.valid_from <= at and (f.valid_to is None or f.valid_to > at)]
+    return separate_lists([fact_info(f) for f in open_now]), _known(facts)
+
+
 def plan_changes(
     text: str, *, at: datetime, episode_id: str, facts: Sequence[Fact], similarity: Similarity | None = None,
     handled: Sequence[str] = (),
@@ -467,13 +477,13 @@ def plan_changes(
         return ChangePlan()
     sentences = segment(norm)
     marks = [normalize_text(h).strip(" .!?") for h in handled]
-    own = [f for f in facts if not f.provenance or f.provenance[0] != episode_id]
+    own = _not_stated_by(facts, episode_id)
     # the message's own statements that the store kept as history (learnt after a newer value): for those
     # categories the message's change is older than what is held now, so it ends nothing current
     dated = {fact_info(f).category for f in facts if f.provenance and f.provenance[0] == episode_id
              and f.valid_to is not None and f.valid_to <= at}
-    open_now = [f for f in own if f.valid_from <= at and (f.valid_to is None or f.valid_to > at)]
-    msg = _Message(norm, sentences, words(norm), separate_lists([fact_info(f) for f in open_now]), _known(facts))
+    infos, known = held_facts(facts, at=at, episode_id=episode_id)
+    msg = _Message(norm, sentences, words(norm), infos, known)
     correctable = [fact_info(f) for f in own if f.valid_from < at and (f.valid_to is None or f.valid_to >= at)]
     if not find_corrections_cues(norm, sentences):
         correctable = []

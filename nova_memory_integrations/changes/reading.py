@@ -17,6 +17,7 @@ from .segments import Sentence, Word, words
 from .targets import FactInfo, category_fit, describes, name_evidence
 
 _TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
+_GERUND_BEFORE = re.compile(r"\s+\w+ing\s*", re.IGNORECASE)
 _FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
 
 __all__ = [
@@ -86,8 +87,9 @@ def object_words(text: str, hit: CueHit, clause_words: list[Word]) -> list[Word]
 def about_something_else(text: str, hit: CueHit, clause_words: list[Word], scope: list[FactInfo]) -> bool:
     """Whether the cue's own object is something the user's facts do not hold, and nothing after the cue names
     one: "took the Raleigh to the tip and sold *that lawnmower*" is about the lawnmower, not the Raleigh."""
-    if hit.cue.noun or not object_words(text, hit, clause_words):
-        return False
+    found = object_words(text, hit, clause_words)
+    if hit.cue.noun or not found or (found[0].low.endswith("ing") and found[0].start >= hit.end):
+        return False  # "stopped *going* to the class": a gerund's object is after its preposition
     after = []  # the object phrase, "let *Peacock* lapse" inside the cue too, "sugar *and booze*" conjoined
     for w in (w for w in clause_words if w.start >= hit.start):
         if w.start >= hit.end and (w.low in _PREPOSITIONS or _STOP.search(text, hit.end, w.start)):
@@ -130,7 +132,7 @@ def destination(text: str, sentences: list[Sentence], hit: CueHit) -> tuple[int,
     if hit.cue.object_after or first < 0:  # "said goodbye *to* the van": what follows is what ended
         first = hit.end
     m = _TO.search(text, first, clause.end)
-    if m is None:
-        return (0, 0)
+    if m is None or _GERUND_BEFORE.fullmatch(text, hit.end, m.start()):
+        return (0, 0)  # "stopped *going* to the class": the gerund's place is what ended, not a new state
     back = _FROM.search(text, m.end(), clause.end) if hit.cue.kind == "change" else None  # "to X from Y"
     return (m.start(), back.start() if back else clause.end)  # "sold her to a lad from Leeds": all the buyer

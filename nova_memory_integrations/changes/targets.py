@@ -156,6 +156,9 @@ class FactInfo:
     """For a relation fact ("user girlfriend_name Priya", "priya partner_of user"): the other person."""
     clause: str = ""
     """For an open-predicate fact (:data:`~.states.OPEN_PREDICATE`): the clause it was read from."""
+    initials: str = ""
+    """The initials of a name of two or more capitalised words ("Kendriya Vidyalaya" -> ``kv``): how people
+    shorten an employer, a school or a club they named in full once."""
 
     @property
     def open(self) -> bool:
@@ -211,8 +214,10 @@ def _fact_info(fact: Fact) -> FactInfo:
     clause = ""
     if fact.predicate == OPEN_PREDICATE:
         clause = str((fact.metadata or {}).get("clause") or fact.object)
+    capitals = [w.text[0] for w in found if w.text[0].isupper()]
+    initials = "".join(capitals).lower() if len(capitals) >= 2 and len(capitals) == len(found) else ""
     return FactInfo(fact, category, names, proper, " ".join(w.low for w in words(source)), frozenset(kinds),
-                    state, person.lower(), clause)
+                    state, person.lower(), clause, initials)
 
 
 def separate_lists(infos: Sequence[FactInfo]) -> list[FactInfo]:
@@ -235,6 +240,8 @@ def name_evidence(info: FactInfo, span: Sequence[Word]) -> float:
         return 0.0
     low = " ".join(w.low for w in span)
     if " " in info.phrase and f" {info.phrase} " in f" {low} ":
+        return 1.0
+    if info.initials and any(w.text.isupper() and w.low == info.initials for w in span):  # "KV"
         return 1.0
     stems = {_stem(w.text) for w in span if w.low not in STOPWORDS}
     hits = info.names & stems

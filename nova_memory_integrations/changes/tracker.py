@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -20,8 +21,9 @@ import numpy as np
 from .._time import to_epoch
 from ..storage.sqlite import SQLiteStore
 from ..types import Episode, Fact
+from .fallback import may_mean_an_ending, meant_endings
 from .lexicon import STOPWORDS
-from .planner import ChangePlan, pending, plan_changes
+from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
 from .states import OPEN_PREDICATE, OpenState, open_states
 
 __all__ = ["SAME_STATE_COSINE", "ChangeTracker"]
@@ -53,19 +55,32 @@ class ChangeTracker:
         ``handled``: the sentences in which the extractor's own statements already ended or replaced
         a fact (:func:`~.planner.pending`); ``stated``: the fact versions those statements wrote.
         """
-        if episode.role != "user" or not episode.content or not pending(episode.content, handled):
+        if episode.role != "user" or not episode.content:
+            return ChangePlan()
+        cued = pending(episode.content, handled)
+        if not cued and (self.embedder is None or not may_mean_an_ending(episode.content)):
             return ChangePlan()
         at = episode.timestamp
         # believed facts still valid at `at`, those this very episode closed at `at` (correctable), and
         # those it stated (whatever their time)
         facts = [f for f in self.db.current_facts(user_id, valid_after=to_epoch(at - _EPSILON))
                  if f.valid_from <= at]
-        known = {f.id for f in facts}
-        facts += [f for f in self.db.select_facts(user_id, ids=list(stated)) if f.id not in known]
+        seen = {f.id for f in facts}
+        facts += [f for f in self.db.select_facts(user_id, ids=list(stated)) if f.id not in seen]
         if not facts:
             return ChangePlan()
-        return plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,
-                            similarity=self.similarity if self.embedder is not None else None)
+        similarity = self.similarity if self.embedder is not None else None
+        plan = plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,
+                            similarity=similarity) if cued else ChangePlan()
+        if similarity is None:
+            return plan
+        infos, known = held_facts(facts, at=at, episode_id=episode.id)
+        meant = meant_endings(episode.content, infos=infos, known=known, similarity=similarity,
+                              ended={e.fact.id for e in plan.endings}, handled=handled)
+        if not meant:
+            return plan
+        return replace(plan, embedded=True, endings=plan.endings + tuple(
+            Ending(m.info.fact, at, "meaning", m.why) for m in meant))
 
     def open_states(
         self, user_id: str, episode: Episode, *, covered: Sequence[str] = (), read: Sequence[str] = (),

@@ -8,17 +8,14 @@ every fact alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
-import numpy as np
 import pytest
 
 from nova_memory_integrations.changes import plan_changes
 from nova_memory_integrations.changes.meaning import resolve
 from nova_memory_integrations.changes.planner import Similarity
 from nova_memory_integrations.changes.targets import fact_info
-from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 from nova_memory_integrations.types import Fact
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -34,15 +31,6 @@ FACTS = [_fact(i, *t) for i, t in enumerate([
     ("user", "plays", "piano"), ("user", "learns", "German"), ("user", "uses", "Chrome"),
     ("user", "banks_with", "Nationwide"), ("user", "lives_in", "Derby"),
 ])]
-
-
-@pytest.fixture(scope="module")
-def similarity(minilm_onnx: OnnxMiniLMEmbeddings) -> Similarity:
-    def cosines(text: str, others: Sequence[str]) -> list[float]:
-        v = np.asarray(minilm_onnx.embed_documents([text, *others]), dtype=np.float32)
-        v = v / np.linalg.norm(v, axis=1)[:, None]
-        return [float(x) for x in v[1:] @ v[0]]
-    return cosines
 
 
 def _ended(text: str, similarity: Similarity) -> set[str]:

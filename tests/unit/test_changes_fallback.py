@@ -1,0 +1,134 @@
+"""The cue by meaning (:mod:`nova_memory_integrations.changes.fallback`), with the real MiniLM the store embeds
+with, in wording of our own (no belief set's sentences).
+
+A clause with no cue word that names one held state and means it ended ends it; the must-not-fire set below
+(ordinary mentions, plans, questions, dreams, reported advice, pauses, other people's news) must not end
+anything: its false-fire rate is reported by ``test_the_must_not_fire_set_never_fires``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from nova_memory_integrations.changes.fallback import (
+    ENDED_COSINE,
+    ENDED_MARGIN,
+    may_mean_an_ending,
+    meant_endings,
+    scores,
+)
+from nova_memory_integrations.changes.planner import Similarity, held_facts
+from nova_memory_integrations.types import Fact
+
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+AT = T0 + timedelta(days=100)
+HELD = [("user", "owns", "Vespa scooter"), ("user", "has_pet", "Pickle"), ("user", "member_of", "climbing gym"),
+        ("user", "works_at", "Argos"), ("user", "takes", "omeprazole"), ("user", "plays", "cello"),
+        ("user", "studies", "nursing degree"), ("user", "subscribes_to", "Spotify"), ("user", "brother_name", "Tom"),
+        ("tom", "works_at", "Halfords"), ("user", "girlfriend_name", "Esme")]
+FACTS = [Fact(id=f"f{i}", lineage_id=f"f{i}", user_id="u", subject=s, predicate=p, object=o, confidence=0.8,
+              valid_from=T0, ingested_at=T0, provenance=(f"e{i}",)) for i, (s, p, o) in enumerate(HELD)]
+
+MUST_NOT_FIRE = [
+    'Took the Vespa out along the coast road this morning.',
+    'The Vespa needs a new clutch cable, any idea what that costs?',
+    'Thinking of selling the Vespa before winter.',
+    "If I sold the Vespa I'd have to get the bus.",
+    'My mate reckons I should get rid of the Vespa.',
+    'Pickle caught a mouse and left it on the doormat.',
+    'Pickle has been sleeping on my laptop all day.',
+    'Had a dream that Pickle ran away, woke up and she was on my feet.',
+    'The vet says Pickle is a bit overweight.',
+    'Went to the climbing gym twice this week, my forearms are dead.',
+    'The climbing gym is shut for a refit until Monday.',
+    "Argos had a mad rush on today, I'm shattered.",
+    'My manager at Argos gave me a bonus.',
+    'Still at Argos, still counting the days to payday.',
+    'Is omeprazole ok to take with ibuprofen?',
+    "Forgot my omeprazole this morning and I'm paying for it now.",
+    'Practised the cello for an hour tonight.',
+    'Broke a string on the cello during rehearsal.',
+    "I might give up the cello if I can't find a teacher.",
+    'The nursing degree placement starts next week.',
+    'Failed a nursing degree module, have to resit in August.',
+    'Spotify wrapped says I listened to forty thousand minutes.',
+    'Spotify keeps playing the same five songs.',
+    'Tom is loving Halfords, he got a pay rise.',
+    "Tom's boss at Halfords is a nightmare.",
+    'Lent the Vespa to my brother for the weekend.',
+    'The Vespa got a flat tyre outside the shop.',
+    'Pickle went missing for a night but came back this morning.',
+    'Cleaned the Vespa for the first time in months.',
+    'Someone scratched the Vespa in the car park.',
+    'Remember when Pickle was a tiny kitten?',
+    'The climbing gym put prices up again.',
+    'Swapped shifts at Argos so I can go to the wedding.',
+    "I've run out of omeprazole, need to pick up the prescription.",
+    "The cello teacher called off today's lesson.",
+    'Spotify was down for an hour last night.',
+    "Pickle is at the cattery while we're away.",
+    'The Vespa is in the garage for its MOT.',
+    'Tom drove me to Halfords to pick up a bike rack.',
+    'My sister wants a cello just like mine.',
+    'Argos is open late on Thursdays.',
+    'Do you think I should cancel Spotify?',
+    'Pickle knocked a glass off the table, classic cat.',
+    'Took Pickle to the vet for her jabs, she was furious.',
+    'The Vespa finally passed its MOT, what a relief.',
+    'Back on the omeprazole after a bad week of heartburn.',
+]
+
+
+def _ended(text: str, similarity: Similarity, handled: Sequence[str] = ()) -> set[str]:
+    infos, known = held_facts(FACTS, at=AT, episode_id="now")
+    return {m.info.fact.object for m in meant_endings(text, infos=infos, known=known, similarity=similarity,
+                                                      handled=handled)}
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("The cello went to my niece, she'll get more out of it than me.", "cello"),  # given away, no cue word
+    ("The GP took me off omeprazole last month.", "omeprazole"),  # someone else's act done to the user
+    ("The Vespa got a new owner on Saturday.", "Vespa scooter"),  # the thing itself as subject
+])
+def test_a_clause_that_means_an_ending_ends_the_state_it_names(text: str, ended: str, similarity: Similarity) -> None:
+    assert _ended(text, similarity) == {ended}
+
+
+def test_the_must_not_fire_set_never_fires(similarity: Similarity) -> None:
+    assert len(MUST_NOT_FIRE) >= 40
+    fired = {t: e for t in MUST_NOT_FIRE if (e := _ended(t, similarity))}
+    assert fired == {}, f"false-fire rate {len(fired)}/{len(MUST_NOT_FIRE)}"
+
+
+@pytest.mark.parametrize("text", [
+    "Did the cello go to my niece in the end?",  # a question
+    "The cello went to my niece and the Vespa to my cousin.",  # two states in one clause: unclear
+    "The cello still lives in the spare room, my niece never took it.",  # a continuation word
+    "Esme went to live with her sister.",  # a relationship is ended only by a cue naming the person
+    "Tom's Halfords job went to someone else.",  # a third party's job: Tom's news is not the user's state
+])
+def test_unclear_or_guarded_clauses_end_nothing(text: str, similarity: Similarity) -> None:
+    assert _ended(text, similarity) == set()
+
+
+def test_a_plain_present_is_never_read_as_an_ending(similarity: Similarity) -> None:
+    # told neither as done nor as "now": a restated state, not embedded at all (the cheap gate)
+    assert _ended("The Vespa has a loud new exhaust and it sounds brilliant.", similarity) == set()
+    assert not may_mean_an_ending("I play the cello in an orchestra and I love it.")
+    assert not may_mean_an_ending("Honestly, just tired today, I'm so stressed.")  # feelings, not deeds
+    assert may_mean_an_ending("The cello went to my niece.")
+
+
+def test_a_sentence_the_extractor_handled_is_not_read_again(similarity: Similarity) -> None:
+    text = "The cello went to my niece, she'll get more out of it than me."
+    assert _ended(text, similarity, handled=[text]) == set()
+
+
+def test_the_margin_separates_an_ending_from_an_ordinary_mention(similarity: Similarity) -> None:
+    ended, going_on = scores("it has a new owner now that I have sold it", similarity)
+    assert ended >= ENDED_COSINE and ended - going_on >= ENDED_MARGIN
+    ended, going_on = scores("I took it out for a spin this morning", similarity)
+    assert ended - going_on < ENDED_MARGIN
