@@ -32,7 +32,8 @@ DURATION = re.compile(
     rf"(?:the (?:last|past)\s+)?"
     rf"{_NUM}\s+{_UNIT}\b"
     rf"|\s+for\s+(?:ages|years|months|decades|a while|ever|donkey's years|as long as I can remember)\b"
-    rf"|\s+since\s+(?:\d{{4}}|(?:{_MONTH})\b|uni\b|school\b|forever\b|I was\b|the\b|last\b|we\b|before\b)", _I)
+    rf"|\s+since\s+(?:\d{{4}}|(?:{_MONTH})\b|uni\b|school\b|forever\b|I was\b|the\b|last\b|we\b|before\b|"
+    rf"childhood\b|birth\b|day one\b)", _I)
 """A duration or a start told after a state ("for about ten years", "eight years", "since 2019"): it says
 the state has held a while, and it is not part of the state's phrase."""
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"

@@ -29,7 +29,8 @@ from ..text.dates import NUMBER_WORDS
 from ..text.lexicon import RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
-from .segments import Clause, normalize_text, segment
+from .segments import Clause, Sentence, asks, normalize_text, segment
+from .state_mentions import KIN_TITLES, complaint, identity, label, owner_relation, recurring
 from .state_shapes import (
     DURATION,
     GERUND_SUBJECT_END,
@@ -88,7 +89,8 @@ _VERBLESS = re.compile(r"^(?P<np>[\w\s-]+?\s+life\s+(?:at|in|with|on)\s+[A-Z].*|
                        r")[- ]?(?:day|week|month)s?\s+"
                        r"(?:[\w-]+\s+){0,3}streak\b.*|(?:\d+|" + _NUMBERS +
                        r"|a few|a couple of)\s+(?:years?|months?)\s+"
-                       r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
+                       r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|(?:first|second|third|fourth|final|1st|2nd|3rd|4th)[- ]year\s+"
+                       r"(?:[\w-]+\s+){0,3}(?:at|in)\s+[A-Z].*|(?:full|part)[- ]time\s+[a-z]+ing\b.*|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
                        r"(?:born|bred)\b.*|as\s+(?!(?:well|usual|soon|far|long|much|if|for|of|i|we|you|it|always|"
                        r"ever|a result)\b).+)$", _I)
 _BARE_SUBJECT = re.compile(r"^\W*(?:(?:[Mm]y|[Oo]ur)\s+(?:" + RELS + r")(?:\s+[A-Z][\w-]+)?|[A-Z][a-z][\w-]*)\s*$")
@@ -98,6 +100,11 @@ _OWNED = re.compile(r"^\s+(?P<np>[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2}(?:
 """A possessive before a proper noun phrase that is itself the subject of a verb ("Greg's Transit van is")."""
 _PERFECT = re.compile(r"\s+(?:(?:just|already|finally|now|also)\s+)?(?:[a-z]+ed|put|got|been|done|gone|made|taken|"
                       r"given|left|sent|set|cut|let|seen|bought|sold|lost|found|told|said|paid|had|run|won)\b")
+_BEEN = re.compile(r"^(?:(?:still|now|also|just)\s+)*been\s+(?P<rest>(?:in|at|with|on|a|an|the|part of|"
+                   r"[a-z]+(?:ed|an|ian|ist|er|or))\b.+)$", _I)
+"""A perfect with its subject dropped ("been in Bristol about six years"); the duration makes it a state."""
+_MY = re.compile(r"(?<![\w'])(?-i:me)(?=\s+(?:" + RELS + r")\b)", _I)
+"""A dialect's possessive "me" before a relation word ("me mum", "me best mate")."""
 _BORN = re.compile(r"^(?:I|we) (?:was|were) born (?:and (?:raised|bred) )?(?P<where>in\s+[A-Z].*)$")
 """Where the user was born: a state that never ends."""
 _MENTAL = frozenset("think thinks wonder wonders worry worries feel feels love loves hate hates miss misses want wants "
@@ -149,7 +156,7 @@ _LIST = re.compile(r",\s+and\s+|,\s+|\s+and\s+")
 _STARTED = re.compile(r"^(?:I(?:'ve| have)?\s+)?(?:just\s+|recently\s+|finally\s+)?(?:started|joined|"
                       r"signed up (?:for|to)|took up|taken up|enrolled (?:in|on))\s+(?P<rest>.+)$", _I)
 _REL_NAMED = re.compile(r"\b(?P<pos>[Mm]y|[Oo]ur|[Hh]is|[Hh]er)\s+(?P<rel>" + RELS +
-                        r")\s+(?P<name>[A-Z][a-z][\w-]*\b|[a-z]{3,}(?=(?:'s|\s+(?:is|was|has|says|said|thinks))\b))")
+                        r")\s+(?P<name>[A-Z][a-z][\w-]*\b|[a-z]{3,}(?=(?:'s|\s+(?:is|was|has|says|said|thinks)|\s+and\s+(?:I|i|me))\b))")
 """A relation and the name after it; typed in lower case ("my boyfriend marcus is ...") a name is known by
 what follows it: a verb of its own or a boundary."""
 _NOT_NAME_WORDS = frozenset("and is was has had who the a an".split())
@@ -186,7 +193,7 @@ def _phrase(rest: str) -> str:
     if (lasting := DURATION.search(body)) and lasting.start() > 0:  # "vim for 12 years": the state, not how long
         body = body[: lasting.start()]
     body = re.sub(r"\s+(?:now|here|at this point|these days|at the moment)$", "", body.strip(" .!?'\""), flags=_I)
-    body = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our)\s+", "", body, flags=_I)
+    body = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our|his|her|their)\s+", "", body, flags=_I)
     return body.strip()
 
 
@@ -214,8 +221,28 @@ def _valid(value: str) -> bool:
 
 
 
+_WHEN = re.compile(r"\s+(?:on|every)\s+(?:the\s+)?(?:(?:first|second|third|fourth|last|other)\s+)?"
+                   r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|day|night|morning|evening|week|weekend|month)\b.*$",
+                   _I)
+"""When a habit recurs, told at the end of its phrase ("... on the first Thursday of the month")."""
+_BREAK = re.compile(r"\s+(?:at|in|on|with|for|from|of|near|by|during|before|after)\s", _I)
+
+
+def _fit(value: str) -> str:
+    """A phrase longer than a state's: without its recurrence ("a book club at the library on the first
+    Thursday of the month"), else cut at its last preposition within the limit; the head of a state comes
+    first, the circumstances after it."""
+    if len(value.split()) <= _MAX_WORDS:
+        return value
+    value = _WHEN.sub("", value)
+    while len(value.split()) > _MAX_WORDS and (cuts := list(_BREAK.finditer(value))) and cuts[-1].start() > 0:
+        value = value[: cuts[-1].start()]
+    return value
+
+
 def _states(subject: str, value: str, body: str) -> list[OpenState]:
     """One state per item of a list ("Netflix, Disney+ and Spotify"), else one; none when not a value."""
+    value = _fit(value)
     items = [v.strip() for v in _LIST.split(value)] if _LIST_OF_NAMES.match(value) else [value]
     return [OpenState(subject, v, body) for v in items if _valid(v)]
 
@@ -239,6 +266,8 @@ def _clause_states(text: str) -> list[OpenState]:
         return _states("user", f"born in {_phrase(m.group('where')[3:])}", body)
     if m := _FIRST.match(body):
         return _from_verb("user", m, body, lasting) + _carried("user", body)
+    if named := label(body):  # "Running club: X" is a label, not a progressive
+        return _states(*named, body)
     if shape := subjectless(body):  # "renting a one-bed in X", "been using vim for years": the user, unsaid
         verb, rest, _been = shape
         if re.match(r"\s+(?:and|or)\b", rest):  # "Writing and hanging out with friends": activities listed
@@ -252,10 +281,12 @@ def _clause_states(text: str) -> list[OpenState]:
         return _states("user", _phrase(rest), body)
     if m := _STARTED.match(body):  # "started a pottery course", "I joined the choir": a state begins
         return _states("user", _phrase(m.group("rest")), body)
-    if (m := _THIRD.match(body)) and not (m.group("named") and m.group("named") in _NAME_STOP):
+    if (m := _THIRD.match(body)) and not (m.group("named") and m.group("named") in _NAME_STOP and
+                                          m.group("named").lower() not in KIN_TITLES):
         who = (m.group("name") or m.group("named") or m.group("rel") or "").lower()
+        kin = who in KIN_TITLES and bool(m.group("named"))  # "Dad still drives ...": the speaker's dad
         bare = m.group("named") and not m.group("aux") and m.group("verb").endswith("ing")  # "Love living here"
-        if ((who and not _RELATION_WORDS.match(who)) or m.group("rel")) and not bare and \
+        if ((who and not _RELATION_WORDS.match(who)) or m.group("rel") or kin) and not bare and \
                 (found := _from_verb(who, m, body) + _carried(who, body)):
             return found
     if (m := _THIRD_AGE.match(body)) and (who := (m.group("name") or m.group("rel") or "").lower()):
@@ -265,6 +296,12 @@ def _clause_states(text: str) -> list[OpenState]:
         if cut := GERUND_SUBJECT_END.search(np):  # "sous chef life at X means ...": the description only
             np = np[: cut.start()]
         return _states("user", _phrase(np), body)
+    if m := _BEEN.match(body):  # "been in Leeds four years", "been with Monzo since uni": the user, unsaid
+        phrase = durative("", f" {m.group('rest')}")
+        return _states("user", _phrase(phrase), body) if phrase and not _FEELINGS.search(phrase) else []
+    for shape in (identity, complaint, recurring):  # a state told by mention (:mod:`.state_mentions`)
+        if found := shape(body):
+            return _states(found[0], _fit(found[1]), body)
     return []
 
 
@@ -316,6 +353,8 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
         whole = f" {m.group('verb')}{rest}"
         if verb in _STATE_VERBS and verb.endswith("ing"):
             whole = rest
+        elif verb.endswith("ing") and verb not in _MENTAL and (lasting := durative(verb, rest)):
+            return _states(subject, _phrase(lasting), body)  # "I'm staying in Leeds since 2019": it holds
         elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(_phrase(whole)):
             return []
         if aux == "'s" and (owned := _OWNED.match(whole)):  # "Greg's Transit van is ...": his van, not him
@@ -386,7 +425,7 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         read: the sentences the extractor stated something from: the user's own states there are left to
             its rules; a third party's, a relation or an apposition told in passing are still read.
     """
-    norm = normalize_text(text)
+    norm = _MY.sub("my", normalize_text(text))  # "me best mate Dazza": a dialect's "my" (same length)
     marks = [m for m in (normalize_text(r).strip(" .!?") for r in read) if m]
     if not norm.strip(" .!?"):
         return []
@@ -400,7 +439,13 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
     seen: set[tuple[str, str]] = set()
     for i, sentence in enumerate(sentences):
         body = sentence.text.strip(" .!?")
-        if i in busy or sentence.question or _JOKE.search(sentence.text):
+        clauses = sentence.clauses
+        if sentence.question:  # "my Vespa needs a new clutch, any tips?": what is told before the asking holds
+            if (told := _told_first(sentence)) is None:
+                continue
+            clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
+                            for c in clauses if c.start < told)
+        if i in busy or _JOKE.search(sentence.text):
             continue
         ruled = any(body and (body in r or r in body) for r in marks)
         # a sentence a rule read: the user's states are the rule's, except in a clause other than the one
@@ -411,8 +456,9 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         # a sentence; an anniversary's "next month" blanked, same length)
         marker = _NOT_A_STATE.search(_ANNIVERSARY.sub(lambda a: " " * len(a.group(0)), sentence.text))
         blocked = sentence.start + marker.end() if marker else len(norm) + 1
-        found = [state for clause in _joined(norm, sentence.clauses) for state in _clause_found(norm, blocked, clause)]
-        found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in apposition(sentence.text)]
+        found = [state for clause in _joined(norm, clauses) for state in _clause_found(norm, blocked, clause)]
+        found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in
+                                              (*apposition(sentence.text), *owner_relation(sentence.text))]
         for state in found:
             low = state.value.lower()
             if (not state.shared and (
@@ -423,6 +469,20 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
             seen.add((state.subject, low))
             out.append(state)
     return out
+
+
+_ASKING = re.compile(r"(?:,|\s+-+)\s+(?=(?:any|anyone|anybody|thoughts|ideas|tips|recs|advice|suggestions|how|what|which|"
+                     r"where|why|who|is it|is there|are there|should|can|could|would|do|does|worth)\b)", _I)
+"""Where a question is tacked on to a statement ("..., any ideas?", "..., is it worth ...?")."""
+
+
+def _told_first(sentence: Sentence) -> int | None:
+    """Where the statement before a tacked-on question ends (an offset in the message); ``None`` when the
+    sentence asks from its start ("should I sell my car, any thoughts?")."""
+    m = _ASKING.search(sentence.text)
+    if m is None or asks(sentence.text[: m.start()]) or "?" in sentence.text[: m.start()]:
+        return None
+    return sentence.start + m.start()
 
 
 def _joined(norm: str, clauses: tuple[Clause, ...]) -> list[Clause]:

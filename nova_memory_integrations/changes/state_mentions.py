@@ -1,0 +1,158 @@
+"""States told by mention, not asserted (pure): shapes of a clause that show what the user has or does.
+
+Much of what holds is never put as "I <verb> <object>". It shows in how a thing is talked about:
+
+- an identity copula names which one of a kind is the user's ("my GP surgery is Parkview Medical Centre",
+  "work laptop is a Dell XPS 13", "my birthday's on the 3rd of May");
+- a complaint about a named thing is its owner's or customer's ("the Vespa needs a new clutch", "Sky
+  broadband keeps cutting out", "my kindle 4 is dying"): nobody complains of a stranger's scooter's clutch;
+- a habit is named with its recurrence and no verb, or with the subject dropped ("swimming club every
+  Thursday", "Thursday pottery class at the college is ...", "still on two coffees a day", "coach the
+  under-9s on Saturdays");
+- a label names the user's situation ("Choir: the Dunmore Singers", "Second year Physics at Leeds");
+- a relation told with another person's possessive ("Ana's cat Miso") is that person's.
+
+Each helper recognises one shape, never a phrase of a particular sentence, and returns ``(subject, value)``
+pairs; :mod:`.states` applies its filters (questions, plans, denials, one-off times, change cues) before any
+of these is read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text.lexicon import NOT_OWNED, PET_RE, RELS, STARTERS
+from .state_shapes import GERUND_SUBJECT_END, HABITUAL
+
+__all__ = ["KIN_TITLES", "complaint", "identity", "label", "owner_relation", "recurring"]
+
+KIN_TITLES = frozenset("mum mom dad mam mammy mummy mommy daddy gran granny grandma grandad granddad grandpa nan "
+                       "nana nanna grandmother grandfather".split())
+"""Kinship words used as a name ("Dad still drives ...", "Gran's in ..."): the speaker's own relative."""
+
+_THING = r"(?:[A-Z0-9][\w&+'.-]*|i[A-Z][\w-]*|e[A-Z][\w-]*)"
+"""A word of a product's or an organisation's name: capitalised, a model number, or "iPhone" / "eBay"."""
+_NAMED = rf"{_THING}(?:\s+(?:{_THING}|of|and|de|&))*"
+_KIND_MODIFIERS = r"(?:current|work|home|main|daily|everyday|family|usual|regular|local|new|old|own)"
+_IDENTITY = re.compile(
+    rf"^(?:(?i:my|our)\s+(?:{_KIND_MODIFIERS}\s+)?|(?i:{_KIND_MODIFIERS})\s+)"
+    r"(?P<kind>(?:[A-Z]{2,}\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
+    r"(?:'s|\s+is|\s+are)\s+(?:(?:a|an|the|with|on|from|through|at)\s+)?(?:the\s+)?"
+    rf"(?P<name>\d{{1,2}}(?:st|nd|rd|th)(?:\s+of)?\s+[A-Z][a-z]+|{_NAMED})(?=[\s,.!?;:)-]|$)")
+"""A kind of thing of the user's, a copula, and a name: the user's one of that kind."""
+_COMPLAINT = re.compile(
+    r"\s+(?:(?:still|just|now|always|literally|constantly|finally)\s+)?"
+    r"(?:needs\s+(?!to\b)(?:a\s+|an\s+|new\s+|its\s+|some\s+)*[a-z]+|keeps\s+(?P<going>[a-z]+ing)\b|"
+    r"(?:is|'s)\s+(?:down|dying|broken|playing up|acting up|on the blink|overheating|leaking|making (?:a|that) noise)"
+    r"\b|won't\s+(?:start|charge|connect|turn on|switch on|work|load|boot|sync)\b|"
+    r"(?:has\s+)?(?:stopped working|broken down|packed up|died on me)\b)")
+"""What goes wrong with a thing: it needs a part or a service, keeps failing, is down or won't start."""
+_PEOPLE_GOING = frozenset("saying asking telling texting calling messaging moaning complaining nagging talking "
+                          "laughing crying shouting winning losing bringing sending".split())
+"""What people keep doing: "X keeps asking" is a person, not a thing that fails."""
+_COMPLAINED_OF = re.compile(
+    rf"(?:\b(?P<det>(?i:the|my|our))\s+|^)(?P<np>(?:{_THING}|[a-z][\w-]*\s+\d+[a-z]*)"
+    rf"(?:\s+{_THING})*(?:\s+[a-z][a-z-]+)?)(?=\s)")
+_DAY = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
+_DAY_KIND = re.compile(rf"^(?i:{_DAY})\s+(?:(?:morning|evening|night|afternoon|lunchtime)\s+)?"
+                       r"(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?\s+"
+                       r"(?:class|classes|club|group|session|sessions|lesson|lessons|practice|training|league|"
+                       r"match|game|shift|shifts|run|ride|swim|meeting|service|choir|rehearsal|quiz))\b(?P<rest>.*)$")
+"""A day as the modifier of an activity ("Thursday pottery class at the college"): it recurs on that day."""
+_RATE = re.compile(r"\b(?:a|per|an)\s+(?:day|night|week|month)\b", re.IGNORECASE)
+_ON_RATE = re.compile(r"^(?:(?:still|now|currently|also)\s+)*on\s+(?:(?:about|around|like|roughly|nearly)\s+)?"
+                      r"(?P<np>.+)$", re.IGNORECASE)
+"""A dose or an amount one is "on" ("on sertraline 50mg once a day", "still on about 10 a day")."""
+_BASE_VERB = re.compile(r"^(?P<verb>[A-Z]?[a-z]+)\s+(?P<rest>[a-z0-9].*)$")
+_REQUESTS = frozenset("remind tell ask send give show call text email message let help check make get find "
+                      "please try keep stop write give list suggest recommend explain".split())
+"""Verbs of an instruction to the assistant ("remind me every Monday ..."), never a habit of the user's."""
+_LABEL = re.compile(r"^(?P<kind>[A-Za-z][a-z-]+(?:\s+[a-z][a-z-]+){0,2}):\s+(?:the\s+)?"
+                    rf"(?P<name>{_NAMED})\s*(?=[,.;!]|$)")
+_META = frozenset("update question note edit ps fyi tip problem issue context background answer reminder warning "
+                  "spoiler summary tldr quote example result step plan goal".split())
+"""Labels that frame the message, not the user's situation ("Update: ...", "Question: ...")."""
+_OWNER_RELATION = re.compile(rf"\b(?P<owner>[A-Z][a-z][\w-]*)'s\s+(?P<rel>{RELS}|{PET_RE})\s+"
+                             r"(?P<name>[A-Z][a-z][\w-]*)\b")
+
+
+def identity(body: str) -> tuple[str, str] | None:
+    """``("user", "<kind> <name>")`` for "my phone's a Pixel 7", "current car is a VW Polo", "work laptop is a
+    ThinkPad"; ``None`` for a kind that is no possession ("my problem is Tom") or a relation ("my boss is
+    Ian", which the relation rules read)."""
+    m = _IDENTITY.match(body)
+    if not m:
+        return None
+    kind = m.group("kind")
+    if kind.split()[-1] in NOT_OWNED or re.fullmatch(RELS, kind, re.IGNORECASE) or kind.split()[0] in \
+            ("favourite", "favorite", "fave", "fav", "guess", "bet", "point", "view", "take", "vote", "pick"):
+        return None
+    return "user", f"{kind} {m.group('name').strip()}"
+
+
+def complaint(body: str) -> tuple[str, str] | None:
+    """``("user", "<thing>")`` for a named thing that fails or needs something: "the Vespa needs a new
+    clutch", "Sky broadband keeps cutting out", "my kindle 4 is dying". A bare name with no determiner and no
+    noun after it may be a person ("Dave keeps asking"): only a name with a noun after it ("Sky broadband")
+    or a determiner counts, and never with what people keep doing."""
+    trouble = _COMPLAINT.search(body)
+    if not trouble or (trouble.group("going") or "") in _PEOPLE_GOING:
+        return None
+    before = body[: trouble.start()]
+    found = None
+    for m in _COMPLAINED_OF.finditer(before + " "):
+        if m.end() >= len(before) - 1:
+            found = m
+    if found is None:
+        return None
+    np, det = found.group("np").strip(), (found.group("det") or "").lower()
+    words = np.split()
+    if words[0] in STARTERS or words[0].lower() in KIN_TITLES or re.fullmatch(RELS, np, re.IGNORECASE) or \
+            not re.search(r"[A-Z0-9]", np):
+        return None
+    if not det and (len(words) < 2 or not words[-1].islower()):  # "Dave keeps ...": maybe a person
+        return None
+    return "user", np
+
+
+def recurring(body: str) -> tuple[str, str] | None:
+    """A habit told without "I": a day-modified activity ("Thursday pottery class at the college"), an
+    amount one is on ("still on two coffees a day"), or a phrase with a recurrence and no subject
+    ("coach the under-9s on Saturdays", "swimming club every Thursday"): ``("user", phrase)``."""
+    if m := _DAY_KIND.match(body):
+        return "user", f"{m.group(0)[: m.start('np')].strip()} {m.group('np')}{_adjunct(m.group('rest'))}"
+    if (m := _ON_RATE.match(body)) and (HABITUAL.search(body) or _RATE.search(body)):
+        return "user", m.group("np").strip(" .!?")
+    marker = HABITUAL.search(body)
+    if not marker or re.match(r"^(?:I|we|you|he|she|they|it|there|this|that|my|our|your)\b", body, re.IGNORECASE):
+        return None
+    if (verb := _BASE_VERB.match(body)) and verb.group("verb").lower() in _REQUESTS:
+        return None  # "remind me every Monday": an instruction
+    if re.search(r"\b(?:me|us)\b", body[: marker.start()]) or not re.search(r"[a-z]{2}", body[: marker.start()]):
+        return None  # "call us every day", "Every month with this bank": no habit named before the recurrence
+    phrase = (body[: marker.start()] + _adjunct(body[marker.end():])).strip(" ,.!?")
+    return ("user", phrase) if phrase and not phrase.endswith("ing") else None
+
+
+def _adjunct(rest: str) -> str:
+    """A place told after the habit ("... at Bushy Park"), up to the next boundary; else nothing."""
+    m = re.match(r"^\s+(?:at|in|on|with)\s+[^,.;:!?]+", rest)
+    if not m:
+        return ""
+    cut = GERUND_SUBJECT_END.search(m.group(0))
+    return m.group(0)[: cut.start()] if cut else m.group(0)
+
+
+def label(body: str) -> tuple[str, str] | None:
+    """"Choir: the Dunmore Singers" -> ``("user", "choir Dunmore Singers")``; a label that frames the
+    message ("Update: ...") is none."""
+    m = _LABEL.match(body)
+    if not m or m.group("kind").lower().split()[-1] in _META or m.group("kind").lower() in _META:
+        return None
+    return "user", f"{m.group('kind').lower()} {m.group('name').strip()}"
+
+
+def owner_relation(text: str) -> list[tuple[str, str]]:
+    """"Ana's cat Miso is staying with us" -> ``("ana", "cat Miso")``: a relation or a pet of someone named."""
+    return [(m.group("owner").lower(), f"{m.group('rel').lower()} {m.group('name')}")
+            for m in _OWNER_RELATION.finditer(text) if m.group("owner") not in STARTERS]
