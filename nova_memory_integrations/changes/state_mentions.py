@@ -10,7 +10,11 @@ Much of what holds is never put as "I <verb> <object>". It shows in how a thing 
   Thursday", "Thursday pottery class at the college is ...", "still on two coffees a day", "coach the
   under-9s on Saturdays");
 - a label names the user's situation ("Choir: the Dunmore Singers", "Second year Physics at Leeds");
-- a relation told with another person's possessive ("Ana's cat Miso") is that person's.
+- a relation told with another person's possessive ("Ana's cat Miso") is that person's;
+- a price per period of a named service is what the user pays ("Netflix Premium is £18 a month");
+- a thing said to be in the user's home is theirs ("there's an old Bechstein piano in our hallway");
+- a thing just acquired is held from then on ("picked up my new bike - a Brompton", "got a Switch for my
+  birthday"), even when the acquiring was a one-off told with its day.
 
 Each helper recognises one shape, never a phrase of a particular sentence, and returns ``(subject, value)``
 pairs; :mod:`.states` applies its filters (questions, plans, denials, one-off times, change cues) before any
@@ -21,10 +25,11 @@ from __future__ import annotations
 
 import re
 
-from ..text.lexicon import NOT_OWNED, PET_RE, RELS, STARTERS
+from ..text.lexicon import NOT_OWNED, PET_RE, POSSESSIONS, RELS, STARTERS
 from .state_shapes import GERUND_SUBJECT_END, HABITUAL
 
-__all__ = ["KIN_TITLES", "complaint", "identity", "label", "owner_relation", "recurring"]
+__all__ = ["KIN_TITLES", "acquired", "complaint", "identity", "kept_at_home", "label", "owner_relation", "priced",
+           "recurring"]
 
 KIN_TITLES = frozenset("mum mom dad mam mammy mummy mommy daddy gran granny grandma grandad granddad grandpa nan "
                        "nana nanna grandmother grandfather".split())
@@ -150,6 +155,48 @@ def label(body: str) -> tuple[str, str] | None:
     if not m or m.group("kind").lower().split()[-1] in _META or m.group("kind").lower() in _META:
         return None
     return "user", f"{m.group('kind').lower()} {m.group('name').strip()}"
+
+
+_PRICED = re.compile(rf"^(?:(?i:my|our)\s+)?(?P<np>{_THING}(?:\s+{_THING})*(?:\s+[a-z][\w-]*){{0,2}})\s+"
+                     r"(?:is|costs|'s|comes to|went up to|has gone up to)\s+(?:now\s+|still\s+|only\s+)?"
+                     r"[£$€]\d[\d.,]*\s*(?:a|per|/)\s*(?:month|year|week|mo|yr)\b")
+_AT_HOME = re.compile(r"^there(?:'s| is| are)\s+(?:a|an|the|two|three|\d+)\s+(?P<np>(?:[\w&+-]+\s+){0,3}?[\w-]+)\s+"
+                      r"(?:in|on|at)\s+(?:my|our)\s+(?:[a-z]+\s+)?(?:room|hall|hallway|kitchen|garage|garden|shed|drive|"
+                      r"driveway|house|flat|loft|attic|lounge|study|office|bedroom|basement|cellar|conservatory|home)\b",
+                      re.IGNORECASE)
+_ACQUIRED = re.compile(
+    r"(?:^|\b(?:I|we)(?:'ve|\s+have)?\s+)(?:(?:just|finally|recently)\s+)?(?i:picked up|bought|got|collected|treated "
+    r"(?:myself|ourselves) to)\s+(?:my|our|a|an)\s+(?:(?:new|first|own|shiny)\s+)*(?P<kind>[a-z][\w-]*)"
+    r"(?:\s+(?:today|yesterday|this morning|at last|finally))?\s*(?:-+|—|,|:)\s*(?:a|an|the|it's a)?\s*"
+    rf"(?P<name>{_NAMED})")
+_GIFT = re.compile(r"(?:^|\b(?:I|we)\s+)(?i:got|was given|were given|received)\s+(?:a|an)\s+(?P<np>[\w-]+(?:\s+[\w-]+){0,3}?)\s+"
+                   r"(?i:for (?:christmas|xmas|my birthday|our anniversary))\b")
+
+
+def priced(body: str) -> tuple[str, str] | None:
+    """"Netflix Premium is £18 a month" -> ``("user", "Netflix Premium")``: what one pays for by the month."""
+    m = _PRICED.match(body)
+    return ("user", m.group("np")) if m and m.group("np").split()[0] not in STARTERS else None
+
+
+def kept_at_home(body: str) -> tuple[str, str] | None:
+    """"There's an old Bechstein piano in our hallway" -> ``("user", "old Bechstein piano")``: a possession or
+    a named thing in the user's home (a spider in the bath is neither)."""
+    m = _AT_HOME.match(body)
+    if not m:
+        return None
+    np = m.group("np")
+    return ("user", np) if np.split()[-1].lower() in POSSESSIONS or re.search(r"\b[A-Z]", np) else None
+
+
+def acquired(text: str) -> list[tuple[str, str]]:
+    """A thing the user just got: "picked up my new bike today - a Brompton" -> ``("user", "bike Brompton")``;
+    a gift: "got a Switch for my birthday" -> ``("user", "Switch")``. A kind of thing one owns only (never "got
+    my results - an A")."""
+    out = [("user", f"{m.group('kind')} {m.group('name').strip()}") for m in _ACQUIRED.finditer(text)
+           if m.group("kind").lower() in POSSESSIONS]
+    return out + [("user", m.group("np")) for m in _GIFT.finditer(text)
+                  if m.group("np").split()[0].lower() not in NOT_OWNED]
 
 
 def owner_relation(text: str) -> list[tuple[str, str]]:

@@ -30,7 +30,17 @@ from ..text.lexicon import RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
 from .segments import Clause, Sentence, asks, normalize_text, segment
-from .state_mentions import KIN_TITLES, complaint, identity, label, owner_relation, recurring
+from .state_mentions import (
+    KIN_TITLES,
+    acquired,
+    complaint,
+    identity,
+    kept_at_home,
+    label,
+    owner_relation,
+    priced,
+    recurring,
+)
 from .state_shapes import (
     DURATION,
     GERUND_SUBJECT_END,
@@ -181,6 +191,11 @@ class OpenState:
     of the other person, so what it stated does not cover the user's."""
 
 
+_OBJECT_APPOS = re.compile(r"\s*,\s+(?:a|an|the)\s+(?P<ap>[A-Z][\w&+'-]*(?:\s+[\w&+'-]+){0,2}?)\s*"
+                           r"(?=,|$|\.|\s+(?:at|in|on|from|with)\b)")
+"""A name in apposition to the object ("a little boat, a Wayfarer dinghy,"): which one it is."""
+
+
 def _phrase(rest: str) -> str:
     """The object phrase: ``rest`` up to the first clause boundary, trimmed of articles and filler; a list
     of names ("Netflix, Disney+ and Spotify") and a name in apposition ("a therapist, Dr Okafor,") stay."""
@@ -190,6 +205,8 @@ def _phrase(rest: str) -> str:
         return m.group(0).strip()
     cut = _CUT.search(rest)
     body = rest[: cut.start()] if cut else rest
+    if cut and (named := _OBJECT_APPOS.match(rest, cut.start())):  # "a little boat, a Wayfarer dinghy, at ..."
+        body = f"{body} ({named.group('ap')})"
     if (lasting := DURATION.search(body)) and lasting.start() > 0:  # "vim for 12 years": the state, not how long
         body = body[: lasting.start()]
     body = re.sub(r"\s+(?:now|here|at this point|these days|at the moment)$", "", body.strip(" .!?'\""), flags=_I)
@@ -225,7 +242,7 @@ _WHEN = re.compile(r"\s+(?:on|every)\s+(?:the\s+)?(?:(?:first|second|third|fourt
                    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|day|night|morning|evening|week|weekend|month)\b.*$",
                    _I)
 """When a habit recurs, told at the end of its phrase ("... on the first Thursday of the month")."""
-_BREAK = re.compile(r"\s+(?:at|in|on|with|for|from|of|near|by|during|before|after)\s", _I)
+_BREAK = re.compile(r"\s+(?:at|in|on|with|for|from|of|near|by|during|before|after|as|like|because|since|until)\s", _I)
 
 
 def _fit(value: str) -> str:
@@ -299,10 +316,21 @@ def _clause_states(text: str) -> list[OpenState]:
     if m := _BEEN.match(body):  # "been in Leeds four years", "been with Monzo since uni": the user, unsaid
         phrase = durative("", f" {m.group('rest')}")
         return _states("user", _phrase(phrase), body) if phrase and not _FEELINGS.search(phrase) else []
-    for shape in (identity, complaint, recurring):  # a state told by mention (:mod:`.state_mentions`)
+    for shape in (identity, complaint, priced, kept_at_home, recurring):  # a state told by mention (:mod:`.state_mentions`)
         if found := shape(body):
             return _states(found[0], _fit(found[1]), body)
     return []
+
+
+_NAMED_PLACE = re.compile(r"\s(?:on|at|for|through|via|with|from)\s+(?:the\s+)?[A-Z][\w&+'-]*")
+_NOT_HABITS = frozenset(
+    "went came saw met took gave got made bought sold sent spent left found told said heard thought felt kept ran "
+    "sat stood wrote drove rode ate drank slept woke broke chose fell flew forgot hid hit lost paid put read rang "
+    "sang spoke stole swam threw understood won wore caught brought taught fought began did was were had "
+    "mean guess suppose reckon bet agree promise swear doubt believe expect understand assume imagine "
+    "remind ask tell let apologise apologize bought".split())
+"""A past (irregular: "I met Jo at Costa") or a verb of saying and supposing ("I guess at Christmas"): a simple
+present of these tells no habit."""
 
 
 def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
@@ -310,8 +338,10 @@ def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
     Saturdays") is a habit that holds: the verb and its phrase. A mental verb ("I think about it every day"),
     a past is none."""
     verb, rest = m.group("verb"), m.group("rest")
-    if not HABITUAL.search(body) or verb.lower() in _MENTAL or not re.fullmatch(r"[a-z]+", verb) or \
-            verb.endswith("ed") or verb in _STATE_VERBS:
+    # a simple present told of a named place or platform ("I sell prints on Etsy") is as much a habit
+    named = _NAMED_PLACE.search(rest.split(",")[0])
+    if not (HABITUAL.search(body) or named) or verb.lower() in _MENTAL | _NOT_HABITS or \
+            not re.fullmatch(r"[a-z]+", verb) or verb.endswith("ed") or verb in _STATE_VERBS:
         return []
     rest = HABITUAL.sub("", rest)
     cut = _CUT.search(rest)
@@ -353,6 +383,8 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
         whole = f" {m.group('verb')}{rest}"
         if verb in _STATE_VERBS and verb.endswith("ing"):
             whole = rest
+            if _phrase(rest).lower() in ("us", "me") and re.match(r"\s+with\b", rest):  # "is living with us"
+                whole = f" {verb}{rest}"
         elif verb.endswith("ing") and verb not in _MENTAL and (lasting := durative(verb, rest)):
             return _states(subject, _phrase(lasting), body)  # "I'm staying in Leeds since 2019": it holds
         elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(_phrase(whole)):
@@ -368,6 +400,8 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
     value = _phrase(rest)
     if not _phrase(HABITUAL.sub("", rest)):  # "I only drive twice a month": how often, but of what?
         return []
+    if value.lower() in ("us", "me") and re.match(r"\s+with\b", rest):  # "lives with us": the household
+        value = f"{verb} with {value}"
     if not value or (verb in ("have", "has", "got") and value.split()[0].lower() in {"to", "been", "no", "had"}):
         return []
     if verb in ("have", "has") and _PERFECT.match(rest):  # "have put my bill up": a perfect, not a possession
@@ -396,6 +430,17 @@ def _relations(text: str) -> list[OpenState]:
             out.append(OpenState(owner, f"{m.group('rel')} {name[0].upper()}{name[1:]}", text.strip()))
         last = name.lower()
     return out
+
+
+def _names_more(value: str, covered: tuple[str, ...]) -> bool:
+    """Whether ``value`` holds what a rule stated with no name ("sailing boat", "physio", "GP") and adds the
+    name the rule missed ("sailing boat (Wayfarer dinghy)", "physio in the NHS"): the state says which one,
+    the rule's fact only what kind. A rule's value that names something already is the rule's."""
+    held = [c for c in covered if len(c) > 1 and c.lower() not in STOPWORDS and _holds(value, c)]
+    if not held or any(re.search(r"\b[A-Z][a-z]", c) for c in held):
+        return False
+    known = {w.lower() for c in held for w in c.split()}
+    return any(w[:1].isupper() and w.lower() not in known for w in re.findall(r"[\w&+'-]+", value))
 
 
 def _holds(text: str, value: str) -> bool:
@@ -430,23 +475,24 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
     if not norm.strip(" .!?"):
         return []
     sentences = segment(norm)
-    busy: set[int] = set()
+    busy: dict[int, int] = {}  # sentence -> where its first change cue starts
     if has_cue(norm):  # a word-set pre-test: most messages hold no cue
-        busy = {h.sentence for h in find_cues(norm, sentences)}
-        busy |= {h.sentence for h in find_corrections_cues(norm, sentences)}
+        for h in (*find_cues(norm, sentences), *find_corrections_cues(norm, sentences)):
+            busy[h.sentence] = min(busy.get(h.sentence, h.start), h.start)
     taken = [c.lower() for c in covered if c and len(c) > 1 and c.lower() not in STOPWORDS]
     out: list[OpenState] = []
     seen: set[tuple[str, str]] = set()
     for i, sentence in enumerate(sentences):
         body = sentence.text.strip(" .!?")
-        clauses = sentence.clauses
+        told = len(norm)
         if sentence.question:  # "my Vespa needs a new clutch, any tips?": what is told before the asking holds
-            if (told := _told_first(sentence)) is None:
-                continue
-            clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
-                            for c in clauses if c.start < told)
-        if i in busy or _JOKE.search(sentence.text):
+            told = _told_first(sentence) or -1
+        if i in busy:  # a change: the change layer's, unless it is someone else's in a clause of its own
+            told = min(told, _before_others_change(sentence, busy[i]) or -1)
+        if told < 0 or _JOKE.search(sentence.text):
             continue
+        clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
+                        for c in sentence.clauses if c.start < told)
         ruled = any(body and (body in r or r in body) for r in marks)
         # a sentence a rule read: the user's states are the rule's, except in a clause other than the one
         # holding what it stated ("Learning guitar from YouTube, and my F chord ...")
@@ -459,9 +505,11 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         found = [state for clause in _joined(norm, clauses) for state in _clause_found(norm, blocked, clause)]
         found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in
                                               (*apposition(sentence.text), *owner_relation(sentence.text))]
+        if not marker:  # "picked up my new bike today - a Brompton": a one-off that leaves a state
+            found += [OpenState(who, value, body) for who, value in acquired(sentence.text)]
         for state in found:
             low = state.value.lower()
-            if (not state.shared and (
+            if (not state.shared and not _names_more(state.value, covered) and (
                     (ruled and state.subject == "user" and (not elsewhere or any(state.clause in c for c in elsewhere)))
                     or any(_holds(low, c) or _holds(c, low) for c in taken))) or \
                     (state.subject, low) in seen or not _valid(state.value):
@@ -474,6 +522,21 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
 _ASKING = re.compile(r"(?:,|\s+-+)\s+(?=(?:any|anyone|anybody|thoughts|ideas|tips|recs|advice|suggestions|how|what|which|"
                      r"where|why|who|is it|is there|are there|should|can|could|would|do|does|worth)\b)", _I)
 """Where a question is tacked on to a statement ("..., any ideas?", "..., is it worth ...?")."""
+
+
+_OTHERS_CLAUSE = re.compile(r"\s+(?:since|because|cos|when|after|before|that|which|while|until|now that)\s+"
+                            r"(?:nobody|no one|someone|everyone|(?:my|our|his|her|their|the)\s+\w+|he|she|they|"
+                            r"(?-i:[A-Z][a-z]+))\b", _I)
+
+
+def _before_others_change(sentence: Sentence, cue: int) -> int | None:
+    """Where the user's part of a sentence ends when its change cue is in a subordinate clause of someone
+    else's ("there's a piano in our lounge nobody has touched since my son moved out"): the user's state
+    before it stands; ``None`` when the cue may be the user's own."""
+    last = None
+    for m in _OTHERS_CLAUSE.finditer(sentence.text, 0, cue - sentence.start):
+        last = m
+    return sentence.start + last.start() if last else None
 
 
 def _told_first(sentence: Sentence) -> int | None:
