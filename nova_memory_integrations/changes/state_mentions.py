@@ -35,19 +35,20 @@ KIN_TITLES = frozenset("mum mom dad mam mammy mummy mommy daddy gran granny gran
                        "nana nanna grandmother grandfather".split())
 """Kinship words used as a name ("Dad still drives ...", "Gran's in ..."): the speaker's own relative."""
 
-_THING = r"(?:[A-Z0-9][\w&+'.-]*|i[A-Z][\w-]*|e[A-Z][\w-]*)"
+_THING = r"(?:[A-Z0-9][\w&+'-]*|i[A-Z][\w-]*|e[A-Z][\w-]*|[a-z]{1,2}\d[\w-]*)"
 """A word of a product's or an organisation's name: capitalised, a model number, or "iPhone" / "eBay"."""
-_NAMED = rf"{_THING}(?:\s+(?:{_THING}|of|and|de|&))*"
+_NAMED = rf"{_THING}(?:\s+(?:(?:of|and|de|&)\s+)?{_THING})*"
 _KIND_MODIFIERS = r"(?:current|work|home|main|daily|everyday|family|usual|regular|local|new|old|own)"
 _IDENTITY = re.compile(
     rf"^(?:(?i:my|our)\s+(?:{_KIND_MODIFIERS}\s+)?|(?i:{_KIND_MODIFIERS})\s+)"
     r"(?P<kind>(?:[A-Z]{2,}\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
     r"(?:'s|\s+is|\s+are)\s+(?:(?:a|an|the|with|on|from|through|at)\s+)?(?:the\s+)?"
-    rf"(?P<name>\d{{1,2}}(?:st|nd|rd|th)(?:\s+of)?\s+[A-Z][a-z]+|{_NAMED})(?=[\s,.!?;:)-]|$)")
+    rf"(?P<name>\d{{1,2}}(?:st|nd|rd|th)(?:\s+of)?\s+[A-Z][a-z]+|(?=\S*[A-Za-z]){_NAMED})(?=[\s,.!?;:)-]|$)")
 """A kind of thing of the user's, a copula, and a name: the user's one of that kind."""
 _COMPLAINT = re.compile(
     r"\s+(?:(?:still|just|now|always|literally|constantly|finally)\s+)?"
-    r"(?:needs\s+(?!to\b)(?:a\s+|an\s+|new\s+|its\s+|some\s+)*[a-z]+|keeps\s+(?P<going>[a-z]+ing)\b|"
+    r"(?:needs\s+(?:(?:a\s+|an\s+|its\s+|some\s+)?new|replacing|fixing|servicing|repairing|(?:a|an|its)\s+(?:[a-z]+\s+)?"
+    r"(?:service|MOT|repair|fix|replacement|check))\b|keeps\s+(?P<going>[a-z]+ing)\b|"
     r"(?:is|'s)\s+(?:down|dying|broken|playing up|acting up|on the blink|overheating|leaking|making (?:a|that) noise)"
     r"\b|won't\s+(?:start|charge|connect|turn on|switch on|work|load|boot|sync)\b|"
     r"(?:has\s+)?(?:stopped working|broken down|packed up|died on me)\b)")
@@ -90,7 +91,8 @@ def identity(body: str) -> tuple[str, str] | None:
         return None
     kind = m.group("kind")
     if kind.split()[-1] in NOT_OWNED or re.fullmatch(RELS, kind, re.IGNORECASE) or kind.split()[0] in \
-            ("favourite", "favorite", "fave", "fav", "guess", "bet", "point", "view", "take", "vote", "pick"):
+            ("favourite", "favorite", "fave", "fav", "guess", "bet", "point", "view", "take", "vote", "pick", "name",
+             "surname", "nickname"):  # a name is the name rules' (``name``)
         return None
     return "user", f"{kind} {m.group('name').strip()}"
 
@@ -129,6 +131,11 @@ def recurring(body: str) -> tuple[str, str] | None:
     if (m := _ON_RATE.match(body)) and (HABITUAL.search(body) or _RATE.search(body)):
         return "user", m.group("np").strip(" .!?")
     marker = HABITUAL.search(body)
+    if marker and (finite := _FINITE.search(body, 0, marker.start())):
+        # "Lidl on the ring road is heaving every Saturday": a named place one goes to; "the flat's quiet on
+        # Saturdays" is a clause, no habit
+        place = re.fullmatch(rf"(?:the\s+)?(?P<np>{_NAMED}(?:\s+(?:on|in|at|by)\s+[\w\s'-]+)?)", body[: finite.start()])
+        return ("user", place.group("np")) if place and place.group("np").split()[0] not in STARTERS else None
     if not marker or re.match(r"^(?:I|we|you|he|she|they|it|there|this|that|my|our|your)\b", body, re.IGNORECASE):
         return None
     if (verb := _BASE_VERB.match(body)) and verb.group("verb").lower() in _REQUESTS:
@@ -137,6 +144,9 @@ def recurring(body: str) -> tuple[str, str] | None:
         return None  # "call us every day", "Every month with this bank": no habit named before the recurrence
     phrase = (body[: marker.start()] + _adjunct(body[marker.end():])).strip(" ,.!?")
     return ("user", phrase) if phrase and not phrase.endswith("ing") else None
+
+
+_FINITE = re.compile(r"(?:\s|')(?:is|are|was|were|has|have|had|s)\b")
 
 
 def _adjunct(rest: str) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..text.dates import NUMBER_WORDS
+from ..text.dates import MONTHS, NUMBER_WORDS
 from ..text.lexicon import RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
@@ -87,8 +87,13 @@ _THIRD = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")(?:\s+(?P<nam
                     r"(?:,\s+(?:my|our)\s+(?P<appos>[\w\s-]{2,30}),)?"
                     r"(?P<aux>'s|\s+(?:is|has|'s been|has been))?" + _ADVERBS +
                     r"\s+(?P<verb>[A-Za-z][\w-]*)\b(?P<rest>.*)$")
+_DATE_WORDS = "|".join(sorted({m.capitalize() for m in MONTHS} | {f"{d}day" for d in (
+    "Mon", "Tues", "Wednes", "Thurs", "Fri", "Satur", "Sun")} | {"Christmas", "Easter", "New Year"}, key=len, reverse=True))
+"""A month, a day or a holiday: "on Friday" is a date, not a named place or platform."""
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?:(?:trusty|old|new|beloved|little|faithful|battered|ancient|own)\s+){0,2}"
-                       r"(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
+                       r"(?!(?:" + _DATE_WORDS + r")s?\b)"
+                       r"(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}(?!(?:is|was|has|had|are|were|needs|keeps|does|did|will|would|can|"
+                       r"could|gets|got|goes|went)\b)[a-z]+s?|[a-z]+\s+(?:at|with|"
                        r"from|on)\s+(?:[A-Z][\w&+'-]*\s*){1,3}|[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2})")
 _NUMBERS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ][a-z]+)?|" + "|".join(
     sorted((w for w in NUMBER_WORDS if w.isalpha()), key=len, reverse=True))
@@ -175,7 +180,8 @@ _DONE = re.compile(r"\b(?:\w+ed|sold|left|gave|quit|got|let|cut|shut|went|made|t
 """A clause with a past or finished verb: a thing of the user's named there may be what just ended."""
 _RELATION_WORDS = re.compile(r"^(?:" + RELS + r")$", _I)
 _NAME_STOP = STARTERS | frozenset("Dr Mr Mrs Ms Mum Dad Got Had Went Been Did Is Was Just Still Loving Week "
-                                   "Day Month Year Big Had Work As Started Joined".split())
+                                   "Day Month Year Big Had Work As Started Joined Need Needs Want Hope Thanks Thank Love Hate Feeling Looking "
+                                   "Trying Planning Thinking Appreciate Sorry Happy Glad".split())
 
 
 @dataclass(frozen=True)
@@ -201,6 +207,8 @@ def _phrase(rest: str) -> str:
     of names ("Netflix, Disney+ and Spotify") and a name in apposition ("a therapist, Dr Okafor,") stay."""
     rest = rest.strip()
     rest = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our)\s+", "", rest, flags=_I)
+    # "lives on her own in a flat in Leeds": where, not how
+    rest = re.sub(r"^(?:(?:his|her|their|my|our)\s+)?own\s+(?:in|at|on|with)\s+(?:(?:a|an|the)\s+)?", "", rest, flags=_I)
     if m := _NAMES_AHEAD.match(rest):
         return m.group(0).strip()
     cut = _CUT.search(rest)
@@ -232,7 +240,7 @@ def _valid(value: str) -> bool:
     if not first[0].isalnum() or (len(first) == 1 and first.islower() and first != "a") or \
             (n == 1 and first.endswith("ly")):  # "- Oscar", "s such a ...", "professionally"
         return False
-    return first.lower() not in {"it", "this", "that", "them", "him", "her", "you", "me", "something", "nothing",
+    return first.lower() not in {"it", "this", "that", "them", "him", "her", "you", "me", "one", "ones", "something", "nothing",
                                  "anything", "everything", "stuff", "things", "lot", "bit", "way", "time"} and \
         first not in _VAGUE
 
@@ -258,8 +266,10 @@ def _fit(value: str) -> str:
 
 
 def _states(subject: str, value: str, body: str) -> list[OpenState]:
-    """One state per item of a list ("Netflix, Disney+ and Spotify"), else one; none when not a value."""
-    value = _fit(value)
+    """One state per item of a list ("Netflix, Disney+ and Spotify"), else one; none when not a value. A phrase
+    too long for a state loses its recurrence ("... on the first Thursday of the month") only."""
+    if len(value.split()) > _MAX_WORDS:
+        value = _WHEN.sub("", value)
     items = [v.strip() for v in _LIST.split(value)] if _LIST_OF_NAMES.match(value) else [value]
     return [OpenState(subject, v, body) for v in items if _valid(v)]
 
@@ -322,11 +332,16 @@ def _clause_states(text: str) -> list[OpenState]:
     return []
 
 
-_NAMED_PLACE = re.compile(r"\s(?:on|at|for|through|via|with|from)\s+(?:the\s+)?[A-Z][\w&+'-]*")
+_NAMED_PLACE = re.compile(r"\s(?:on|at|for|through|via|with|from)\s+(?:the\s+)?(?!(?:" + _DATE_WORDS +
+                          r")\b)[A-Z][\w&+'-]*")
 _NOT_HABITS = frozenset(
     "went came saw met took gave got made bought sold sent spent left found told said heard thought felt kept ran "
     "sat stood wrote drove rode ate drank slept woke broke chose fell flew forgot hid hit lost paid put read rang "
     "sang spoke stole swam threw understood won wore caught brought taught fought began did was were had "
+    "withdrew drew knew grew blew froze bore tore swore sank shrank became overcame forgave lay hung dug stuck "
+    "struck shook built lent bent meant dealt dreamt slept swept wept fed led fled held bound ground wound laid "
+    "shot lit slid bit quit split moved start starts begin begins finish finishes "
+    "am is are be been has have do does can could will would shall should may might must "
     "mean guess suppose reckon bet agree promise swear doubt believe expect understand assume imagine "
     "remind ask tell let apologise apologize bought".split())
 """A past (irregular: "I met Jo at Costa") or a verb of saying and supposing ("I guess at Christmas"): a simple
@@ -348,7 +363,7 @@ def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
     phrase = (rest[: cut.start()] if cut else rest).strip(" .!?")
     if not phrase or not _valid(phrase) or phrase.split()[-1].lower() in ("them", "him", "her", "it", "you", "us"):
         return []  # "I video call them every Sunday": whom is for the pronoun layer, not a state's phrase
-    return _states(subject, f"{verb} {phrase}", body)
+    return _states(subject, _fit(f"{verb} {phrase}"), body)
 
 
 def _carried(subject: str, body: str) -> list[OpenState]:
@@ -385,7 +400,7 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
             whole = rest
             if _phrase(rest).lower() in ("us", "me") and re.match(r"\s+with\b", rest):  # "is living with us"
                 whole = f" {verb}{rest}"
-        elif verb.endswith("ing") and verb not in _MENTAL and (lasting := durative(verb, rest)):
+        elif verb.endswith("ing") and verb not in _MENTAL and (lasting := durative(verb, rest)) and " " in lasting:
             return _states(subject, _phrase(lasting), body)  # "I'm staying in Leeds since 2019": it holds
         elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(_phrase(whole)):
             return []
@@ -430,17 +445,6 @@ def _relations(text: str) -> list[OpenState]:
             out.append(OpenState(owner, f"{m.group('rel')} {name[0].upper()}{name[1:]}", text.strip()))
         last = name.lower()
     return out
-
-
-def _names_more(value: str, covered: tuple[str, ...]) -> bool:
-    """Whether ``value`` holds what a rule stated with no name ("sailing boat", "physio", "GP") and adds the
-    name the rule missed ("sailing boat (Wayfarer dinghy)", "physio in the NHS"): the state says which one,
-    the rule's fact only what kind. A rule's value that names something already is the rule's."""
-    held = [c for c in covered if len(c) > 1 and c.lower() not in STOPWORDS and _holds(value, c)]
-    if not held or any(re.search(r"\b[A-Z][a-z]", c) for c in held):
-        return False
-    known = {w.lower() for c in held for w in c.split()}
-    return any(w[:1].isupper() and w.lower() not in known for w in re.findall(r"[\w&+'-]+", value))
 
 
 def _holds(text: str, value: str) -> bool:
@@ -509,7 +513,7 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
             found += [OpenState(who, value, body) for who, value in acquired(sentence.text)]
         for state in found:
             low = state.value.lower()
-            if (not state.shared and not _names_more(state.value, covered) and (
+            if (not state.shared and (
                     (ruled and state.subject == "user" and (not elsewhere or any(state.clause in c for c in elsewhere)))
                     or any(_holds(low, c) or _holds(c, low) for c in taken))) or \
                     (state.subject, low) in seen or not _valid(state.value):
