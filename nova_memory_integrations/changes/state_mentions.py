@@ -186,7 +186,12 @@ _GIFT = re.compile(r"(?:^|\b(?:I|we)\s+)(?i:got|was given|were given|received)\s
 def priced(body: str) -> tuple[str, str] | None:
     """"Netflix Premium is £18 a month" -> ``("user", "Netflix Premium")``: what one pays for by the month."""
     m = _PRICED.match(body)
-    return ("user", m.group("np")) if m and m.group("np").split()[0] not in STARTERS else None
+    if not m or m.group("np").split()[0] in STARTERS:
+        return None
+    # a clause opens with a capital: one word is a name only by a capital or a digit inside it ("PureGym",
+    # "BT"), else the clause's second word on must be a name ("Spotify Family"), never "Rent"
+    np = m.group("np")
+    return ("user", np) if re.search(r"\w[A-Z0-9]|\s[A-Z0-9]", np) else None
 
 
 def kept_at_home(body: str) -> tuple[str, str] | None:

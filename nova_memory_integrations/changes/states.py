@@ -157,7 +157,7 @@ _FEELINGS = re.compile(r"\b(?:feel\w*|tired|stressed|sad|happy|glad|sorry|sick o
                        r"sick|under the weather|"
                        r"over the moon|gutted|thrilled|proud|relieved|grateful|struggling|busy|late|away|off)\b", _I)
 _CUT = re.compile(r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s+(?:I|we)\s|\s+-+\s+|\s+(?:and|but|so|because|cos|which|who|"
-                  r"when|while|since|though|although|lol|haha)\b)")
+                  r"when|while|since|though|although|till|until|lol|haha)\b)")
 _THIRD_AGE = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")|(?P<name>[A-Z][a-z]+))"
                         r"(?:'s|\s+is)\s+(?:\d{1,3}|[\w-]+)\s+and\b")
 """A subject and a short predicate (an age, a word) before a coordination that tells the state."""
@@ -360,10 +360,10 @@ def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
         return []
     rest = HABITUAL.sub("", rest)
     cut = _CUT.search(rest)
-    phrase = (rest[: cut.start()] if cut else rest).strip(" .!?")
+    phrase = _fit((rest[: cut.start()] if cut else rest).strip(" .!?"))
     if not phrase or not _valid(phrase) or phrase.split()[-1].lower() in ("them", "him", "her", "it", "you", "us"):
         return []  # "I video call them every Sunday": whom is for the pronoun layer, not a state's phrase
-    return _states(subject, _fit(f"{verb} {phrase}"), body)
+    return _states(subject, f"{verb} {phrase}", body)
 
 
 def _carried(subject: str, body: str) -> list[OpenState]:

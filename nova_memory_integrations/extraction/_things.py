@@ -188,7 +188,7 @@ def _held(raw: str) -> list[str]:
             pets = _pet_names(appos.group("np"), appos.group("name"))
             if pets:
                 return pets
-            second = _lead(_REL_CUT.sub("", appos.group("name"))).strip(" ,.")
+            second = _lead(_REL_CUT.sub("", appos.group("name"))).split(",")[0].strip(" .")  # it ends at its comma
             own = _lead(_REL_CUT.sub("", appos.group("np"))).strip(" ,.")
             business = _name(appos.group("name")) if held_head(own) in BUSINESSES else None
             if business and len(own.split()) <= 3:  # "my own bakery, Flour Power": a business by its name
