@@ -245,13 +245,11 @@ class Consolidator:
                         handled: list[str] = []  # sentences whose statements already ended or replaced a fact
                         stated: list[str] = []  # the fact versions this episode's statements wrote
                         for proposal in plan.proposals[episode.id]:
-                            try:  # a hook may change or veto the statement
-                                proposal = self.hooks.run("before_decision", user_id, proposal)
-                            except Veto:
+                            decided = self._decide(user_id, proposal, at=episode.timestamp, episode_ids=[episode.id],
+                                                   now=now, source=episode.source)
+                            if decided is None:
                                 continue
-                            made, ids = self._apply(user_id, proposal, at=proposal.valid_from or episode.timestamp,
-                                                    episode_ids=[episode.id], now=now, source=episode.source)
-                            self.hooks.run("after_decision", user_id, made)
+                            proposal, made, ids = decided
                             decisions += made
                             changed += ids
                             stated += ids
@@ -340,6 +338,23 @@ class Consolidator:
                 self.entities.invalidate(user_id)
             raise
         return made[0], changed
+
+    def _decide(
+        self, user_id: str, prop: Proposal, *, at: datetime, episode_ids: list[str], now: datetime,
+        source: MemorySource = "inferred",
+    ) -> tuple[Proposal, list[FactDecision], list[str]] | None:
+        """One proposal through the ``before_decision`` hooks, applied, then the ``after_decision`` hooks:
+        the proposal as the hooks left it, the decisions and the changed fact ids, or ``None`` when a
+        hook vetoed it. The time rule is the same for every kind: the proposal's own ``valid_from``
+        (as a hook may have set it) when it has one, else ``at`` (the turn's or the change's time)."""
+        try:  # a hook may change or veto the statement
+            prop = self.hooks.run("before_decision", user_id, prop)
+        except Veto:
+            return None
+        made, ids = self._apply(user_id, prop, at=prop.valid_from or at, episode_ids=episode_ids, now=now,
+                                source=source)
+        self.hooks.run("after_decision", user_id, made)
+        return prop, made, ids
 
     def _apply(
         self, user_id: str, prop: Proposal, *, at: datetime, episode_ids: list[str], now: datetime,
@@ -447,28 +462,20 @@ class Consolidator:
                 continue
             prop = Proposal(end.fact.subject, end.fact.predicate, end.fact.object, op="DELETE",
                             target_fact_id=end.fact.id, valid_from=end.at, reason=end.reason)
-            try:
-                prop = self.hooks.run("before_decision", user_id, prop)
-            except Veto:
-                continue
-            made_list, ids = self._apply(user_id, prop, at=prop.valid_from or end.at, episode_ids=[episode.id], now=now)
-            self.hooks.run("after_decision", user_id, made_list)
-            decisions += made_list
-            changed += ids
+            decided = self._decide(user_id, prop, at=end.at, episode_ids=[episode.id], now=now)
+            if decided is not None:
+                decisions += decided[1]
+                changed += decided[2]
         for new in plan.new_values:  # what the change names as holding instead, from the change's time
             if new.replaces.lineage_id in retracted:
                 continue
             prop = Proposal(new.replaces.subject, new.replaces.predicate, new.object, valid_from=new.at,
                             reason=new.reason, source_text=episode.content,
                             metadata={"clause": episode.content} if new.replaces.predicate == OPEN_PREDICATE else {})
-            try:
-                prop = self.hooks.run("before_decision", user_id, prop)
-            except Veto:
-                continue
-            made_list, ids = self._apply(user_id, prop, at=new.at, episode_ids=[episode.id], now=now)
-            self.hooks.run("after_decision", user_id, made_list)
-            decisions += made_list
-            changed += ids
+            decided = self._decide(user_id, prop, at=new.at, episode_ids=[episode.id], now=now)
+            if decided is not None:
+                decisions += decided[1]
+                changed += decided[2]
         return decisions, changed
 
     def _apply_open_states(
@@ -489,14 +496,10 @@ class Consolidator:
                 prop = Proposal(state.subject, OPEN_PREDICATE, state.value, confidence=OPEN_CONFIDENCE,
                                 reason="an open state no rule read", source_text=state.clause,
                                 metadata={"clause": state.clause})
-            try:
-                prop = self.hooks.run("before_decision", user_id, prop)
-            except Veto:
-                continue
-            made, ids = self._apply(user_id, prop, at=episode.timestamp, episode_ids=[episode.id], now=now)
-            self.hooks.run("after_decision", user_id, made)
-            decisions += made
-            changed += ids
+            decided = self._decide(user_id, prop, at=episode.timestamp, episode_ids=[episode.id], now=now)
+            if decided is not None:
+                decisions += decided[1]
+                changed += decided[2]
         return decisions, changed
 
     def _held(self, user_id: str, subject: str, predicate: str, at: datetime) -> list[str]:

@@ -15,7 +15,9 @@ Stages and their values:
 ==================== ============================================================
 ``before_add``       one :class:`~nova_memory_integrations.types.Episode` about to be stored (and embedded)
 ``after_add``        the list of stored episodes (read only)
-``before_decision``  one consolidation ``Proposal`` (subject, predicate, object ...) about to be applied
+``before_decision``  one consolidation ``Proposal`` (subject, predicate, object ...) about to be applied;
+                     its ``valid_from``, when set, is the statement's valid time (every kind: facts,
+                     open states, endings, the new value a change names)
 ``after_decision``   the list of ``FactDecision`` of one applied proposal (read only)
 ``before_retrieve``  the query text
 ``after_retrieve``   the ranked candidates (list) before reranking

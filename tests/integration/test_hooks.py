@@ -63,6 +63,25 @@ def test_a_vetoed_decision_is_not_applied(store: NovaStore) -> None:
     assert {f.predicate for f in store.facts("ann")} == {"likes"}
 
 
+def test_a_date_a_decision_hook_sets_is_honoured_for_every_kind_of_statement(store: NovaStore) -> None:
+    """A typed fact, an open state and the new value a change names all take the hook's ``valid_from``."""
+    import dataclasses
+    from datetime import datetime, timezone
+
+    backdated = datetime(2023, 1, 1, tzinfo=timezone.utc)
+
+    def backdate(event: HookEvent) -> Any:
+        return None if event.value.op == "DELETE" else dataclasses.replace(event.value, valid_from=backdated)
+
+    store.hooks.register("before_decision", backdate)
+    store.add_turn("ann", "user", "I live in Lisbon. I referee under-12s football at Hollins Park on Sundays.",
+                   timestamp=datetime(2024, 3, 1, tzinfo=timezone.utc))
+    store.consolidate("ann")
+    facts = store.facts("ann")
+    assert {f.predicate for f in facts} >= {"lives_in", "states"}
+    assert {f.valid_from for f in facts} == {backdated}
+
+
 def test_a_hook_that_raises_is_skipped_with_one_warning(store: NovaStore, caplog: pytest.LogCaptureFixture) -> None:
     def broken(event: HookEvent) -> None:
         raise RuntimeError("hook bug")
