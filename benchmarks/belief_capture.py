@@ -50,8 +50,11 @@ def main() -> None:
             for i, scenario in enumerate(load_scenarios(path)):
                 user_id = f"{name}{i:04d}"
                 first: list[str] = []
-                outcome = run_scenario(store, scenario, user_id, after_first=lambda s, _sc, u: first.extend(
-                    f"{f.subject} {f.predicate} {f.object!r}" for f in s.facts(u)))
+
+                def stored(s: NovaStore, _sc: object, u: str, first: list[str] = first) -> None:
+                    first.extend(f"{f.subject} {f.predicate} {f.object!r}" for f in s.facts(u))
+
+                outcome = run_scenario(store, scenario, user_id, after_first=stored)
                 if never_captured(outcome):
                     missed.append(scenario.id)
                     if name in args.show:

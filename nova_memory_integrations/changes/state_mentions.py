@@ -179,7 +179,8 @@ _ACQUIRED = re.compile(
     r"(?:myself|ourselves) to)\s+(?:my|our|a|an)\s+(?:(?:new|first|own|shiny)\s+)*(?P<kind>[a-z][\w-]*)"
     r"(?:\s+(?:today|yesterday|this morning|at last|finally))?\s*(?:-+|—|,|:)\s*(?:a|an|the|it's a)?\s*"
     rf"(?P<name>{_NAMED})")
-_GIFT = re.compile(r"(?:^|\b(?:I|we)\s+)(?i:got|was given|were given|received)\s+(?:a|an)\s+(?P<np>[\w-]+(?:\s+[\w-]+){0,3}?)\s+"
+_GIFT = re.compile(r"(?:^|\b(?:I|we)\s+)(?i:got|was given|were given|received)\s+(?:a|an)\s+"
+                   r"(?P<np>[\w-]+(?:\s+[\w-]+){0,3}?)\s+"
                    r"(?i:for (?:christmas|xmas|my birthday|our anniversary))\b")
 
 

@@ -29,7 +29,7 @@ from ..text.dates import MONTHS, NUMBER_WORDS
 from ..text.lexicon import RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
-from .segments import Clause, Sentence, asks, normalize_text, segment
+from .segments import Clause, normalize_text, segment
 from .state_mentions import (
     KIN_TITLES,
     acquired,
@@ -45,14 +45,18 @@ from .state_shapes import (
     DURATION,
     GERUND_SUBJECT_END,
     HABITUAL,
+    MAX_WORDS,
     apposition,
+    before_others_change,
     coordinated,
     durative,
+    fit,
     is_participle,
     joint_subject,
     relation_value,
     strip_time_lead,
     subjectless,
+    told_first,
 )
 
 __all__ = ["OPEN_PREDICATE", "OpenState", "open_states"]
@@ -87,8 +91,9 @@ _THIRD = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")(?:\s+(?P<nam
                     r"(?:,\s+(?:my|our)\s+(?P<appos>[\w\s-]{2,30}),)?"
                     r"(?P<aux>'s|\s+(?:is|has|'s been|has been))?" + _ADVERBS +
                     r"\s+(?P<verb>[A-Za-z][\w-]*)\b(?P<rest>.*)$")
-_DATE_WORDS = "|".join(sorted({m.capitalize() for m in MONTHS} | {f"{d}day" for d in (
-    "Mon", "Tues", "Wednes", "Thurs", "Fri", "Satur", "Sun")} | {"Christmas", "Easter", "New Year"}, key=len, reverse=True))
+_DATE_WORDS = "|".join(sorted(
+    {m.capitalize() for m in MONTHS} | {f"{d}day" for d in ("Mon", "Tues", "Wednes", "Thurs", "Fri", "Satur", "Sun")}
+    | {"Christmas", "Easter", "New Year"}, key=len, reverse=True))
 """A month, a day or a holiday: "on Friday" is a date, not a named place or platform."""
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?:(?:trusty|old|new|beloved|little|faithful|battered|ancient|own)\s+){0,2}"
                        r"(?!(?:" + _DATE_WORDS + r")s?\b)"
@@ -104,8 +109,10 @@ _VERBLESS = re.compile(r"^(?P<np>[\w\s-]+?\s+life\s+(?:at|in|with|on)\s+[A-Z].*|
                        r")[- ]?(?:day|week|month)s?\s+"
                        r"(?:[\w-]+\s+){0,3}streak\b.*|(?:\d+|" + _NUMBERS +
                        r"|a few|a couple of)\s+(?:years?|months?)\s+"
-                       r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|(?:first|second|third|fourth|final|1st|2nd|3rd|4th)[- ]year\s+"
-                       r"(?:[\w-]+\s+){0,3}(?:at|in)\s+[A-Z].*|(?:full|part)[- ]time\s+[a-z]+ing\b.*|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
+                       r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|"
+                       r"(?:first|second|third|fourth|final|1st|2nd|3rd|4th)[- ]year\s+(?:[\w-]+\s+){0,3}"
+                       r"(?:at|in)\s+[A-Z].*|"
+                       r"(?:full|part)[- ]time\s+[a-z]+ing\b.*|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
                        r"(?:born|bred)\b.*|as\s+(?!(?:well|usual|soon|far|long|much|if|for|of|i|we|you|it|always|"
                        r"ever|a result)\b).+)$", _I)
 _BARE_SUBJECT = re.compile(r"^\W*(?:(?:[Mm]y|[Oo]ur)\s+(?:" + RELS + r")(?:\s+[A-Z][\w-]+)?|[A-Z][a-z][\w-]*)\s*$")
@@ -161,7 +168,7 @@ _CUT = re.compile(r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s+(?:I|we)\s|\s+-+\s+|\s+(?:and|
 _THIRD_AGE = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")|(?P<name>[A-Z][a-z]+))"
                         r"(?:'s|\s+is)\s+(?:\d{1,3}|[\w-]+)\s+and\b")
 """A subject and a short predicate (an age, a word) before a coordination that tells the state."""
-_MIN_WORDS, _MAX_WORDS = 1, 9
+_MIN_WORDS = 1
 _NAME = r"[A-Z0-9][\w&+'-]*(?:\s+[A-Z0-9][\w&+'-]*)*"
 """A capitalised name of one or more words ("Spotify Family", "Disney+")."""
 _LIST_OF_NAMES = re.compile(rf"^{_NAME}(?:,\s+{_NAME})*,?\s+and\s+{_NAME}$")
@@ -180,8 +187,9 @@ _DONE = re.compile(r"\b(?:\w+ed|sold|left|gave|quit|got|let|cut|shut|went|made|t
 """A clause with a past or finished verb: a thing of the user's named there may be what just ended."""
 _RELATION_WORDS = re.compile(r"^(?:" + RELS + r")$", _I)
 _NAME_STOP = STARTERS | frozenset("Dr Mr Mrs Ms Mum Dad Got Had Went Been Did Is Was Just Still Loving Week "
-                                   "Day Month Year Big Had Work As Started Joined Need Needs Want Hope Thanks Thank Love Hate Feeling Looking "
-                                   "Trying Planning Thinking Appreciate Sorry Happy Glad".split())
+                                   "Day Month Year Big Had Work As Started Joined Need Needs Want Hope Thanks Thank "
+                                   "Love Hate Feeling Looking Trying Planning Thinking Appreciate Sorry Happy "
+                                   "Glad".split())
 
 
 @dataclass(frozen=True)
@@ -208,7 +216,8 @@ def _phrase(rest: str) -> str:
     rest = rest.strip()
     rest = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our)\s+", "", rest, flags=_I)
     # "lives on her own in a flat in Leeds": where, not how
-    rest = re.sub(r"^(?:(?:his|her|their|my|our)\s+)?own\s+(?:in|at|on|with)\s+(?:(?:a|an|the)\s+)?", "", rest, flags=_I)
+    rest = re.sub(r"^(?:(?:his|her|their|my|our)\s+)?own\s+(?:in|at|on|with)\s+(?:(?:a|an|the)\s+)?", "", rest,
+                  flags=_I)
     if m := _NAMES_AHEAD.match(rest):
         return m.group(0).strip()
     cut = _CUT.search(rest)
@@ -230,46 +239,29 @@ _VAGUE = frozenset(
 ("doing great"), an idiom's remains ("taking care of")."""
 
 
+_NOT_A_THING = frozenset("it this that them him her you me one ones something nothing anything everything stuff things "
+                          "lot bit way time".split())
+"""First words of a phrase that names no state: a pronoun, a placeholder, a quantity with no thing."""
+
+
 def _valid(value: str) -> bool:
     if "   " in value:  # quoted speech, blanked by normalize_text: someone else's words
         return False
     n = len(value.split())
-    if not _MIN_WORDS <= n <= _MAX_WORDS or not re.search(r"[A-Za-z]", value):
+    if not _MIN_WORDS <= n <= MAX_WORDS or not re.search(r"[A-Za-z]", value):
         return False
     first = value.split()[0]
     if not first[0].isalnum() or (len(first) == 1 and first.islower() and first != "a") or \
             (n == 1 and first.endswith("ly")):  # "- Oscar", "s such a ...", "professionally"
         return False
-    return first.lower() not in {"it", "this", "that", "them", "him", "her", "you", "me", "one", "ones", "something", "nothing",
-                                 "anything", "everything", "stuff", "things", "lot", "bit", "way", "time"} and \
-        first not in _VAGUE
+    return first.lower() not in _NOT_A_THING and first not in _VAGUE
 
-
-
-_WHEN = re.compile(r"\s+(?:on|every)\s+(?:the\s+)?(?:(?:first|second|third|fourth|last|other)\s+)?"
-                   r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|day|night|morning|evening|week|weekend|month)\b.*$",
-                   _I)
-"""When a habit recurs, told at the end of its phrase ("... on the first Thursday of the month")."""
-_BREAK = re.compile(r"\s+(?:at|in|on|with|for|from|of|near|by|during|before|after|as|like|because|since|until)\s", _I)
-
-
-def _fit(value: str) -> str:
-    """A phrase longer than a state's: without its recurrence ("a book club at the library on the first
-    Thursday of the month"), else cut at its last preposition within the limit; the head of a state comes
-    first, the circumstances after it."""
-    if len(value.split()) <= _MAX_WORDS:
-        return value
-    value = _WHEN.sub("", value)
-    while len(value.split()) > _MAX_WORDS and (cuts := list(_BREAK.finditer(value))) and cuts[-1].start() > 0:
-        value = value[: cuts[-1].start()]
-    return value
 
 
 def _states(subject: str, value: str, body: str) -> list[OpenState]:
     """One state per item of a list ("Netflix, Disney+ and Spotify"), else one; none when not a value. A phrase
     too long for a state loses its recurrence ("... on the first Thursday of the month") only."""
-    if len(value.split()) > _MAX_WORDS:
-        value = _WHEN.sub("", value)
+    value = fit(value, recurrence_only=True)
     items = [v.strip() for v in _LIST.split(value)] if _LIST_OF_NAMES.match(value) else [value]
     return [OpenState(subject, v, body) for v in items if _valid(v)]
 
@@ -326,9 +318,9 @@ def _clause_states(text: str) -> list[OpenState]:
     if m := _BEEN.match(body):  # "been in Leeds four years", "been with Monzo since uni": the user, unsaid
         phrase = durative("", f" {m.group('rest')}")
         return _states("user", _phrase(phrase), body) if phrase and not _FEELINGS.search(phrase) else []
-    for shape in (identity, complaint, priced, kept_at_home, recurring):  # a state told by mention (:mod:`.state_mentions`)
+    for shape in (identity, complaint, priced, kept_at_home, recurring):  # told by mention (:mod:`.state_mentions`)
         if found := shape(body):
-            return _states(found[0], _fit(found[1]), body)
+            return _states(found[0], fit(found[1]), body)
     return []
 
 
@@ -360,10 +352,11 @@ def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
         return []
     rest = HABITUAL.sub("", rest)
     cut = _CUT.search(rest)
-    phrase = _fit((rest[: cut.start()] if cut else rest).strip(" .!?"))
-    if not phrase or not _valid(phrase) or phrase.split()[-1].lower() in ("them", "him", "her", "it", "you", "us"):
+    phrase = (rest[: cut.start()] if cut else rest).strip(" .!?")
+    habit = fit(f"{verb} {phrase}")
+    if not phrase or not _valid(habit) or habit.split()[-1].lower() in ("them", "him", "her", "it", "you", "us"):
         return []  # "I video call them every Sunday": whom is for the pronoun layer, not a state's phrase
-    return _states(subject, f"{verb} {phrase}", body)
+    return _states(subject, habit, body)
 
 
 def _carried(subject: str, body: str) -> list[OpenState]:
@@ -490,9 +483,9 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         body = sentence.text.strip(" .!?")
         told = len(norm)
         if sentence.question:  # "my Vespa needs a new clutch, any tips?": what is told before the asking holds
-            told = _told_first(sentence) or -1
+            told = told_first(sentence) or -1
         if i in busy:  # a change: the change layer's, unless it is someone else's in a clause of its own
-            told = min(told, _before_others_change(sentence, busy[i]) or -1)
+            told = min(told, before_others_change(sentence, busy[i]) or -1)
         if told < 0 or _JOKE.search(sentence.text):
             continue
         clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
@@ -521,35 +514,6 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
             seen.add((state.subject, low))
             out.append(state)
     return out
-
-
-_ASKING = re.compile(r"(?:,|\s+-+)\s+(?=(?:any|anyone|anybody|thoughts|ideas|tips|recs|advice|suggestions|how|what|which|"
-                     r"where|why|who|is it|is there|are there|should|can|could|would|do|does|worth)\b)", _I)
-"""Where a question is tacked on to a statement ("..., any ideas?", "..., is it worth ...?")."""
-
-
-_OTHERS_CLAUSE = re.compile(r"\s+(?:since|because|cos|when|after|before|that|which|while|until|now that)\s+"
-                            r"(?:nobody|no one|someone|everyone|(?:my|our|his|her|their|the)\s+\w+|he|she|they|"
-                            r"(?-i:[A-Z][a-z]+))\b", _I)
-
-
-def _before_others_change(sentence: Sentence, cue: int) -> int | None:
-    """Where the user's part of a sentence ends when its change cue is in a subordinate clause of someone
-    else's ("there's a piano in our lounge nobody has touched since my son moved out"): the user's state
-    before it stands; ``None`` when the cue may be the user's own."""
-    last = None
-    for m in _OTHERS_CLAUSE.finditer(sentence.text, 0, cue - sentence.start):
-        last = m
-    return sentence.start + last.start() if last else None
-
-
-def _told_first(sentence: Sentence) -> int | None:
-    """Where the statement before a tacked-on question ends (an offset in the message); ``None`` when the
-    sentence asks from its start ("should I sell my car, any thoughts?")."""
-    m = _ASKING.search(sentence.text)
-    if m is None or asks(sentence.text[: m.start()]) or "?" in sentence.text[: m.start()]:
-        return None
-    return sentence.start + m.start()
 
 
 def _joined(norm: str, clauses: tuple[Clause, ...]) -> list[Clause]:

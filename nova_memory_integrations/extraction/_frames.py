@@ -30,6 +30,7 @@ from ..text.lexicon import (
     REL_ALIASES,
     REL_KINDS,
     RELS,
+    SERVICE_PLACES,
     SERVICES,
 )
 from ._rules import Field, Rule, f, rule
@@ -322,7 +323,8 @@ HELD_MENTION = re.compile(r"(?:my|our) (?:[\w-]+ )?" + _POSSESSION + r"\b", re.I
 OWNED_START: tuple[Rule, ...] = (
     # "My Mazda CX-5 needs new tires", "My 2016 VW Polo is due its MOT", "my leased Kia Niro goes back"
     rule(r"(?:my|our) (?:(?:old|new|leased|trusty|current|little) )?(?!(?:" + _NOT_THING + r")\b)"
-         r"(?P<o>(?-i:[A-Z0-9])[\w-]*(?: (?-i:[A-Z0-9])[\w-]*){0,3})(?: [a-z]+)? (?=[a-z])", f("@held", "held"),
+         r"(?P<o>(?-i:[A-Z0-9])[\w-]*(?: (?-i:[A-Z0-9])[\w-]*){0,3})(?! (?:" + "|".join(sorted(SERVICE_PLACES)) +
+         r")\b)(?: [a-z]+)? (?=[a-z])", f("@held", "held"),
          conf=0.7),
     # "my road bike is an old Trek Domane", "My car is a Hyundai i30"
     rule(r"(?:my|our) (?:[\w-]+ )?" + _POSSESSION + r" is (?:a|an) (?:(?-i:[a-z]+) )?(?P<o>(?-i:[A-Z0-9]).+)",

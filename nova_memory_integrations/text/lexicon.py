@@ -61,6 +61,7 @@ __all__ = [
     "ROMANCE_WORDS",
     "SCHOOLS",
     "SERVICES",
+    "SERVICE_PLACES",
     "STARTERS",
     "STOP_GERUNDS",
     "STUDENTS",
@@ -337,6 +338,10 @@ SERVICES = _words(
     "phone mobile contract plan subscription isp"
 )
 """Nouns of a service one uses: "our broadband is Virgin Media" -> ``uses``."""
+SERVICE_PLACES = SERVICES | _words("surgery practice clinic pharmacy app account card membership branch store shop "
+                                   "office team")
+"""Nouns after a name that make it a service or a place one uses, not a thing one owns ("my GP surgery",
+"my Tesco app", "my Monzo account")."""
 THING_ADJECTIVES = _words(
     "old new little tiny small big huge ancient trusty beloved battered used second-hand secondhand vintage "
     "classic lovely beautiful gorgeous massive rescue adopted elderly young sweet senior ginger black white "
