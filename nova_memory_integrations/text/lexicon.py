@@ -274,8 +274,8 @@ PLACES = _words(
 DIET_RE = r"(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|kosher|halal)"
 """A diet, as a regular expression alternation (``diet``)."""
 REL_KINDS = {
-    "sister": "sibling", "brother": "sibling", "sibling": "sibling", "twin": "sibling", "mom": "parent", "mum": "parent",
-    "mother": "parent", "dad": "parent", "father": "parent", "son": "child", "daughter": "child",
+    "sister": "sibling", "brother": "sibling", "sibling": "sibling", "twin": "sibling", "mom": "parent",
+    "mum": "parent", "mother": "parent", "dad": "parent", "father": "parent", "son": "child", "daughter": "child",
     "wife": "spouse", "husband": "spouse", "spouse": "spouse", "partner": "partner", "girlfriend": "partner",
     "boyfriend": "partner", "fiance": "partner", "fiancé": "partner", "fiancee": "partner", "fiancée": "partner",
     "friend": "friend", "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate",
