@@ -26,10 +26,10 @@ import re
 from dataclasses import dataclass
 
 from ..text.dates import MONTHS, NUMBER_WORDS
-from ..text.lexicon import RELS, STARTERS
+from ..text.lexicon import NOT_OWNED, RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
-from .segments import Clause, normalize_text, segment
+from .segments import Clause, Sentence, normalize_text, segment
 from .state_mentions import (
     KIN_TITLES,
     acquired,
@@ -266,8 +266,10 @@ def _states(subject: str, value: str, body: str) -> list[OpenState]:
     return [OpenState(subject, v, body) for v in items if _valid(v)]
 
 
-def _clause_states(text: str) -> list[OpenState]:
+def _clause_states(text: str, person: str | None = None) -> list[OpenState]:
     body = text[_LEAD.match(text).end():].strip()  # type: ignore[union-attr]
+    if person and (pronoun := _PRONOUN.match(body)):  # "she's in halls at Leeds now": the person last named
+        body = person[0].upper() + person[1:] + body[pronoun.end():]
     lead = len(body)
     body = strip_time_lead(body)
     lasting = len(body) < lead  # "Twelve years I've had ...": the duration told first
@@ -418,6 +420,8 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
         return []  # "I do like nature": an emphatic do before a feeling
     if verb == "got" and re.match(r"\s+[a-z]+ed\b", rest):  # "I got noticed by ...": a passive event
         return []
+    if verb in ("have", "has", "got") and _BREAK_HEAD.split(value)[0].split()[-1].lower() in NOT_OWNED:
+        return []  # "got a job offer from X", "has a meeting with Y": an event or an idea, not a thing held
     if verb in ("keep", "keeps", "keeping") and value.split()[0].lower().endswith("ing"):  # "keeps saying": goes on
         return []
     return _states(subject, value, body)
@@ -486,10 +490,13 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
             told = told_first(sentence) or -1
         if i in busy:  # a change: the change layer's, unless it is someone else's in a clause of its own
             told = min(told, before_others_change(sentence, busy[i]) or -1)
-        if told < 0 or _JOKE.search(sentence.text):
+        if (told < 0 and i not in busy) or _JOKE.search(sentence.text):
             continue
+        told = max(told, sentence.start)
         clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
                         for c in sentence.clauses if c.start < told)
+        if i in busy and not sentence.question:
+            clauses += tuple(c for c in _after_change(sentence, busy[i]) if c.start >= told)
         ruled = any(body and (body in r or r in body) for r in marks)
         # a sentence a rule read: the user's states are the rule's, except in a clause other than the one
         # holding what it stated ("Learning guitar from YouTube, and my F chord ...")
@@ -514,6 +521,32 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
             seen.add((state.subject, low))
             out.append(state)
     return out
+
+
+_BREAK_HEAD = re.compile(r"\s+(?:at|in|on|with|for|from|of|to|by)\s", _I)
+"""Where a noun phrase's head ends ("job offer | from Zalando")."""
+_PRONOUN = re.compile(r"(?:she|he)(?=\s|')", _I)
+_PERSON = re.compile(r"(?<![\w'])(?P<name>[A-Z][a-z]{2,})(?='s\b|\s+(?:is|was|has|had|just|finally|still|now|"
+                     r"[a-z]{2,}ed|[a-z]{2,}s)\b)")
+"""A capitalised word told with a verb of its own ("Zara moved out", "Jo's left"): a person named."""
+
+
+def _last_person(text: str) -> str | None:
+    """The person last named in ``text`` (a relation's name, a named subject, a kinship word used as a name),
+    lower-cased: whom a following "she" / "he" is about."""
+    names = [(m.start(), m.group("name")) for m in _REL_NAMED.finditer(text)]
+    names += [(m.start(), m.group("name")) for m in _PERSON.finditer(text)
+              if m.group("name") not in _NAME_STOP or m.group("name").lower() in KIN_TITLES]
+    names = [(at, name) for at, name in names if name.lower() not in _NOT_NAME_WORDS and name not in STARTERS
+             or name.lower() in KIN_TITLES]
+    return max(names)[1].lower() if names else None
+
+
+def _after_change(sentence: Sentence, cue: int) -> list[Clause]:
+    """The clauses after a change cue's clause that tell of someone by a pronoun ("Zara moved out - she's in
+    halls at Leeds now"): the state they are in after the change, which no cue ends."""
+    at = next((c.end for c in sentence.clauses if c.start <= cue < c.end), sentence.end)
+    return [c for c in sentence.clauses if c.start >= at and _PRONOUN.match(c.text.strip())]
 
 
 def _joined(norm: str, clauses: tuple[Clause, ...]) -> list[Clause]:
@@ -550,7 +583,8 @@ def _piece_found(norm: str, blocked: int, a: int, b: int) -> list[OpenState]:
     piece = norm[a:b]
     if blocked <= b or _FEELINGS.match(piece.strip()) or _ONE_OFF.search(piece):
         return []
-    found = [s for s in _clause_states(piece) if not _denied(_upto(piece, s.value))]
+    person = _last_person(norm[:a]) if _PRONOUN.match(piece.strip()) else None
+    found = [s for s in _clause_states(piece, person) if not _denied(_upto(piece, s.value))]
     if not found and not _DONE.search(piece):
         for m in _MY_THING.finditer(piece):  # a thing of the user's named in passing
             value = m.group("np").strip()

@@ -168,3 +168,15 @@ def test_the_held_rule_keeps_a_named_apposition() -> None:
     assert ("owns", "camper (VW California)") in {(f.predicate, f.object) for f in facts}
     plain = DeterministicExtractor().extract("We have a camper, a lovely old one.")
     assert ("owns", "camper") in {(f.predicate, f.object) for f in plain}
+
+
+def test_she_or_he_is_the_person_last_named() -> None:
+    assert ("olek", "Aviva") in _values("My cousin Olek moved to Norwich in May. He works at Aviva.")
+    # after someone else's change, the state they are in now
+    assert ("priya", "halls at Exeter") in _values("Priya moved out on Sunday - she's in halls at Exeter now.")
+    assert _values("He works at Aviva.") == set()  # nobody named: whom "he" is stays unknown
+
+
+def test_an_event_or_an_idea_one_has_or_got_is_no_state() -> None:
+    assert _values("My friend Ines just got a job offer from Siemens in Munich.") == {("user", "friend Ines")}
+    assert ("user", "allotment in Hove") in _values("We have an allotment in Hove.")
