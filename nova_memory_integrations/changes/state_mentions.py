@@ -29,7 +29,7 @@ from ..text.lexicon import NOT_OWNED, PET_RE, POSSESSIONS, RELS, STARTERS
 from .state_shapes import GERUND_SUBJECT_END, HABITUAL
 
 __all__ = ["KIN_TITLES", "acquired", "complaint", "identity", "kept_at_home", "label", "owner_relation", "priced",
-           "recurring"]
+           "recurring", "scheduled"]
 
 KIN_TITLES = frozenset("mum mom dad mam mammy mummy mommy daddy gran granny grandma grandad granddad grandpa nan "
                        "nana nanna grandmother grandfather".split())
@@ -213,6 +213,23 @@ def acquired(text: str) -> list[tuple[str, str]]:
            if m.group("kind").lower() in POSSESSIONS]
     return out + [("user", m.group("np")) for m in _GIFT.finditer(text)
                   if m.group("np").split()[0].lower() not in NOT_OWNED]
+
+
+_SCHEDULED = re.compile(rf"^(?i:my|our)\s+(?P<np>(?:[\w-]+\s+){{0,3}}?[\w-]+)\s+(?:is|are)\s+(?:always\s+)?"
+                        rf"(?P<when>(?:on\s+)?(?:(?i:{_DAY})s(?:\s+(?:and|&)\s+(?i:{_DAY})s)?"
+                        r"(?:\s+(?:mornings?|evenings?|nights?|afternoons?))?|"
+                        rf"(?i:{_DAY})\s+(?:mornings|evenings|nights|afternoons))|every\s+(?:other\s+)?\w+)\b")
+"""Something of the user's with its recurring day ("our choir practice is on Wednesdays"): a plural day or
+"every": "my interview is on Tuesday" is a one-off date."""
+
+
+def scheduled(body: str) -> tuple[str, str] | None:
+    """"Our choir practice is on Wednesdays" -> ``("user", "choir practice on Wednesdays")``."""
+    m = _SCHEDULED.match(body)
+    if not m:
+        return None
+    when = m.group("when")
+    return "user", f"{m.group('np')} {when if when.lower().startswith(('on ', 'every')) else 'on ' + when}"
 
 
 def owner_relation(text: str) -> list[tuple[str, str]]:

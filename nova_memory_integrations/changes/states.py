@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.dates import MONTHS, NUMBER_WORDS
-from ..text.lexicon import NOT_OWNED, RELS, STARTERS
+from ..text.lexicon import NOT_HABIT_VERBS, NOT_OWNED, RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
 from .segments import Clause, Sentence, normalize_text, segment
@@ -40,6 +40,7 @@ from .state_mentions import (
     owner_relation,
     priced,
     recurring,
+    scheduled,
 )
 from .state_shapes import (
     DURATION,
@@ -320,7 +321,7 @@ def _clause_states(text: str, person: str | None = None) -> list[OpenState]:
     if m := _BEEN.match(body):  # "been in Leeds four years", "been with Monzo since uni": the user, unsaid
         phrase = durative("", f" {m.group('rest')}")
         return _states("user", _phrase(phrase), body) if phrase and not _FEELINGS.search(phrase) else []
-    for shape in (identity, complaint, priced, kept_at_home, recurring):  # told by mention (:mod:`.state_mentions`)
+    for shape in (identity, scheduled, complaint, priced, kept_at_home, recurring):  # told by mention (:mod:`.state_mentions`)
         if found := shape(body):
             return _states(found[0], fit(found[1]), body)
     return []
@@ -328,18 +329,7 @@ def _clause_states(text: str, person: str | None = None) -> list[OpenState]:
 
 _NAMED_PLACE = re.compile(r"\s(?:on|at|for|through|via|with|from)\s+(?:the\s+)?(?!(?:" + _DATE_WORDS +
                           r")\b)[A-Z][\w&+'-]*")
-_NOT_HABITS = frozenset(
-    "went came saw met took gave got made bought sold sent spent left found told said heard thought felt kept ran "
-    "sat stood wrote drove rode ate drank slept woke broke chose fell flew forgot hid hit lost paid put read rang "
-    "sang spoke stole swam threw understood won wore caught brought taught fought began did was were had "
-    "withdrew drew knew grew blew froze bore tore swore sank shrank became overcame forgave lay hung dug stuck "
-    "struck shook built lent bent meant dealt dreamt slept swept wept fed led fled held bound ground wound laid "
-    "shot lit slid bit quit split moved start starts begin begins finish finishes "
-    "am is are be been has have do does can could will would shall should may might must "
-    "mean guess suppose reckon bet agree promise swear doubt believe expect understand assume imagine "
-    "remind ask tell let apologise apologize bought".split())
-"""A past (irregular: "I met Jo at Costa") or a verb of saying and supposing ("I guess at Christmas"): a simple
-present of these tells no habit."""
+
 
 
 def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
@@ -349,7 +339,7 @@ def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
     verb, rest = m.group("verb"), m.group("rest")
     # a simple present told of a named place or platform ("I sell prints on Etsy") is as much a habit
     named = _NAMED_PLACE.search(rest.split(",")[0])
-    if not (HABITUAL.search(body) or named) or verb.lower() in _MENTAL | _NOT_HABITS or \
+    if not (HABITUAL.search(body) or named) or verb.lower() in _MENTAL | NOT_HABIT_VERBS or \
             not re.fullmatch(r"[a-z]+", verb) or verb.endswith("ed") or verb in _STATE_VERBS:
         return []
     rest = HABITUAL.sub("", rest)
@@ -495,7 +485,9 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         told = max(told, sentence.start)
         clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
                         for c in sentence.clauses if c.start < told)
-        if i in busy and not sentence.question:
+        if i in busy and not sentence.question:  # a birthplace never ends: no change is about it
+            clauses = tuple(c for c in sentence.clauses if c.end <= busy[i] and _BORN.match(c.text.strip())
+                            and c.start >= told) + clauses
             clauses += tuple(c for c in _after_change(sentence, busy[i]) if c.start >= told)
         ruled = any(body and (body in r or r in body) for r in marks)
         # a sentence a rule read: the user's states are the rule's, except in a clause other than the one
@@ -537,7 +529,7 @@ def _last_person(text: str) -> str | None:
     names = [(m.start(), m.group("name")) for m in _REL_NAMED.finditer(text)]
     names += [(m.start(), m.group("name")) for m in _PERSON.finditer(text)
               if m.group("name") not in _NAME_STOP or m.group("name").lower() in KIN_TITLES]
-    names = [(at, name) for at, name in names if name.lower() not in _NOT_NAME_WORDS and name not in STARTERS
+    names = [(at, name) for at, name in names if (name.lower() not in _NOT_NAME_WORDS and name not in STARTERS)
              or name.lower() in KIN_TITLES]
     return max(names)[1].lower() if names else None
 

@@ -44,6 +44,7 @@ __all__ = [
     "NOT_JOBS",
     "NOT_JOB_WORDS",
     "NOT_NAMES",
+    "NOT_HABIT_VERBS",
     "NOT_OWNED",
     "ORDINALS",
     "ORG_NOUNS",
@@ -424,3 +425,15 @@ ROMANCE_WORDS = _words(
     "dumped crush fiance fiancee fiancé fiancée single"
 ) | {"broke up", "split up", "ended things", "seeing someone", "moved in together", "out of the picture"}
 """Words of a turn that talks about a relationship: "I've been with Sam for months" there names a partner."""
+NOT_HABIT_VERBS = _words(
+    "went came saw met took gave got made bought sold sent spent left found told said heard thought felt kept ran "
+    "sat stood wrote drove rode ate drank slept woke broke chose fell flew forgot hid hit lost paid put read rang "
+    "sang spoke stole swam threw understood won wore caught brought taught fought began did was were had "
+    "withdrew drew knew grew blew froze bore tore swore sank shrank became overcame forgave lay hung dug stuck "
+    "struck shook built lent bent meant dealt dreamt slept swept wept fed led fled held bound ground wound laid "
+    "shot lit slid bit quit split moved start starts begin begins finish finishes "
+    "am is are be been has have do does can could will would shall should may might must "
+    "mean guess suppose reckon bet agree promise swear doubt believe expect understand assume imagine "
+    "remind ask tell let apologise apologize bought")
+"""A past (irregular: "I met Jo at Costa") or a verb of saying and supposing ("I guess at Christmas"): a simple
+present of these tells no habit."""

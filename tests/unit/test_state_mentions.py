@@ -17,6 +17,7 @@ from nova_memory_integrations.changes.state_mentions import (
     owner_relation,
     priced,
     recurring,
+    scheduled,
 )
 from nova_memory_integrations.changes.states import open_states
 from nova_memory_integrations.extraction.deterministic import DeterministicExtractor
@@ -180,3 +181,20 @@ def test_she_or_he_is_the_person_last_named() -> None:
 def test_an_event_or_an_idea_one_has_or_got_is_no_state() -> None:
     assert _values("My friend Ines just got a job offer from Siemens in Munich.") == {("user", "friend Ines")}
     assert ("user", "allotment in Hove") in _values("We have an allotment in Hove.")
+
+
+def test_something_of_the_users_on_a_recurring_day_is_a_habit_and_a_one_off_date_is_not() -> None:
+    assert scheduled("Our choir practice is on Wednesday evenings") == ("user", "choir practice on Wednesday evenings")
+    assert scheduled("my German conversation group is every other Monday") == (
+        "user", "German conversation group every other Monday")
+    assert scheduled("My interview is on Tuesday") is None
+
+
+def test_a_birthplace_beside_the_users_own_move_is_kept() -> None:
+    assert ("user", "born in Leeds") in _values("I was born in Leeds but moved to Bath for uni and stayed.")
+
+
+def test_a_language_before_a_noun_is_no_make_of_a_thing_held() -> None:
+    facts = DeterministicExtractor().extract("My Portuguese night class is on Thursdays.")
+    assert not any(f.predicate == "owns" for f in facts)
+    assert ("user", "Portuguese night class on Thursdays") in _values("My Portuguese night class is on Thursdays.")
