@@ -25,12 +25,12 @@ from ..text.lexicon import (
     GROUPS,
     HABIT_VERBS,
     IRREGULAR,
+    LANGS,
     PETS,
     POSSESSIONS,
     REL_ALIASES,
     REL_KINDS,
     RELS,
-    LANGS,
     SERVICE_PLACES,
     SERVICES,
 )
