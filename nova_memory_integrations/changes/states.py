@@ -321,7 +321,7 @@ def _clause_states(text: str, person: str | None = None) -> list[OpenState]:
     if m := _BEEN.match(body):  # "been in Leeds four years", "been with Monzo since uni": the user, unsaid
         phrase = durative("", f" {m.group('rest')}")
         return _states("user", _phrase(phrase), body) if phrase and not _FEELINGS.search(phrase) else []
-    for shape in (identity, scheduled, complaint, priced, kept_at_home, recurring):  # told by mention (:mod:`.state_mentions`)
+    for shape in (identity, scheduled, complaint, priced, kept_at_home, recurring):  # told by mention
         if found := shape(body):
             return _states(found[0], fit(found[1]), body)
     return []
