@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from ..text.lexicon import NOT_OWNED, PET_RE, POSSESSIONS, RELS, STARTERS
-from .state_shapes import GERUND_SUBJECT_END, HABITUAL
+from .state_shapes import GERUND_SUBJECT_END, recurrence
 
 __all__ = ["KIN_TITLES", "acquired", "complaint", "identity", "kept_at_home", "label", "owner_relation", "priced",
            "recurring", "scheduled"]
@@ -128,9 +128,9 @@ def recurring(body: str) -> tuple[str, str] | None:
     ("coach the under-9s on Saturdays", "swimming club every Thursday"): ``("user", phrase)``."""
     if m := _DAY_KIND.match(body):
         return "user", f"{m.group(0)[: m.start('np')].strip()} {m.group('np')}{_adjunct(m.group('rest'))}"
-    if (m := _ON_RATE.match(body)) and (HABITUAL.search(body) or _RATE.search(body)):
+    if (m := _ON_RATE.match(body)) and (recurrence(body) or _RATE.search(body)):
         return "user", m.group("np").strip(" .!?")
-    marker = HABITUAL.search(body)
+    marker = recurrence(body)
     if marker and (finite := _FINITE.search(body, 0, marker.start())):
         # "Lidl on the ring road is heaving every Saturday": a named place one goes to; "the flat's quiet on
         # Saturdays" is a clause, no habit
@@ -205,12 +205,17 @@ def kept_at_home(body: str) -> tuple[str, str] | None:
     return ("user", np) if np.split()[-1].lower() in POSSESSIONS or re.search(r"\b[A-Z]", np) else None
 
 
+_GIFT_WORDS = ("christmas", "xmas", "birthday", "anniversary")
+
+
 def acquired(text: str) -> list[tuple[str, str]]:
     """A thing the user just got: "picked up my new bike today - a Brompton" -> ``("user", "bike Brompton")``;
     a gift: "got a Switch for my birthday" -> ``("user", "Switch")``. A kind of thing one owns only (never "got
     my results - an A")."""
     out = [("user", f"{m.group('kind')} {m.group('name').strip()}") for m in _ACQUIRED.finditer(text)
            if m.group("kind").lower() in POSSESSIONS]
+    if not any(w in text.lower() for w in _GIFT_WORDS):
+        return out
     return out + [("user", m.group("np")) for m in _GIFT.finditer(text)
                   if m.group("np").split()[0].lower() not in NOT_OWNED]
 

@@ -19,8 +19,8 @@ from .segments import Sentence, asks
 
 __all__ = [
     "DURATION", "GERUND_SUBJECT_END", "HABITUAL", "MAX_WORDS", "apposition", "before_others_change", "coordinated",
-    "durative", "fit", "is_participle", "joint_subject", "relation_value", "strip_time_lead", "subjectless",
-    "told_first",
+    "durative", "fit", "is_participle", "joint_subject", "recurrence", "relation_value", "strip_time_lead",
+    "subjectless", "told_first",
 ]
 
 _I = re.IGNORECASE
@@ -46,6 +46,16 @@ HABITUAL = re.compile(
     rf"|(?:once|twice|\d+\s+times|{_NUM}\s+times)\s+a\s+(?:day|week|month|year)|as usual|daily|weekly|monthly"
     rf"|at the weekends?)\b", _I)
 """A recurring event's marker ("every Sunday", "on Tuesdays", "twice a week"): what it marks is a habit."""
+_RECURRENCE_WORDS = ("every", "days", "most", "some", "once", "twice", "times", "usual", "daily", "weekly", "monthly",
+                     "weekend")
+"""A word each :data:`HABITUAL` marker holds: a text without one has no marker (a fast test first, the
+marker's search is slow)."""
+
+
+def recurrence(text: str) -> re.Match[str] | None:
+    """The first recurring event's marker in ``text`` (:data:`HABITUAL`), else ``None``."""
+    low = text.lower()
+    return HABITUAL.search(text) if any(w in low for w in _RECURRENCE_WORDS) else None
 _TIME_LEAD = re.compile(  # a duration, a start or a recurrence told first
     rf"^(?:(?:for\s+)?(?:(?:about|nearly|almost|over)\s+)?{_NUM}\s+{_UNIT}(?:\s+now)?"
     rf"|since\s+(?:\d{{4}}|(?:{_MONTH})(?:\s+\d{{4}})?|uni|school|forever)"

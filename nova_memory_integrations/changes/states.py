@@ -54,6 +54,7 @@ from .state_shapes import (
     fit,
     is_participle,
     joint_subject,
+    recurrence,
     relation_value,
     strip_time_lead,
     subjectless,
@@ -339,7 +340,7 @@ def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
     verb, rest = m.group("verb"), m.group("rest")
     # a simple present told of a named place or platform ("I sell prints on Etsy") is as much a habit
     named = _NAMED_PLACE.search(rest.split(",")[0])
-    if not (HABITUAL.search(body) or named) or verb.lower() in _MENTAL | NOT_HABIT_VERBS or \
+    if not (recurrence(body) or named) or verb.lower() in _MENTAL | NOT_HABIT_VERBS or \
             not re.fullmatch(r"[a-z]+", verb) or verb.endswith("ed") or verb in _STATE_VERBS:
         return []
     rest = HABITUAL.sub("", rest)
@@ -398,7 +399,7 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
     if verb in ("go", "goes", "going") and not re.match(r"\s+(?:to|swimming|running|climbing)\b", rest):
         return []
     value = _phrase(rest)
-    if not _phrase(HABITUAL.sub("", rest)):  # "I only drive twice a month": how often, but of what?
+    if not _phrase(HABITUAL.sub("", rest) if recurrence(rest) else rest):  # "I only drive twice a month": of what?
         return []
     if value.lower() in ("us", "me") and re.match(r"\s+with\b", rest):  # "lives with us": the household
         value = f"{verb} with {value}"
