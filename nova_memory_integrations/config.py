@@ -298,6 +298,12 @@ class FactConfig(_Section):
     conflict_strategy: Literal["auto", "trust_newer", "trust_higher_confidence", "keep_both"] = "auto"
     """``auto``: higher confidence wins when the gap is large, else the newer fact; same time: keep both."""
     conflict_confidence_gap: float = Field(default=0.3, gt=0, le=1)
+    attitude_conflicts: bool = True
+    """Log opposite attitudes to related topics ("loves email newsletters" / "hates electronic
+    communication") as ``related_topic`` conflicts, both facts kept (:mod:`.memory.attitudes`)."""
+    topic_similarity: float = Field(default=0.73, gt=0, le=1)
+    """MiniLM cosine of two attitudes' topics at or above which they are one topic, when neither
+    spelling nor the category table relates them (calibrated: benchmarks/attitude_conflicts.py)."""
     entity_fuzzy_threshold: float = Field(default=0.9, gt=0, le=1)
     """difflib ratio above which two entity names are merged (names of >= entity_fuzzy_min_chars)."""
     entity_fuzzy_min_chars: int = Field(default=6, ge=1)

@@ -44,10 +44,10 @@ from ..memory.conflicts import (
     Claim,
     ConfidenceExplanation,
     ConflictLog,
-    Held,
     Outcome,
     Verdict,
     explain_confidence,
+    held_fact,
     resolve_conflicts,
 )
 from ..memory.entailments import needs
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 
     from ..changes.tracker import ChangeTracker
     from ..memory.entities import EntityResolver, RelatedFacts
+    from .attitudes import AttitudeConflicts
 
 __all__ = ["Consolidator"]
 
@@ -125,8 +126,11 @@ class Consolidator:
         hooks: Hooks | None = None,
         changes: ChangeTracker | None = None,
         fallback: Callable[[], BatchExtractor] | None = None,
+        attitudes: AttitudeConflicts | None = None,
     ) -> None:
         self.db = db
+        self.attitudes = attitudes
+        """Finds the ``related_topic`` conflicts of a new attitude (``None``: not looked for)."""
         self.fallback = fallback
         """Builds the source for episodes a model answered unusably (the deterministic extractor);
         ``None``, or ``llm_fallback = "off"``: they are dead-lettered."""
@@ -365,7 +369,7 @@ class Consolidator:
             meta["source_text"] = prop.source_text
         common: dict[str, Any] = {"confidence": prop.confidence, "episode_ids": episode_ids,
                                   "metadata": meta or None, "now": now, "reason_prefix": prop.reason,
-                                  "source": source, "importance": importance}
+                                  "source": source, "importance": importance, "rated": prop.importance}
         target = self._current(user_id, prop.target_fact_id)
         if prop.op == "UPDATE" and target is not None and says_corrected(prop.reason):  # a model's correction
             fixed, fixed_ids = self.facts.retract(user_id, target, prop.object, at=at, episode_ids=episode_ids,
@@ -394,7 +398,7 @@ class Consolidator:
         if prop.op == "UPDATE" and target is not None and (target.subject, target.predicate, normalize_value(
                 target.object)) != (subject_n, predicate, normalize_value(obj)):
             supersede.append(target)
-            verdicts.append(Verdict("explicit_update", _held(target, target.confidence), "trust_newer", "new",
+            verdicts.append(Verdict("explicit_update", held_fact(target, target.confidence), "trust_newer", "new",
                                     "the model decided this fact is superseded (UPDATE)"))
         outcome, held = self._conflicts(user_id, subject_n, predicate, obj, at,
                                         prop.confidence or self.fact_config.default_confidence,
@@ -411,6 +415,9 @@ class Consolidator:
         supersede += [held[i] for i in outcome.close_ids]
         decision, ids = self.facts.apply(user_id, subject, predicate, obj, at=at, supersede=supersede,
                                          single_valued=False if outcome.keep_both else None, **common)
+        if self.attitudes is not None and decision.op in ("ADD", "UPDATE"):  # opposite attitudes, related topics
+            clashing, clashed = self.attitudes.find(user_id, subject_n, predicate, obj, at, decision.fact_id)
+            verdicts, held = verdicts + clashing, {**held, **clashed}
         self._log(user_id, verdicts, {**held, **{f.id: f for f in supersede}}, subject_n, predicate, obj,
                   decision.fact_id, episode_ids, now)
         if decision.op not in ("ADD", "UPDATE"):
@@ -539,7 +546,7 @@ class Consolidator:
         stamp = to_epoch(now) or 0.0
         half_life = self.fact_config.decay_half_life_days
         held = [
-            _held(facts[r["id"]], decayed_confidence(r["confidence"], half_life_days=half_life,
+            held_fact(facts[r["id"]], decayed_confidence(r["confidence"], half_life_days=half_life,
                                                       age_days=max(0.0, stamp - r["last_reinforced"]) / 86400))
             for r in rows
         ]
@@ -581,6 +588,3 @@ class Consolidator:
             last_reinforced=from_epoch(last),
         )
 
-
-def _held(fact: Fact, confidence: float) -> Held:
-    return Held(fact.id, fact.predicate, normalize_value(fact.object), fact.valid_from, fact.valid_to, confidence)

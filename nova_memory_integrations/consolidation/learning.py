@@ -12,7 +12,9 @@ With ``consolidation.learn_rules = "apply"`` the consolidation service calls :fu
 each run for the users whose new turns gave an instruction: a proposal is adopted only when one of
 those new turns is among its evidence, so a learnt rule the app deleted comes back only if the
 user asks again. ``"suggest"`` leaves the proposals to the app (``NovaStore.rule_proposals`` /
-``adopt_rule``, :class:`LearningAPI`).
+``adopt_rule``, :class:`LearningAPI`). The app deletes a rule, learnt or not, with
+``NovaStore.delete_rule``; the REST routes ``.../rules`` and the MCP tools ``rule_proposals``,
+``adopt_rule``, ``rules``, ``delete_rule`` are these methods, each scoped to the caller's user.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from .._time import utcnow
-from ..engine.validation import check_user
+from ..engine.validation import check_id, check_user
 from ..errors import NotFoundError
 from ..text.instructions import INSTRUCTIONS, instructions_in
 from ..text.roles import MACHINE_ROLES
@@ -101,6 +103,9 @@ class LearningAPI:
 
     def _check_open(self) -> None: ...
 
+    if TYPE_CHECKING:  # the facade's (MaintenanceAPI): maintenance imports consolidation, not the reverse
+        def delete(self, user_id: str, ids: Sequence[str]) -> dict[str, list[str]]: ...
+
     def rule_proposals(self, user_id: str) -> list[RuleProposal]:
         """The rules the user's repeated instructions would teach, not adopted yet (for
         ``consolidation.learn_rules = "suggest"``, or to see what ``"apply"`` will do)."""
@@ -118,3 +123,15 @@ class LearningAPI:
         if not found:
             raise NotFoundError(f"no rule proposal {key!r} for this user")
         return adopt(self.components, found[0])
+
+    def delete_rule(self, user_id: str, rule_id: str) -> bool:
+        """Delete one of the user's rules, learnt or added (the id of an episode, a fact or another
+        user's rule is not found: False). A learnt rule comes back only if the user gives the
+        instruction again in a later session (:func:`learn` needs new evidence)."""
+        self._check_open()
+        limits = self.components.config.limits
+        uid = check_user(user_id, limits)
+        rid = check_id(rule_id, "rule_id", limits)
+        if rid not in {r.id for r in self.components.db.list_rules(uid)}:
+            return False
+        return bool(self.delete(uid, [rid])["rules"])

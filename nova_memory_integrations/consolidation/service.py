@@ -20,8 +20,10 @@ from ..extraction.declared import DeclaredReader
 from ..extraction.proposals import BatchExtractor, ConsolidationSource, deterministic_batch
 from ..memory.entities import RelatedFacts
 from ..types import ConsolidationResult, Episode
+from .attitudes import AttitudeConflicts
 from .consolidator import Consolidator
 from .learning import learn
+from .negation import opposite_predicates
 
 if TYPE_CHECKING:
     from ..memory.conflicts import ConfidenceExplanation, Conflict
@@ -50,7 +52,9 @@ class ConsolidationService:
         self.consolidator = Consolidator(c.db, c.facts, batch_size=c.config.consolidation.batch_size,
                                          on_facts_changed=c.facts_changed, config=c.config, entities=c.entities,
                                          related=related, hooks=c.hooks, changes=ChangeTracker(c.db, c.embedder),
-                                         fallback=lambda: deterministic_batch(self.extractor))
+                                         fallback=lambda: deterministic_batch(self.extractor),
+                                         attitudes=AttitudeConflicts(c.db, c.embedder, c.config.facts,
+                                                                     opposite_predicates(c.config.facts.opposite_predicates)))
         self._extractor: Any = None
 
     @property

@@ -41,6 +41,7 @@ from .._time import utcnow
 from ..config import ConsolidationConfig
 from ..errors import ConfigError, ConsolidationError
 from ..memory.facts import normalize_predicate
+from ..memory.importance import LEVELS
 from ..text.roles import GENERIC_ROLES
 from ..types import Episode, Fact
 from .base import CandidateFact
@@ -336,12 +337,16 @@ class LLMExtractor:
             raise ValueError(f"{op.op} needs subject, predicate and object")
         _check_plausible(subject, raw_predicate, obj)
         target = fact_refs.get((op.target_fact or "").strip().upper())
+        meta: dict[str, Any] = {"extractor": "llm", "model": self.llm.name, "prompt_version": self.prompt.version}
+        if op.importance is not None:
+            meta["model_importance"] = op.importance  # the rating as said, whatever wins (FactMemory.apply)
         return Proposal(
             subject=subject, predicate=predicate, object=obj, negate=op.op == "DELETE", op=op.op,
             valid_from=parse_timestamp(op.valid_from), confidence=op.confidence,
+            importance=LEVELS[op.importance] if op.importance is not None else None,
             target_fact_id=target.id if target is not None else None,
             reason=f"llm {op.op}: {op.reason}" if op.reason else f"llm {op.op}",
-            metadata={"extractor": "llm", "model": self.llm.name, "prompt_version": self.prompt.version},
+            metadata=meta,
         )
 
     # -- the Extractor protocol and the batch-extractor interface ------------------------------

@@ -22,6 +22,14 @@ replacement in one episode gives both operations), multi-valued predicates (a ne
 car or hobby does not end the old one; only an ending does), and named relatives as the
 subject of what is said about them (``Luis job_title chef`` and ``Luis sibling_of user``,
 not ``brother job_title chef``), as the deterministic extractor does.
+
+``consolidation-v3`` (the default) is v2 with the model's rating of each operation's importance
+(:data:`IMPORTANCE_RULES`, 1-5 on the scale of :mod:`~nova_memory_integrations.memory.importance`):
+an optional ``importance`` of the operation. Every version *accepts* the field (an unasked-for
+rating is used too, and a malformed one is dropped, never failing the answer); only v3 asks for
+it and shows it in its schema. A fact the model rated gets that importance unless the caller, the
+application's declared predicate or an explicit request says otherwise (``FactMemory.apply``); the
+deterministic rating stays the fallback and the offline default.
 """
 
 from __future__ import annotations
@@ -33,26 +41,34 @@ from datetime import datetime, timezone
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from .._time import in_range
 from ..types import Episode, Fact
 
 __all__ = [
     "DEFAULT_PROMPT_VERSION",
+    "IMPORTANCE_RULES",
     "EpisodeOperationsV1",
+    "EpisodeOperationsV3",
     "MemoryOperationV1",
+    "MemoryOperationV3",
     "PromptSpec",
     "RecordMemoryOperationsV1",
+    "RecordMemoryOperationsV3",
     "get_prompt",
     "json_instruction",
     "parse_timestamp",
     "tool_name",
 ]
 
-DEFAULT_PROMPT_VERSION = "consolidation-v2"
+DEFAULT_PROMPT_VERSION = "consolidation-v3"
 
 Message = tuple[str, str]
 """``(role, content)`` with role ``system``, ``user`` or ``assistant``."""
+
+_IMPORTANCE_WORDS = {"critical": 5, "very high": 5, "high": 4, "medium": 3, "normal": 3, "moderate": 3,
+                     "low": 2, "very low": 1, "trivial": 1}
 
 _OP_SYNONYMS = {
     "ADD": "ADD", "CREATE": "ADD", "INSERT": "ADD", "NEW": "ADD", "ASSERT": "ADD",
@@ -82,6 +98,9 @@ class MemoryOperationV1(BaseModel):
     )
     confidence: float = Field(default=0.8, ge=0.0, le=1.0, description="how sure you are, 0..1")
     reason: str = Field(default="", description="one short sentence: why this operation")
+    importance: SkipJsonSchema[int | None] = None
+    """The model's rating, 1-5, where a prompt asks for it (v3 shows it in its schema); read from any
+    version's answer, and ``None`` when absent or unreadable."""
 
     @field_validator("op", mode="before")
     @classmethod
@@ -125,6 +144,23 @@ class MemoryOperationV1(BaseModel):
             return min(1.0, max(0.0, float(value) / 100 if value > 1 else float(value)))
         return value
 
+    @field_validator("importance", mode="before")
+    @classmethod
+    def _importance(cls, value: Any) -> int | None:
+        """1-5 from what models write (``4``, ``"4"``, ``"4/5"``, ``"high"``, ``0.9`` on a 0-1 scale: 5);
+        anything else is no rating: a bad rating never makes the operation unusable."""
+        if isinstance(value, str):
+            text = value.strip().lower().split("/")[0].strip()
+            value = _IMPORTANCE_WORDS.get(text, text)
+        if isinstance(value, bool):
+            return None
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None
+        level = 1 + round(number * 4) if 0 < number < 1 else round(number)
+        return level if 1 <= level <= 5 else None
+
 
 class EpisodeOperationsV1(BaseModel):
     """The operations implied by one episode (an empty list when it states nothing to remember)."""
@@ -150,6 +186,27 @@ class RecordMemoryOperationsV1(BaseModel):
     model_config = ConfigDict(extra="ignore", title="record_memory_operations")
 
     episodes: list[EpisodeOperationsV1] = Field(description="one entry per episode, in order")
+
+
+class MemoryOperationV3(MemoryOperationV1):
+    """One memory operation, rated: v1's fields and the model's importance of the fact."""
+
+    importance: int | None = Field(  # type: ignore[assignment]
+        default=None, description="how much it matters to remember, 1 (small talk) to 5 (health and safety)")
+
+
+class EpisodeOperationsV3(EpisodeOperationsV1):
+    """The rated operations implied by one episode."""
+
+    operations: list[MemoryOperationV3] = Field(default_factory=list)  # type: ignore[assignment]
+
+
+class RecordMemoryOperationsV3(BaseModel):
+    """Record the memory operations of every episode in the batch (each episode exactly once), each rated."""
+
+    model_config = ConfigDict(extra="ignore", title="record_memory_operations")
+
+    episodes: list[EpisodeOperationsV3] = Field(description="one entry per episode, in order")
 
 
 _SYSTEM_V1 = """\
@@ -236,6 +293,24 @@ Example. Existing facts: F1: user owns Honda Civic (valid from 2023-02-01). Epis
 {"episode": "E2", "operations": []}]}"""
 
 
+IMPORTANCE_RULES = """\
+Importance: rate every ADD and UPDATE from 1 to 5 by how much the assistant must not forget it:
+5 health and safety (allergies, medications, conditions, emergency contacts) or what the user \
+asks to be remembered ("remember that", "never forget");
+4 identity and family (name, partner, children, birthday), commitments and dates (appointments, \
+deadlines, trips);
+3 ordinary facts (job, home, preferences, hobbies, possessions);
+2 passing details (what they ate today, a one-off errand);
+1 small talk.
+Rate the fact, not how the user phrased it."""
+"""The importance instructions of ``consolidation-v3``, a block any later prompt can add before its
+answer instruction (the scale of :data:`~nova_memory_integrations.memory.importance.LEVELS`)."""
+
+_ANSWER = "\n\nAnswer by calling record_memory_operations"
+_SYSTEM_V3 = _SYSTEM_V2.replace(_ANSWER, "\n" + IMPORTANCE_RULES + _ANSWER, 1).replace(
+    '"reason": "got a new car"}', '"reason": "got a new car", "importance": 3}', 1)
+
+
 def _render_fact(ref: str, fact: Fact) -> str:
     since = fact.valid_from.date().isoformat()
     until = f" until {fact.valid_to.date().isoformat()}" if fact.valid_to is not None else ""
@@ -258,6 +333,12 @@ def _render_v2(
     episodes: Sequence[tuple[str, Episode]], facts: Sequence[tuple[str, Fact]], feedback: str | None
 ) -> list[Message]:
     return _render(_SYSTEM_V2, episodes, facts, feedback)
+
+
+def _render_v3(
+    episodes: Sequence[tuple[str, Episode]], facts: Sequence[tuple[str, Fact]], feedback: str | None
+) -> list[Message]:
+    return _render(_SYSTEM_V3, episodes, facts, feedback)
 
 
 def _render(
@@ -286,7 +367,7 @@ class PromptSpec:
     """A released prompt: its version, output schema, system text and renderer."""
 
     version: str
-    schema: type[RecordMemoryOperationsV1]
+    schema: type[BaseModel]
     system: str
     renderer: Renderer
 
@@ -304,6 +385,7 @@ class PromptSpec:
 _PROMPTS: dict[str, PromptSpec] = {
     "consolidation-v1": PromptSpec("consolidation-v1", RecordMemoryOperationsV1, _SYSTEM_V1, _render_v1),
     "consolidation-v2": PromptSpec("consolidation-v2", RecordMemoryOperationsV1, _SYSTEM_V2, _render_v2),
+    "consolidation-v3": PromptSpec("consolidation-v3", RecordMemoryOperationsV3, _SYSTEM_V3, _render_v3),
 }
 
 

@@ -40,7 +40,9 @@ class Proposal:
     """One statement to apply: from an extractor (``op=None``) or an LLM decision.
 
     ``target_fact_id`` names the existing fact an LLM's UPDATE / DELETE / NOOP is about;
-    ``reason`` is recorded with the decision.
+    ``reason`` is recorded with the decision. ``importance`` is the source's rating of the fact
+    (0-1, :data:`~nova_memory_integrations.memory.importance.LEVELS`; a model's): it replaces the
+    deterministic rating, never a caller's, a declared predicate's or an explicit request's.
     """
 
     subject: str
@@ -50,6 +52,7 @@ class Proposal:
     op: OpName | None = None
     valid_from: datetime | None = None
     confidence: float | None = None
+    importance: float | None = None
     target_fact_id: str | None = None
     reason: str | None = None
     source_text: str = ""

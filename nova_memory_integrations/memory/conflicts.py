@@ -7,10 +7,13 @@ Two kinds of contradiction are detected when a statement is applied:
 * ``opposite_predicate``: the statement contradicts a held fact through an opposite
   predicate (``likes coffee`` against ``dislikes coffee``).
 
-An explicit supersession decided by an LLM (UPDATE of a given fact) is logged as
-``explicit_update``. The strategy (``auto`` by default) trusts the more confident fact when
-the confidence gap is large, otherwise the newer one; when both have the same event time
-and similar confidence both are kept and the conflict is *flagged*. A statement older than
+A third, ``related_topic``, is found by :mod:`.attitudes`: opposite attitudes to topics that are
+the same, one a kind of the other, or alike in meaning ("likes email newsletters" against
+"dislikes electronic communication"); both facts are kept and the conflict flagged. An explicit
+supersession decided by an LLM (UPDATE of a given fact) is logged as ``explicit_update``. The
+strategy (``auto`` by default) trusts the more confident fact when the confidence gap is large,
+otherwise the newer one; when both have the same event time and similar confidence both are kept
+and the conflict is *flagged*. A statement older than
 the held value is kept as history before it. The functions deciding this are pure;
 :class:`ConflictLog` records every verdict (``NovaStore.conflicts``).
 """
@@ -29,7 +32,8 @@ from pydantic import BaseModel, ConfigDict
 
 from .._time import from_epoch, to_epoch
 from ..storage.sqlite import SQLiteStore
-from .temporal import decayed_confidence, reinforced_confidence
+from ..types import Fact
+from .temporal import decayed_confidence, normalize_value, reinforced_confidence
 
 __all__ = [
     "Claim",
@@ -46,11 +50,12 @@ __all__ = [
     "Winner",
     "explain_confidence",
     "find_contradictions",
+    "held_fact",
     "judge",
     "resolve_conflicts",
 ]
 
-ConflictKind = Literal["single_valued", "opposite_predicate", "explicit_update"]
+ConflictKind = Literal["single_valued", "opposite_predicate", "explicit_update", "related_topic"]
 Strategy = Literal["trust_newer", "trust_higher_confidence", "keep_both"]
 Policy = Literal["auto", "trust_newer", "trust_higher_confidence", "keep_both"]
 Winner = Literal["new", "existing", "both", "history"]
@@ -77,6 +82,11 @@ class Held:
     valid_from: datetime
     valid_to: datetime | None
     confidence: float
+
+
+def held_fact(fact: Fact, confidence: float) -> Held:
+    """A stored fact as the pure functions see it, with its effective ``confidence``."""
+    return Held(fact.id, fact.predicate, normalize_value(fact.object), fact.valid_from, fact.valid_to, confidence)
 
 
 @dataclass(frozen=True)

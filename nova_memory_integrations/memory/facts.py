@@ -68,6 +68,7 @@ class FactMemory:
         reason_prefix: str | None = None,
         importance: float | None = None,
         source: MemorySource = "inferred",
+        rated: float | None = None,
     ) -> tuple[FactDecision, list[str]]:
         """Apply one statement in a transaction; returns the decision and changed row ids.
 
@@ -75,7 +76,9 @@ class FactMemory:
         resolved contradiction); ``single_valued`` overrides the predicate's cardinality.
         ``importance`` (default: :func:`~.importance.assess` of the statement) and ``source`` are
         the new version's; a repeat raises a held fact's importance to it, and an explicit
-        repeat makes it explicit.
+        repeat makes it explicit. ``rated`` is a model's rating (:mod:`..extraction.prompts` v3): it
+        replaces :func:`~.importance.assess` for an inferred fact, but a caller's ``importance``, the
+        declared predicate's and an explicit request's level 5 win over it.
         """
         now = now or utcnow()
         predicate_n = self.config.canonical(normalize_predicate(predicate))  # a declared synonym: its name
@@ -89,6 +92,8 @@ class FactMemory:
         obj_norm = normalize_value(obj) if obj else None
         if importance is None and (declared := self.config.declared(predicate_n)) and declared.importance:
             importance = LEVELS[declared.importance]  # the app said how much it matters
+        if importance is None and rated is not None and source != "explicit":
+            importance = rated
         if importance is None:
             importance = assess(f"{subject_n} {predicate_n.replace('_', ' ')} {obj}", explicit=source == "explicit",
                                 predicate=predicate_n).value

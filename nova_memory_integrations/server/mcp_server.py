@@ -1,5 +1,5 @@
 """MCP tools over the store (official ``mcp`` SDK): remember, recall, search, facts, pinned_blocks,
-edit_pinned_block, hide, restore, forget.
+edit_pinned_block, rules, rule_proposals, adopt_rule, delete_rule, hide, restore, forget.
 
 The same tools serve stdio (``nova-memory mcp``) and streamable HTTP (``/mcp`` on the
 ``nova-memory serve`` app). Over HTTP the caller's API key (``X-Nova-Key`` or
@@ -125,6 +125,29 @@ def build_mcp(store: NovaStore, *, keys: Mapping[str, str | None] | None = None,
         """Replace a pinned block with `content`, or add `append` as a line (the old version stays in its history)."""
         return str(await call(agent_tools.edit_pinned_block, store, scope(ctx, user_id), name, content=content,
                               append=append))
+
+    @server.tool()
+    async def rules(user_id: str, ctx: Context | None = None) -> list[dict[str, Any]]:
+        """The user's procedural rules (how to reply), learnt from repeated instructions or added."""
+        found = await call(store.rules, scope(ctx, user_id))
+        return [r.model_dump(mode="json", include={"id", "condition", "action", "confidence", "metadata"})
+                for r in found]
+
+    @server.tool()
+    async def rule_proposals(user_id: str, ctx: Context | None = None) -> list[dict[str, Any]]:
+        """Rules the user's instructions, repeated over sessions, would teach: each with its key and evidence."""
+        return [p.model_dump(mode="json") for p in await call(store.rule_proposals, scope(ctx, user_id))]
+
+    @server.tool()
+    async def adopt_rule(user_id: str, key: str, ctx: Context | None = None) -> dict[str, Any]:
+        """Adopt the proposal `key` (from rule_proposals) as a rule."""
+        rule = await call(store.adopt_rule, scope(ctx, user_id), key)
+        return dict(rule.model_dump(mode="json"))
+
+    @server.tool()
+    async def delete_rule(user_id: str, rule_id: str, ctx: Context | None = None) -> bool:
+        """Delete one of the user's rules by id (from rules); false when the user has no such rule."""
+        return bool(await call(store.delete_rule, scope(ctx, user_id), rule_id))
 
     @server.tool()
     async def forget(user_id: str, ctx: Context | None = None) -> dict[str, int]:

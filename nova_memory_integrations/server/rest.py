@@ -1,4 +1,5 @@
-"""The REST API under ``/v1/memory/``: capture, recall, facts, pinned blocks, consolidation, hiding and erasure.
+"""The REST API under ``/v1/memory/``: capture, recall, facts, pinned blocks, rules and their
+proposals, consolidation, hiding and erasure.
 
 Every route is scoped to the user in its path, ``/v1/memory/users/{user_id}/...``; a key
 pinned to a user reaches only that user (403 otherwise). The request models only give
@@ -207,3 +208,23 @@ def block_history(name: str, request: Request, user: str = Depends(user_scope)) 
 @router.delete("/users/{user_id}/blocks/{name}", summary="Take a pinned block out of every context (history kept)")
 def delete_block(name: str, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
     return {"deleted": _store(request).delete_block(user, name)}
+
+
+@router.get("/users/{user_id}/rules", summary="The user's procedural rules, learnt or added")
+def rules(request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"rules": _dump(_store(request).rules(user))}
+
+
+@router.get("/users/{user_id}/rules/proposals", summary="Rules the user's repeated instructions would teach")
+def rule_proposals(request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"proposals": _dump(_store(request).rule_proposals(user))}
+
+
+@router.post("/users/{user_id}/rules/proposals/{key}/adopt", summary="Adopt a proposal as a rule (404: none now)")
+def adopt_rule(key: str, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"rule": _store(request).adopt_rule(user, key).model_dump(mode="json")}
+
+
+@router.delete("/users/{user_id}/rules/{rule_id}", summary="Delete one of the user's rules (learnt ones too)")
+def delete_rule(rule_id: str, request: Request, user: str = Depends(user_scope)) -> dict[str, Any]:
+    return {"deleted": _store(request).delete_rule(user, rule_id)}

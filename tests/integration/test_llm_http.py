@@ -119,9 +119,14 @@ def _chat(base: str, **kw: Any) -> ChatOpenAI:
                       max_retries=0, timeout=kw.pop("timeout", 600), extra_body={"max_tokens": max_tokens}, **kw)
 
 
+RECORDED_PROMPT = "consolidation-v2"
+"""The prompt the cassettes were recorded with: replay matches the messages sent, and the default
+prompt has moved on (v3 asks for importance); re-recording needs a model server."""
+
+
 def _store(make_store: Any, llm: Any, *, retries: int, fallback: str = "warn") -> NovaStore:
     cfg = {"consolidation": {"retry_backoff_seconds": 0.0, "max_retries": retries, "llm_batch_size": 10,
-                             "llm_fallback": fallback}}
+                             "llm_fallback": fallback, "prompt_version": RECORDED_PROMPT}}
     return make_store(config=NovaConfig.from_dict(cfg), llm=llm)  # type: ignore[no-any-return]
 
 

@@ -23,7 +23,8 @@ from nova_memory_integrations.server import ServerConfig, create_app
 
 ALICE_KEY = "alice-mcp-key-0123456789"
 ADMIN_KEY = "admin-mcp-key-0123456789"
-TOOLS = {"remember", "recall", "search", "facts", "pinned_blocks", "edit_pinned_block", "hide", "restore", "forget"}
+TOOLS = {"remember", "recall", "search", "facts", "pinned_blocks", "edit_pinned_block", "rules", "rule_proposals",
+         "adopt_rule", "delete_rule", "hide", "restore", "forget"}
 
 
 @pytest.fixture
