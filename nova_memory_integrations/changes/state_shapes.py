@@ -15,14 +15,17 @@ import re
 
 from ..text.dates import MONTHS, NUMBER_WORDS
 from ..text.lexicon import RELS
+from .segments import Sentence, asks
 
 __all__ = [
-    "DURATION", "GERUND_SUBJECT_END", "HABITUAL", "apposition", "coordinated", "durative", "is_participle",
-    "joint_subject",
-    "relation_value", "strip_time_lead", "subjectless",
+    "DURATION", "GERUND_SUBJECT_END", "HABITUAL", "MAX_WORDS", "apposition", "before_others_change", "coordinated",
+    "durative", "fit", "is_participle", "joint_subject", "recurrence", "relation_value", "strip_time_lead",
+    "subjectless", "told_first",
 ]
 
 _I = re.IGNORECASE
+MAX_WORDS = 9
+"""The longest phrase a state's value is: longer, it is a story, not a state."""
 _NUM = (r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ][a-z]+)?|a couple of|a few|a|an|"
         + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")")
 _UNIT = r"(?:years?|yrs?|months?|weeks?|decades?)"
@@ -32,7 +35,8 @@ DURATION = re.compile(
     rf"(?:the (?:last|past)\s+)?"
     rf"{_NUM}\s+{_UNIT}\b"
     rf"|\s+for\s+(?:ages|years|months|decades|a while|ever|donkey's years|as long as I can remember)\b"
-    rf"|\s+since\s+(?:\d{{4}}|(?:{_MONTH})\b|uni\b|school\b|forever\b|I was\b|the\b|last\b|we\b|before\b)", _I)
+    rf"|\s+since\s+(?:\d{{4}}|(?:{_MONTH})\b|uni\b|school\b|forever\b|I was\b|the\b|last\b|we\b|before\b|"
+    rf"childhood\b|birth\b|day one\b)", _I)
 """A duration or a start told after a state ("for about ten years", "eight years", "since 2019"): it says
 the state has held a while, and it is not part of the state's phrase."""
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
@@ -42,6 +46,16 @@ HABITUAL = re.compile(
     rf"|(?:once|twice|\d+\s+times|{_NUM}\s+times)\s+a\s+(?:day|week|month|year)|as usual|daily|weekly|monthly"
     rf"|at the weekends?)\b", _I)
 """A recurring event's marker ("every Sunday", "on Tuesdays", "twice a week"): what it marks is a habit."""
+_RECURRENCE_WORDS = ("every", "days", "most", "some", "once", "twice", "times", "usual", "daily", "weekly", "monthly",
+                     "weekend")
+"""A word each :data:`HABITUAL` marker holds: a text without one has no marker (a fast test first, the
+marker's search is slow)."""
+
+
+def recurrence(text: str) -> re.Match[str] | None:
+    """The first recurring event's marker in ``text`` (:data:`HABITUAL`), else ``None``."""
+    low = text.lower()
+    return HABITUAL.search(text) if any(w in low for w in _RECURRENCE_WORDS) else None
 _TIME_LEAD = re.compile(  # a duration, a start or a recurrence told first
     rf"^(?:(?:for\s+)?(?:(?:about|nearly|almost|over)\s+)?{_NUM}\s+{_UNIT}(?:\s+now)?"
     rf"|since\s+(?:\d{{4}}|(?:{_MONTH})(?:\s+\d{{4}})?|uni|school|forever)"
@@ -152,3 +166,54 @@ def apposition(text: str) -> list[tuple[str, str]]:
     # an account named beside its platform ("on instagram (@crumbs_and_co)"): the user's
     out += [("user", f"{m.group('platform')} @{m.group('handle')}") for m in _HANDLE.finditer(text)]
     return out
+
+
+# --------------------------------------------------------------- long phrases and the parts of a sentence
+_WHEN = re.compile(r"\s+(?:on|every)\s+(?:the\s+)?(?:(?:first|second|third|fourth|last|other)\s+)?"
+                   r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|day|night|morning|evening|week|weekend|month)\b.*$",
+                   _I)
+"""When a habit recurs, told at the end of its phrase ("... on the first Thursday of the month")."""
+_BREAK = re.compile(r"\s+(?:at|in|on|with|for|from|of|near|by|during|before|after|as|like|because|since|until)\s", _I)
+
+
+def fit(value: str, *, recurrence_only: bool = False) -> str:
+    """A phrase longer than a state's: without its recurrence ("a book club at the library on the first
+    Thursday of the month"), else (unless ``recurrence_only``) cut at its last preposition within the limit;
+    the head of a state comes first, the circumstances after it."""
+    if len(value.split()) <= MAX_WORDS:
+        return value
+    value = _WHEN.sub("", value)
+    if recurrence_only:
+        return value
+    while len(value.split()) > MAX_WORDS and (cuts := list(_BREAK.finditer(value))) and cuts[-1].start() > 0:
+        value = value[: cuts[-1].start()]
+    return value
+
+
+_ASKING = re.compile(r"(?:,|\s+-+)\s+(?=(?:any|anyone|anybody|thoughts|ideas|tips|recs|advice|suggestions|how|what|"
+                     r"which|where|why|who|is it|is there|are there|should|can|could|would|do|does|worth)\b)", _I)
+"""Where a question is tacked on to a statement ("..., any ideas?", "..., is it worth ...?")."""
+
+
+_OTHERS_CLAUSE = re.compile(r"\s+(?:since|because|cos|when|after|before|that|which|while|until|now that)\s+"
+                            r"(?:nobody|no one|someone|everyone|(?:my|our|his|her|their|the)\s+\w+|he|she|they|"
+                            r"(?-i:[A-Z][a-z]+))\b", _I)
+
+
+def before_others_change(sentence: Sentence, cue: int) -> int | None:
+    """Where the user's part of a sentence ends when its change cue is in a subordinate clause of someone
+    else's ("there's a piano in our lounge nobody has touched since my son moved out"): the user's state
+    before it stands; ``None`` when the cue may be the user's own."""
+    last = None
+    for m in _OTHERS_CLAUSE.finditer(sentence.text, 0, cue - sentence.start):
+        last = m
+    return sentence.start + last.start() if last else None
+
+
+def told_first(sentence: Sentence) -> int | None:
+    """Where the statement before a tacked-on question ends (an offset in the message); ``None`` when the
+    sentence asks from its start ("should I sell my car, any thoughts?")."""
+    m = _ASKING.search(sentence.text)
+    if m is None or asks(sentence.text[: m.start()]) or "?" in sentence.text[: m.start()]:
+        return None
+    return sentence.start + m.start()

@@ -25,23 +25,40 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..text.dates import NUMBER_WORDS
-from ..text.lexicon import RELS, STARTERS
+from ..text.dates import MONTHS, NUMBER_WORDS
+from ..text.lexicon import NOT_HABIT_VERBS, NOT_OWNED, RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
-from .segments import Clause, normalize_text, segment
+from .segments import Clause, Sentence, normalize_text, segment
+from .state_mentions import (
+    KIN_TITLES,
+    acquired,
+    complaint,
+    identity,
+    kept_at_home,
+    label,
+    owner_relation,
+    priced,
+    recurring,
+    scheduled,
+)
 from .state_shapes import (
     DURATION,
     GERUND_SUBJECT_END,
     HABITUAL,
+    MAX_WORDS,
     apposition,
+    before_others_change,
     coordinated,
     durative,
+    fit,
     is_participle,
     joint_subject,
+    recurrence,
     relation_value,
     strip_time_lead,
     subjectless,
+    told_first,
 )
 
 __all__ = ["OPEN_PREDICATE", "OpenState", "open_states"]
@@ -76,8 +93,14 @@ _THIRD = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")(?:\s+(?P<nam
                     r"(?:,\s+(?:my|our)\s+(?P<appos>[\w\s-]{2,30}),)?"
                     r"(?P<aux>'s|\s+(?:is|has|'s been|has been))?" + _ADVERBS +
                     r"\s+(?P<verb>[A-Za-z][\w-]*)\b(?P<rest>.*)$")
+_DATE_WORDS = "|".join(sorted(
+    {m.capitalize() for m in MONTHS} | {f"{d}day" for d in ("Mon", "Tues", "Wednes", "Thurs", "Fri", "Satur", "Sun")}
+    | {"Christmas", "Easter", "New Year"}, key=len, reverse=True))
+"""A month, a day or a holiday: "on Friday" is a date, not a named place or platform."""
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?:(?:trusty|old|new|beloved|little|faithful|battered|ancient|own)\s+){0,2}"
-                       r"(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}[a-z]+s?|[a-z]+\s+(?:at|with|"
+                       r"(?!(?:" + _DATE_WORDS + r")s?\b)"
+                       r"(?P<np>(?:[A-Z0-9][\w&+'-]*\s+){1,3}(?!(?:is|was|has|had|are|were|needs|keeps|does|did|will|would|can|"
+                       r"could|gets|got|goes|went)\b)[a-z]+s?|[a-z]+\s+(?:at|with|"
                        r"from|on)\s+(?:[A-Z][\w&+'-]*\s*){1,3}|[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2})")
 _NUMBERS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ][a-z]+)?|" + "|".join(
     sorted((w for w in NUMBER_WORDS if w.isalpha()), key=len, reverse=True))
@@ -88,7 +111,10 @@ _VERBLESS = re.compile(r"^(?P<np>[\w\s-]+?\s+life\s+(?:at|in|with|on)\s+[A-Z].*|
                        r")[- ]?(?:day|week|month)s?\s+"
                        r"(?:[\w-]+\s+){0,3}streak\b.*|(?:\d+|" + _NUMBERS +
                        r"|a few|a couple of)\s+(?:years?|months?)\s+"
-                       r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
+                       r"(?:\w+ing\s+)?(?:at|in|with|on)\s+.+|"
+                       r"(?:first|second|third|fourth|final|1st|2nd|3rd|4th)[- ]year\s+(?:[\w-]+\s+){0,3}"
+                       r"(?:at|in)\s+[A-Z].*|"
+                       r"(?:full|part)[- ]time\s+[a-z]+ing\b.*|big\s+.+\s+fan|.+\s+fan\s+here|.+\s+here,?\s+"
                        r"(?:born|bred)\b.*|as\s+(?!(?:well|usual|soon|far|long|much|if|for|of|i|we|you|it|always|"
                        r"ever|a result)\b).+)$", _I)
 _BARE_SUBJECT = re.compile(r"^\W*(?:(?:[Mm]y|[Oo]ur)\s+(?:" + RELS + r")(?:\s+[A-Z][\w-]+)?|[A-Z][a-z][\w-]*)\s*$")
@@ -98,6 +124,11 @@ _OWNED = re.compile(r"^\s+(?P<np>[A-Z0-9][\w&+-]*(?:\s+[A-Z0-9][\w&+-]*){0,2}(?:
 """A possessive before a proper noun phrase that is itself the subject of a verb ("Greg's Transit van is")."""
 _PERFECT = re.compile(r"\s+(?:(?:just|already|finally|now|also)\s+)?(?:[a-z]+ed|put|got|been|done|gone|made|taken|"
                       r"given|left|sent|set|cut|let|seen|bought|sold|lost|found|told|said|paid|had|run|won)\b")
+_BEEN = re.compile(r"^(?:(?:still|now|also|just)\s+)*been\s+(?P<rest>(?:in|at|with|on|a|an|the|part of|"
+                   r"[a-z]+(?:ed|an|ian|ist|er|or))\b.+)$", _I)
+"""A perfect with its subject dropped ("been in Bristol about six years"); the duration makes it a state."""
+_MY = re.compile(r"(?<![\w'])(?-i:me)(?=\s+(?:" + RELS + r")\b)", _I)
+"""A dialect's possessive "me" before a relation word ("me mum", "me best mate")."""
 _BORN = re.compile(r"^(?:I|we) (?:was|were) born (?:and (?:raised|bred) )?(?P<where>in\s+[A-Z].*)$")
 """Where the user was born: a state that never ends."""
 _MENTAL = frozenset("think thinks wonder wonders worry worries feel feels love loves hate hates miss misses want wants "
@@ -135,11 +166,11 @@ _FEELINGS = re.compile(r"\b(?:feel\w*|tired|stressed|sad|happy|glad|sorry|sick o
                        r"sick|under the weather|"
                        r"over the moon|gutted|thrilled|proud|relieved|grateful|struggling|busy|late|away|off)\b", _I)
 _CUT = re.compile(r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s+(?:I|we)\s|\s+-+\s+|\s+(?:and|but|so|because|cos|which|who|"
-                  r"when|while|since|though|although|lol|haha)\b)")
+                  r"when|while|since|though|although|till|until|lol|haha)\b)")
 _THIRD_AGE = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>" + RELS + r")|(?P<name>[A-Z][a-z]+))"
                         r"(?:'s|\s+is)\s+(?:\d{1,3}|[\w-]+)\s+and\b")
 """A subject and a short predicate (an age, a word) before a coordination that tells the state."""
-_MIN_WORDS, _MAX_WORDS = 1, 9
+_MIN_WORDS = 1
 _NAME = r"[A-Z0-9][\w&+'-]*(?:\s+[A-Z0-9][\w&+'-]*)*"
 """A capitalised name of one or more words ("Spotify Family", "Disney+")."""
 _LIST_OF_NAMES = re.compile(rf"^{_NAME}(?:,\s+{_NAME})*,?\s+and\s+{_NAME}$")
@@ -149,7 +180,7 @@ _LIST = re.compile(r",\s+and\s+|,\s+|\s+and\s+")
 _STARTED = re.compile(r"^(?:I(?:'ve| have)?\s+)?(?:just\s+|recently\s+|finally\s+)?(?:started|joined|"
                       r"signed up (?:for|to)|took up|taken up|enrolled (?:in|on))\s+(?P<rest>.+)$", _I)
 _REL_NAMED = re.compile(r"\b(?P<pos>[Mm]y|[Oo]ur|[Hh]is|[Hh]er)\s+(?P<rel>" + RELS +
-                        r")\s+(?P<name>[A-Z][a-z][\w-]*\b|[a-z]{3,}(?=(?:'s|\s+(?:is|was|has|says|said|thinks))\b))")
+                        r")\s+(?P<name>[A-Z][a-z][\w-]*\b|[a-z]{3,}(?=(?:'s|\s+(?:is|was|has|says|said|thinks)|\s+and\s+(?:I|i|me))\b))")
 """A relation and the name after it; typed in lower case ("my boyfriend marcus is ...") a name is known by
 what follows it: a verb of its own or a boundary."""
 _NOT_NAME_WORDS = frozenset("and is was has had who the a an".split())
@@ -158,7 +189,9 @@ _DONE = re.compile(r"\b(?:\w+ed|sold|left|gave|quit|got|let|cut|shut|went|made|t
 """A clause with a past or finished verb: a thing of the user's named there may be what just ended."""
 _RELATION_WORDS = re.compile(r"^(?:" + RELS + r")$", _I)
 _NAME_STOP = STARTERS | frozenset("Dr Mr Mrs Ms Mum Dad Got Had Went Been Did Is Was Just Still Loving Week "
-                                   "Day Month Year Big Had Work As Started Joined".split())
+                                   "Day Month Year Big Had Work As Started Joined Need Needs Want Hope Thanks Thank "
+                                   "Love Hate Feeling Looking Trying Planning Thinking Appreciate Sorry Happy "
+                                   "Glad".split())
 
 
 @dataclass(frozen=True)
@@ -174,19 +207,29 @@ class OpenState:
     of the other person, so what it stated does not cover the user's."""
 
 
+_OBJECT_APPOS = re.compile(r"\s*,\s+(?:a|an|the)\s+(?P<ap>[A-Z][\w&+'-]*(?:\s+[\w&+'-]+){0,2}?)\s*"
+                           r"(?=,|$|\.|\s+(?:at|in|on|from|with)\b)")
+"""A name in apposition to the object ("a little boat, a Wayfarer dinghy,"): which one it is."""
+
+
 def _phrase(rest: str) -> str:
     """The object phrase: ``rest`` up to the first clause boundary, trimmed of articles and filler; a list
     of names ("Netflix, Disney+ and Spotify") and a name in apposition ("a therapist, Dr Okafor,") stay."""
     rest = rest.strip()
     rest = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our)\s+", "", rest, flags=_I)
+    # "lives on her own in a flat in Leeds": where, not how
+    rest = re.sub(r"^(?:(?:his|her|their|my|our)\s+)?own\s+(?:in|at|on|with)\s+(?:(?:a|an|the)\s+)?", "", rest,
+                  flags=_I)
     if m := _NAMES_AHEAD.match(rest):
         return m.group(0).strip()
     cut = _CUT.search(rest)
     body = rest[: cut.start()] if cut else rest
+    if cut and (named := _OBJECT_APPOS.match(rest, cut.start())):  # "a little boat, a Wayfarer dinghy, at ..."
+        body = f"{body} ({named.group('ap')})"
     if (lasting := DURATION.search(body)) and lasting.start() > 0:  # "vim for 12 years": the state, not how long
         body = body[: lasting.start()]
     body = re.sub(r"\s+(?:now|here|at this point|these days|at the moment)$", "", body.strip(" .!?'\""), flags=_I)
-    body = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our)\s+", "", body, flags=_I)
+    body = re.sub(r"^(?:a|an|the|to|for|at|in|on|with|of|as|my|our|his|her|their)\s+", "", body, flags=_I)
     return body.strip()
 
 
@@ -198,30 +241,37 @@ _VAGUE = frozenset(
 ("doing great"), an idiom's remains ("taking care of")."""
 
 
+_NOT_A_THING = frozenset("it this that them him her you me one ones something nothing anything everything stuff things "
+                          "lot bit way time".split())
+"""First words of a phrase that names no state: a pronoun, a placeholder, a quantity with no thing."""
+
+
 def _valid(value: str) -> bool:
     if "   " in value:  # quoted speech, blanked by normalize_text: someone else's words
         return False
     n = len(value.split())
-    if not _MIN_WORDS <= n <= _MAX_WORDS or not re.search(r"[A-Za-z]", value):
+    if not _MIN_WORDS <= n <= MAX_WORDS or not re.search(r"[A-Za-z]", value):
         return False
     first = value.split()[0]
     if not first[0].isalnum() or (len(first) == 1 and first.islower() and first != "a") or \
             (n == 1 and first.endswith("ly")):  # "- Oscar", "s such a ...", "professionally"
         return False
-    return first.lower() not in {"it", "this", "that", "them", "him", "her", "you", "me", "something", "nothing",
-                                 "anything", "everything", "stuff", "things", "lot", "bit", "way", "time"} and \
-        first not in _VAGUE
+    return first.lower() not in _NOT_A_THING and first not in _VAGUE
 
 
 
 def _states(subject: str, value: str, body: str) -> list[OpenState]:
-    """One state per item of a list ("Netflix, Disney+ and Spotify"), else one; none when not a value."""
+    """One state per item of a list ("Netflix, Disney+ and Spotify"), else one; none when not a value. A phrase
+    too long for a state loses its recurrence ("... on the first Thursday of the month") only."""
+    value = fit(value, recurrence_only=True)
     items = [v.strip() for v in _LIST.split(value)] if _LIST_OF_NAMES.match(value) else [value]
     return [OpenState(subject, v, body) for v in items if _valid(v)]
 
 
-def _clause_states(text: str) -> list[OpenState]:
+def _clause_states(text: str, person: str | None = None) -> list[OpenState]:
     body = text[_LEAD.match(text).end():].strip()  # type: ignore[union-attr]
+    if person and (pronoun := _PRONOUN.match(body)):  # "she's in halls at Leeds now": the person last named
+        body = person[0].upper() + person[1:] + body[pronoun.end():]
     lead = len(body)
     body = strip_time_lead(body)
     lasting = len(body) < lead  # "Twelve years I've had ...": the duration told first
@@ -239,6 +289,8 @@ def _clause_states(text: str) -> list[OpenState]:
         return _states("user", f"born in {_phrase(m.group('where')[3:])}", body)
     if m := _FIRST.match(body):
         return _from_verb("user", m, body, lasting) + _carried("user", body)
+    if named := label(body):  # "Running club: X" is a label, not a progressive
+        return _states(*named, body)
     if shape := subjectless(body):  # "renting a one-bed in X", "been using vim for years": the user, unsaid
         verb, rest, _been = shape
         if re.match(r"\s+(?:and|or)\b", rest):  # "Writing and hanging out with friends": activities listed
@@ -252,10 +304,12 @@ def _clause_states(text: str) -> list[OpenState]:
         return _states("user", _phrase(rest), body)
     if m := _STARTED.match(body):  # "started a pottery course", "I joined the choir": a state begins
         return _states("user", _phrase(m.group("rest")), body)
-    if (m := _THIRD.match(body)) and not (m.group("named") and m.group("named") in _NAME_STOP):
+    if (m := _THIRD.match(body)) and not (m.group("named") and m.group("named") in _NAME_STOP and
+                                          m.group("named").lower() not in KIN_TITLES):
         who = (m.group("name") or m.group("named") or m.group("rel") or "").lower()
+        kin = who in KIN_TITLES and bool(m.group("named"))  # "Dad still drives ...": the speaker's dad
         bare = m.group("named") and not m.group("aux") and m.group("verb").endswith("ing")  # "Love living here"
-        if ((who and not _RELATION_WORDS.match(who)) or m.group("rel")) and not bare and \
+        if ((who and not _RELATION_WORDS.match(who)) or m.group("rel") or kin) and not bare and \
                 (found := _from_verb(who, m, body) + _carried(who, body)):
             return found
     if (m := _THIRD_AGE.match(body)) and (who := (m.group("name") or m.group("rel") or "").lower()):
@@ -265,7 +319,18 @@ def _clause_states(text: str) -> list[OpenState]:
         if cut := GERUND_SUBJECT_END.search(np):  # "sous chef life at X means ...": the description only
             np = np[: cut.start()]
         return _states("user", _phrase(np), body)
+    if m := _BEEN.match(body):  # "been in Leeds four years", "been with Monzo since uni": the user, unsaid
+        phrase = durative("", f" {m.group('rest')}")
+        return _states("user", _phrase(phrase), body) if phrase and not _FEELINGS.search(phrase) else []
+    for shape in (identity, scheduled, complaint, priced, kept_at_home, recurring):  # told by mention
+        if found := shape(body):
+            return _states(found[0], fit(found[1]), body)
     return []
+
+
+_NAMED_PLACE = re.compile(r"\s(?:on|at|for|through|via|with|from)\s+(?:the\s+)?(?!(?:" + _DATE_WORDS +
+                          r")\b)[A-Z][\w&+'-]*")
+
 
 
 def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
@@ -273,15 +338,18 @@ def _habit(subject: str, m: re.Match[str], body: str) -> list[OpenState]:
     Saturdays") is a habit that holds: the verb and its phrase. A mental verb ("I think about it every day"),
     a past is none."""
     verb, rest = m.group("verb"), m.group("rest")
-    if not HABITUAL.search(body) or verb.lower() in _MENTAL or not re.fullmatch(r"[a-z]+", verb) or \
-            verb.endswith("ed") or verb in _STATE_VERBS:
+    # a simple present told of a named place or platform ("I sell prints on Etsy") is as much a habit
+    named = _NAMED_PLACE.search(rest.split(",")[0])
+    if not (recurrence(body) or named) or verb.lower() in _MENTAL | NOT_HABIT_VERBS or \
+            not re.fullmatch(r"[a-z]+", verb) or verb.endswith("ed") or verb in _STATE_VERBS:
         return []
     rest = HABITUAL.sub("", rest)
     cut = _CUT.search(rest)
     phrase = (rest[: cut.start()] if cut else rest).strip(" .!?")
-    if not phrase or not _valid(phrase) or phrase.split()[-1].lower() in ("them", "him", "her", "it", "you", "us"):
+    habit = fit(f"{verb} {phrase}")
+    if not phrase or not _valid(habit) or habit.split()[-1].lower() in ("them", "him", "her", "it", "you", "us"):
         return []  # "I video call them every Sunday": whom is for the pronoun layer, not a state's phrase
-    return _states(subject, f"{verb} {phrase}", body)
+    return _states(subject, habit, body)
 
 
 def _carried(subject: str, body: str) -> list[OpenState]:
@@ -316,6 +384,10 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
         whole = f" {m.group('verb')}{rest}"
         if verb in _STATE_VERBS and verb.endswith("ing"):
             whole = rest
+            if _phrase(rest).lower() in ("us", "me") and re.match(r"\s+with\b", rest):  # "is living with us"
+                whole = f" {verb}{rest}"
+        elif verb.endswith("ing") and verb not in _MENTAL and (lasting := durative(verb, rest)) and " " in lasting:
+            return _states(subject, _phrase(lasting), body)  # "I'm staying in Leeds since 2019": it holds
         elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(_phrase(whole)):
             return []
         if aux == "'s" and (owned := _OWNED.match(whole)):  # "Greg's Transit van is ...": his van, not him
@@ -327,8 +399,10 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
     if verb in ("go", "goes", "going") and not re.match(r"\s+(?:to|swimming|running|climbing)\b", rest):
         return []
     value = _phrase(rest)
-    if not _phrase(HABITUAL.sub("", rest)):  # "I only drive twice a month": how often, but of what?
+    if not _phrase(HABITUAL.sub("", rest) if recurrence(rest) else rest):  # "I only drive twice a month": of what?
         return []
+    if value.lower() in ("us", "me") and re.match(r"\s+with\b", rest):  # "lives with us": the household
+        value = f"{verb} with {value}"
     if not value or (verb in ("have", "has", "got") and value.split()[0].lower() in {"to", "been", "no", "had"}):
         return []
     if verb in ("have", "has") and _PERFECT.match(rest):  # "have put my bill up": a perfect, not a possession
@@ -337,6 +411,8 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
         return []  # "I do like nature": an emphatic do before a feeling
     if verb == "got" and re.match(r"\s+[a-z]+ed\b", rest):  # "I got noticed by ...": a passive event
         return []
+    if verb in ("have", "has", "got") and _BREAK_HEAD.split(value)[0].split()[-1].lower() in NOT_OWNED:
+        return []  # "got a job offer from X", "has a meeting with Y": an event or an idea, not a thing held
     if verb in ("keep", "keeps", "keeping") and value.split()[0].lower().endswith("ing"):  # "keeps saying": goes on
         return []
     return _states(subject, value, body)
@@ -386,22 +462,34 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         read: the sentences the extractor stated something from: the user's own states there are left to
             its rules; a third party's, a relation or an apposition told in passing are still read.
     """
-    norm = normalize_text(text)
+    norm = _MY.sub("my", normalize_text(text))  # "me best mate Dazza": a dialect's "my" (same length)
     marks = [m for m in (normalize_text(r).strip(" .!?") for r in read) if m]
     if not norm.strip(" .!?"):
         return []
     sentences = segment(norm)
-    busy: set[int] = set()
+    busy: dict[int, int] = {}  # sentence -> where its first change cue starts
     if has_cue(norm):  # a word-set pre-test: most messages hold no cue
-        busy = {h.sentence for h in find_cues(norm, sentences)}
-        busy |= {h.sentence for h in find_corrections_cues(norm, sentences)}
+        for h in (*find_cues(norm, sentences), *find_corrections_cues(norm, sentences)):
+            busy[h.sentence] = min(busy.get(h.sentence, h.start), h.start)
     taken = [c.lower() for c in covered if c and len(c) > 1 and c.lower() not in STOPWORDS]
     out: list[OpenState] = []
     seen: set[tuple[str, str]] = set()
     for i, sentence in enumerate(sentences):
         body = sentence.text.strip(" .!?")
-        if i in busy or sentence.question or _JOKE.search(sentence.text):
+        told = len(norm)
+        if sentence.question:  # "my Vespa needs a new clutch, any tips?": what is told before the asking holds
+            told = told_first(sentence) or -1
+        if i in busy:  # a change: the change layer's, unless it is someone else's in a clause of its own
+            told = min(told, before_others_change(sentence, busy[i]) or -1)
+        if (told < 0 and i not in busy) or _JOKE.search(sentence.text):
             continue
+        told = max(told, sentence.start)
+        clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
+                        for c in sentence.clauses if c.start < told)
+        if i in busy and not sentence.question:  # a birthplace never ends: no change is about it
+            clauses = tuple(c for c in sentence.clauses if c.end <= busy[i] and _BORN.match(c.text.strip())
+                            and c.start >= told) + clauses
+            clauses += tuple(c for c in _after_change(sentence, busy[i]) if c.start >= told)
         ruled = any(body and (body in r or r in body) for r in marks)
         # a sentence a rule read: the user's states are the rule's, except in a clause other than the one
         # holding what it stated ("Learning guitar from YouTube, and my F chord ...")
@@ -411,8 +499,11 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         # a sentence; an anniversary's "next month" blanked, same length)
         marker = _NOT_A_STATE.search(_ANNIVERSARY.sub(lambda a: " " * len(a.group(0)), sentence.text))
         blocked = sentence.start + marker.end() if marker else len(norm) + 1
-        found = [state for clause in _joined(norm, sentence.clauses) for state in _clause_found(norm, blocked, clause)]
-        found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in apposition(sentence.text)]
+        found = [state for clause in _joined(norm, clauses) for state in _clause_found(norm, blocked, clause)]
+        found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in
+                                              (*apposition(sentence.text), *owner_relation(sentence.text))]
+        if not marker:  # "picked up my new bike today - a Brompton": a one-off that leaves a state
+            found += [OpenState(who, value, body) for who, value in acquired(sentence.text)]
         for state in found:
             low = state.value.lower()
             if (not state.shared and (
@@ -423,6 +514,32 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
             seen.add((state.subject, low))
             out.append(state)
     return out
+
+
+_BREAK_HEAD = re.compile(r"\s+(?:at|in|on|with|for|from|of|to|by)\s", _I)
+"""Where a noun phrase's head ends ("job offer | from Zalando")."""
+_PRONOUN = re.compile(r"(?:she|he)(?=\s|')", _I)
+_PERSON = re.compile(r"(?<![\w'])(?P<name>[A-Z][a-z]{2,})(?='s\b|\s+(?:is|was|has|had|just|finally|still|now|"
+                     r"[a-z]{2,}ed|[a-z]{2,}s)\b)")
+"""A capitalised word told with a verb of its own ("Zara moved out", "Jo's left"): a person named."""
+
+
+def _last_person(text: str) -> str | None:
+    """The person last named in ``text`` (a relation's name, a named subject, a kinship word used as a name),
+    lower-cased: whom a following "she" / "he" is about."""
+    names = [(m.start(), m.group("name")) for m in _REL_NAMED.finditer(text)]
+    names += [(m.start(), m.group("name")) for m in _PERSON.finditer(text)
+              if m.group("name") not in _NAME_STOP or m.group("name").lower() in KIN_TITLES]
+    names = [(at, name) for at, name in names if (name.lower() not in _NOT_NAME_WORDS and name not in STARTERS)
+             or name.lower() in KIN_TITLES]
+    return max(names)[1].lower() if names else None
+
+
+def _after_change(sentence: Sentence, cue: int) -> list[Clause]:
+    """The clauses after a change cue's clause that tell of someone by a pronoun ("Zara moved out - she's in
+    halls at Leeds now"): the state they are in after the change, which no cue ends."""
+    at = next((c.end for c in sentence.clauses if c.start <= cue < c.end), sentence.end)
+    return [c for c in sentence.clauses if c.start >= at and _PRONOUN.match(c.text.strip())]
 
 
 def _joined(norm: str, clauses: tuple[Clause, ...]) -> list[Clause]:
@@ -459,7 +576,8 @@ def _piece_found(norm: str, blocked: int, a: int, b: int) -> list[OpenState]:
     piece = norm[a:b]
     if blocked <= b or _FEELINGS.match(piece.strip()) or _ONE_OFF.search(piece):
         return []
-    found = [s for s in _clause_states(piece) if not _denied(_upto(piece, s.value))]
+    person = _last_person(norm[:a]) if _PRONOUN.match(piece.strip()) else None
+    found = [s for s in _clause_states(piece, person) if not _denied(_upto(piece, s.value))]
     if not found and not _DONE.search(piece):
         for m in _MY_THING.finditer(piece):  # a thing of the user's named in passing
             value = m.group("np").strip()

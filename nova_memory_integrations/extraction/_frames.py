@@ -25,11 +25,13 @@ from ..text.lexicon import (
     GROUPS,
     HABIT_VERBS,
     IRREGULAR,
+    LANGS,
     PETS,
     POSSESSIONS,
     REL_ALIASES,
     REL_KINDS,
     RELS,
+    SERVICE_PLACES,
     SERVICES,
 )
 from ._rules import Field, Rule, f, rule
@@ -321,8 +323,11 @@ HELD_MENTION = re.compile(r"(?:my|our) (?:[\w-]+ )?" + _POSSESSION + r"\b", re.I
 """A clause about a thing held ("my car's been making a noise"): a later "it is a <Name>" in the sentence names it."""
 OWNED_START: tuple[Rule, ...] = (
     # "My Mazda CX-5 needs new tires", "My 2016 VW Polo is due its MOT", "my leased Kia Niro goes back"
-    rule(r"(?:my|our) (?:(?:old|new|leased|trusty|current|little) )?(?!(?:" + _NOT_THING + r")\b)"
-         r"(?P<o>(?-i:[A-Z0-9])[\w-]*(?: (?-i:[A-Z0-9])[\w-]*){0,3})(?: [a-z]+)? (?=[a-z])", f("@held", "held"),
+    # (a language or a nationality before a noun is no make: "my Spanish evening class", "my Polish neighbour")
+    rule(r"(?:my|our) (?:(?:old|new|leased|trusty|current|little) )?(?!(?:" + _NOT_THING + r"|" +
+         "|".join(sorted(LANGS)) + r")\b)"
+         r"(?P<o>(?-i:[A-Z0-9])[\w-]*(?: (?-i:[A-Z0-9])[\w-]*){0,3})(?! (?:" + "|".join(sorted(SERVICE_PLACES)) +
+         r")\b)(?: [a-z]+)? (?=[a-z])", f("@held", "held"),
          conf=0.7),
     # "my road bike is an old Trek Domane", "My car is a Hyundai i30"
     rule(r"(?:my|our) (?:[\w-]+ )?" + _POSSESSION + r" is (?:a|an) (?:(?-i:[a-z]+) )?(?P<o>(?-i:[A-Z0-9]).+)",

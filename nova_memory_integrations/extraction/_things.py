@@ -188,13 +188,18 @@ def _held(raw: str) -> list[str]:
             pets = _pet_names(appos.group("np"), appos.group("name"))
             if pets:
                 return pets
-            second = _lead(_REL_CUT.sub("", appos.group("name")))
+            second = _lead(_REL_CUT.sub("", appos.group("name"))).split(",")[0].strip(" .")  # it ends at its comma
             own = _lead(_REL_CUT.sub("", appos.group("np"))).strip(" ,.")
             business = _name(appos.group("name")) if held_head(own) in BUSINESSES else None
             if business and len(own.split()) <= 3:  # "my own bakery, Flour Power": a business by its name
                 return [f"{own} named {business}"]
             if _product(second) or held_head(second) in POSSESSIONS:  # "a sailboat, a 22ft Catalina"
-                value = appos.group("np") if _held(appos.group("np")) else second
+                # the kind and the name that says which one ("sailboat (22ft Catalina)"); the kind alone when
+                # the apposition names nothing
+                kind = _held(appos.group("np"))
+                if kind and re.search(r"\b[A-Z]", second) and len(second.split()) <= 4:
+                    return [f"{kind[0]} ({second})"]
+                value = appos.group("np") if kind else second
             else:  # "an old Trek Domane, aluminium": what follows the comma describes it
                 value = appos.group("np")
     value = _lead(value)

@@ -44,6 +44,7 @@ __all__ = [
     "NOT_JOBS",
     "NOT_JOB_WORDS",
     "NOT_NAMES",
+    "NOT_HABIT_VERBS",
     "NOT_OWNED",
     "ORDINALS",
     "ORG_NOUNS",
@@ -61,6 +62,7 @@ __all__ = [
     "ROMANCE_WORDS",
     "SCHOOLS",
     "SERVICES",
+    "SERVICE_PLACES",
     "STARTERS",
     "STOP_GERUNDS",
     "STUDENTS",
@@ -274,7 +276,7 @@ DIET_RE = r"(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|g
 """A diet, as a regular expression alternation (``diet``)."""
 REL_KINDS = {
     "sister": "sibling", "brother": "sibling", "sibling": "sibling", "twin": "sibling", "mom": "parent",
-    "mother": "parent", "dad": "parent", "father": "parent", "son": "child", "daughter": "child",
+    "mum": "parent", "mother": "parent", "dad": "parent", "father": "parent", "son": "child", "daughter": "child",
     "wife": "spouse", "husband": "spouse", "spouse": "spouse", "partner": "partner", "girlfriend": "partner",
     "boyfriend": "partner", "fiance": "partner", "fiancé": "partner", "fiancee": "partner", "fiancée": "partner",
     "friend": "friend", "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate",
@@ -337,6 +339,10 @@ SERVICES = _words(
     "phone mobile contract plan subscription isp"
 )
 """Nouns of a service one uses: "our broadband is Virgin Media" -> ``uses``."""
+SERVICE_PLACES = SERVICES | _words("surgery practice clinic pharmacy app account card membership branch store shop "
+                                   "office team")
+"""Nouns after a name that make it a service or a place one uses, not a thing one owns ("my GP surgery",
+"my Tesco app", "my Monzo account")."""
 THING_ADJECTIVES = _words(
     "old new little tiny small big huge ancient trusty beloved battered used second-hand secondhand vintage "
     "classic lovely beautiful gorgeous massive rescue adopted elderly young sweet senior ginger black white "
@@ -419,3 +425,15 @@ ROMANCE_WORDS = _words(
     "dumped crush fiance fiancee fiancé fiancée single"
 ) | {"broke up", "split up", "ended things", "seeing someone", "moved in together", "out of the picture"}
 """Words of a turn that talks about a relationship: "I've been with Sam for months" there names a partner."""
+NOT_HABIT_VERBS = _words(
+    "went came saw met took gave got made bought sold sent spent left found told said heard thought felt kept ran "
+    "sat stood wrote drove rode ate drank slept woke broke chose fell flew forgot hid hit lost paid put read rang "
+    "sang spoke stole swam threw understood won wore caught brought taught fought began did was were had "
+    "withdrew drew knew grew blew froze bore tore swore sank shrank became overcame forgave lay hung dug stuck "
+    "struck shook built lent bent meant dealt dreamt slept swept wept fed led fled held bound ground wound laid "
+    "shot lit slid bit quit split moved start starts begin begins finish finishes "
+    "am is are be been has have do does can could will would shall should may might must "
+    "mean guess suppose reckon bet agree promise swear doubt believe expect understand assume imagine "
+    "remind ask tell let apologise apologize bought")
+"""A past (irregular: "I met Jo at Costa") or a verb of saying and supposing ("I guess at Christmas"): a simple
+present of these tells no habit."""

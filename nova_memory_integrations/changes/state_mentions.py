@@ -1,0 +1,243 @@
+"""States told by mention, not asserted (pure): shapes of a clause that show what the user has or does.
+
+Much of what holds is never put as "I <verb> <object>". It shows in how a thing is talked about:
+
+- an identity copula names which one of a kind is the user's ("my GP surgery is Parkview Medical Centre",
+  "work laptop is a Dell XPS 13", "my birthday's on the 3rd of May");
+- a complaint about a named thing is its owner's or customer's ("the Vespa needs a new clutch", "Sky
+  broadband keeps cutting out", "my kindle 4 is dying"): nobody complains of a stranger's scooter's clutch;
+- a habit is named with its recurrence and no verb, or with the subject dropped ("swimming club every
+  Thursday", "Thursday pottery class at the college is ...", "still on two coffees a day", "coach the
+  under-9s on Saturdays");
+- a label names the user's situation ("Choir: the Dunmore Singers", "Second year Physics at Leeds");
+- a relation told with another person's possessive ("Ana's cat Miso") is that person's;
+- a price per period of a named service is what the user pays ("Netflix Premium is £18 a month");
+- a thing said to be in the user's home is theirs ("there's an old Bechstein piano in our hallway");
+- a thing just acquired is held from then on ("picked up my new bike - a Brompton", "got a Switch for my
+  birthday"), even when the acquiring was a one-off told with its day.
+
+Each helper recognises one shape, never a phrase of a particular sentence, and returns ``(subject, value)``
+pairs; :mod:`.states` applies its filters (questions, plans, denials, one-off times, change cues) before any
+of these is read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text.lexicon import NOT_OWNED, PET_RE, POSSESSIONS, RELS, STARTERS
+from .state_shapes import GERUND_SUBJECT_END, recurrence
+
+__all__ = ["KIN_TITLES", "acquired", "complaint", "identity", "kept_at_home", "label", "owner_relation", "priced",
+           "recurring", "scheduled"]
+
+KIN_TITLES = frozenset("mum mom dad mam mammy mummy mommy daddy gran granny grandma grandad granddad grandpa nan "
+                       "nana nanna grandmother grandfather".split())
+"""Kinship words used as a name ("Dad still drives ...", "Gran's in ..."): the speaker's own relative."""
+
+_THING = r"(?:[A-Z0-9][\w&+'-]*|i[A-Z][\w-]*|e[A-Z][\w-]*|[a-z]{1,2}\d[\w-]*)"
+"""A word of a product's or an organisation's name: capitalised, a model number, or "iPhone" / "eBay"."""
+_NAMED = rf"{_THING}(?:\s+(?:(?:of|and|de|&)\s+)?{_THING})*"
+_KIND_MODIFIERS = r"(?:current|work|home|main|daily|everyday|family|usual|regular|local|new|old|own)"
+_IDENTITY = re.compile(
+    rf"^(?:(?i:my|our)\s+(?:{_KIND_MODIFIERS}\s+)?|(?i:{_KIND_MODIFIERS})\s+)"
+    r"(?P<kind>(?:[A-Z]{2,}\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
+    r"(?:'s|\s+is|\s+are)\s+(?:(?:a|an|the|with|on|from|through|at)\s+)?(?:the\s+)?"
+    rf"(?P<name>\d{{1,2}}(?:st|nd|rd|th)(?:\s+of)?\s+[A-Z][a-z]+|(?=\S*[A-Za-z]){_NAMED})(?=[\s,.!?;:)-]|$)")
+"""A kind of thing of the user's, a copula, and a name: the user's one of that kind."""
+_COMPLAINT = re.compile(
+    r"\s+(?:(?:still|just|now|always|literally|constantly|finally)\s+)?"
+    r"(?:needs\s+(?:(?:a\s+|an\s+|its\s+|some\s+)?new|replacing|fixing|servicing|repairing|(?:a|an|its)\s+(?:[a-z]+\s+)?"
+    r"(?:service|MOT|repair|fix|replacement|check))\b|keeps\s+(?P<going>[a-z]+ing)\b|"
+    r"(?:is|'s)\s+(?:down|dying|broken|playing up|acting up|on the blink|overheating|leaking|making (?:a|that) noise)"
+    r"\b|won't\s+(?:start|charge|connect|turn on|switch on|work|load|boot|sync)\b|"
+    r"(?:has\s+)?(?:stopped working|broken down|packed up|died on me)\b)")
+"""What goes wrong with a thing: it needs a part or a service, keeps failing, is down or won't start."""
+_PEOPLE_GOING = frozenset("saying asking telling texting calling messaging moaning complaining nagging talking "
+                          "laughing crying shouting winning losing bringing sending".split())
+"""What people keep doing: "X keeps asking" is a person, not a thing that fails."""
+_COMPLAINED_OF = re.compile(
+    rf"(?:\b(?P<det>(?i:the|my|our))\s+|^)(?P<np>(?:{_THING}|[a-z][\w-]*\s+\d+[a-z]*)"
+    rf"(?:\s+{_THING})*(?:\s+[a-z][a-z-]+)?)(?=\s)")
+_DAY = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
+_DAY_KIND = re.compile(rf"^(?i:{_DAY})\s+(?:(?:morning|evening|night|afternoon|lunchtime)\s+)?"
+                       r"(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?\s+"
+                       r"(?:class|classes|club|group|session|sessions|lesson|lessons|practice|training|league|"
+                       r"match|game|shift|shifts|run|ride|swim|meeting|service|choir|rehearsal|quiz))\b(?P<rest>.*)$")
+"""A day as the modifier of an activity ("Thursday pottery class at the college"): it recurs on that day."""
+_RATE = re.compile(r"\b(?:a|per|an)\s+(?:day|night|week|month)\b", re.IGNORECASE)
+_ON_RATE = re.compile(r"^(?:(?:still|now|currently|also)\s+)*on\s+(?:(?:about|around|like|roughly|nearly)\s+)?"
+                      r"(?P<np>.+)$", re.IGNORECASE)
+"""A dose or an amount one is "on" ("on sertraline 50mg once a day", "still on about 10 a day")."""
+_BASE_VERB = re.compile(r"^(?P<verb>[A-Z]?[a-z]+)\s+(?P<rest>[a-z0-9].*)$")
+_REQUESTS = frozenset("remind tell ask send give show call text email message let help check make get find "
+                      "please try keep stop write give list suggest recommend explain".split())
+"""Verbs of an instruction to the assistant ("remind me every Monday ..."), never a habit of the user's."""
+_LABEL = re.compile(r"^(?P<kind>[A-Za-z][a-z-]+(?:\s+[a-z][a-z-]+){0,2}):\s+(?:the\s+)?"
+                    rf"(?P<name>{_NAMED})\s*(?=[,.;!]|$)")
+_META = frozenset("update question note edit ps fyi tip problem issue context background answer reminder warning "
+                  "spoiler summary tldr quote example result step plan goal".split())
+"""Labels that frame the message, not the user's situation ("Update: ...", "Question: ...")."""
+_OWNER_RELATION = re.compile(rf"\b(?P<owner>[A-Z][a-z][\w-]*)'s\s+(?P<rel>{RELS}|{PET_RE})\s+"
+                             r"(?P<name>[A-Z][a-z][\w-]*)\b")
+
+
+def identity(body: str) -> tuple[str, str] | None:
+    """``("user", "<kind> <name>")`` for "my phone's a Pixel 7", "current car is a VW Polo", "work laptop is a
+    ThinkPad"; ``None`` for a kind that is no possession ("my problem is Tom") or a relation ("my boss is
+    Ian", which the relation rules read)."""
+    m = _IDENTITY.match(body)
+    if not m:
+        return None
+    kind = m.group("kind")
+    if kind.split()[-1] in NOT_OWNED or re.fullmatch(RELS, kind, re.IGNORECASE) or kind.split()[0] in \
+            ("favourite", "favorite", "fave", "fav", "guess", "bet", "point", "view", "take", "vote", "pick", "name",
+             "surname", "nickname"):  # a name is the name rules' (``name``)
+        return None
+    return "user", f"{kind} {m.group('name').strip()}"
+
+
+def complaint(body: str) -> tuple[str, str] | None:
+    """``("user", "<thing>")`` for a named thing that fails or needs something: "the Vespa needs a new
+    clutch", "Sky broadband keeps cutting out", "my kindle 4 is dying". A bare name with no determiner and no
+    noun after it may be a person ("Dave keeps asking"): only a name with a noun after it ("Sky broadband")
+    or a determiner counts, and never with what people keep doing."""
+    trouble = _COMPLAINT.search(body)
+    if not trouble or (trouble.group("going") or "") in _PEOPLE_GOING:
+        return None
+    before = body[: trouble.start()]
+    found = None
+    for m in _COMPLAINED_OF.finditer(before + " "):
+        if m.end() >= len(before) - 1:
+            found = m
+    if found is None:
+        return None
+    np, det = found.group("np").strip(), (found.group("det") or "").lower()
+    words = np.split()
+    if words[0] in STARTERS or words[0].lower() in KIN_TITLES or re.fullmatch(RELS, np, re.IGNORECASE) or \
+            not re.search(r"[A-Z0-9]", np):
+        return None
+    if not det and (len(words) < 2 or not words[-1].islower()):  # "Dave keeps ...": maybe a person
+        return None
+    return "user", np
+
+
+def recurring(body: str) -> tuple[str, str] | None:
+    """A habit told without "I": a day-modified activity ("Thursday pottery class at the college"), an
+    amount one is on ("still on two coffees a day"), or a phrase with a recurrence and no subject
+    ("coach the under-9s on Saturdays", "swimming club every Thursday"): ``("user", phrase)``."""
+    if m := _DAY_KIND.match(body):
+        return "user", f"{m.group(0)[: m.start('np')].strip()} {m.group('np')}{_adjunct(m.group('rest'))}"
+    if (m := _ON_RATE.match(body)) and (recurrence(body) or _RATE.search(body)):
+        return "user", m.group("np").strip(" .!?")
+    marker = recurrence(body)
+    if marker and (finite := _FINITE.search(body, 0, marker.start())):
+        # "Lidl on the ring road is heaving every Saturday": a named place one goes to; "the flat's quiet on
+        # Saturdays" is a clause, no habit
+        place = re.fullmatch(rf"(?:the\s+)?(?P<np>{_NAMED}(?:\s+(?:on|in|at|by)\s+[\w\s'-]+)?)", body[: finite.start()])
+        return ("user", place.group("np")) if place and place.group("np").split()[0] not in STARTERS else None
+    if not marker or re.match(r"^(?:I|we|you|he|she|they|it|there|this|that|my|our|your)\b", body, re.IGNORECASE):
+        return None
+    if (verb := _BASE_VERB.match(body)) and verb.group("verb").lower() in _REQUESTS:
+        return None  # "remind me every Monday": an instruction
+    if re.search(r"\b(?:me|us)\b", body[: marker.start()]) or not re.search(r"[a-z]{2}", body[: marker.start()]):
+        return None  # "call us every day", "Every month with this bank": no habit named before the recurrence
+    phrase = (body[: marker.start()] + _adjunct(body[marker.end():])).strip(" ,.!?")
+    return ("user", phrase) if phrase and not phrase.endswith("ing") else None
+
+
+_FINITE = re.compile(r"(?:\s|')(?:is|are|was|were|has|have|had|s)\b")
+
+
+def _adjunct(rest: str) -> str:
+    """A place told after the habit ("... at Bushy Park"), up to the next boundary; else nothing."""
+    m = re.match(r"^\s+(?:at|in|on|with)\s+[^,.;:!?]+", rest)
+    if not m:
+        return ""
+    cut = GERUND_SUBJECT_END.search(m.group(0))
+    return m.group(0)[: cut.start()] if cut else m.group(0)
+
+
+def label(body: str) -> tuple[str, str] | None:
+    """"Choir: the Dunmore Singers" -> ``("user", "choir Dunmore Singers")``; a label that frames the
+    message ("Update: ...") is none."""
+    m = _LABEL.match(body)
+    if not m or m.group("kind").lower().split()[-1] in _META or m.group("kind").lower() in _META:
+        return None
+    return "user", f"{m.group('kind').lower()} {m.group('name').strip()}"
+
+
+_PRICED = re.compile(rf"^(?:(?i:my|our)\s+)?(?P<np>{_THING}(?:\s+{_THING})*(?:\s+[a-z][\w-]*){{0,2}})\s+"
+                     r"(?:is|costs|'s|comes to|went up to|has gone up to)\s+(?:now\s+|still\s+|only\s+)?"
+                     r"[£$€]\d[\d.,]*\s*(?:a|per|/)\s*(?:month|year|week|mo|yr)\b")
+_AT_HOME = re.compile(r"^there(?:'s| is| are)\s+(?:a|an|the|two|three|\d+)\s+(?P<np>(?:[\w&+-]+\s+){0,3}?[\w-]+)\s+"
+                      r"(?:in|on|at)\s+(?:my|our)\s+(?:[a-z]+\s+)?(?:room|hall|hallway|kitchen|garage|garden|shed|drive|"
+                      r"driveway|house|flat|loft|attic|lounge|study|office|bedroom|basement|cellar|conservatory|home)\b",
+                      re.IGNORECASE)
+_ACQUIRED = re.compile(
+    r"(?:^|\b(?:I|we)(?:'ve|\s+have)?\s+)(?:(?:just|finally|recently)\s+)?(?i:picked up|bought|got|collected|treated "
+    r"(?:myself|ourselves) to)\s+(?:my|our|a|an)\s+(?:(?:new|first|own|shiny)\s+)*(?P<kind>[a-z][\w-]*)"
+    r"(?:\s+(?:today|yesterday|this morning|at last|finally))?\s*(?:-+|—|,|:)\s*(?:a|an|the|it's a)?\s*"
+    rf"(?P<name>{_NAMED})")
+_GIFT = re.compile(r"(?:^|\b(?:I|we)\s+)(?i:got|was given|were given|received)\s+(?:a|an)\s+"
+                   r"(?P<np>[\w-]+(?:\s+[\w-]+){0,3}?)\s+"
+                   r"(?i:for (?:christmas|xmas|my birthday|our anniversary))\b")
+
+
+def priced(body: str) -> tuple[str, str] | None:
+    """"Netflix Premium is £18 a month" -> ``("user", "Netflix Premium")``: what one pays for by the month."""
+    m = _PRICED.match(body)
+    if not m or m.group("np").split()[0] in STARTERS:
+        return None
+    # a clause opens with a capital: one word is a name only by a capital or a digit inside it ("PureGym",
+    # "BT"), else the clause's second word on must be a name ("Spotify Family"), never "Rent"
+    np = m.group("np")
+    return ("user", np) if re.search(r"\w[A-Z0-9]|\s[A-Z0-9]", np) else None
+
+
+def kept_at_home(body: str) -> tuple[str, str] | None:
+    """"There's an old Bechstein piano in our hallway" -> ``("user", "old Bechstein piano")``: a possession or
+    a named thing in the user's home (a spider in the bath is neither)."""
+    m = _AT_HOME.match(body)
+    if not m:
+        return None
+    np = m.group("np")
+    return ("user", np) if np.split()[-1].lower() in POSSESSIONS or re.search(r"\b[A-Z]", np) else None
+
+
+_GIFT_WORDS = ("christmas", "xmas", "birthday", "anniversary")
+
+
+def acquired(text: str) -> list[tuple[str, str]]:
+    """A thing the user just got: "picked up my new bike today - a Brompton" -> ``("user", "bike Brompton")``;
+    a gift: "got a Switch for my birthday" -> ``("user", "Switch")``. A kind of thing one owns only (never "got
+    my results - an A")."""
+    out = [("user", f"{m.group('kind')} {m.group('name').strip()}") for m in _ACQUIRED.finditer(text)
+           if m.group("kind").lower() in POSSESSIONS]
+    if not any(w in text.lower() for w in _GIFT_WORDS):
+        return out
+    return out + [("user", m.group("np")) for m in _GIFT.finditer(text)
+                  if m.group("np").split()[0].lower() not in NOT_OWNED]
+
+
+_SCHEDULED = re.compile(rf"^(?i:my|our)\s+(?P<np>(?:[\w-]+\s+){{0,3}}?[\w-]+)\s+(?:is|are)\s+(?:always\s+)?"
+                        rf"(?P<when>(?:on\s+)?(?:(?i:{_DAY})s(?:\s+(?:and|&)\s+(?i:{_DAY})s)?"
+                        r"(?:\s+(?:mornings?|evenings?|nights?|afternoons?))?|"
+                        rf"(?i:{_DAY})\s+(?:mornings|evenings|nights|afternoons))|every\s+(?:other\s+)?\w+)\b")
+"""Something of the user's with its recurring day ("our choir practice is on Wednesdays"): a plural day or
+"every": "my interview is on Tuesday" is a one-off date."""
+
+
+def scheduled(body: str) -> tuple[str, str] | None:
+    """"Our choir practice is on Wednesdays" -> ``("user", "choir practice on Wednesdays")``."""
+    m = _SCHEDULED.match(body)
+    if not m:
+        return None
+    when = m.group("when")
+    return "user", f"{m.group('np')} {when if when.lower().startswith(('on ', 'every')) else 'on ' + when}"
+
+
+def owner_relation(text: str) -> list[tuple[str, str]]:
+    """"Ana's cat Miso is staying with us" -> ``("ana", "cat Miso")``: a relation or a pet of someone named."""
+    return [(m.group("owner").lower(), f"{m.group('rel').lower()} {m.group('name')}")
+            for m in _OWNER_RELATION.finditer(text) if m.group("owner") not in STARTERS]
