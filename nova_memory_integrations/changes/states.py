@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.dates import MONTHS, NUMBER_WORDS
-from ..text.lexicon import NOT_HABIT_VERBS, NOT_OWNED, RELS, STARTERS
+from ..text.lexicon import BRITISH, NOT_HABIT_VERBS, NOT_OWNED, REL_ALIASES, RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
 from .segments import Clause, Sentence, normalize_text, segment
@@ -206,6 +206,12 @@ class OpenState:
     """Told of a subject that includes the user ("me and my wife have been ..."): a rule that read it read it
     of the other person, so what it stated does not cover the user's."""
 
+    def __post_init__(self) -> None:
+        # A relation word as the extractor's rules spell it ("mum" -> "mom", "gf" -> "girlfriend"): one person,
+        # one subject, whichever reader found the state.
+        word = REL_ALIASES.get(self.subject, self.subject)
+        object.__setattr__(self, "subject", BRITISH.get(word, word))
+
 
 _OBJECT_APPOS = re.compile(r"\s*,\s+(?:a|an|the)\s+(?P<ap>[A-Z][\w&+'-]*(?:\s+[\w&+'-]+){0,2}?)\s*"
                            r"(?=,|$|\.|\s+(?:at|in|on|from|with)\b)")
@@ -322,9 +328,9 @@ def _clause_states(text: str, person: str | None = None) -> list[OpenState]:
     if m := _BEEN.match(body):  # "been in Leeds four years", "been with Monzo since uni": the user, unsaid
         phrase = durative("", f" {m.group('rest')}")
         return _states("user", _phrase(phrase), body) if phrase and not _FEELINGS.search(phrase) else []
-    for shape in (identity, scheduled, complaint, priced, kept_at_home, recurring):  # told by mention
-        if found := shape(body):
-            return _states(found[0], fit(found[1]), body)
+    for mention in (identity, scheduled, complaint, priced, kept_at_home, recurring):  # told by mention
+        if told := mention(body):
+            return _states(told[0], fit(told[1]), body)
     return []
 
 
@@ -386,8 +392,8 @@ def _from_verb(subject: str, m: re.Match[str], body: str, lasting: bool = False)
             whole = rest
             if _phrase(rest).lower() in ("us", "me") and re.match(r"\s+with\b", rest):  # "is living with us"
                 whole = f" {verb}{rest}"
-        elif verb.endswith("ing") and verb not in _MENTAL and (lasting := durative(verb, rest)) and " " in lasting:
-            return _states(subject, _phrase(lasting), body)  # "I'm staying in Leeds since 2019": it holds
+        elif verb.endswith("ing") and verb not in _MENTAL and (held_for := durative(verb, rest)) and " " in held_for:
+            return _states(subject, _phrase(held_for), body)  # "I'm staying in Leeds since 2019": it holds
         elif not _COPULA_NEXT.match(whole) or _FEELINGS.search(_phrase(whole)):
             return []
         if aux == "'s" and (owned := _OWNED.match(whole)):  # "Greg's Transit van is ...": his van, not him
@@ -469,8 +475,10 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
     sentences = segment(norm)
     busy: dict[int, int] = {}  # sentence -> where its first change cue starts
     if has_cue(norm):  # a word-set pre-test: most messages hold no cue
-        for h in (*find_cues(norm, sentences), *find_corrections_cues(norm, sentences)):
-            busy[h.sentence] = min(busy.get(h.sentence, h.start), h.start)
+        starts = [(c.sentence, c.start) for c in find_cues(norm, sentences)]
+        starts += [(c.sentence, c.start) for c in find_corrections_cues(norm, sentences)]
+        for index, start in starts:
+            busy[index] = min(busy.get(index, start), start)
     taken = [c.lower() for c in covered if c and len(c) > 1 and c.lower() not in STOPWORDS]
     out: list[OpenState] = []
     seen: set[tuple[str, str]] = set()

@@ -55,14 +55,10 @@ SHARED_NAME = re.compile(r"(?:[Mm]y|[Oo]ur) (?P<a>" + RELS + r") and (?:[Mm]y|[O
 THIRD_BARE = re.compile(r"(?P<rel>" + RELS + r")\s+(?=(?:is|has|was|just|also|still)\b)", _I)
 
 
-_OWN_SPELLING = frozenset({"mum"})
-"""Relation words kept as the user spells them (:data:`~..text.lexicon.BRITISH` would make "mum" "mom")."""
-
-
 def rel_word(rel: str) -> str:
-    """A relation as the extractor names it: "gf" -> "girlfriend", "best mate" -> "best friend", "16 year old"
-    -> "child". "mum" stays "mum": a British user's mother is "mum" in what the agent is told, and asked about
-    as "mum" (one user writes one of the two spellings)."""
+    """A relation as the extractor names it: "gf" -> "girlfriend", "mum" -> "mom", "best mate" -> "best friend",
+    "16 year old" -> "child". One spelling per relation, so a store that holds "mom" facts does not split
+    the same person in two when the user writes "mum"."""
     rel = " ".join(rel.lower().split())
     if rel[:1].isdigit():  # "my 16 year old (Ethan)": a child told by their age
         return "child"
@@ -70,4 +66,4 @@ def rel_word(rel: str) -> str:
     head = rel.rsplit(" ", 1)[-1]
     if head in REL_ALIASES:
         rel = rel[: -len(head)] + REL_ALIASES[head]
-    return rel if rel.rsplit(" ", 1)[-1] in _OWN_SPELLING else BRITISH.get(rel, rel)
+    return BRITISH.get(rel, rel)

@@ -339,7 +339,7 @@ def test_everyday_shapes_that_must_not_fire(extractor: DeterministicExtractor, t
         # a shop's name ending in 's after a preposition is a name, not "<name> is"
         ("I'm working at Nando's now, weekends only.", ("user", "works_at", "Nando's")),
         # "'s" before a participle is "has" for a relative too
-        ("My mum's swapped her Clio for a Jazz.", ("mum", "owns", "Jazz")),
+        ("My mum's swapped her Clio for a Jazz.", ("mom", "owns", "Jazz")),
         # a name told apart by a group of one's own
         ("Mo from my book club has moved to Hove.", ("mo from my book club", "lives_in", "Hove")),
         # an admission is a place of study

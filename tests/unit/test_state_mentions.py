@@ -129,7 +129,7 @@ def test_a_relation_of_someone_named_is_theirs() -> None:
     ("Been a porter at St Thomas' for nine years", ("user", "porter at St Thomas")),
     ("I'm lodging with my aunt in Cork since 2016 and love it.", ("user", "lodging with my aunt in Cork")),
     ("Grandad's in Maple Lodge care home now.", ("grandad", "Maple Lodge care home")),
-    ("Mum still works at the Co-op in Thirsk.", ("mum", "Co-op in Thirsk")),
+    ("Mum still works at the Co-op in Thirsk.", ("mom", "Co-op in Thirsk")),
     ("me sister Kayleigh lives out in Dubai now", ("kayleigh", "out in Dubai")),
     ("my husband tomasz and i are redoing the bathroom", ("user", "husband Tomasz")),
     ("my nephew Ollie is living with us till Easter", ("ollie", "living with us")),
