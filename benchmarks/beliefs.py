@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/beliefs.py                      # the tuning set (tests/data/beliefs_tuning.jsonl)
     .venv/bin/python benchmarks/beliefs.py --set test           # the test set, written after the work
-    .venv/bin/python benchmarks/beliefs.py --set holdout        # the third set, sealed until its one run
+    .venv/bin/python benchmarks/beliefs.py --set holdout        # the third set (run once: 55/120)
+    .venv/bin/python benchmarks/beliefs.py --set fourth         # the fourth set (run once: 49/120)
     .venv/bin/python benchmarks/beliefs.py --failures 20        # also print 20 failed scenarios
     .venv/bin/python benchmarks/beliefs.py --seed-first         # diagnostic: first state asserted directly
     .venv/bin/python benchmarks/beliefs.py --unwanted           # every change no not_current check asked for
@@ -37,6 +38,7 @@ from _belief_seed import seed_first_state  # noqa: E402
 from _common import emit, log  # noqa: E402
 from belief_scoring import (  # noqa: E402
     CHANGE_KINDS,
+    FOURTH_PATH,
     HOLDOUT_PATH,
     TEST_PATH,
     TUNING_PATH,
@@ -68,7 +70,7 @@ def explain_change(store: NovaStore, user_id: str, outcome: Outcome, fact: Any) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", choices=("tuning", "test", "holdout"), default="tuning")
+    parser.add_argument("--set", choices=("tuning", "test", "holdout", "fourth"), default="tuning")
     parser.add_argument("--path", type=Path, help="another scenarios file")
     parser.add_argument("--failures", type=int, default=0, help="print this many failed scenarios")
     parser.add_argument("--only", help="comma-separated scenario ids or kinds")
@@ -78,7 +80,8 @@ def main() -> None:
                         help="print every belief change no not_current check asked for: the fact, the decision's "
                              "reason and the turn that made it")
     args = parser.parse_args()
-    path = args.path or {"tuning": TUNING_PATH, "test": TEST_PATH, "holdout": HOLDOUT_PATH}[args.set]
+    path = args.path or {"tuning": TUNING_PATH, "test": TEST_PATH, "holdout": HOLDOUT_PATH,
+                         "fourth": FOURTH_PATH}[args.set]
     scenarios = load_scenarios(path)
     if args.only:
         wanted = set(args.only.split(","))

@@ -47,6 +47,9 @@ TUNING_PATH = DATA / "beliefs_tuning.jsonl"
 TEST_PATH = DATA / "beliefs_test.jsonl"
 HOLDOUT_PATH = DATA / "beliefs_holdout.jsonl"
 """The third blind set, sealed until its one headline run (2026-11-28, a814d89: 55/120); a development set since."""
+FOURTH_PATH = DATA / "beliefs_fourth.jsonl"
+"""The fourth blind set (sha256 d2009350...), sealed until its one headline run (2026-11-28, 8daaf44: 49/120);
+a development set since."""
 KINDS = ("ending", "transition", "third_party", "correction", "repeat", "no_change")
 CHANGE_KINDS = ("ending", "transition", "third_party", "correction")
 USER_NAMES = frozenset({"user", "i", "me", "myself"})
