@@ -22,10 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import emit, log  # noqa: E402
 from belief_scoring import (  # noqa: E402
-    FOURTH_PATH,
-    HOLDOUT_PATH,
-    TEST_PATH,
-    TUNING_PATH,
+    SETS,
     Outcome,
     _date,
     load_scenarios,
@@ -34,8 +31,6 @@ from belief_scoring import (  # noqa: E402
 
 from nova_memory_integrations import NovaStore  # noqa: E402
 from nova_memory_integrations.config import NovaConfig  # noqa: E402
-
-SETS = {"tuning": TUNING_PATH, "test": TEST_PATH, "holdout": HOLDOUT_PATH, "fourth": FOURTH_PATH}
 
 
 def never_captured(outcome: Outcome) -> bool:

@@ -38,10 +38,7 @@ from _belief_seed import seed_first_state  # noqa: E402
 from _common import emit, log  # noqa: E402
 from belief_scoring import (  # noqa: E402
     CHANGE_KINDS,
-    FOURTH_PATH,
-    HOLDOUT_PATH,
-    TEST_PATH,
-    TUNING_PATH,
+    SETS,
     Outcome,
     _date,
     describe,
@@ -70,7 +67,7 @@ def explain_change(store: NovaStore, user_id: str, outcome: Outcome, fact: Any) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", choices=("tuning", "test", "holdout", "fourth"), default="tuning")
+    parser.add_argument("--set", choices=tuple(SETS), default="tuning")
     parser.add_argument("--path", type=Path, help="another scenarios file")
     parser.add_argument("--failures", type=int, default=0, help="print this many failed scenarios")
     parser.add_argument("--only", help="comma-separated scenario ids or kinds")
@@ -80,8 +77,7 @@ def main() -> None:
                         help="print every belief change no not_current check asked for: the fact, the decision's "
                              "reason and the turn that made it")
     args = parser.parse_args()
-    path = args.path or {"tuning": TUNING_PATH, "test": TEST_PATH, "holdout": HOLDOUT_PATH,
-                         "fourth": FOURTH_PATH}[args.set]
+    path = args.path or SETS[args.set]
     scenarios = load_scenarios(path)
     if args.only:
         wanted = set(args.only.split(","))
