@@ -10,13 +10,19 @@ blocks it, if any, and the clause's *actor* (who or what the news is about). Gua
 * ``negation``: the cue is denied ("I didn't sell it"), unless it carries its own negation
   ("no longer", "didn't renew");
 * ``modality``: a possibility, wish, plan or doubt ("might", "if", "thinking about", "talk me out of");
-* ``temporary``: a pause, not an end ("the pool's closed *for the summer*", "*back in September*");
+* ``modality`` also holds an attempt ("*trying to* quit") and a rumour asked about ("keeps *asking if* I left");
+* ``temporary``: a pause, not an end ("the pool's closed *for the summer*", "*back in September*"), a short
+  stretch right after the cue ("cancelled the lessons *for August*"), a breakdown ("died *on me*"), or the
+  state going on, coming back or sparing the user later in the sentence ("*but I keep going*", "*but she's
+  back*", "layoffs, *not in my team*");
+* ``joke``: banter, a change not told as done beside laughter ("divorcing him *lol*");
 * ``future``: the change is ahead ("I'm moving to Berlin in June", "handed in my notice", "next spring"):
   never a change now.
 
 The actor decides whose facts a cue may end (:mod:`.targets`): the user ("I", "we", "Priya and I", no
 subject at all in diary style), a third party ("my friend Beth", "she", "Tom") whose news never ends the
-user's own facts, a thing ("the boat", "it", "Bean There"), or an indefinite someone ("someone nicked
+user's own facts (a possessed person too: "the club's old *coach*", "Bruno's *brother*"), a thing ("the boat",
+"it", "Bean There"), or an indefinite someone ("someone nicked
 the brompton": not an owner).
 """
 
@@ -29,15 +35,21 @@ from typing import Literal
 
 from .cues import CueHit
 from .lexicon import (
+    ATTEMPT,
+    BOUNDED_AFTER_CUE,
     DREAM,
     FUTURE_MARKERS,
     INDEFINITE_ACTORS,
+    LAUGHTER,
+    MALFUNCTION,
     MODAL_MARKERS,
     NEAR_MISS,
     NEGATORS,
+    PERSON_NOUNS,
     RELATIONS,
     REMINISCENCE_MARKERS,
     REPORTING_VERBS,
+    RESUMED,
     TEMPORARY_MARKERS,
     TIME_AHEAD,
     TIME_PAST,
@@ -56,6 +68,12 @@ _NEAR_MISS = re.compile(NEAR_MISS, _I)
 _DREAM = re.compile(DREAM, _I)
 _WHO = re.compile(r"^(?P<head>.+?),?\s+(?:who|whose)\b", _I)
 _TEMPORARY = re.compile("|".join(TEMPORARY_MARKERS), _I)
+_ATTEMPT = re.compile(ATTEMPT, _I)
+_LAUGHTER = re.compile(LAUGHTER, _I)
+_BOUNDED = re.compile(BOUNDED_AFTER_CUE, _I)
+_RESUMED = re.compile(RESUMED, _I)
+_MALFUNCTION = re.compile(MALFUNCTION, _I)
+_TO_BEFORE = re.compile(r"\b(?:to|gonna|will|'ll)\s+(?:\w+ly\s+|just\s+)?$", _I)
 _PAST = re.compile(TIME_PAST, _I)
 _REPORTED = re.compile(r"(?P<who>[\w']+)\s+(?:\w+\s+)?" + REPORTING_VERBS, _I)
 _NOT_YET = re.compile(r"\bnot (?:yet|doing it yet|decided)\b", _I)
@@ -71,7 +89,8 @@ _LEAD = re.compile(
     r"\d{1,2}(?:st|nd|rd|th)?(?: of)? \w+|\w+ \d{1,2}(?:st|nd|rd|th)?)|actually)\b[\s,:!.\-—]*)*", _I)
 _AND_I = re.compile(r"^(?P<x>[\w'-]+(?: [\w'-]+)?) and (?:I|me|i)\b(?!')", _I)
 _FIRST = re.compile(r"^(?:I|i|we|We|WE|me|Me)(?:'(?:ve|m|d|re|ll))?\b(?!-)")
-_MY_REL = re.compile(r"^(?:my|our)\s+(?P<rel>" + _RELS + r")\b(?:,?\s+(?P<name>[A-Z][\w-]+))?(?P<pos>'s?\s+"
+_MY_REL = re.compile(r"^(?:my|our)\s+(?:(?:old|new|former|ex|late|current|previous|dear)[\s-]+)?(?P<rel>" + _RELS
+                     + r")\b(?:,?\s+(?P<name>[A-Z][\w-]+))?(?P<pos>'s?\s+"
                      r"(?P<thing>[\w-]+))?", _I)
 _MY_THING = re.compile(r"^(?:my|our)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)", _I)
 _PRONOUN = re.compile(r"^(?P<p>she|he)(?:'s|'d|'ll)?\b", _I)
@@ -81,6 +100,9 @@ _INDEFINITE = re.compile(r"^(?:someone|somebody|some\s+\w+|an?\s+(?:[\w-]+\s+){0
 _THE = re.compile(r"^(?:the|this|that)\s+(?P<np>[\w&+-]+(?:\s+[\w&+-]+){0,3}?)(?='s\b|\s+(?:is|are|was|were|has|"
                   r"have|had|got|went|'s|been|just|finally)\b|\s*$)", _I)
 _OWNED = re.compile(r"'s\s+([\w-]+)\s+\S")
+_PEOPLE = "|".join(sorted({*PERSON_NOUNS, *(w for w in RELATIONS if " " not in w)}, key=len, reverse=True))
+_OWNED_PERSON = re.compile(r"'s?\s+(?:[\w-]+\s+){0,2}?(?P<who>" + _PEOPLE + r")\b", _I)
+"""A possessed person ("the club's old *coach*", "Bruno's *brother* Max"): their news, not the possessor's."""
 _NAME = re.compile(r"^(?P<name>[A-Za-zÀ-ÿ][\w&+-]*(?:\s+[A-Z][\w&+-]*){0,2})(?P<pos>'s?\s+(?P<next>[\w-]+))?")
 _CONTRACTED = frozenset(
     "been gone got just officially moved left quit done finished dropped transferred a an the not no still now in "
@@ -189,6 +211,10 @@ def find_actor(prefix: str, known: Known) -> Actor:
         return Actor("thing", name=m.group("np").lower())
     if (m := _INDEFINITE.match(rest)) and (m.group("head") or "someone").lower() not in known.people:
         return Actor("indefinite", name=(m.group("head") or "someone").lower())
+    head = _THE.match(rest) or _NAME.match(rest)
+    if head and (person := _OWNED_PERSON.match(rest, head.end("np" if head.re is _THE else "name"))):
+        return Actor("third", name=f"{head.group(0 if head.re is _THE else 'name').strip().lower()}'s "
+                                   f"{person.group('who').lower()}")
     if m := _THE.match(rest):
         owned = _OWNED.match(rest, m.end())  # "the Octavia's service is done": the service
         if owned and owned.group(1).lower() not in _CONTRACTED and not owned.group(1).lower().endswith(("ing", "ed")):
@@ -250,18 +276,26 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         return Verdict("negation", "the cue is denied", actor)
     upto = text[clause.start:hit.end]
     earlier = sentence.clauses[clause_index - 1].text if clause_index > 0 else ""
-    maybe = _MODAL.search(upto) or _NOT_YET.search(clause.text) or _NEAR_MISS.search(prefix)
+    maybe = (_MODAL.search(upto) or _NOT_YET.search(clause.text) or _NEAR_MISS.search(prefix)
+             or _ATTEMPT.search(prefix))
     if maybe is not None:
         return Verdict("modality", f"a possibility, not a fact ({maybe.group(0)!r})", actor)
     if _CONDITIONAL_CLAUSE.match(earlier):
         return Verdict("modality", "under a condition", actor)
     if not cue.negated and (pause := _TEMPORARY.search(sentence.text)):  # "haven't smoked for a while": over
         return Verdict("temporary", f"a pause, not an end ({pause.group(0)!r})", actor)
+    after = text[hit.end:sentence.end]
+    if not cue.negated and (pause := _BOUNDED.search(text[hit.end:clause.end]) or _MALFUNCTION.search(after)):
+        return Verdict("temporary", f"bounded or a fault, not an end ({pause.group(0).strip()!r})", actor)
+    if back := _RESUMED.search(after):
+        return Verdict("temporary", f"goes on or came back ({back.group(0)!r})", actor)
     if cue.kind == "announce":
         return Verdict("future", "announced for later", actor)
     if plan := _FUTURE.search(clause.text):
         return Verdict("future", f"a plan ({plan.group(0)!r})", actor)
     gerund = text[hit.start:hit.end].lower().split()[0].endswith("ing")
+    if (gerund or _TO_BEFORE.search(prefix)) and (joke := _LAUGHTER.search(sentence.text)):
+        return Verdict("joke", f"banter, not news ({joke.group(0)!r})", actor)
     if gerund and _PROGRESSIVE.search(prefix):
         return Verdict("future", "in progress or planned, not done", actor)
     lead = _LEAD.match(prefix)  # always matches (every part is optional)

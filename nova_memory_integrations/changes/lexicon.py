@@ -19,6 +19,12 @@ from typing import Literal
 from ..memory.entailments import CAR_MAKES
 
 __all__ = [
+    "RESUMED",
+    "PERSON_NOUNS",
+    "MALFUNCTION",
+    "LAUGHTER",
+    "BOUNDED_AFTER_CUE",
+    "ATTEMPT",
     "ANCHORS",
     "ANY",
     "CATEGORIES",
@@ -502,6 +508,44 @@ REMINISCENCE_MARKERS: tuple[str, ...] = (
 
 REPORTING_VERBS = (
     r"\b(?:says?|said|thinks?|thought|reckons?|assumed?|claims?|claimed|told me|keeps saying|asked (?:me )?if|"
-    r"wants to know|suggested|heard that|joked|jokes)\b"
+    r"wants to know|suggested|heard that|joked|jokes|ask(?:s|ed|ing)? (?:me |us |him |her )?(?:if|whether)|"
+    r"wonder(?:s|ed|ing)? (?:if|whether)|rumou?rs?|gossip)\b"
 )
 """Words of somebody else's speech or belief: what follows is theirs, not the user's statement."""
+
+
+ATTEMPT = r"\b(?:trying|tried|attempting|struggling|working on) to\s+(?:\w+\s+)?$"
+"""Right before a cue, an attempt that is not yet a done change ("*trying to* quit smoking, day two")."""
+
+LAUGHTER = (r"\b(?:lol|lmao|lmfao|rofl|haha\w*|hehe\w*|jk|j/k|kidding|jokes|joking)\b|[\U0001F602\U0001F923\U0001F61C"
+            r"\U0001F92A\U0001F605]")
+"""Marks of banter: a cue that is not told as done next to them ("divorcing him *lol*", "selling the kids on eBay
+😂") is a joke, not news; a done one ("ported my number lol") still counts."""
+
+BOUNDED_AFTER_CUE = (r"^\W*(?:\w+\s+){0,3}?(?:for (?:the month of |all of |most of )?(?:january|february|march|april|"
+                     r"may|june|july|august|september|october|november|december|lent|(?:a|one|two|three|four|a few|"
+                     r"a couple of|\d+) (?:days?|nights?|weeks?))\b(?! (?:now|already|and counting|so far|straight))"
+                     r"|while (?:I'm|I am|we're|we are|they're|he's|she's) (?:away|off|abroad|on holiday|travelling|"
+                     r"traveling|recovering)\b)")
+"""Right after a cue, a short stretch that bounds it: a pause, not an end ("cancelled the lessons *for August*",
+"went missing *for two days*"). A stretch before the cue ("worked there for two weeks, quit") is not read."""
+
+RESUMED = (r"\b(?:but|yet|though)\s+(?:I|we)(?:'m|'re| am| are)?\s+(?:still (?:going|there|at it|doing it|(?:have|got|"
+           r"own|drive|use|ride) (?:it|her|him|them))|keep (?:going|at it|\w+ing (?:\w+ )?(?:there|back|in|along|it)))"
+           r"\b|\b(?:he|she|it|they)(?:'s|'re| is| are) (?:\w+ )?back\b|\b(?:he|she|it|they) (?:came|turned|showed) "
+           r"(?:back|up)\b|\bfound (?:him|her|it|them)\b|[,;—-]\s*(?:but )?not (?:in |on |for )?(?:me|us|mine|ours|"
+           r"my|our)\b|\b(?:I|we) (?:survived|dodged|escaped)\b")
+"""After a cue in its sentence, words that say the state goes on, came back or spared the user ("so done with spin
+*but I keep dragging myself there*", "went missing, *but he's back home now*", "layoffs, *not in my team*"): a
+complaint, a scare or someone else's loss, not an end."""
+
+MALFUNCTION = r"^\s+on (?:me|us|him|her)\b"
+"""Right after a cue, the dative of a breakdown: "the laptop *died on me*" is a fault, not the end of owning it."""
+
+PERSON_NOUNS = frozenset(
+    "coach trainer teacher tutor instructor owner director chef doctor gp vet dentist captain founder ceo head "
+    "headteacher headmaster principal manager boss landlord landlady vicar priest singer drummer guitarist "
+    "bassist player members member husband wife son daughter brother sister mum dad mother father".split()
+)
+"""Heads of a possessed person ("the club's old *coach*", "Bruno's *brother*"): that person's news, not the
+possessor's (with :data:`RELATIONS`)."""
