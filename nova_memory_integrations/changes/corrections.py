@@ -33,16 +33,24 @@ _NOT = re.compile(r"\s*[,—-]\s*not\s+(?:a |an |the |my )?(?P<x>[\w'&+.-]+(?: [
                   r"\s(?:but|and|because|as|lol|haha|either|it's|I|though)\b))", _I)
 _NOT_FIRST = re.compile(r"\bnot\s+(?:a |an |the )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)\s*[,;—-]+\s*(?:it's|it is|"
                         r"but|I'm|we're|he's|she's)\s+(?:actually\s+)?(?:in |at |a |an |the )?(?P<y>[^.;!?]+)", _I)
-_SAID = re.compile(r"\bI (?:said|wrote|typed|put|told you|mentioned|called (?:it|him|her))\s+(?P<x>[\w'&+.-]+"
-                   r"(?: [\w'&+.-]+){0,2}?)(?=\s+(?:before|earlier|last time|the other day|by mistake|but|—|-)|[,.;—])",
+_SAID = re.compile(r"\b(?:what )?I (?:said|wrote|typed|put|told you|mentioned|called (?:it|him|her)|"
+                   r"was (?:only |just )?"
+                   r"(?:winding you up|kidding|joking|pulling your leg|having you on|lying|exaggerating))"
+                   r"(?:\s+(?:about|re|with|over))?\s+(?:(?:it|that|he|she|they|I|we)(?:'s|'d| was| is| were| had)\s+|"
+                   r"(?:I'm|we're)\s+)?(?:(?:a|an|the|that|my|our)\s+)?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)"
+                   r"(?:\s+(?:thing|bit|stuff|one))?(?:\s+(?:for|about|as|re|with)\s+[^,.;—!?]{0,40}?)?"
+                   r"(?=\s+(?:(?:before|earlier|last time|the other day|by mistake|but)\b|[—-])|\s*[^\w\s'&+.-]|\s*$)",
                    _I)
+"""The speaker's own earlier saying and the value it named: "I said Paris", "I told you it was a Civic", "I told you
+Tuesday for the class but", "I was winding you up with the Everton thing", "what I said about the Golf"."""
 _NAMES = re.compile(r"\b(?P<y>[A-Z][\w'&+.-]+) not (?P<x>[A-Z][\w'&+.-]+)\b")
 _NAME_IS = re.compile(r"\bname(?:'s| is)\s+(?P<y>[^.;!?]+)", _I)
-_MEANT = re.compile(r"\bI meant\s+(?P<y>[^.;!?]+)|\bmy [\w-]+(?: [\w-]+)? (?:is|are|was) (?:actually |really )?"
+_MEANT = re.compile(r"\bI meant\s+(?P<y>[^.;!?]+)|\bmy (?P<n>[\w-]+(?: [\w-]+)?)(?:'s| is| are| was) "
+                    r"(?:actually |really )?"
                     r"(?:to |in |at |with |for |a |an |the )?(?P<z>[^.;!?—]+)", _I)
 _LEAD = re.compile(r"\b(?:it's|it is|i'm|i am|we're|we are|he's|she's|they're|he is|she is|is|are|was|have|has|got|"
                    r"at|in|for|"
-                   r"to|with|a|an|the|meant|mean|said)\b|'s\b|[:—,-]", _I)
+                   r"to|with|a|an|the|meant|mean|said|called|named)\b|'s\b|[:—,-]", _I)
 _AFTER = re.compile(r"\b(?:it's|it is|I'm|I am|we're|we are|he's|she's|they're|he is|she is|is|(?:live|lives|living|"
                     r"work|works|working|study|studies|moved|drive|drives))\s+(?:actually\s+)?"
                     r"(?:in |at |with |for |to |a |an |the )?(?P<y>[^.;!?—]+)", _I)
@@ -50,7 +58,17 @@ _COPULAR = re.compile(r"\b(?:it's|it is|i'm|i am|we're|he's|she's|they're|is|are
 _CUT = re.compile(r"\s*(?:[.,;!?()—:\"]|\s-\s|\bnot\b|\bbut\b|\band\b|\bbecause\b|\bso\b|\bwhich\b|\bwho\b|\bthat\b|"
                   r"\bactually\b|\bearlier\b|\bbefore\b|\blast time\b|\bthe other day\b|\blol\b|\bhaha\b|\bbtw\b|"
                   r"\bthough\b|\bnow\b|\bthen\b|\bhere\b|\bthere\b|\bthe same\b|\bagain\b)", _I)
-_STRIP = re.compile(r"^(?:actually|really|just|a|an|the|to|in|at|for|with|on|my|our)\s+", _I)
+_STRIP = re.compile(r"^(?:actually|really|just|a|an|the|to|in|at|for|with|on|my|our|fully|totally|completely|"
+                    r"strictly|properly|definitely|called|named)\s+", _I)
+_FILLER_TAIL = re.compile(r"(?:[\s,]+(?:by the way|btw|fyi|though|anyway|lol|haha|then|too|again|obviously|honestly|"
+                          r"really|actually))+\s*$", _I)
+"""Discourse words at the end of "Y by the way, not X": not the value."""
+_NOT_ALONE = re.compile(r"^\W*not (?:a |an |the |my )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)\s*[.!,;]", _I)
+"""A sentence that is only a contrastive negation ("I play clarinet! *Not oboe.*"): X denied, Y in the sentence
+before."""
+_STATE_CLAUSE = re.compile(r"\b(?:I|we)(?:'m|'re| am| are| play| drive| work| live| study| have| own| ride| support| "
+                           r"use| take| do| keep)\s+(?:(?:in|at|for|with|a|an|the|on)\s+)?(?P<y>[^.;!?]+)", _I)
+"""A present state of the speaker's ("I'm in Leeds", "I play clarinet"): the value a bare "Not X." corrects."""
 _NUMBER = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)$", _I)
 
 
@@ -142,12 +160,16 @@ def substitute(obj: str, named: set[str], new: str) -> str:
     return f"{obj[:found[lo].start]}{new}{obj[found[hi].end:]}".strip()
 
 
-def _best(infos: Sequence[FactInfo], span_text: str) -> tuple[FactInfo, float] | None:
-    """The one fact ``span_text`` names best (its whole object first: "Leeds" is "Leeds", not "Leeds Uni")."""
+def _best(infos: Sequence[FactInfo], span_text: str, floor: float = 0.8) -> tuple[FactInfo, float] | None:
+    """The one fact ``span_text`` names best (its whole object first: "Leeds" is "Leeds", not "Leeds Uni");
+    ``floor``: the least evidence that counts (a value the speaker says they said may be a common word: "Tuesday")."""
     span = words(span_text)
     whole = " ".join(w.low for w in span)
     scored = [(i, 1.1 if i.phrase == whole else name_evidence(i, span)) for i in infos]
-    scored = [s for s in scored if s[1] >= 0.8]
+    scored = [s for s in scored if s[1] >= floor]
+    if not scored and floor < 0.8:  # a common word names a value only when the speaker says they said it
+        said = {_stem(w.text) for w in span}
+        scored = [(i, floor) for i in infos if said & i.names]
     if not scored:  # a clipped word names the one fact with a word it begins ("lab" for "labrador", "uni")
         clipped = {_stem(w.text) for w in span if len(w.low) >= 3 and w.low not in STOPWORDS}
         scored = [(i, 0.8) for i in infos if any(len(n) > len(c) + 1 and n.startswith(c) for n in i.names
@@ -215,11 +237,17 @@ def _by_predicate(infos: Sequence[FactInfo], window: str) -> FactInfo | None:
     return next(iter(found.values())) if len(found) == 1 else None
 
 
-def _pairs(window: str) -> list[tuple[str | None, str]]:
+def _related(infos: Sequence[FactInfo], noun: str | None) -> bool:
+    """Whether "my <noun> is Y" is about a held fact ("my *allergy* is ..." -> ``allergic_to``), not an aside ("my
+    *brain* was fried")."""
+    return noun is None or _by_predicate(infos, noun) is not None or _best(infos, noun) is not None
+
+
+def _pairs(window: str, infos: Sequence[FactInfo] = ()) -> list[tuple[str | None, str]]:
     """``(x, y)`` pairs of a window: the old value's words (``None`` when not said) and the new value."""
     out: list[tuple[str | None, str]] = []
     for m in _NOT.finditer(window):
-        before = window[: m.start()]
+        before = _FILLER_TAIL.sub("", window[: m.start()])
         for lead in reversed([None, *_LEAD.finditer(before)]):  # the last lead that leaves a value
             if (y := new_value(before[lead.end():] if lead else before)) is not None:
                 out.append((m.group("x"), y))
@@ -234,15 +262,50 @@ def _pairs(window: str) -> list[tuple[str | None, str]]:
     said = _SAID.search(window)
     if said is not None:
         tail = window[said.end():]
-        for m in [*_NAME_IS.finditer(tail), *_MEANT.finditer(tail), *_AFTER.finditer(tail)]:
+        found = sorted([*_NAME_IS.finditer(tail), *_MEANT.finditer(tail), *_AFTER.finditer(tail)],
+                       key=lambda m: m.start())
+        for m in found:
+            if not _related(infos, m.groupdict().get("n")) and infos:
+                continue
             y = new_value(m.group("y") or m.groupdict().get("z") or "")
             if y is not None and y.lower() != said.group("x").lower():
                 out.append((said.group("x"), y))
                 break
     for m in list(_NAME_IS.finditer(window)) + list(_MEANT.finditer(window)):
+        if infos and not _related(infos, m.groupdict().get("n")):
+            continue
         if (y := new_value(m.group("y") or m.group("z") or "")) is not None:
             out.append((None, y))
     return out
+
+
+def _ellipsis(infos: Sequence[FactInfo], x: str, y: str) -> tuple[tuple[FactInfo, float], str] | None:
+    """"a Mazda 6, not a 3": X is Y with its last words replaced; the held fact that fuller X names."""
+    xs, ys = words(x), words(y)
+    if len(ys) <= len(xs):
+        return None
+    fuller = f"{y[:ys[len(ys) - len(xs) - 1].end]} {x}"
+    found = _best(infos, fuller)
+    return (found, fuller) if found is not None else None
+
+
+def _unsaid(info: FactInfo, window: str) -> set[str]:
+    """The words of a held value the window does not repeat ("whippet" of "whippet named Mabel" when the window
+    names Mabel): what a correction that names no X replaces."""
+    said = {_stem(w.text) for w in words(window)}
+    return {_stem(w.text) for w in words(info.fact.object)
+            if w.low not in STOPWORDS and w.low not in ("named", "called") and _stem(w.text) not in said}
+
+
+def _window(sentences: Sequence[Sentence], si: int, alone: bool) -> list[int]:
+    """The sentences a correction cue reads: its own and the next; the one before for a bare "Not X." (Y is
+    there) or a short echo question ("Gold's?? I meant Equinox")."""
+    if alone:
+        return [si - 1, si]
+    span = [j for j in (si, si + 1) if j < len(sentences) and not sentences[j].question]
+    if span and si > 0 and sentences[si - 1].question and len(words(sentences[si - 1].text)) <= 4:
+        span.insert(0, si - 1)
+    return span
 
 
 def find_corrections(
@@ -255,18 +318,35 @@ def find_corrections(
         infos: the facts that may be corrected (believed, valid up to the message's time).
     """
     strong = {h.sentence: h for h in hits if h.cue.name != "not X"}
+    alone: set[int] = set()
     for h in hits:
-        if h.cue.name == "not X" and h.sentence not in strong and _COPULAR.search(sentences[h.sentence].text):
+        if h.cue.name != "not X" or h.sentence in strong:
+            continue
+        if _COPULAR.search(sentences[h.sentence].text):
             strong[h.sentence] = h
+        elif h.sentence > 0 and _NOT_ALONE.match(sentences[h.sentence].text):  # "I play clarinet! Not oboe."
+            strong[h.sentence] = h
+            alone.add(h.sentence)
     out: list[Correction] = []
     used: set[int] = set()
     done: set[str] = set()
     for si, hit in sorted(strong.items()):
-        span = [j for j in (si, si + 1) if j < len(sentences) and not sentences[j].question]
+        span = _window(sentences, si, si in alone)
         if not span:
             continue
         window = text[sentences[span[0]].start:sentences[span[-1]].end]
-        for x, y in _pairs(window):
+        pairs = _pairs(window, infos)
+        if si in alone:
+            denied = _NOT_ALONE.match(sentences[si].text)
+            state = _STATE_CLAUSE.search(sentences[si - 1].text)
+            y = new_value(state.group("y")) if state else None
+            pairs = [(denied.group("x"), y)] if denied and y else []
+        elif not pairs and hit.cue.name not in ("actually", "not X"):  # "I misspoke - I'm vegetarian"
+            tail = text[hit.end:sentences[span[-1]].end]
+            told: list[tuple[str | None, str]] = [(None, y) for m in _AFTER.finditer(tail)
+                                                  if (y := new_value(m.group("y"))) is not None]
+            pairs = told[:1]
+        for x, y in pairs:
             if _count_of(y) is not None and (x is None or _count_of(x) is not None):  # a count: only a count
                 recount = _recount(infos, x, y, window)
                 if recount is not None and recount[0].fact.lineage_id not in done:
@@ -275,7 +355,9 @@ def find_corrections(
                     used.update(span)
                 continue
             if x is not None:
-                old = _best(infos, x)
+                old = _best(infos, x) or _best(infos, x, floor=0.5)
+                if old is None and (elided := _ellipsis(infos, x, y)) is not None:  # "a Mazda 6, not a 3"
+                    old, x = elided
                 named = {_stem(w.text) for w in words(x)}
             else:  # the one fact the window names, else one of Y's kind ("2 kids" for "three kids"), else by predicate
                 old = _best(infos, re.sub(re.escape(y), " ", window, flags=_I)) or _best(infos, y)
@@ -286,6 +368,8 @@ def find_corrections(
             info = old[0]
             if not named & info.names:  # a clipped word: the fact's word it begins
                 named = {n for n in info.names if any(n.startswith(c) for c in named)} or named
+            if x is None and not named & info.names:  # "Mabel's a lurcher": what the window does not repeat
+                named = _unsaid(info, re.sub(re.escape(y), " ", window, flags=_I)) or named
             obj = substitute(info.fact.object, named & info.names or named, y)
             if obj.strip().lower() == info.fact.object.strip().lower() or not obj.strip():
                 continue

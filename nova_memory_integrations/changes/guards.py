@@ -35,6 +35,7 @@ from typing import Literal
 
 from .cues import CueHit
 from .lexicon import (
+    ADDITIVE,
     ATTEMPT,
     BOUNDED_AFTER_CUE,
     DREAM,
@@ -46,6 +47,7 @@ from .lexicon import (
     NEAR_MISS,
     NEGATORS,
     PERSON_NOUNS,
+    PREDICATE_CATEGORIES,
     RELATIONS,
     REMINISCENCE_MARKERS,
     REPORTING_VERBS,
@@ -57,7 +59,7 @@ from .lexicon import (
 from .segments import Clause, Sentence, words
 from .segments import asks as _asks
 
-__all__ = ["Actor", "Known", "Verdict", "check", "find_actor"]
+__all__ = ["Actor", "Known", "Verdict", "adds_to_held", "check", "find_actor"]
 
 _I = re.IGNORECASE
 _MODAL = re.compile("|".join(MODAL_MARKERS), _I)
@@ -73,6 +75,9 @@ _LAUGHTER = re.compile(LAUGHTER, _I)
 _BOUNDED = re.compile(BOUNDED_AFTER_CUE, _I)
 _RESUMED = re.compile(RESUMED, _I)
 _MALFUNCTION = re.compile(MALFUNCTION, _I)
+_ADDITIVE = re.compile(ADDITIVE, _I)
+_MANY_HELD = frozenset({"job", "study"})
+"""Categories a person often holds two of at once (a second job, an evening course); a home or a partner is not."""
 _TO_BEFORE = re.compile(r"\b(?:to|gonna|will|'ll)\s+(?:\w+ly\s+|just\s+)?$", _I)
 _PAST = re.compile(TIME_PAST, _I)
 _REPORTED = re.compile(r"(?P<who>[\w']+)\s+(?:\w+\s+)?" + REPORTING_VERBS, _I)
@@ -100,7 +105,8 @@ _INDEFINITE = re.compile(r"^(?:someone|somebody|some\s+\w+|an?\s+(?:[\w-]+\s+){0
 _THE = re.compile(r"^(?:the|this|that)\s+(?P<np>[\w&+-]+(?:\s+[\w&+-]+){0,3}?)(?='s\b|\s+(?:is|are|was|were|has|"
                   r"have|had|got|went|'s|been|just|finally)\b|\s*$)", _I)
 _OWNED = re.compile(r"'s\s+([\w-]+)\s+\S")
-_PEOPLE = "|".join(sorted({*PERSON_NOUNS, *(w for w in RELATIONS if " " not in w)}, key=len, reverse=True))
+_PEOPLE_SET = frozenset({*PERSON_NOUNS, *(w for w in RELATIONS if " " not in w)})
+_PEOPLE = "|".join(sorted(_PEOPLE_SET, key=len, reverse=True))
 _OWNED_PERSON = re.compile(r"'s?\s+(?:[\w-]+\s+){0,2}?(?P<who>" + _PEOPLE + r")\b", _I)
 """A possessed person ("the club's old *coach*", "Bruno's *brother* Max"): their news, not the possessor's."""
 _NAME = re.compile(r"^(?P<name>[A-Za-zÀ-ÿ][\w&+-]*(?:\s+[A-Z][\w&+-]*){0,2})(?P<pos>'s?\s+(?P<next>[\w-]+))?")
@@ -216,6 +222,8 @@ def find_actor(prefix: str, known: Known) -> Actor:
         return Actor("third", name=f"{head.group(0 if head.re is _THE else 'name').strip().lower()}'s "
                                    f"{person.group('who').lower()}")
     if m := _THE.match(rest):
+        if m.group("np").split()[-1].lower() in _PEOPLE_SET:  # "the Oxfam shop *manager*": a person, not the shop
+            return Actor("third", name=m.group("np").lower())
         owned = _OWNED.match(rest, m.end())  # "the Octavia's service is done": the service
         if owned and owned.group(1).lower() not in _CONTRACTED and not owned.group(1).lower().endswith(("ing", "ed")):
             return Actor("thing", name=owned.group(1).lower())
@@ -304,3 +312,9 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         # "Leaving the band after Christmas": a plan
         return Verdict("future", f"a gerund with a time ahead ({ahead.group(0).strip()!r})", actor)
     return Verdict(None, "", actor)
+
+
+def adds_to_held(predicate: str, sentence: str) -> bool:
+    """Whether a statement of a single-valued job or study predicate is one more value, not a replacement
+    ("I tutor on the side *too*"): the consolidator then keeps the held value beside it."""
+    return PREDICATE_CATEGORIES.get(predicate) in _MANY_HELD and _ADDITIVE.search(sentence) is not None

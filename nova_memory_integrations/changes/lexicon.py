@@ -19,6 +19,7 @@ from typing import Literal
 from ..memory.entailments import CAR_MAKES
 
 __all__ = [
+    "ADDITIVE",
     "RESUMED",
     "PERSON_NOUNS",
     "MALFUNCTION",
@@ -259,6 +260,7 @@ transferred switched switching swapped changed without clean off free
 replaced upgraded instead mine ours hers theirs his wagon
 correction correct correcting fix clarify meant mean misspoke misremembered slip wrong muddled mixed messed bad
 mistake said typed told mentioned should wait sorry oops typo autocorrect auto actually not
+scratch ignore forget disregard winding wound kidding joking pulling having lying exaggerating confession turns
 """.split())
 """Every cue and correction cue holds one of these words: a message without any is skipped in one set lookup."""
 
@@ -282,12 +284,19 @@ CORRECTION_CUES: tuple[CorrectionCue, ...] = (
                   r"|\bgot (?:them|it) muddled\b|\bI was wrong\b"),
     CorrectionCue("I said", r"\bI (?:said|wrote|typed|told you|put|mentioned)\b[^.;!?]{0,60}\b(?:but|earlier|before|"
                   r"last time|the other day|by mistake)\b|\bI should(?:'ve| have) said\b|\bshould have said\b"
+                  r"|\b(?:earlier|before|last time|the other day),? I (?:said|told you|mentioned|wrote|typed)\b"
+                  r"|\bI (?:said|told you|mentioned|wrote|typed)\b[^.;!?]{0,60}?\s(?:[,—-]|\s-)\s*(?:it's|it is|I'm|"
+                  r"I am|we're|he's|she's|they're)\b"
                   r"|\bshould've said\b"),
     CorrectionCue("wait no", r"\bwait,? no\b|\bno wait\b|\bsorry,? (?:it's|it is|I meant|I'm|he's|she's|we're|that)"
                   r"|\boops\b"),
     CorrectionCue("typo", r"\btypo\b|\bautocorrect\b|\bauto-correct\b"),
+    CorrectionCue("take back", r"\bscratch that\b|\b(?:ignore|forget|disregard) (?:what I (?:said|wrote|told you|"
+                  r"mentioned)|that|my last|the bit)\b|\bI take (?:that|it) back\b"),
+    CorrectionCue("was not true", r"\bI was (?:only |just )?(?:winding you up|kidding|joking|pulling your leg|having "
+                  r"you on|lying|exaggerating|making (?:that|it) up)\b"),
     CorrectionCue("actually", r"\bactually\b", strength=0.6),
-    CorrectionCue("not X", r"\bnot (?:a |an |the )?[\w'&+-]+(?: [\w'&+-]+){0,2}\s*[.,;!—-]", strength=0.6),
+    CorrectionCue("not X", r"\bnot (?:a |an |the )?[\w'&+-]+(?: [\w'&+-]+){0,2}\s*(?:[.,;!—-]|$)", strength=0.6),
 )
 
 
@@ -549,3 +558,8 @@ PERSON_NOUNS = frozenset(
 )
 """Heads of a possessed person ("the club's old *coach*", "Bruno's *brother*"): that person's news, not the
 possessor's (with :data:`RELATIONS`)."""
+
+ADDITIVE = (r"\b(?:too|as well|also|on the side|on top of (?:that|it|my \w+)|in addition|besides|alongside|second job|"
+            r"side (?:hustle|gig|job)|extra shifts?|a few (?:hours|evenings|shifts))\b")
+"""Words that make a new job or course one more, not the one instead ("tutoring on the side *too*",
+"volunteering at the food bank *as well*")."""

@@ -34,6 +34,7 @@ from .. import _tracing
 from .._once import WarnOnce
 from .._time import from_epoch, to_epoch, utcnow
 from ..changes.corrections import says_corrected
+from ..changes.guards import adds_to_held
 from ..changes.states import OPEN_PREDICATE
 from ..config import ConsolidationConfig, FactConfig, NovaConfig
 from ..engine.hooks import Hooks, Veto
@@ -406,9 +407,10 @@ class Consolidator:
             supersede.append(target)
             verdicts.append(Verdict("explicit_update", held_fact(target, target.confidence), "trust_newer", "new",
                                     "the model decided this fact is superseded (UPDATE)"))
-        outcome, held = self._conflicts(user_id, subject_n, predicate, obj, at,
-                                        prop.confidence or self.fact_config.default_confidence,
-                                        exclude={f.id for f in supersede}, now=now)
+        additive = prop.op != "UPDATE" and adds_to_held(predicate, prop.source_text)  # "tutoring on the side too"
+        outcome, held = (Outcome(), {}) if additive else self._conflicts(
+            user_id, subject_n, predicate, obj, at, prop.confidence or self.fact_config.default_confidence,
+            exclude={f.id for f in supersede}, now=now)
         verdicts += outcome.verdicts
         if not outcome.apply_new:
             why = "; ".join(v.reason for v in outcome.verdicts if v.winner == "existing")
@@ -420,7 +422,7 @@ class Consolidator:
             return [decision], []
         supersede += [held[i] for i in outcome.close_ids]
         decision, ids = self.facts.apply(user_id, subject, predicate, obj, at=at, supersede=supersede,
-                                         single_valued=False if outcome.keep_both else None, **common)
+                                         single_valued=False if outcome.keep_both or additive else None, **common)
         if self.attitudes is not None and decision.op in ("ADD", "UPDATE"):  # opposite attitudes, related topics
             clashing, clashed = self.attitudes.find(user_id, subject_n, predicate, obj, at, decision.fact_id)
             verdicts, held = verdicts + clashing, {**held, **clashed}

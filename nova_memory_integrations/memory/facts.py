@@ -191,7 +191,9 @@ class FactMemory:
             raise InvalidInputError("a correction needs the corrected value")
         subject, obj = wrong.subject, corrected.strip()
         if self.resolve is not None:
-            subject, obj = self.resolve(user_id, subject, wrong.predicate, obj)
+            subject, resolved = self.resolve(user_id, subject, wrong.predicate, obj)
+            # a near value ("... on Wednesdays" beside "... on Tuesdays") must not resolve back onto the wrong one
+            obj = obj if normalize_value(resolved) == normalize_value(wrong.object) else resolved
         obj_norm = normalize_value(obj)
         stamp = to_epoch(now) or 0.0
         changed: list[str] = []
@@ -205,7 +207,11 @@ class FactMemory:
                  if normalize_value(f.object) == obj_norm and f.lineage_id != wrong.lineage_id],
                 at,
             )
-            for fid in (*plan.expire, *plan.rebase):
+            # the correcting message itself restating the wrong value ("Pescatarian was my husband" read as the
+            # user's): never true either
+            restated = [f.id for f in same if f.lineage_id != wrong.lineage_id and set(f.provenance) & set(episode_ids)
+                        and normalize_value(f.object) == normalize_value(wrong.object)]
+            for fid in (*plan.expire, *plan.rebase, *restated):
                 self.db.expire_fact(user_id, fid, stamp)
                 changed.append(fid)
             fact_id = plan.reinforce_id
