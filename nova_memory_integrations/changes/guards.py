@@ -59,7 +59,7 @@ from .lexicon import (
 from .segments import Clause, Sentence, words
 from .segments import asks as _asks
 
-__all__ = ["Actor", "Known", "Verdict", "adds_to_held", "check", "find_actor"]
+__all__ = ["Actor", "Known", "Verdict", "adds_to_held", "check", "find_actor", "restates"]
 
 _I = re.IGNORECASE
 _MODAL = re.compile("|".join(MODAL_MARKERS), _I)
@@ -94,7 +94,7 @@ _LEAD = re.compile(
     r"\d{1,2}(?:st|nd|rd|th)?(?: of)? \w+|\w+ \d{1,2}(?:st|nd|rd|th)?)|actually)\b[\s,:!.\-—]*)*", _I)
 _AND_I = re.compile(r"^(?P<x>[\w'-]+(?: [\w'-]+)?) and (?:I|me|i)\b(?!')", _I)
 _FIRST = re.compile(r"^(?:I|i|we|We|WE|me|Me)(?:'(?:ve|m|d|re|ll))?\b(?!-)")
-_MY_REL = re.compile(r"^(?:my|our)\s+(?:(?:old|new|former|ex|late|current|previous|dear)[\s-]+)?(?P<rel>" + _RELS
+_MY_REL = re.compile(r"^(?:my|our)\s+(?:[a-z]+[\s-]+)?(?P<rel>" + _RELS
                      + r")\b(?:,?\s+(?P<name>[A-Z][\w-]+))?(?P<pos>'s?\s+"
                      r"(?P<thing>[\w-]+))?", _I)
 _MY_THING = re.compile(r"^(?:my|our)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)", _I)
@@ -107,7 +107,8 @@ _THE = re.compile(r"^(?:the|this|that)\s+(?P<np>[\w&+-]+(?:\s+[\w&+-]+){0,3}?)(?
 _OWNED = re.compile(r"'s\s+([\w-]+)\s+\S")
 _PEOPLE_SET = frozenset({*PERSON_NOUNS, *(w for w in RELATIONS if " " not in w)})
 _PEOPLE = "|".join(sorted(_PEOPLE_SET, key=len, reverse=True))
-_OWNED_PERSON = re.compile(r"'s?\s+(?:[\w-]+\s+){0,2}?(?P<who>" + _PEOPLE + r")\b", _I)
+_POSSESSED_PERSON = re.compile(r"^(?:(?:my|our|the|this|that)\s+)?(?P<owner>[\w&+-]+(?:\s+[\w&+-]+){0,2}?)'s?\s+"
+                               r"(?:[\w-]+\s+){0,2}?(?P<who>" + _PEOPLE + r")\b", _I)
 """A possessed person ("the club's old *coach*", "Bruno's *brother* Max"): their news, not the possessor's."""
 _NAME = re.compile(r"^(?P<name>[A-Za-zÀ-ÿ][\w&+-]*(?:\s+[A-Z][\w&+-]*){0,2})(?P<pos>'s?\s+(?P<next>[\w-]+))?")
 _CONTRACTED = frozenset(
@@ -192,6 +193,8 @@ def find_actor(prefix: str, known: Known) -> Actor:
     if m := _AND_I.match(rest):
         partner = re.sub(r"^(?:my|our)\s+", "", m.group("x"), flags=_I)
         return Actor("user", partner=_person(partner, known) or partner.lower())
+    if m := _POSSESSED_PERSON.match(rest):  # "our choir's old *conductor*", "Bruno's *brother* Max"
+        return Actor("third", name=f"{m.group('owner').lower()}'s {m.group('who').lower()}")
     if (relative := _WHO.match(rest)) and not _FIRST.match(rest):  # "the guy who runs the club retired"
         subject = find_actor(relative.group("head"), known)
         if subject.kind in ("third", "user"):
@@ -217,10 +220,6 @@ def find_actor(prefix: str, known: Known) -> Actor:
         return Actor("thing", name=m.group("np").lower())
     if (m := _INDEFINITE.match(rest)) and (m.group("head") or "someone").lower() not in known.people:
         return Actor("indefinite", name=(m.group("head") or "someone").lower())
-    head = _THE.match(rest) or _NAME.match(rest)
-    if head and (person := _OWNED_PERSON.match(rest, head.end("np" if head.re is _THE else "name"))):
-        return Actor("third", name=f"{head.group(0 if head.re is _THE else 'name').strip().lower()}'s "
-                                   f"{person.group('who').lower()}")
     if m := _THE.match(rest):
         if m.group("np").split()[-1].lower() in _PEOPLE_SET:  # "the Oxfam shop *manager*": a person, not the shop
             return Actor("third", name=m.group("np").lower())
@@ -318,3 +317,17 @@ def adds_to_held(predicate: str, sentence: str) -> bool:
     """Whether a statement of a single-valued job or study predicate is one more value, not a replacement
     ("I tutor on the side *too*"): the consolidator then keeps the held value beside it."""
     return PREDICATE_CATEGORIES.get(predicate) in _MANY_HELD and _ADDITIVE.search(sentence) is not None
+
+
+def restates(held: str, new: str) -> bool:
+    """Whether a new value of a single-valued predicate only restates the held one, longer or shorter from the
+    same start ("Leeds" / "Leeds city centre", "the Co-op" / "the Co-op is fine") or a kind noun made precise
+    ("teacher" / "Year 4 teacher"): the same thing told again, not a replacement ("York" / "New York" is not: a
+    name)."""
+    h, n = [w.low for w in words(held)], [w.low for w in words(new)]
+    if not h or not n or h == n:
+        return False
+    if n[:len(h)] == h or h[:len(n)] == n:
+        return True
+    short, long = (h, n) if len(h) < len(n) else (n, h)  # "teacher" / "Year 4 teacher": a kind noun, made precise
+    return long[-len(short):] == short and not any(w.text[:1].isupper() for w in words(held if short is h else new))

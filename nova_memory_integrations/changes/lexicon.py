@@ -534,10 +534,16 @@ LAUGHTER = (r"\b(?:lol|lmao|lmfao|rofl|haha\w*|hehe\w*|jk|j/k|kidding|jokes|joki
 BOUNDED_AFTER_CUE = (r"^\W*(?:\w+\s+){0,3}?(?:for (?:the month of |all of |most of )?(?:january|february|march|april|"
                      r"may|june|july|august|september|october|november|december|lent|(?:a|one|two|three|four|a few|"
                      r"a couple of|\d+) (?:days?|nights?|weeks?))\b(?! (?:now|already|and counting|so far|straight))"
+                     r"|for (?:today|tonight|the day|the night|the evening|this week)\b"
                      r"|while (?:I'm|I am|we're|we are|they're|he's|she's) (?:away|off|abroad|on holiday|travelling|"
-                     r"traveling|recovering)\b)")
-"""Right after a cue, a short stretch that bounds it: a pause, not an end ("cancelled the lessons *for August*",
-"went missing *for two days*"). A stretch before the cue ("worked there for two weeks, quit") is not read."""
+                     r"traveling|recovering|in hospital|on leave|off sick)\b"
+                     r"|before (?:my|our|the) (?:holiday|holidays|break|leave|vacation|trip|time off|surgery|op|"
+                     r"operation|maternity leave|paternity leave)\b"
+                     r"|(?:down |back )?to (?:once|twice|part[- ]time|half|(?:one|two|three|four|five|\d+) (?:days?|"
+                     r"hours?|evenings?|nights?|times?|shifts?))\b)")
+"""Right after a cue, a short stretch that bounds it or a reduction: a pause, not an end ("cancelled the lessons
+*for August*", "went missing *for two days*", "done with the gym *for today*", "last shift *before my holiday*",
+"dropped the class *to once a week*"). A stretch before the cue ("worked there for two weeks, quit") is not read."""
 
 RESUMED = (r"\b(?:but|yet|though)\s+(?:I|we)(?:'m|'re| am| are)?\s+(?:still (?:going|there|at it|doing it|(?:have|got|"
            r"own|drive|use|ride) (?:it|her|him|them))|keep (?:going|at it|\w+ing (?:\w+ )?(?:there|back|in|along|it)))"
@@ -554,7 +560,9 @@ MALFUNCTION = r"^\s+on (?:me|us|him|her)\b"
 PERSON_NOUNS = frozenset(
     "coach trainer teacher tutor instructor owner director chef doctor gp vet dentist captain founder ceo head "
     "headteacher headmaster principal manager boss landlord landlady vicar priest singer drummer guitarist "
-    "bassist player members member husband wife son daughter brother sister mum dad mother father".split()
+    "bassist player members member husband wife son daughter brother sister mum dad mother father conductor leader "
+    "organiser organizer secretary chair chairman chairwoman president treasurer pastor minister rabbi imam "
+    "receptionist nurse surgeon consultant physio therapist".split()
 )
 """Heads of a possessed person ("the club's old *coach*", "Bruno's *brother*"): that person's news, not the
 possessor's (with :data:`RELATIONS`)."""

@@ -54,6 +54,14 @@ CASES: dict[str, list[tuple[str, str]]] = {
         ("my girlfriend Amy lives with me in Derby", "Amy's dad finally retired from the police, big party on Saturday."),
         ("I work at Barclays in IT", "Barclays announced layoffs today, not in my team thank god."),
         ("I live in Bristol", "My brother moved out of Bristol last month, back to Cornwall."),
+        ("I'm a member of a climbing wall", "My climbing partner quit, so I'm bouldering solo now."),
+        ("I volunteer at the Oxfam shop on Saturdays", "The Oxfam shop manager retired this week, big send-off."),
+        ("I'm a member of a choir", "Our choir's old conductor passed away, we sang at his funeral."),
+    ],
+    "the held value told again": [
+        ("I work at the Co-op in Hebden Bridge", "Working at the Co-op is fine, the customers are lovely."),
+        ("I'm vegetarian", "I've been vegetarian since 2010 and I'm not stopping now."),
+        ("I work as a teacher", "I used to be a teacher's assistant before I qualified, now I teach Year 4."),
     ],
     "reminiscence": [
         ("I ride a Brompton to work", "Back in uni I sold my old bike to pay for textbooks, what a mistake."),
@@ -93,6 +101,9 @@ CASES: dict[str, list[tuple[str, str]]] = {
         ("I have a cat called Milo", "Milo went missing for two days but he's back home now, the little sod."),
         ("I drive a Nissan Leaf", "The Leaf died on me this morning, flat battery, had to get a jump."),
         ("I play tennis at the club every Sunday", "Tennis is off till my elbow heals, physio says six weeks."),
+        ("I'm a member of the gym on Canal Street", "Done with the gym for today, legs are jelly."),
+        ("I work at Waitrose", "Worked my last shift before my holiday, two weeks in Crete!"),
+        ("I'm learning Japanese", "Dropped my Japanese class to once a week instead of twice."),
     ],
     "complaint about something still held": [
         ("I drive a Vauxhall Corsa", "The Corsa broke down AGAIN on the ring road, I swear this car hates me."),

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations.changes import plan_changes
-from nova_memory_integrations.changes.guards import Known, find_actor
+from nova_memory_integrations.changes.guards import Known, adds_to_held, find_actor, restates
 from nova_memory_integrations.types import Fact
 
 T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
@@ -64,7 +64,8 @@ def test_a_change_told_beside_those_words_still_ends(text: str, fact: Fact) -> N
 
 
 @pytest.mark.parametrize(("prefix", "name"), [
-    ("The darts team's captain ", "the darts team's captain"),
+    ("The darts team's captain ", "darts team's captain"),
+    ("Our choir's old conductor ", "choir's conductor"),
     ("Kemi's husband ", "kemi's husband"),
     ("my former manager ", "manager"),
 ])
@@ -75,3 +76,25 @@ def test_a_possessed_person_is_a_third_party_not_the_possessor(prefix: str, name
 
 def test_a_possessed_thing_is_still_a_thing() -> None:
     assert find_actor("The darts team's board ", Known({}, {})).kind == "thing"
+
+
+@pytest.mark.parametrize(("held", "new", "same"), [
+    ("Leeds", "Leeds city centre", True),  # longer from the same start
+    ("the Co-op is fine", "the Co-op", True),
+    ("teacher", "Year 4 teacher", True),  # a kind noun made precise
+    ("York", "New York", False),  # a name ending another name is another place
+    ("sous chef", "head chef", False),  # a different role
+    ("Tesco", "Aldi", False),
+])
+def test_a_value_told_again_longer_or_shorter_is_a_restatement(held: str, new: str, same: bool) -> None:
+    assert restates(held, new) is same
+
+
+@pytest.mark.parametrize(("predicate", "sentence", "more"), [
+    ("job_title", "I'm a tutor on the side too", True),
+    ("works_at", "Doing a few shifts at the pub as well", True),
+    ("works_at", "I work at the pub now", False),
+    ("lives_in", "We've got a caravan in Wales too", False),  # a home is not held twice
+])
+def test_a_second_job_told_as_one_more_adds_to_the_held_one(predicate: str, sentence: str, more: bool) -> None:
+    assert adds_to_held(predicate, sentence) is more
