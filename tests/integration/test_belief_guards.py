@@ -104,6 +104,7 @@ CASES: dict[str, list[tuple[str, str]]] = {
         ("I'm a member of the gym on Canal Street", "Done with the gym for today, legs are jelly."),
         ("I work at Waitrose", "Worked my last shift before my holiday, two weeks in Crete!"),
         ("I'm learning Japanese", "Dropped my Japanese class to once a week instead of twice."),
+        ("I go to a Pilates class on Mondays", "Pilates was cancelled this week because the instructor was ill."),
     ],
     "complaint about something still held": [
         ("I drive a Vauxhall Corsa", "The Corsa broke down AGAIN on the ring road, I swear this car hates me."),

@@ -37,6 +37,9 @@ def _ended(text: str, *facts: Fact) -> set[str]:
      "Cancelled the violin lessons.", _fact("states", "violin lessons on Mondays")),
     ("The Kindle froze and died on me mid-chapter.", "Got rid of the Kindle, I read paper now.",
      _fact("owns", "Kindle")),
+    # one occasion of a passive cue
+    ("Salsa class was cancelled tonight, the hall flooded.", "Salsa class was cancelled for good, the teacher left.",
+     _fact("states", "salsa class on Fridays")),
     # the state goes on, came back, or spared the user
     ("Kiwi ran away on Sunday, but she came back by teatime.", "Kiwi ran away on Sunday.",
      _fact("has_pet", "parrot named Kiwi")),
