@@ -285,7 +285,7 @@ CORRECTION_CUES: tuple[CorrectionCue, ...] = (
     CorrectionCue("I said", r"\bI (?:said|wrote|typed|told you|put|mentioned)\b[^.;!?]{0,60}\b(?:but|earlier|before|"
                   r"last time|the other day|by mistake)\b|\bI should(?:'ve| have) said\b|\bshould have said\b"
                   r"|\b(?:earlier|before|last time|the other day),? I (?:said|told you|mentioned|wrote|typed)\b"
-                  r"|\bI (?:said|told you|mentioned|wrote|typed)\b[^.;!?]{0,60}?\s(?:[,—-]|\s-)\s*(?:it's|it is|I'm|"
+                  r"|\bI (?:said|told you|mentioned|wrote|typed)\b[^.;!?]{0,60}?\s*[,—-]\s*(?:it's|it is|I'm|"
                   r"I am|we're|he's|she's|they're)\b"
                   r"|\bshould've said\b"),
     CorrectionCue("wait no", r"\bwait,? no\b|\bno wait\b|\bsorry,? (?:it's|it is|I meant|I'm|he's|she's|we're|that)"

@@ -40,6 +40,11 @@ def _corrected(text: str, facts: list[Fact] = HELD) -> set[tuple[str, str]]:
      {("choir practice on Thursdays", "choir practice on Tuesdays")}),
     ("Earlier I told you it was a Rio - it's a Kia Picanto, my head was all over the place.",
      {("car Kia Rio", "car Kia Picanto")}),
+    ("I told you Thursdays for choir practice, it's Tuesdays.",
+     {("choir practice on Thursdays", "choir practice on Tuesdays")}),
+    # an echo question, then what was meant; "my bad" before Y
+    ("Hibs? I meant Hearts.", {("Hibs", "Hearts")}),
+    ("my bad, it's a Peugeot 308", {("Peugeot 208", "Peugeot 308")}),
     # an admission the earlier saying was not meant, then the speaker's state
     ("I was only kidding about Hibs 🙈 I'm Hearts, born and raised.", {("Hibs", "Hearts")}),
     # a contrast whose X is elided: the shared head comes from Y
@@ -67,6 +72,8 @@ def test_a_correction_without_a_cue_word_is_read_by_structure(text: str, correct
     "Went to see the trombone section at the Proms. Not trombone, actually, trumpets.",
     # kidding about something the store does not hold
     "I was kidding about the marathon, I'm lazy as anything.",
+    # "I told you ..., it's ..." about no held value
+    "I told you I'd be late, it's raining cats and dogs.",
     # a contrast that is not copular and holds nothing
     "Got the 9:15 not the 8:40 this morning.",
 ])
