@@ -80,8 +80,10 @@ _MANY_HELD = frozenset({"job", "study"})
 """Categories a person often holds two of at once (a second job, an evening course); a home or a partner is not."""
 _TO_BEFORE = re.compile(r"\b(?:to|gonna|will|'ll)\s+(?:\w+ly\s+|just\s+)?$", _I)
 _PASSIVE = re.compile(r"\b(?:was|were|got|been|is|are)\s+(?:\w+ly\s+|just\s+)?$", _I)
-_ONCE = re.compile(r"^\s+(?:again\s+)?(?:this (?:week|weekend|morning|afternoon|evening|time)|today|tonight)\b", _I)
-"""After a passive cue, the one occasion ("the class *was cancelled this week*"): that session, not the class."""
+_ONCE = re.compile(r"^\s+(?:again\s+)?(?:this (?:week|weekend|time)|today|tonight)\b", _I)
+_CALLED_OFF = re.compile(r"cancel|call|postpon|scrap", _I)
+"""After a passive cancelling cue, the one occasion ("the class *was cancelled this week*"): that session, not the
+class ("was put to sleep this morning" is no occasion)."""
 _PAST = re.compile(TIME_PAST, _I)
 _REPORTED = re.compile(r"(?P<who>[\w']+)\s+(?:\w+\s+)?" + REPORTING_VERBS, _I)
 _NOT_YET = re.compile(r"\bnot (?:yet|doing it yet|decided)\b", _I)
@@ -297,7 +299,7 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
     after = text[hit.end:sentence.end]
     if not cue.negated and (pause := _BOUNDED.search(text[hit.end:clause.end]) or _MALFUNCTION.search(after)):
         return Verdict("temporary", f"bounded or a fault, not an end ({pause.group(0).strip()!r})", actor)
-    if _PASSIVE.search(prefix) and (once := _ONCE.match(after)):
+    if _CALLED_OFF.match(text, hit.start) and _PASSIVE.search(prefix) and (once := _ONCE.match(after)):
         return Verdict("temporary", f"one occasion, not the state ({once.group(0).strip()!r})", actor)
     if back := _RESUMED.search(after):
         return Verdict("temporary", f"goes on or came back ({back.group(0)!r})", actor)

@@ -409,10 +409,7 @@ class Consolidator:
                                     "the model decided this fact is superseded (UPDATE)"))
         additive = prop.op != "UPDATE" and adds_to_held(predicate, prop.source_text)  # "tutoring on the side too"
         if prop.valid_from is not None and prop.op != "UPDATE":  # "vegetarian since 2010" of a value held from later
-            same = normalize_value(obj)
-            at = min((f.valid_from for f in self.db.current_facts(user_id, subject=subject_n, predicate=predicate)
-                      if f.valid_to is None and f.valid_from > at and normalize_value(f.object) == same),
-                     default=at)  # a repeat (reinforced), not a closed copy before it
+            at = self.facts.held_from(user_id, subject_n, predicate, obj, after=at) or at
         outcome, held = (Outcome(), {}) if additive else self._conflicts(
             user_id, subject_n, predicate, obj, at, prop.confidence or self.fact_config.default_confidence,
             exclude={f.id for f in supersede}, now=now)
@@ -426,8 +423,7 @@ class Consolidator:
             self._log(user_id, verdicts, held, subject_n, predicate, obj, None, episode_ids, now)
             return [decision], []
         if outcome.close_ids and all(restates(held[i].object, obj) for i in outcome.close_ids):
-            obj = held[outcome.close_ids[0]].object  # "the Co-op" told again as "the Co-op is fine": a repeat
-            outcome = Outcome(outcome.verdicts)
+            obj, outcome = held[outcome.close_ids[0]].object, Outcome(outcome.verdicts)  # told again: a repeat
         supersede += [held[i] for i in outcome.close_ids]
         decision, ids = self.facts.apply(user_id, subject, predicate, obj, at=at, supersede=supersede,
                                          single_valued=False if outcome.keep_both or additive else None, **common)

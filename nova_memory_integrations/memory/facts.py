@@ -176,6 +176,13 @@ class FactMemory:
             self.db.record_decision(user_id, decision, to_epoch(now) or 0.0)
         return decision, changed
 
+    def held_from(self, user_id: str, subject: str, predicate: str, obj: str, *, after: datetime) -> datetime | None:
+        """The start of the open version holding ``obj`` from later than ``after``, if any: a statement of the
+        same value from earlier ("vegetarian since 2010") is then a repeat of it, not a closed copy before it."""
+        same = normalize_value(obj)
+        return min((f.valid_from for f in self.db.current_facts(user_id, subject=subject, predicate=predicate)
+                    if f.valid_to is None and f.valid_from > after and normalize_value(f.object) == same), default=None)
+
     def retract(
         self, user_id: str, wrong: Fact, corrected: str, *, at: datetime, episode_ids: Sequence[str] = (),
         reason: str, now: datetime | None = None,
