@@ -29,13 +29,16 @@ from .clause_reader import ClauseReader, shipped
 from .fallback import may_mean_an_ending, meant_endings
 from .lexicon import STOPWORDS
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
+from .state_reading import state_candidates
 from .states import OPEN_PREDICATE, OpenState, open_states
 
-__all__ = ["SAME_STATE_COSINE", "ChangeTracker"]
+__all__ = ["SAME_STATE_COSINE", "STATE_PROBABILITY", "ChangeTracker"]
 
 _EPSILON = timedelta(milliseconds=1)
 _WARN = WarnOnce(logging.getLogger(__name__),
                  "nova-memory: the clause reader is off (%s); the prototypes alone read endings")
+STATE_PROBABILITY = 0.6
+"""Lowest probability of ``state`` (the clause reader) at which a clause no rule read adds a state told in passing."""
 SAME_STATE_COSINE = 0.8
 """Cosine (MiniLM) of two clauses at or above which a newly told open state is one already held
 (reinforced, not added): "I sing in a choir" then "choir practice with my choir in the church"."""
@@ -100,6 +103,7 @@ class ChangeTracker:
         if episode.role != "user" or not episode.content:
             return []
         found = open_states(episode.content, covered=tuple(covered), read=tuple(read))
+        found += self.read_states(episode.content, taken=(*read, *(s.clause for s in found)), covered=covered)
         out: list[tuple[OpenState, Fact | None]] = []
         held: dict[str, list[Fact]] = {}
         for state in found:
@@ -143,6 +147,20 @@ class ChangeTracker:
             return list(related)
         rest = [f for f in related if f.id not in found]
         return [*found.values(), *rest][: max(limit, len(found))]
+
+    def read_states(self, text: str, *, taken: Sequence[str], covered: Sequence[str]) -> list[OpenState]:
+        """The user's states ``text`` tells only in passing (:mod:`.state_reading`'s candidates the clause
+        reader reads as ``state`` with probability :data:`STATE_PROBABILITY` or more), each valued by the thing
+        it names; none without a reader, and none whose thing a rule already stated (``covered``)."""
+        if self.reader is None:
+            return []
+        held = {c.lower() for c in covered if c}
+        candidates = [c for c in state_candidates(text, taken=tuple(taken)) if c.thing.lower() not in held]
+        if not candidates:
+            return []
+        readings = self.read_clauses([c.masked for c in candidates])
+        return [OpenState("user", c.thing, c.clause) for c, r in zip(candidates, readings, strict=True)
+                if r["state"] >= STATE_PROBABILITY]
 
     @property
     def reader(self) -> ClauseReader | None:
