@@ -65,10 +65,13 @@ def _thing(clause: str) -> str | None:
     return mine[0] if len(mine) == 1 else None
 
 
-def state_candidates(text: str, *, taken: tuple[str, ...] = ()) -> list[StateCandidate]:
+def state_candidates(text: str, *, taken: tuple[str, ...] = (), covered: tuple[str, ...] = ()) -> list[StateCandidate]:
     """The clauses of ``text`` that may tell a state in passing (see the module docstring). ``taken``: the
-    sentences or clauses a rule already read a statement or a state from (left to it)."""
-    if not _NAME.search(text) and not _MY_THING.search(text):  # the cheap test: most turns name no thing
+    sentences or clauses a rule already read a statement or a state from (left to it); ``covered``: values a
+    rule already stated (a thing among them is not read again)."""
+    stated = {c.lower() for c in covered if c}
+    named = [m.group("np") for pattern in (_NAME, _MY_THING) for m in pattern.finditer(text)]
+    if all(n.lower() in stated for n in named):  # the cheap test: most turns name no thing a rule left
         return []
     norm = normalize_text(text)
     sentences = segment(norm)
@@ -89,6 +92,6 @@ def state_candidates(text: str, *, taken: tuple[str, ...] = ()) -> list[StateCan
             if len(low) < 3 or _SOMEONE_ELSE.search(piece) or any(w in NEGATORS or w.endswith("n't") for w in low):
                 continue
             thing = _thing(piece)
-            if thing:
+            if thing and thing.lower() not in stated:
                 out.append(StateCandidate(thing, piece, mask_phrase(piece, thing)))
     return out[:MAX_CANDIDATES]

@@ -154,8 +154,7 @@ class ChangeTracker:
         it names; none without a reader, and none whose thing a rule already stated (``covered``)."""
         if self.reader is None:
             return []
-        held = {c.lower() for c in covered if c}
-        candidates = [c for c in state_candidates(text, taken=tuple(taken)) if c.thing.lower() not in held]
+        candidates = state_candidates(text, taken=tuple(taken), covered=tuple(covered))
         if not candidates:
             return []
         readings = self.read_clauses([c.masked for c in candidates])

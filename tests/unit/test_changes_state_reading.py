@@ -49,6 +49,7 @@ def test_clauses_that_cannot_tell_the_users_state_in_passing_are_not_read(text: 
 
 def test_a_sentence_a_rule_read_is_left_to_it_and_a_message_reads_few_clauses() -> None:
     assert state_candidates(SCALES, taken=(SCALES,)) == []
+    assert state_candidates(SCALES, covered=("yamaha",)) == []  # a thing a rule stated (any case)
     many = " ".join(f"Went to Gym{n}x at six." for n in range(6))
     assert len(state_candidates(many)) == MAX_CANDIDATES
 
