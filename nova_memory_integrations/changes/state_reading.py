@@ -12,6 +12,17 @@ state), naming one *thing*: a capitalised name inside the clause ("on the Brompt
 judges the predicate: whether "cycled in on it today" presumes a lasting state, or tells a one-off event
 ("had a curry at it last night"). The caller keeps a candidate only when the reader's ``state`` reaches
 its threshold; its value is the thing's words, its clause the clause.
+
+The people in the user's life tell states the same way ("my sister does her big shop at Aldi", "Raj on my
+team is always at Fenwick Insurance till seven"). A clause about someone else is read the same way when its
+subject is someone the turn introduces or the store knows, found by the extractor's own subject shapes
+(:mod:`..extraction._subjects`): a relation ("my sister", "my brother Sam", "Sam, my brother,", "Uncle Ray"),
+a name with where one knows them from ("Raj on my team"), "she" / "he" as the person last named before it
+(:func:`.states.last_person`), or a capitalised name with a verb of its own, which only the store can tell is a
+person (``StateCandidate.known`` is ``False``: the caller makes it that person's when the store holds facts of
+that subject, else the user's as before: "Netflix keeps buffering on the Roku" tells the user's Roku). The
+thing is one capitalised name after the subject, else "his / her / their <thing>" (never "my <thing>": the
+user's thing in a person's clause is no state of theirs).
 """
 
 from __future__ import annotations
@@ -19,13 +30,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..extraction._subjects import KNOWN_FROM, THIRD_APPOS, THIRD_MY, THIRD_NAME, THIRD_TITLE, rel_word
 from ..text.dates import MONTHS
 from ..text.lexicon import RELS, STARTERS
 from .clause_reader import mask_phrase
 from .cues import find_corrections_cues, find_cues, has_cue
 from .lexicon import NEGATORS, STOPWORDS
 from .segments import normalize_text, segment
-from .states import JOKE, NOT_A_STATE
+from .state_mentions import KIN_TITLES
+from .states import JOKE, NOT_A_STATE, PERSON_PRONOUN, last_person
 
 __all__ = ["MAX_CANDIDATES", "StateCandidate", "state_candidates"]
 
@@ -39,30 +52,60 @@ _NAME = re.compile(r"(?<=[a-z,] )(?P<np>[A-Z][\w&+'-]*[a-z0-9+][\w&+'-]*(?:\s+(?
 """A capitalised name inside a clause (not its first word: a sentence starter is capitalised anyway)."""
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?P<np>[a-z][\w'-]{2,}(?:\s+[a-z][\w'-]{2,})?)\b")
 """A thing of the user's named in passing ("my kindle paperwhite")."""
+_THEIR_THING = re.compile(r"\b(?:his|her|their)\s+(?P<np>[a-z][\w'-]{2,}(?:\s+[a-z][\w'-]{2,})?)\b")
+"""A thing of a third party's named in passing ("on her kindle")."""
 _NOT_A_NAME = frozenset(w.lower() for w in STARTERS) | frozenset(MONTHS) | {"i", "i'm", "i've", "i'd", "i'll"}
 _NOT_A_THING = frozenset("own way life day time week weekend morning night evening turn fault head mind god".split())
+_VERB_FORM = re.compile(r"[a-z](?:ing|ed)$")
+"""A first word that is a verb with its subject dropped ("Practising scales ..."), not a name."""
+_LEAD = re.compile(r"^(?:(?:and|but|so|also|plus|oh|well)\s+)*", _I)
+"""Conjunctions before a clause's subject ("and my brother Sam ...")."""
+_ACQUAINTANCE = re.compile(r"(?P<name>[A-Z][a-z][\w'-]*)\s+(?:from|on|in|at)\s+" + KNOWN_FROM + r"(?=[\s,])")
+"""A name with where one knows them from ("Raj on my team", "Bea from yoga"): a person the turn introduces."""
 
 
 @dataclass(frozen=True)
 class StateCandidate:
-    """A clause that may tell a state of the user's in passing: its thing and the clause with the thing masked."""
+    """A clause that may tell a state in passing: its thing, the clause, the clause with the thing masked, whose
+    state it would be (``"user"``, a relation word or a lower-case name) and whether that subject is known to be
+    a person (``False``: a capitalised name only the store can vouch for)."""
 
     thing: str
     clause: str
     masked: str
+    subject: str = "user"
+    known: bool = True
 
 
-def _thing(clause: str) -> str | None:
-    """The one thing a clause names (a capitalised name, else "my <thing>"), or ``None`` (none, or several)."""
-    names = [m.group("np") for m in _NAME.finditer(clause)
-             if m.group("np").split()[0].lower().strip("'s") not in _NOT_A_NAME]
+def _thing(clause: str, start: int = 0, mine: re.Pattern[str] = _MY_THING) -> str | None:
+    """The one thing a clause names from ``start`` on (a capitalised name, else a thing ``mine`` names), or
+    ``None`` (none, or several)."""
+    names = [m.group("np") for m in _NAME.finditer(clause) if m.start() >= start
+             and m.group("np").split()[0].lower().strip("'s") not in _NOT_A_NAME]
     if len(names) == 1:
         return names[0]
     if names:
         return None
-    mine = [m.group("np") for m in _MY_THING.finditer(clause)
-            if m.group("np").split()[0].lower() not in _NOT_A_THING | STOPWORDS]
-    return mine[0] if len(mine) == 1 else None
+    owned = [m.group("np") for m in mine.finditer(clause, start)
+             if m.group("np").split()[0].lower() not in _NOT_A_THING | STOPWORDS]
+    return owned[0] if len(owned) == 1 else None
+
+
+def _someone(piece: str, before: str) -> tuple[str, int, bool] | None:
+    """Whom a clause about someone else is about (as the rules spell them), where that subject ends in the
+    clause and whether the turn itself shows them a person; ``None`` when its subject is no one resolvable."""
+    if m := THIRD_MY.match(piece):  # "my sister", "my brother Sam"
+        return (m.group("name") or rel_word(m.group("rel"))).lower(), m.end(), True
+    for shape in (THIRD_APPOS, THIRD_TITLE, _ACQUAINTANCE):  # "Sam, my brother,", "Uncle Ray", "Raj on my team"
+        if m := shape.match(piece):
+            return m.group("name").lower(), m.end(), True
+    if (m := PERSON_PRONOUN.match(piece)) and (person := last_person(before)):  # "she ...": the person last named
+        return person, m.end(), True
+    if (m := THIRD_NAME.match(piece)) and (name := m.group("name").lower()) not in _NOT_A_NAME and \
+            not _VERB_FORM.search(name):  # "Priya does ...": maybe a person ("Practising scales": no)
+        kin = name in KIN_TITLES  # "Gran still ...": the speaker's own relative
+        return (rel_word(name) if kin else name), m.end(), kin
+    return None
 
 
 def state_candidates(text: str, *, taken: tuple[str, ...] = (), covered: tuple[str, ...] = ()) -> list[StateCandidate]:
@@ -89,9 +132,16 @@ def state_candidates(text: str, *, taken: tuple[str, ...] = (), covered: tuple[s
         for clause in sentence.clauses:
             piece = clause.text.strip(" ,;-")
             low = piece.lower().split()
-            if len(low) < 3 or _SOMEONE_ELSE.search(piece) or any(w in NEGATORS or w.endswith("n't") for w in low):
+            if len(low) < 3 or any(w in NEGATORS or w.endswith("n't") for w in low):
                 continue
-            thing = _thing(piece)
-            if thing and thing.lower() not in stated:
-                out.append(StateCandidate(thing, piece, mask_phrase(piece, thing)))
+            lead = _LEAD.match(piece).end()  # type: ignore[union-attr]  # "and my brother ..."
+            subject, end, known = _someone(piece[lead:], norm[: clause.start]) or ("user", 0, True)
+            if known and subject != "user":  # someone the turn shows a person: their thing, never "my <thing>"
+                thing = _thing(piece, lead + end, _THEIR_THING)
+            elif _SOMEONE_ELSE.search(piece):
+                continue
+            else:  # the user's, or a bare name's the store may know ("Netflix keeps ..." is the user's)
+                thing = _thing(piece)
+            if thing and thing.lower() not in stated and thing.lower() != subject:
+                out.append(StateCandidate(thing, piece, mask_phrase(piece, thing), subject, known))
     return out[:MAX_CANDIDATES]

@@ -61,7 +61,7 @@ from .state_shapes import (
     told_first,
 )
 
-__all__ = ["JOKE", "NOT_A_STATE", "OPEN_PREDICATE", "OpenState", "open_states"]
+__all__ = ["JOKE", "NOT_A_STATE", "OPEN_PREDICATE", "PERSON_PRONOUN", "OpenState", "last_person", "open_states"]
 
 OPEN_PREDICATE = "states"
 """The predicate of an open-predicate fact: its object is the state's phrase, its metadata the clause."""
@@ -276,7 +276,7 @@ def _states(subject: str, value: str, body: str) -> list[OpenState]:
 
 def _clause_states(text: str, person: str | None = None) -> list[OpenState]:
     body = text[_LEAD.match(text).end():].strip()  # type: ignore[union-attr]
-    if person and (pronoun := _PRONOUN.match(body)):  # "she's in halls at Leeds now": the person last named
+    if person and (pronoun := PERSON_PRONOUN.match(body)):  # "she's in halls at Leeds now": the person last named
         body = person[0].upper() + person[1:] + body[pronoun.end():]
     lead = len(body)
     body = strip_time_lead(body)
@@ -526,13 +526,14 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
 
 _BREAK_HEAD = re.compile(r"\s+(?:at|in|on|with|for|from|of|to|by)\s", _I)
 """Where a noun phrase's head ends ("job offer | from Zalando")."""
-_PRONOUN = re.compile(r"(?:she|he)(?=\s|')", _I)
+PERSON_PRONOUN = re.compile(r"(?:she|he)(?=\s|')", _I)
+"""A clause told of "she" / "he": whom it is about is the person last named before it (:func:`last_person`)."""
 _PERSON = re.compile(r"(?<![\w'])(?P<name>[A-Z][a-z]{2,})(?='s\b|\s+(?:is|was|has|had|just|finally|still|now|"
                      r"[a-z]{2,}ed|[a-z]{2,}s)\b)")
 """A capitalised word told with a verb of its own ("Zara moved out", "Jo's left"): a person named."""
 
 
-def _last_person(text: str) -> str | None:
+def last_person(text: str) -> str | None:
     """The person last named in ``text`` (a relation's name, a named subject, a kinship word used as a name),
     lower-cased: whom a following "she" / "he" is about."""
     names = [(m.start(), m.group("name")) for m in _REL_NAMED.finditer(text)]
@@ -547,7 +548,7 @@ def _after_change(sentence: Sentence, cue: int) -> list[Clause]:
     """The clauses after a change cue's clause that tell of someone by a pronoun ("Zara moved out - she's in
     halls at Leeds now"): the state they are in after the change, which no cue ends."""
     at = next((c.end for c in sentence.clauses if c.start <= cue < c.end), sentence.end)
-    return [c for c in sentence.clauses if c.start >= at and _PRONOUN.match(c.text.strip())]
+    return [c for c in sentence.clauses if c.start >= at and PERSON_PRONOUN.match(c.text.strip())]
 
 
 def _joined(norm: str, clauses: tuple[Clause, ...]) -> list[Clause]:
@@ -584,7 +585,7 @@ def _piece_found(norm: str, blocked: int, a: int, b: int) -> list[OpenState]:
     piece = norm[a:b]
     if blocked <= b or _FEELINGS.match(piece.strip()) or _ONE_OFF.search(piece):
         return []
-    person = _last_person(norm[:a]) if _PRONOUN.match(piece.strip()) else None
+    person = last_person(norm[:a]) if PERSON_PRONOUN.match(piece.strip()) else None
     found = [s for s in _clause_states(piece, person) if not _denied(_upto(piece, s.value))]
     if not found and not _DONE.search(piece):
         for m in _MY_THING.finditer(piece):  # a thing of the user's named in passing

@@ -29,7 +29,7 @@ from .clause_reader import ClauseReader, shipped
 from .fallback import may_mean_an_ending, meant_endings
 from .lexicon import STOPWORDS
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
-from .state_reading import state_candidates
+from .state_reading import StateCandidate, state_candidates
 from .states import OPEN_PREDICATE, OpenState, open_states
 
 __all__ = ["SAME_STATE_COSINE", "STATE_PROBABILITY", "ChangeTracker"]
@@ -103,7 +103,8 @@ class ChangeTracker:
         if episode.role != "user" or not episode.content:
             return []
         found = open_states(episode.content, covered=tuple(covered), read=tuple(read))
-        found += self.read_states(episode.content, taken=(*read, *(s.clause for s in found)), covered=covered)
+        found += self.read_states(episode.content, taken=(*read, *(s.clause for s in found)), covered=covered,
+                                  user_id=user_id)
         out: list[tuple[OpenState, Fact | None]] = []
         held: dict[str, list[Fact]] = {}
         for state in found:
@@ -148,18 +149,32 @@ class ChangeTracker:
         rest = [f for f in related if f.id not in found]
         return [*found.values(), *rest][: max(limit, len(found))]
 
-    def read_states(self, text: str, *, taken: Sequence[str], covered: Sequence[str]) -> list[OpenState]:
-        """The user's states ``text`` tells only in passing (:mod:`.state_reading`'s candidates the clause
-        reader reads as ``state`` with probability :data:`STATE_PROBABILITY` or more), each valued by the thing
-        it names; none without a reader, and none whose thing a rule already stated (``covered``)."""
+    def read_states(
+        self, text: str, *, taken: Sequence[str], covered: Sequence[str], user_id: str | None = None,
+    ) -> list[OpenState]:
+        """The states ``text`` tells only in passing, the user's or a person's in their life
+        (:mod:`.state_reading`'s candidates the clause reader reads as ``state`` with probability
+        :data:`STATE_PROBABILITY` or more), each valued by the thing it names; none without a reader, none whose
+        thing a rule already stated (``covered``). A clause with a bare name first is that person's only when the
+        store holds facts of them for ``user_id`` (a capitalised word with a verb may be a shop as well as a
+        friend), else the user's."""
         if self.reader is None:
             return []
         candidates = state_candidates(text, taken=tuple(taken), covered=tuple(covered))
         if not candidates:
             return []
+        whose = [c.subject if c.known else self._person(user_id, c) for c in candidates]
         readings = self.read_clauses([c.masked for c in candidates])
-        return [OpenState("user", c.thing, c.clause) for c, r in zip(candidates, readings, strict=True)
-                if r["state"] >= STATE_PROBABILITY]
+        return [OpenState(who, c.thing, c.clause) for c, who, r in zip(candidates, whose, readings, strict=True)
+                if who and r["state"] >= STATE_PROBABILITY]
+
+    def _person(self, user_id: str | None, candidate: StateCandidate) -> str | None:
+        """Whose state a clause with a bare name first tells: that person's when the store holds facts of them
+        for ``user_id`` (``None`` if the thing is one of the user's: "Dougie borrowed my drill"), else the
+        user's ("Netflix keeps buffering on the Roku": a thing as subject, the user's thing)."""
+        if user_id is None or not self.db.current_facts(user_id, subject=candidate.subject):
+            return "user"
+        return candidate.subject if not candidate.thing[:1].islower() else None
 
     @property
     def reader(self) -> ClauseReader | None:

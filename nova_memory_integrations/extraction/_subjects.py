@@ -18,6 +18,7 @@ from ..text.lexicon import AGE_NOUN, BRITISH, PET_RE, REL_ALIASES, REL_MODIFIERS
 __all__ = [
     "AND_MY",
     "AND_THEIRS",
+    "KNOWN_FROM",
     "PRONOUN",
     "SHARED_NAME",
     "THIRD_APPOS",
@@ -39,10 +40,11 @@ AND_MY = re.compile(r"and (?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" +
 AND_THEIRS = re.compile(r"and (?:his|her|their) (?:[\w-]+ )?(?:" + RELS + r"|family)(?:,? [A-ZÀ-Þ][\w'-]+,?)? "
                         r"(?:both |also |too )?")
 THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r"),\s+")
+KNOWN_FROM = (r"(?:work|the office|the gym|school|uni|college|church|next door|down the road|yoga|football|"
+              r"(?:the|my|our) (?:[\w-]+ )?(?:club|team|choir|class|group|course|office|gym|church))")
+"""Where one knows a person from ("from work", "on my team"): a name told with it is a person's."""
 THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
-    r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?P<from> from (?:work|the office|the gym|school|uni|college|church|next door|"
-    r"down the road|yoga|football|(?:the|my|our) (?:[\w-]+ )?(?:club|team|choir|class|group|course|office|gym|"
-    r"church)))?"
+    r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?P<from> from " + KNOWN_FROM + r")?"
     r"(?:\s*\([A-ZÀ-Þ][\w'-]+\))?"
     r"\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
     r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|[a-z]+s|[a-z]{2,}ed)\b)"
