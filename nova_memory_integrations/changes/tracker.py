@@ -67,8 +67,6 @@ class ChangeTracker:
                  if f.valid_from <= at]
         seen = {f.id for f in facts}
         facts += [f for f in self.db.select_facts(user_id, ids=list(stated)) if f.id not in seen]
-        if not facts:
-            return ChangePlan()
         similarity = self.similarity if self.embedder is not None else None
         plan = plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,
                             similarity=similarity) if cued else ChangePlan()
