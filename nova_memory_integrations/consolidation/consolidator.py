@@ -460,19 +460,13 @@ class Consolidator:
             wrong = fix.fact.fact
             prop = Proposal(wrong.subject, wrong.predicate, fix.new_object, op="UPDATE", target_fact_id=wrong.id,
                             reason=fix.reason)
-            try:
-                prop = self.hooks.run("before_decision", user_id, prop)
-            except Veto:
+            decided = self._decide(user_id, prop, at=episode.timestamp, episode_ids=[episode.id], now=now)
+            if decided is None:
                 continue
-            value = self.gate.admit(user_id, prop, wrong.predicate, episode_ids=[episode.id], now=now)
-            if isinstance(value, FactDecision):
-                decisions.append(value)
-                continue
-            made, ids = self.facts.retract(user_id, wrong, value, at=episode.timestamp, episode_ids=[episode.id],
-                                           reason=prop.reason or fix.reason, now=now)
-            retracted.add(wrong.lineage_id)
-            self.hooks.run("after_decision", user_id, [made])
-            decisions.append(made)
+            _, made, ids = decided
+            if ids:  # retracted (a value a declared model refuses is recorded, and retracts nothing)
+                retracted.add(wrong.lineage_id)
+            decisions += made
             changed += ids
         for end in plan.endings:
             if end.fact.lineage_id in retracted:

@@ -63,6 +63,28 @@ def test_a_vetoed_decision_is_not_applied(store: NovaStore) -> None:
     assert {f.predicate for f in store.facts("ann")} == {"likes"}
 
 
+def test_a_correction_passes_through_the_decision_hooks(store: NovaStore) -> None:
+    """A correction the change layer finds is a proposal like any other: the hook sees it as an UPDATE of the
+    wrong fact, and a veto (for ann) leaves the wrong value believed; without the veto (bo) it is retracted."""
+    seen: list[tuple[str, str, str]] = []
+
+    def no_fixes_for_ann(event: HookEvent) -> None:
+        seen.append((event.user_id, event.value.op, event.value.object))
+        if event.user_id == "ann" and event.value.op == "UPDATE":
+            raise Veto
+
+    store.hooks.register("before_decision", no_fixes_for_ann)
+    for user in ("ann", "bo"):
+        store.add_turn(user, "user", "I live in Leeds.", timestamp="2024-03-01T10:00:00+00:00")
+        store.consolidate(user)
+        store.add_turn(user, "user", "Sorry, I meant Bradford, not Leeds.", timestamp="2024-03-08T10:00:00+00:00")
+        store.consolidate(user)
+    assert {("ann", "UPDATE", "Bradford"), ("bo", "UPDATE", "Bradford")} <= set(seen)
+    assert [f.object for f in store.facts("ann") if f.predicate == "lives_in"] == ["Leeds"]
+    assert [f.object for f in store.facts("bo", as_of="2024-03-05T00:00:00+00:00") if f.predicate == "lives_in"] \
+        == ["Bradford"]
+
+
 def test_a_date_a_decision_hook_sets_is_honoured_for_every_kind_of_statement(store: NovaStore) -> None:
     """A typed fact, an open state and the new value a change names all take the hook's ``valid_from``."""
     import dataclasses
