@@ -25,6 +25,7 @@ from .fallback import may_mean_an_ending, meant_endings
 from .lexicon import STOPWORDS
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
 from .states import OPEN_PREDICATE, OpenState, open_states
+from .supersede import Superseded, may_supersede, superseded
 
 __all__ = ["SAME_STATE_COSINE", "ChangeTracker"]
 
@@ -58,7 +59,8 @@ class ChangeTracker:
         if episode.role != "user" or not episode.content:
             return ChangePlan()
         cued = pending(episode.content, handled)
-        if not cued and (self.embedder is None or not may_mean_an_ending(episode.content)):
+        news = may_supersede(episode.content)
+        if not cued and not news and (self.embedder is None or not may_mean_an_ending(episode.content)):
             return ChangePlan()
         at = episode.timestamp
         # believed facts still valid at `at`, those this very episode closed at `at` (correctable), and
@@ -70,9 +72,11 @@ class ChangeTracker:
         similarity = self.similarity if self.embedder is not None else None
         plan = plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,
                             similarity=similarity) if cued else ChangePlan()
+        infos, known = held_facts(facts, at=at, episode_id=episode.id)
+        if news:
+            plan = _with_superseded(plan, superseded(episode.content, infos, known, at))
         if similarity is None:
             return plan
-        infos, known = held_facts(facts, at=at, episode_id=episode.id)
         meant = meant_endings(episode.content, infos=infos, known=known, similarity=similarity,
                               ended={e.fact.id for e in plan.endings}, handled=handled)
         if not meant:
@@ -141,6 +145,19 @@ class ChangeTracker:
         norms[norms == 0] = 1.0
         unit = vectors / norms[:, None]
         return [float(x) for x in unit[1:] @ unit[0]]
+
+
+def _with_superseded(plan: ChangePlan, found: Sequence[Superseded]) -> ChangePlan:
+    """``plan`` with the new values told by time alone (:mod:`.supersede`) and the ending of what each replaces,
+    where the plan itself neither ended that fact nor gave its slot a value."""
+    ended = {e.fact.id for e in plan.endings}
+    slots = {(n.subject, n.predicate) for n in plan.new_values if n.replaces is not None}
+    found = [s for s in found if s.old.fact.id not in ended and (s.new.subject, s.new.predicate) not in slots]
+    if not found:
+        return plan
+    return replace(plan, endings=plan.endings + tuple(
+        Ending(s.old.fact, s.new.at, s.new.cue, f"its new value {s.new.object!r} is told") for s in found),
+        new_values=plan.new_values + tuple(s.new for s in found))
 
 
 def _clause_of(fact: Fact) -> str:
