@@ -33,10 +33,11 @@ _I = re.IGNORECASE
 _MARK = r"(?:now|these days|nowadays)"
 _MARKED = re.compile(rf"\b{_MARK}\b|\bofficially\b", _I)
 _COPULA = re.compile(
-    rf"(?:^|[,;:—–]\s*|\band\s+)(?:(?:so|well|and|but|ok|okay)\s+)?(?:{_MARK}\s+)?(?P<who>i|we|he|she|[A-Z][\w-]+)"
+    rf"(?:^|[.!?,;:—–]\s*|\band\s+)(?:(?:so|well|and|but|ok|okay)\s+)?(?:{_MARK}\s+)?(?P<who>i|we|he|she|[A-Z][\w-]+)"
     rf"(?:'m|'re|'s|\s+am|\s+are|\s+is)\s+(?:{_MARK}\s+|officially\s+)?(?P<value>[^.!?,;:—–()]{{2,60}}?)"
     rf"\s+{_MARK}\b", _I)
 _VERBLESS = re.compile(rf"^\W*(?:officially\s+)(?P<value>[^.!?,;:—–()]{{2,60}}?)\s+{_MARK}\b", _I)
+_OFFICIALLY = re.compile(r"\bofficially\b", _I)
 _ADDED = re.compile(r"\b(?:also|too|as well|another|second|both|extra|more)\b", _I)
 _BLOCKERS = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
 
@@ -50,8 +51,9 @@ class Superseded:
 
 
 def may_supersede(text: str) -> bool:
-    """Whether a message may state a new value by time alone (a regex pass; the facts are read only then)."""
-    return _MARKED.search(text) is not None
+    """Whether a message may state a new value by time alone (regex passes; the facts are read only then)."""
+    return _MARKED.search(text) is not None and (_COPULA.search(text) is not None or _OFFICIALLY.search(text)
+                                                  is not None)
 
 
 def _subject(who: str, known: Known) -> str | None:
