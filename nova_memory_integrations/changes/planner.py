@@ -242,6 +242,17 @@ def _object_person(msg: _Message, hit: CueHit) -> Actor | None:
     return found if found.kind == "third" else None
 
 
+def _person_has(msg: _Message, hit: CueHit, actor: Actor) -> Actor:
+    """A known person's "'s" right before the cue is "has" / "is", not a possessive: "*Dan's* transferred",
+    "*Jo's* finally left" are news of Dan and Jo, not of a thing of theirs; else ``actor`` unchanged."""
+    person = msg.known.people.get(actor.name) if actor.kind == "thing" and not actor.owner else None
+    before = msg.text[msg.sentences[hit.sentence].start:hit.start]
+    if person is None or not re.search(rf"\b{re.escape(actor.name)}'s\s+(?:(?:\w+ly|just|now|already|gone and)\s+)*$",
+                                       before, re.IGNORECASE):
+        return actor
+    return Actor("third", name=person)
+
+
 def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -> dict[str, Evidence]:
     sentence = msg.sentences[hit.sentence]
     clause = sentence.clauses[hit.clause]
@@ -524,7 +535,7 @@ def plan_changes(
         if verdict.guard is not None:
             guarded.append(Guarded(hit.cue.name, verdict.guard, verdict.reason))
             continue
-        actor = _object_person(msg, hit) or verdict.actor
+        actor = _object_person(msg, hit) or _person_has(msg, hit, verdict.actor)
         scope, person = _scope(actor, msg, hit, facts)
         when = _when(msg, hit, at)
         if not scope:  # nothing it could replace: its new value is still told
