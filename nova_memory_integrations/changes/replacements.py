@@ -26,10 +26,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..text.lexicon import POSSESSIONS
 from ..types import Fact
 from .cues import CueHit
 from .guards import Known, check
-from .lexicon import IDENTITY, RELATIONS, STOPWORDS
+from .lexicon import ANY, FUTURE_MARKERS, IDENTITY, MODAL_MARKERS, RELATIONS, STOPWORDS
 from .reading import destination
 from .segments import Sentence, words
 from .slots import same_slot
@@ -37,7 +38,7 @@ from .states import OPEN_PREDICATE
 from .targets import FactInfo, fact_info, name_evidence
 
 __all__ = ["NEW_STATE_CATEGORIES", "NewValue", "after_handled", "clean_value", "new_value", "present_alternative",
-           "proper_destination", "successors", "told_value", "without_repeats"]
+           "proper_destination", "successors", "told_value", "without_repeats", "acquired"]
 
 NEW_STATE_CATEGORIES = frozenset({"job", "home", "membership", "study", "habit", "any"})
 """Categories whose ending may go *to* a new one named by a proper name ("left Tesco for Aldi"); a possession
@@ -72,7 +73,7 @@ class NewValue:
 _I = re.IGNORECASE
 _CUT = re.compile(
     r"\s*(?:[.,;:!?()\"—–]|\s-\s|\b(?:and|but|so|because|cos|as|which|who|where|when|while|after|before|since|until|"
-    r"last|this|next|on|in|at|from|for|to|by|with|lol|haha|lmao|now|instead|though|tho|tbh|today|yesterday|tonight|"
+    r"last|this|next|on|in|at|from|for|to|by|with|through|via|during|off|lol|haha|lmao|now|instead|though|tho|tbh|today|yesterday|tonight|"
     r"then|too|again|anyway|finally|ago|is|was|are|were|has|had|will|it's|which)\b)", _I)
 _LEAD = re.compile(r"^(?:(?:to|into|for|with|in favou?r of|a|an|the|my|our|his|her|their|some|used|new|brand[- ]new|"
                    r"second[- ]hand|secondhand|shiny|little|lovely|proper|old|just|over|down|up|back|across)\s+)+", _I)
@@ -91,6 +92,13 @@ _SUBJECT_VERB = re.compile(
     _I)
 _NAMED = re.compile(r"(?<!^)[A-Z]|^[A-Z](?!\s|$)|\d")
 _PROPER = re.compile(r"^(?:[A-Z][\w&+'-]*|[A-Z0-9]{2,}[\w&+-]*)(?:\s+[A-Z0-9][\w&+'-]*){0,3}")
+
+
+_ACQUIRED = re.compile(
+    r"(?:(?:^|[,;:—–]|\s-\s|\band\b|\bthen\b|\bso\b)\s*(?:(?:i|we)(?:'ve)?\s+)?(?:(?:just|finally|also|then)\s+)?"
+    r"(?:bought|got|picked up|ordered|built|treated (?:myself|ourselves) to)|\b(?:gave|given|got|bought) (?:me|us))"
+    r"\s+(?P<obj>(?:a|an)\s+[^.;!?—–]{2,60})", _I)
+_POSSIBLE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
 
 
 def clean_value(phrase: str) -> str | None:
@@ -149,7 +157,25 @@ def new_value(text: str, sentences: list[Sentence], known: Known, hit: CueHit, e
                 return found
     sentence = sentences[hit.sentence]
     following = sentences[hit.sentence + 1].text if hit.sentence + 1 < len(sentences) else ""
-    return present_alternative(text[hit.end:sentence.end]) or present_alternative(following)
+    found = present_alternative(text[hit.end:sentence.end]) or present_alternative(following)
+    if found is None and ended and all(i.fact.subject == "user" and i.category in ("possession", ANY) for i in ended):
+        return acquired(sentences, hit.sentence)
+    return found
+
+
+def acquired(sentences: list[Sentence], around: int) -> str | None:
+    """What the user got in sentence ``around`` or next to it ("sold the Brompton, *bought a Cannondale*", "work
+    gave me *a MacBook Pro*, so I passed the ThinkPad on"): a possession's successor. Only a thing new to them
+    ("a" / "an"), got by the user (no other subject before the verb) or given to them; never in a question or
+    a possibility."""
+    for k in (around, around + 1, around - 1):
+        if not 0 <= k < len(sentences) or "?" in sentences[k].text or _POSSIBLE.search(sentences[k].text):
+            continue
+        m = _ACQUIRED.search(sentences[k].text)
+        value = clean_value(m.group("obj")) if m is not None else None
+        if value is not None and (_NAMED.search(value) or any(w in POSSESSIONS for w in value.lower().split())):
+            return value  # a named thing or a possession ("a Trek hybrid", "an e-bike"); not "a good price"
+    return None
 
 
 def after_handled(text: str, sentences: list[Sentence], known: Known, held: Sequence[FactInfo],

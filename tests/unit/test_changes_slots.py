@@ -104,3 +104,24 @@ def test_a_change_tells_its_new_value_when_nothing_was_held() -> None:
 ])
 def test_no_new_value_is_told(text: str) -> None:
     assert _new(text, []) == set()
+
+
+BIKE = [_fact(0, "user", "owns", "Raleigh tourer"), _fact(1, "user", "states", "swim at the lido")]
+
+
+@pytest.mark.parametrize(("text", "new"), [
+    ("Sold the Raleigh last month and bought a Trek hybrid.", {"user:owns=Trek hybrid"}),
+    ("Gave the Raleigh to my nephew. Work gave me an e-bike through the scheme!", {"user:owns=e-bike"}),
+])
+def test_what_the_user_got_beside_a_possession_that_ended_holds_instead(text: str, new: set[str]) -> None:
+    assert _new(text, BIKE) == new
+
+
+@pytest.mark.parametrize("text", [
+    "Sold the Raleigh. My brother bought a Trek hybrid.",  # someone else got it
+    "Sold the Raleigh, might get a Trek hybrid next.",  # a possibility
+    "Sold the Raleigh, should I buy a Trek hybrid?",  # a question
+    "Sold the Raleigh and got a good price for it.",  # no new possession
+])
+def test_no_acquisition_is_a_successor(text: str) -> None:
+    assert _new(text, BIKE) == set()
