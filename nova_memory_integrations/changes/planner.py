@@ -121,7 +121,7 @@ class ChangePlan:
     @property
     def empty(self) -> bool:
         """Nothing to apply."""
-        return not self.endings and not self.corrections
+        return not self.endings and not self.corrections and not self.new_values
 
 
 @dataclass
