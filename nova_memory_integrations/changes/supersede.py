@@ -10,7 +10,8 @@ its subject holds (:func:`~.slots.same_slot`: the same word with a modifier of i
 Cardinality decides: a kind held several at once (:data:`~.slots.MANY_VALUED`: pets, possessions, people)
 is never superseded, and neither is anything when the clause adds rather than replaces ("also", "too", "as
 well", "another", "second"). A question, a denial, a plan or a possibility supersedes nothing; nor does a
-value said of someone the message does not name.
+value said of someone the message does not name ("she" / "he" is the last person of that gender named before
+it in the message).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from datetime import datetime
 from .guards import Known
 from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS
 from .replacements import NewValue, clean_value
-from .segments import segment
+from .segments import segment, words
 from .slots import MANY_VALUED, same_slot
 from .targets import FactInfo
 
@@ -56,12 +57,19 @@ def may_supersede(text: str) -> bool:
                                                   is not None)
 
 
-def _subject(who: str, known: Known) -> str | None:
+def _subject(who: str, known: Known, before: str) -> str | None:
+    """Whose value the clause tells: the user, a person the message names, or for "she" / "he" the last
+    person of that gender named before it in the message (never a guess from earlier messages)."""
     low = who.lower()
     if low in ("i", "we"):
         return "user"
     if low in ("he", "she"):
-        return None  # whose value it is needs the person named before: left alone (precision first)
+        gender = "f" if low == "she" else "m"
+        for w in reversed(words(before)):
+            person = known.people.get(w.low.removesuffix("'s"))
+            if person is not None and known.genders.get(person, "x") in (gender, "x"):
+                return person
+        return None
     return known.people.get(low)
 
 
@@ -76,7 +84,7 @@ def superseded(text: str, infos: Sequence[FactInfo], known: Known, at: datetime)
             continue
         for m in [*_COPULA.finditer(body), *_VERBLESS.finditer(body)]:
             who = m.groupdict().get("who")
-            subject = _subject(who, known) if who else "user"
+            subject = _subject(who, known, text[:sentence.start + m.start()]) if who else "user"
             raw = m.group("value")
             if subject is None or _ADDED.search(raw) or any(w in NEGATORS for w in raw.lower().split()):
                 continue

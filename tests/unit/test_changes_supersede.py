@@ -46,6 +46,7 @@ def _found(text: str) -> set[tuple[str, str]]:
     ("so I'm a Year 5 teacher these days, bigger kids", {("Year 3 teacher", "Year 5 teacher")}),
     ("Leila's a charge nurse now, so proud of her", {("staff nurse on the cardiac ward", "charge nurse")}),
     ("Officially a senior solicitor now.", {("junior solicitor at Pemberton Lane", "senior solicitor")}),
+    ("Update on Leila: she's a charge nurse now!", {("staff nurse on the cardiac ward", "charge nurse")}),
 ])
 def test_a_new_value_marked_by_time_supersedes_its_slot(text: str, found: set[tuple[str, str]]) -> None:
     assert _found(text) == found
@@ -59,6 +60,8 @@ def test_a_new_value_marked_by_time_supersedes_its_slot(text: str, found: set[tu
     "I'll be senior solicitor now that Jan has left.",  # ahead
     "If I pass I'm senior solicitor now, basically.",  # a possibility
     "She's a charge nurse now.",  # whose value: no person named in the message
+    "Leila rang. He's a charge nurse now.",  # "he" is not Leila
+    "Tom's a charge nurse now.",  # someone the store does not know
     "I'm in the jazz band as well now.",  # an addition
     "I'm exhausted now.",  # no held state of that slot
     "Year 3 teacher now and forever!",  # the value held already
