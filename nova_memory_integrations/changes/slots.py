@@ -9,8 +9,9 @@ readings find the replaced state without a cue word naming it:
 * the **same slot**: a new value that differs from a held one only in a modifier of a word they share
   ("the *fraud* team" / "the *payments* team", "*head* chef" / "*sous* chef", "Year *6*" / "Year *2*",
   "Sarah *Okonkwo*" / "Sarah *Doyle*") is a new value of that state; failing that, a new value close in
-  meaning to exactly one held value (:data:`SLOT_COSINE`, with :data:`~.meaning.RESOLVE_MARGIN` over any
-  other state: "cello" for "violin in the orchestra").
+  meaning to exactly one held open state, whose category is unknown (:data:`SLOT_COSINE`, with
+  :data:`~.meaning.RESOLVE_MARGIN` over any other state: "cello" for "played violin in the orchestra"); a
+  typed fact's category decides for it ("moved to Lisbon" never ends ``speaks Portuguese``).
 
 Kinds that are held several at once (pets, possessions, people) have no slot: a second cat is no new
 value of the first (:data:`MANY_VALUED`).
@@ -122,6 +123,7 @@ def slot_of(value: str, candidates: Sequence[FactInfo], similarity: Similarity |
         slotted = {i.state: i for i in able if (i.fact.subject, i.fact.predicate) in kinds}
     if len(slotted) == 1:
         return next(iter(slotted.values()))
+    able = [i for i in able if i.open]  # a typed fact's category decides for it: likeness never crosses it
     if slotted or similarity is None or not able:
         return None
     cosines = similarity(value, [i.fact.object for i in able])

@@ -24,8 +24,10 @@ from ..types import Episode, Fact
 from .fallback import may_mean_an_ending, meant_endings
 from .lexicon import STOPWORDS
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
+from .segments import words
 from .states import OPEN_PREDICATE, OpenState, open_states
 from .supersede import Superseded, may_supersede, superseded
+from .targets import fact_info, name_evidence
 
 __all__ = ["SAME_STATE_COSINE", "ChangeTracker"]
 
@@ -72,6 +74,9 @@ class ChangeTracker:
         similarity = self.similarity if self.embedder is not None else None
         plan = plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,
                             similarity=similarity) if cued else ChangePlan()
+        if any(n.replaces is None for n in plan.new_values):  # a told value the store holds at another time
+            plan = replace(plan, new_values=tuple(n for n in plan.new_values if n.replaces is not None
+                                                  or not self._holds(user_id, n.subject, n.object)))
         infos, known = held_facts(facts, at=at, episode_id=episode.id)
         if news:
             plan = _with_superseded(plan, superseded(episode.content, infos, known, at))
@@ -136,6 +141,12 @@ class ChangeTracker:
             return list(related)
         rest = [f for f in related if f.id not in found]
         return [*found.values(), *rest][: max(limit, len(found))]
+
+    def _holds(self, user_id: str, subject: str, value: str) -> bool:
+        """Whether a fact ``subject`` holds now (at any valid time) names ``value``: a change's new value the
+        store already has ("moved to Berlin" when Berlin was learnt from a later-dated message) is no news."""
+        said = words(value)
+        return any(name_evidence(fact_info(f), said) >= 0.8 for f in self.db.current_facts(user_id, subject=subject))
 
     def similarity(self, clause: str, texts: Sequence[str]) -> list[float]:
         """Cosine of ``clause`` and each of ``texts`` under the store's embedder."""
