@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nova_memory_integrations.changes import plan_changes
+from nova_memory_integrations.changes.planner import Similarity
 from nova_memory_integrations.changes.slots import same_slot
 from nova_memory_integrations.types import Fact
 
@@ -125,3 +126,14 @@ def test_what_the_user_got_beside_a_possession_that_ended_holds_instead(text: st
 ])
 def test_no_acquisition_is_a_successor(text: str) -> None:
     assert _new(text, BIKE) == set()
+
+
+def test_likeness_finds_the_open_state_a_change_moves_on_from(similarity: Similarity) -> None:
+    orchestra = [_fact(0, "user", "states", "violin in the youth orchestra"), _fact(1, "user", "owns", "Honda Jazz")]
+    assert _ended_by("Big change: I've moved to viola!", orchestra, similarity) == {"violin in the youth orchestra"}
+    assert _ended_by("Big change: I've moved to Leeds!", orchestra, similarity) == set()  # like nothing held
+
+
+def _ended_by(text: str, facts: list[Fact], similarity: Similarity) -> set[str]:
+    return {e.fact.object for e in plan_changes(text, at=AT, episode_id="now", facts=facts,
+                                                similarity=similarity).endings}
