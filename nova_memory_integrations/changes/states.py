@@ -61,18 +61,18 @@ from .state_shapes import (
     told_first,
 )
 
-__all__ = ["OPEN_PREDICATE", "OpenState", "open_states"]
+__all__ = ["JOKE", "NOT_A_STATE", "OPEN_PREDICATE", "OpenState", "open_states"]
 
 OPEN_PREDICATE = "states"
 """The predicate of an open-predicate fact: its object is the state's phrase, its metadata the clause."""
 
 _I = re.IGNORECASE
-_NOT_A_STATE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS, *REMINISCENCE_MARKERS, r"\bused to\b",
+NOT_A_STATE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS, *REMINISCENCE_MARKERS, r"\bused to\b",
                                     r"\bdreamt\b", r"\bdream\b")), _I)
 """A plan, a wish, a hypothetical, a memory or a joke: it holds over what follows it in the sentence."""
 _ANNIVERSARY = re.compile(r"\b(?:years?|months?|weeks?)\s+(?:next|this coming)\s+(?:week|month|year|\w+day)\b", _I)
 """A duration that completes in the future ("married eight years next month"): the state holds now."""
-_JOKE = re.compile(r"\blol\b|\blmao\b|\bjoke\b|\bjoking\b|\bkidding\b", _I)
+JOKE = re.compile(r"\blol\b|\blmao\b|\bjoke\b|\bjoking\b|\bkidding\b", _I)
 """A joke holds over its whole sentence."""
 _ONE_OFF = re.compile(r"\byesterday\b|\blast (?:night|week|weekend|month|year)\b|\bago\b|\bthis morning\b|"
                       r"\btonight\b|\btoday\b|\bearlier\b|\bonce\b|\bthis (?:weekend|week|afternoon|evening)\b", _I)
@@ -489,7 +489,7 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
             told = told_first(sentence) or -1
         if i in busy:  # a change: the change layer's, unless it is someone else's in a clause of its own
             told = min(told, before_others_change(sentence, busy[i]) or -1)
-        if (told < 0 and i not in busy) or _JOKE.search(sentence.text):
+        if (told < 0 and i not in busy) or JOKE.search(sentence.text):
             continue
         told = max(told, sentence.start)
         clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
@@ -505,7 +505,7 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
                      if any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", c.text) for t in covered if t)] if ruled else []
         # where a plan, a wish or a memory starts: it holds over every piece that ends after it (one search
         # a sentence; an anniversary's "next month" blanked, same length)
-        marker = _NOT_A_STATE.search(_ANNIVERSARY.sub(lambda a: " " * len(a.group(0)), sentence.text))
+        marker = NOT_A_STATE.search(_ANNIVERSARY.sub(lambda a: " " * len(a.group(0)), sentence.text))
         blocked = sentence.start + marker.end() if marker else len(norm) + 1
         found = [state for clause in _joined(norm, clauses) for state in _clause_found(norm, blocked, clause)]
         found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in

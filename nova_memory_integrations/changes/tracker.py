@@ -10,6 +10,7 @@ decide.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -18,20 +19,29 @@ from typing import Any
 
 import numpy as np
 
+from .._once import WarnOnce
 from .._time import to_epoch
+from ..embeddings.base import embedding_space
+from ..errors import ConfigError
 from ..storage.sqlite import SQLiteStore
 from ..types import Episode, Fact
+from .clause_reader import ClauseReader, shipped
 from .fallback import may_mean_an_ending, meant_endings
 from .lexicon import STOPWORDS
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
 from .segments import words
+from .state_reading import state_candidates
 from .states import OPEN_PREDICATE, OpenState, open_states
 from .supersede import Superseded, may_supersede, superseded
 from .targets import fact_info, name_evidence
 
-__all__ = ["SAME_STATE_COSINE", "ChangeTracker"]
+__all__ = ["SAME_STATE_COSINE", "STATE_PROBABILITY", "ChangeTracker"]
 
 _EPSILON = timedelta(milliseconds=1)
+_WARN = WarnOnce(logging.getLogger(__name__),
+                 "nova-memory: the clause reader is off (%s); the prototypes alone read endings")
+STATE_PROBABILITY = 0.6
+"""Lowest probability of ``state`` (the clause reader) at which a clause no rule read adds a state told in passing."""
 SAME_STATE_COSINE = 0.8
 """Cosine (MiniLM) of two clauses at or above which a newly told open state is one already held
 (reinforced, not added): "I sing in a choir" then "choir practice with my choir in the church"."""
@@ -49,6 +59,7 @@ class ChangeTracker:
     def __init__(self, db: SQLiteStore, embedder: Any | None = None) -> None:
         self.db = db
         self.embedder = embedder
+        self._reader: ClauseReader | bool | None = False  # False: not looked at yet
 
     def plan(
         self, user_id: str, episode: Episode, *, handled: Sequence[str] = (), stated: Sequence[str] = (),
@@ -83,6 +94,7 @@ class ChangeTracker:
         if similarity is None:
             return plan
         meant = meant_endings(episode.content, infos=infos, known=known, similarity=similarity,
+                              read=self.read_clauses if self.reader is not None else None,
                               ended={e.fact.id for e in plan.endings}, handled=handled)
         if not meant:
             return plan
@@ -98,6 +110,7 @@ class ChangeTracker:
         if episode.role != "user" or not episode.content:
             return []
         found = open_states(episode.content, covered=tuple(covered), read=tuple(read))
+        found += self.read_states(episode.content, taken=(*read, *(s.clause for s in found)), covered=covered)
         out: list[tuple[OpenState, Fact | None]] = []
         held: dict[str, list[Fact]] = {}
         for state in found:
@@ -147,6 +160,40 @@ class ChangeTracker:
         store already has ("moved to Berlin" when Berlin was learnt from a later-dated message) is no news."""
         said = words(value)
         return any(name_evidence(fact_info(f), said) >= 0.8 for f in self.db.current_facts(user_id, subject=subject))
+
+    def read_states(self, text: str, *, taken: Sequence[str], covered: Sequence[str]) -> list[OpenState]:
+        """The user's states ``text`` tells only in passing (:mod:`.state_reading`'s candidates the clause
+        reader reads as ``state`` with probability :data:`STATE_PROBABILITY` or more), each valued by the thing
+        it names; none without a reader, and none whose thing a rule already stated (``covered``)."""
+        if self.reader is None:
+            return []
+        candidates = state_candidates(text, taken=tuple(taken), covered=tuple(covered))
+        if not candidates:
+            return []
+        readings = self.read_clauses([c.masked for c in candidates])
+        return [OpenState("user", c.thing, c.clause) for c, r in zip(candidates, readings, strict=True)
+                if r["state"] >= STATE_PROBABILITY]
+
+    @property
+    def reader(self) -> ClauseReader | None:
+        """The shipped clause reader when the store embeds in the space it was trained in (the packaged
+        MiniLM), else ``None``: another model's vectors mean nothing to its weights, so the fallback's
+        prototypes alone decide for that store (as they do, after one warning, if the weights are unreadable)."""
+        if self._reader is False:
+            self._reader = None
+            if self.embedder is not None:
+                try:
+                    reader = shipped()
+                except ConfigError as exc:
+                    _WARN(exc)
+                else:
+                    self._reader = reader if embedding_space(self.embedder) == reader.space else None
+        return self._reader  # type: ignore[return-value]
+
+    def read_clauses(self, texts: list[str]) -> list[dict[str, float]]:
+        """The clause reader's probabilities for ``texts``, embedded in one call of the store's embedder."""
+        assert self.reader is not None and self.embedder is not None
+        return self.reader.read(texts, getattr(self.embedder, "embed_cached", None) or self.embedder.embed_documents)
 
     def similarity(self, clause: str, texts: Sequence[str]) -> list[float]:
         """Cosine of ``clause`` and each of ``texts`` under the store's embedder."""

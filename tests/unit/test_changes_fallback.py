@@ -13,14 +13,19 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from nova_memory_integrations.changes.clause_reader import shipped
 from nova_memory_integrations.changes.fallback import (
     ENDED_COSINE,
     ENDED_MARGIN,
+    ENDED_PROBABILITY,
+    ReadClauses,
+    ending_probability,
     may_mean_an_ending,
     meant_endings,
     scores,
 )
 from nova_memory_integrations.changes.planner import Similarity, held_facts
+from nova_memory_integrations.embeddings.onnx import OnnxMiniLMEmbeddings
 from nova_memory_integrations.types import Fact
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -82,10 +87,17 @@ MUST_NOT_FIRE = [
 ]
 
 
-def _ended(text: str, similarity: Similarity, handled: Sequence[str] = ()) -> set[str]:
+@pytest.fixture(scope="module")
+def read(minilm_onnx: OnnxMiniLMEmbeddings) -> ReadClauses:
+    """The shipped clause reader over the real MiniLM the store embeds with (documents, int8)."""
+    reader = shipped()
+    return lambda texts: reader.read(texts, minilm_onnx.embed_documents)
+
+
+def _ended(text: str, similarity: Similarity, handled: Sequence[str] = (), read: ReadClauses | None = None) -> set[str]:
     infos, known = held_facts(FACTS, at=AT, episode_id="now")
     return {m.info.fact.object for m in meant_endings(text, infos=infos, known=known, similarity=similarity,
-                                                      handled=handled)}
+                                                      read=read, handled=handled)}
 
 
 @pytest.mark.parametrize(("text", "ended"), [
@@ -97,10 +109,40 @@ def test_a_clause_that_means_an_ending_ends_the_state_it_names(text: str, ended:
     assert _ended(text, similarity) == {ended}
 
 
-def test_the_must_not_fire_set_never_fires(similarity: Similarity) -> None:
+@pytest.mark.parametrize("with_reader", [False, True], ids=["prototypes", "prototypes+reader"])
+def test_the_must_not_fire_set_never_fires(similarity: Similarity, read: ReadClauses, with_reader: bool) -> None:
     assert len(MUST_NOT_FIRE) >= 40
-    fired = {t: e for t in MUST_NOT_FIRE if (e := _ended(t, similarity))}
+    fired = {t: e for t in MUST_NOT_FIRE if (e := _ended(t, similarity, read=read if with_reader else None))}
     assert fired == {}, f"false-fire rate {len(fired)}/{len(MUST_NOT_FIRE)}"
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("Gave the climbing gym up after Christmas.", "climbing gym"),  # a phrasal verb split round its object
+    ("The climbing gym membership ran out and I let it lapse.", "climbing gym"),  # the thing's own lapse
+])
+def test_the_reader_finds_an_ending_the_prototypes_miss(text: str, ended: str, similarity: Similarity,
+                                                        read: ReadClauses) -> None:
+    infos, known = held_facts(FACTS, at=AT, episode_id="now")
+    [meant] = meant_endings(text, infos=infos, known=known, similarity=similarity, read=read)
+    assert meant.info.fact.object == ended
+    assert ending_probability(meant.read) >= ENDED_PROBABILITY
+    assert not (meant.ended >= ENDED_COSINE and meant.ended - meant.going_on >= ENDED_MARGIN)  # the reader's alone
+    assert "read as ended or changed" in meant.why
+    assert _ended(text, similarity) == set()  # without the reader nothing ends
+
+
+def test_the_reader_is_called_once_per_message_and_never_without_a_candidate(similarity: Similarity,
+                                                                              read: ReadClauses) -> None:
+    calls: list[list[str]] = []
+
+    def counting(texts: list[str]) -> list[dict[str, float]]:
+        calls.append(texts)
+        return list(read(texts))
+
+    _ended("Gave the climbing gym up after Christmas. Spotify got the chop too.", similarity, read=counting)
+    assert len(calls) == 1 and len(calls[0]) == 2  # both candidate clauses in one embedding call
+    _ended("Had a lovely walk by the river.", similarity, read=counting)  # names no held state
+    assert len(calls) == 1
 
 
 @pytest.mark.parametrize("text", [
