@@ -11,7 +11,7 @@ readings find the replaced state without a cue word naming it:
   "Sarah *Okonkwo*" / "Sarah *Doyle*") is a new value of that state; failing that, a new value close in
   meaning to exactly one held open state, whose category is unknown (:data:`SLOT_COSINE`, with
   :data:`~.meaning.RESOLVE_MARGIN` over any other state: "cello" for "played violin in the orchestra"); a
-  typed fact's category decides for it ("moved to Lisbon" never ends ``speaks Portuguese``).
+  typed fact is never picked by likeness here (its category decides for it in the planner's own resolver).
 
 Kinds that are held several at once (pets, possessions, people) have no slot: a second cat is no new
 value of the first (:data:`MANY_VALUED`).
