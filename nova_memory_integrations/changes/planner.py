@@ -36,8 +36,9 @@ from .reading import (
     subject_pronoun,
     thing_named_nothing,
 )
-from .replacements import NewValue, after_handled, new_value, successors
+from .replacements import NewValue, after_handled, clean_value, new_value, successors, told_value, without_repeats
 from .segments import Sentence, Word, normalize_text, segment, words
+from .slots import origin_facts, same_slot, slot_choice
 from .targets import (
     THRESHOLD,
     Evidence,
@@ -120,7 +121,7 @@ class ChangePlan:
     @property
     def empty(self) -> bool:
         """Nothing to apply."""
-        return not self.endings and not self.corrections
+        return not self.endings and not self.corrections and not self.new_values
 
 
 @dataclass
@@ -131,6 +132,10 @@ class _Message:
     infos: list[FactInfo]
     known: Known
     found: list[tuple[int, FactInfo]] | None = None
+
+    def between(self, start: int, end: int) -> list[Word]:
+        """The message's words from ``start`` up to ``end``."""
+        return [w for w in self.words if start <= w.start < end]
 
     @property
     def mentions(self) -> list[tuple[int, FactInfo]]:
@@ -235,6 +240,17 @@ def _object_person(msg: _Message, hit: CueHit) -> Actor | None:
         return None  # a capitalised word not known as a person: a thing ("sold Bessie")
     found = find_actor(who, msg.known)
     return found if found.kind == "third" else None
+
+
+def _person_has(msg: _Message, hit: CueHit, actor: Actor) -> Actor:
+    """A known person's "'s" right before the cue is "has" / "is", not a possessive: "*Dan's* transferred",
+    "*Jo's* finally left" are news of Dan and Jo, not of a thing of theirs; else ``actor`` unchanged."""
+    person = msg.known.people.get(actor.name) if actor.kind == "thing" and not actor.owner else None
+    before = msg.text[msg.sentences[hit.sentence].start:hit.start]
+    if person is None or not re.search(rf"\b{re.escape(actor.name)}'s\s+(?:(?:\w+ly|just|now|already|gone and)\s+)*$",
+                                       before, re.IGNORECASE):
+        return actor
+    return Actor("third", name=person)
 
 
 def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -> dict[str, Evidence]:
@@ -397,6 +413,17 @@ def _resolve(msg: _Message, hit: CueHit, pool: list[FactInfo], fits: dict[str, f
     return _with_states([(picked, with_sim(ev, 1.0), THRESHOLD)], scored), True
 
 
+def _tell(msg: _Message, hit: CueHit, actor: Actor, person: str | None, hits: Sequence[CueHit],
+          stated: Sequence[FactInfo], when: datetime, new_values: dict[tuple[str, str], NewValue]) -> None:
+    """Add the new state a change that replaced nothing held names (:func:`~.replacements.told_value`), for
+    the user or the person acting (never a thing or someone unknown)."""
+    if actor.kind in ("thing", "indefinite") or (actor.kind == "pronoun" and person is None):
+        return
+    told = told_value(msg.text, msg.sentences, msg.known, hit, hits, person or "user", [*msg.infos, *stated], when)
+    if told is not None:
+        new_values.setdefault((told.subject, told.object.lower()), told)
+
+
 def _plausible(hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence]) -> list[FactInfo]:
     """The candidates a cue may be about: those with structural evidence, else the few states of its own
     categories (strongest first)."""
@@ -473,7 +500,7 @@ def plan_changes(
             cues are not read again (corrections still are).
     """
     norm = normalize_text(text)
-    if not facts or not has_cue(norm):
+    if not has_cue(norm):
         return ChangePlan()
     sentences = segment(norm)
     marks = [normalize_text(h).strip(" .!?") for h in handled]
@@ -483,6 +510,7 @@ def plan_changes(
     dated = {fact_info(f).category for f in facts if f.provenance and f.provenance[0] == episode_id
              and f.valid_to is not None and f.valid_to <= at}
     infos, known = held_facts(facts, at=at, episode_id=episode_id)
+    stated = [fact_info(f) for f in facts if f.provenance and f.provenance[0] == episode_id and f.valid_to is None]
     msg = _Message(norm, sentences, words(norm), infos, known)
     correctable = [fact_info(f) for f in own if f.valid_from < at and (f.valid_to is None or f.valid_to >= at)]
     if not find_corrections_cues(norm, sentences):
@@ -493,7 +521,7 @@ def plan_changes(
     new_values = after_handled(norm, sentences, msg.known, msg.infos, [h for h in found if h not in hits], facts,
                                at)
     touched: dict[str, Fact] = {c.fact.fact.id: c.fact.fact for c in corrections}
-    if not hits or not msg.infos:
+    if not hits:
         return ChangePlan(corrections=tuple(corrections), touched=tuple(touched.values()),
                           new_values=tuple(new_values.values()))
     endings: dict[str, Ending] = {}
@@ -507,20 +535,27 @@ def plan_changes(
         if verdict.guard is not None:
             guarded.append(Guarded(hit.cue.name, verdict.guard, verdict.reason))
             continue
-        actor = _object_person(msg, hit) or verdict.actor
+        actor = _object_person(msg, hit) or _person_has(msg, hit, verdict.actor)
         scope, person = _scope(actor, msg, hit, facts)
-        if not scope:
-            continue
         when = _when(msg, hit, at)
+        if not scope:  # nothing it could replace: its new value is still told
+            _tell(msg, hit, actor, person, hits, stated, when, new_values)
+            continue
         if hit.cue.ends_actor and person is not None and actor.kind in ("third", "pronoun"):
             for info in scope:  # "Nan passed away": every state of hers ends
                 if info.fact.subject == person and info.category != "relationship":
                     endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, f"{person} died"))
             continue
         dest = destination(msg.text, msg.sentences, hit)
+        origin, said = origin_facts(msg.text, msg.sentences, hit, dest, scope, msg.between) \
+            if hit.cue.kind == "change" else ([], [])
+        value = clean_value(msg.text[dest[0]:dest[1]]) if dest[1] > dest[0] else None
         if dest[1] > dest[0]:  # what the clause names as the new state is never the one that ended
-            named = [w for w in msg.words if dest[0] <= w.start < dest[1]]
-            held = [i for i in scope if name_evidence(i, named) >= 0.8]
+            named = msg.between(*dest)
+            again = {w.low for w in said} & {w.low for w in named} - STOPWORDS  # "from X to Y and back to X"
+            origin = [i for i in origin if not again]
+            held = [i for i in scope if name_evidence(i, named) >= 0.8 and i not in origin
+                    and not (value and same_slot(value, i.fact.object))]  # "the fraud team" for the payments team
             if hit.cue.kind == "change" and any(category_fit(i.category, hit.cue.categories) == 1.0 for i in held):
                 guarded.append(Guarded(hit.cue.name, "held", "the new state is already held: nothing changes"))
                 continue
@@ -529,11 +564,16 @@ def plan_changes(
         evidence = _evidence(msg, hit, actor, scope)
         touched.update((i.fact.id, i.fact) for i in _plausible(hit, scope, evidence))
         chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity, hits)
+        if not chosen and hit.cue.kind == "change":
+            chosen, slot_sim = slot_choice(value, scope, origin, similarity, stated)
+            used_sim = used_sim or slot_sim
         embedded = embedded or used_sim
         states = {c[0].state for c in chosen}
         for info, ev, score in chosen:
             endings.setdefault(info.fact.id, Ending(info.fact, when, hit.cue.name, describe(info, ev, score)))
         value = new_value(msg.text, msg.sentences, msg.known, hit, [c[0] for c in chosen], hits) if chosen else None
+        if not chosen:
+            _tell(msg, hit, actor, person, hits, stated, when, new_values)
         if value is not None:
             for info in successors([c[0] for c in chosen], value, msg.infos):
                 new_values.setdefault((info.fact.subject, info.fact.predicate),
@@ -541,6 +581,6 @@ def plan_changes(
         for info in scope if hit.cue.ends_roles else ():  # retiring ends the whole job: employer and role
             if info.state in states and info.fact.id not in endings:
                 endings[info.fact.id] = Ending(info.fact, when, hit.cue.name, "stated with the ended job")
-    return ChangePlan(tuple(endings.values()), tuple(corrections), tuple(guarded), embedded,
-                      tuple(touched.values()), tuple(new_values.values()))
+    return ChangePlan(tuple(endings.values()), tuple(corrections), tuple(guarded), embedded, tuple(touched.values()),
+                      without_repeats(new_values.values()))
 

@@ -22,20 +22,23 @@ pronoun; otherwise nothing is added (precision first).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..text.lexicon import POSSESSIONS
 from ..types import Fact
 from .cues import CueHit
 from .guards import Known, check
-from .lexicon import IDENTITY, RELATIONS, STOPWORDS
+from .lexicon import ANY, FUTURE_MARKERS, IDENTITY, MODAL_MARKERS, RELATIONS, STOPWORDS
 from .reading import destination
 from .segments import Sentence, words
+from .slots import same_slot
+from .states import OPEN_PREDICATE
 from .targets import FactInfo, fact_info, name_evidence
 
 __all__ = ["NEW_STATE_CATEGORIES", "NewValue", "after_handled", "clean_value", "new_value", "present_alternative",
-           "proper_destination", "successors"]
+           "proper_destination", "successors", "told_value", "without_repeats", "acquired"]
 
 NEW_STATE_CATEGORIES = frozenset({"job", "home", "membership", "study", "habit", "any"})
 """Categories whose ending may go *to* a new one named by a proper name ("left Tesco for Aldi"); a possession
@@ -44,22 +47,33 @@ or a pet goes to whoever received it."""
 
 @dataclass(frozen=True)
 class NewValue:
-    """Add ``subject predicate object`` valid from ``at``: what holds now instead of ``replaces``."""
+    """Add ``subject predicate object`` valid from ``at``: what holds now instead of ``replaces`` (``None``: a
+    change whose old value the store never held, "ported my number to giffgaff": its new value is still told).
+    ``subject`` and ``predicate`` are those of ``replaces`` when it is given."""
 
-    replaces: Fact
+    replaces: Fact | None
     object: str
     at: datetime
     cue: str
+    subject: str = ""
+    predicate: str = ""
+
+    def __post_init__(self) -> None:
+        if self.replaces is not None:
+            object.__setattr__(self, "subject", self.subject or self.replaces.subject)
+            object.__setattr__(self, "predicate", self.predicate or self.replaces.predicate)
 
     @property
     def reason(self) -> str:
         """The decision's reason."""
-        return f"replaced: cue {self.cue!r} names the new value of {self.replaces.predicate}"
+        if self.replaces is None:
+            return f"told: cue {self.cue!r} names a new state of {self.subject}"
+        return f"replaced: cue {self.cue!r} names the new value of {self.predicate}"
 
 _I = re.IGNORECASE
 _CUT = re.compile(
     r"\s*(?:[.,;:!?()\"—–]|\s-\s|\b(?:and|but|so|because|cos|as|which|who|where|when|while|after|before|since|until|"
-    r"last|this|next|on|in|at|from|for|to|by|with|lol|haha|lmao|now|instead|though|tho|tbh|today|yesterday|tonight|"
+    r"last|this|next|on|in|at|from|for|to|by|with|through|via|during|off|lol|haha|lmao|now|instead|though|tho|tbh|today|yesterday|tonight|"
     r"then|too|again|anyway|finally|ago|is|was|are|were|has|had|will|it's|which)\b)", _I)
 _LEAD = re.compile(r"^(?:(?:to|into|for|with|in favou?r of|a|an|the|my|our|his|her|their|some|used|new|brand[- ]new|"
                    r"second[- ]hand|secondhand|shiny|little|lovely|proper|old|just|over|down|up|back|across)\s+)+", _I)
@@ -78,6 +92,13 @@ _SUBJECT_VERB = re.compile(
     _I)
 _NAMED = re.compile(r"(?<!^)[A-Z]|^[A-Z](?!\s|$)|\d")
 _PROPER = re.compile(r"^(?:[A-Z][\w&+'-]*|[A-Z0-9]{2,}[\w&+-]*)(?:\s+[A-Z0-9][\w&+'-]*){0,3}")
+
+
+_ACQUIRED = re.compile(
+    r"(?:(?:^|[,;:—–]|\s-\s|\band\b|\bthen\b|\bso\b)\s*(?:(?:i|we)(?:'ve)?\s+)?(?:(?:just|finally|also|then)\s+)?"
+    r"(?:bought|got|picked up|ordered|built|treated (?:myself|ourselves) to)|\b(?:gave|given|got|bought) (?:me|us))"
+    r"\s+(?P<obj>(?:a|an)\s+[^.;!?—–]{2,60})", _I)
+_POSSIBLE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
 
 
 def clean_value(phrase: str) -> str | None:
@@ -136,7 +157,25 @@ def new_value(text: str, sentences: list[Sentence], known: Known, hit: CueHit, e
                 return found
     sentence = sentences[hit.sentence]
     following = sentences[hit.sentence + 1].text if hit.sentence + 1 < len(sentences) else ""
-    return present_alternative(text[hit.end:sentence.end]) or present_alternative(following)
+    found = present_alternative(text[hit.end:sentence.end]) or present_alternative(following)
+    if found is None and ended and all(i.fact.subject == "user" and i.category in ("possession", ANY) for i in ended):
+        return acquired(sentences, hit.sentence)
+    return found
+
+
+def acquired(sentences: list[Sentence], around: int) -> str | None:
+    """What the user got in sentence ``around`` or next to it ("sold the Brompton, *bought a Cannondale*", "work
+    gave me *a MacBook Pro*, so I passed the ThinkPad on"): a possession's successor. Only a thing new to them
+    ("a" / "an"), got by the user (no other subject before the verb) or given to them; never in a question or
+    a possibility."""
+    for k in (around, around + 1, around - 1):
+        if not 0 <= k < len(sentences) or "?" in sentences[k].text or _POSSIBLE.search(sentences[k].text):
+            continue
+        m = _ACQUIRED.search(sentences[k].text)
+        value = clean_value(m.group("obj")) if m is not None else None
+        if value is not None and (_NAMED.search(value) or any(w in POSSESSIONS for w in value.lower().split())):
+            return value  # a named thing or a possession ("a Trek hybrid", "an e-bike"); not "a good price"
+    return None
 
 
 def after_handled(text: str, sentences: list[Sentence], known: Known, held: Sequence[FactInfo],
@@ -158,11 +197,43 @@ def after_handled(text: str, sentences: list[Sentence], known: Known, held: Sequ
     return out
 
 
+_PURPOSE = frozenset("be live work stay study help look care get go see spend start join move settle retire "
+                     "train teach raise save pay buy rent share".split())
+"""Verbs after "to" that make a purpose, not a destination ("moved out *to live* with her boyfriend")."""
+
+
+def told_value(text: str, sentences: list[Sentence], known: Known, hit: CueHit, hits: Sequence[CueHit],
+               subject: str, held: Sequence[FactInfo], at: datetime) -> NewValue | None:
+    """The new state a change names when nothing it could replace was held ("ported my number *to giffgaff*",
+    "he's gone *to Google*"): told as an open state of ``subject`` from ``at``. Only a cue of change, or an
+    ending of a job, home, club, study or habit (whose destination is a new one of its kind, never a
+    possession's recipient); nothing when ``subject`` already holds a fact naming the value (``held``)."""
+    if hit.cue.kind != "change" and not hit.cue.categories <= NEW_STATE_CATEGORIES:
+        return None
+    dest = destination(text, sentences, hit)
+    if dest[1] > dest[0] and text[dest[0]:dest[0] + 5].lower() == "with ":
+        return None  # "swapped shifts *with* a colleague": who took part, not where the change went
+    value = new_value(text, sentences, known, hit, [], hits)
+    if value is None or value.split()[0].lower() in _PURPOSE:
+        return None
+    said = words(value) + (words(text, dest[0], dest[1]) if dest[1] > dest[0] else [])
+    if any(i.fact.subject == subject and name_evidence(i, said) >= 0.8 for i in held):
+        return None  # the value, or what else the destination names ("... and back to Monzo"), is held
+    return NewValue(None, value, at, hit.cue.name, subject=subject, predicate=OPEN_PREDICATE)
+
+
+def without_repeats(values: Iterable[NewValue]) -> tuple[NewValue, ...]:
+    """``values`` without a told value that another change of the message already gives as a replacement."""
+    found = list(values)
+    replaced = {(n.subject, n.object.lower()) for n in found if n.replaces is not None}
+    return tuple(n for n in found if n.replaces is not None or (n.subject, n.object.lower()) not in replaced)
+
+
 def successors(ended: Sequence[FactInfo], value: str, held: Sequence[FactInfo]) -> list[FactInfo]:
     """The ended facts a new value replaces: one per subject and predicate, none whose subject already holds
     the value (a repeat), none of who someone is to the user."""
     words_of_value = words(value)
-    if any(name_evidence(i, words_of_value) >= 0.8 for i in held if i.fact.subject in {e.fact.subject
-                                                                                         for e in ended}):
+    if any(name_evidence(i, words_of_value) >= 0.8 and not same_slot(value, i.fact.object)  # "senior" for "junior"
+           for i in held if i.fact.subject in {e.fact.subject for e in ended}):
         return []
     return [i for i in ended if i.category not in (IDENTITY, "relationship")]

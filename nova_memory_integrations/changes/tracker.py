@@ -29,8 +29,11 @@ from .clause_reader import ClauseReader, shipped
 from .fallback import may_mean_an_ending, meant_endings
 from .lexicon import STOPWORDS
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
+from .segments import words
 from .state_reading import StateCandidate, state_candidates
 from .states import OPEN_PREDICATE, OpenState, open_states
+from .supersede import Superseded, may_supersede, superseded
+from .targets import fact_info, name_evidence
 
 __all__ = ["SAME_STATE_COSINE", "STATE_PROBABILITY", "ChangeTracker"]
 
@@ -69,7 +72,8 @@ class ChangeTracker:
         if episode.role != "user" or not episode.content:
             return ChangePlan()
         cued = pending(episode.content, handled)
-        if not cued and (self.embedder is None or not may_mean_an_ending(episode.content)):
+        news = may_supersede(episode.content)
+        if not cued and not news and (self.embedder is None or not may_mean_an_ending(episode.content)):
             return ChangePlan()
         at = episode.timestamp
         # believed facts still valid at `at`, those this very episode closed at `at` (correctable), and
@@ -78,14 +82,17 @@ class ChangeTracker:
                  if f.valid_from <= at]
         seen = {f.id for f in facts}
         facts += [f for f in self.db.select_facts(user_id, ids=list(stated)) if f.id not in seen]
-        if not facts:
-            return ChangePlan()
         similarity = self.similarity if self.embedder is not None else None
         plan = plan_changes(episode.content, at=at, episode_id=episode.id, facts=facts, handled=handled,
                             similarity=similarity) if cued else ChangePlan()
+        if any(n.replaces is None for n in plan.new_values):  # a told value the store holds at another time
+            plan = replace(plan, new_values=tuple(n for n in plan.new_values if n.replaces is not None
+                                                  or not self._holds(user_id, n.subject, n.object)))
+        infos, known = held_facts(facts, at=at, episode_id=episode.id)
+        if news:
+            plan = _with_superseded(plan, superseded(episode.content, infos, known, at))
         if similarity is None:
             return plan
-        infos, known = held_facts(facts, at=at, episode_id=episode.id)
         meant = meant_endings(episode.content, infos=infos, known=known, similarity=similarity,
                               read=self.read_clauses if self.reader is not None else None,
                               ended={e.fact.id for e in plan.endings}, handled=handled)
@@ -149,6 +156,12 @@ class ChangeTracker:
         rest = [f for f in related if f.id not in found]
         return [*found.values(), *rest][: max(limit, len(found))]
 
+    def _holds(self, user_id: str, subject: str, value: str) -> bool:
+        """Whether a fact ``subject`` holds now (at any valid time) names ``value``: a change's new value the
+        store already has ("moved to Berlin" when Berlin was learnt from a later-dated message) is no news."""
+        said = words(value)
+        return any(name_evidence(fact_info(f), said) >= 0.8 for f in self.db.current_facts(user_id, subject=subject))
+
     def read_states(
         self, text: str, *, taken: Sequence[str], covered: Sequence[str], user_id: str | None = None,
     ) -> list[OpenState]:
@@ -205,6 +218,19 @@ class ChangeTracker:
         norms[norms == 0] = 1.0
         unit = vectors / norms[:, None]
         return [float(x) for x in unit[1:] @ unit[0]]
+
+
+def _with_superseded(plan: ChangePlan, found: Sequence[Superseded]) -> ChangePlan:
+    """``plan`` with the new values told by time alone (:mod:`.supersede`) and the ending of what each replaces,
+    where the plan itself neither ended that fact nor gave its slot a value."""
+    ended = {e.fact.id for e in plan.endings}
+    slots = {(n.subject, n.predicate) for n in plan.new_values if n.replaces is not None}
+    found = [s for s in found if s.old.fact.id not in ended and (s.new.subject, s.new.predicate) not in slots]
+    if not found:
+        return plan
+    return replace(plan, endings=plan.endings + tuple(
+        Ending(s.old.fact, s.new.at, s.new.cue, f"its new value {s.new.object!r} is told") for s in found),
+        new_values=plan.new_values + tuple(s.new for s in found))
 
 
 def _clause_of(fact: Fact) -> str:

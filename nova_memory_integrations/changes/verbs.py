@@ -87,6 +87,10 @@ VERB_CUES: tuple[VerbCue, ...] = (
     _verb("port", (_MEM, _POS), kind="change", strength=0.8),
     _verb("move", (_HOME, _MEM, _POS, _JOB, _STUDY, _HAB), kind="change", strength=0.7, needs_name=True),
     _verb("relocate", (_HOME, _JOB), kind="change", strength=0.8, needs_name=True),
+    _verb("switch", (_POS, _MEM, _JOB, _HAB, _HOME, _STUDY), kind="change", strength=0.7, needs_name=True),
+    _verb("swap", (_POS, _MEM, _JOB, _HAB, _HOME, _STUDY), kind="change", strength=0.7, needs_name=True),
+    _verb("upgrade", (_POS, _MEM), kind="change", strength=0.7, needs_name=True),
+    _verb("promote", (_JOB,), kind="change", strength=0.8, needs_name=True),
 )
 """Ending and changing verbs, by lemma (verbs the phrase cues already read in all their forms, "sold",
 "cancelled", "switched", are not repeated here); the categories are those of :data:`~.lexicon.CATEGORIES`."""

@@ -484,11 +484,11 @@ class Consolidator:
                 decisions += decided[1]
                 changed += decided[2]
         for new in plan.new_values:  # what the change names as holding instead, from the change's time
-            if new.replaces.lineage_id in retracted:
+            if new.replaces is not None and new.replaces.lineage_id in retracted:
                 continue
-            prop = Proposal(new.replaces.subject, new.replaces.predicate, new.object, valid_from=new.at,
+            prop = Proposal(new.subject, new.predicate, new.object, valid_from=new.at,
                             reason=new.reason, source_text=episode.content,
-                            metadata={"clause": episode.content} if new.replaces.predicate == OPEN_PREDICATE else {})
+                            metadata={"clause": episode.content} if new.predicate == OPEN_PREDICATE else {})
             decided = self._decide(user_id, prop, at=new.at, episode_ids=[episode.id], now=now)
             if decided is not None:
                 decisions += decided[1]

@@ -33,7 +33,7 @@ FACTS = [_fact(i, *t) for i, t in enumerate([
 
 def _new(text: str, facts: list[Fact] = FACTS) -> set[str]:
     plan = plan_changes(text, at=AT, episode_id="now", facts=facts)
-    return {f"{n.replaces.subject}:{n.replaces.predicate}={n.object}" for n in plan.new_values}
+    return {f"{n.subject}:{n.predicate}={n.object}" for n in plan.new_values}
 
 
 @pytest.mark.parametrize(("text", "new"), [

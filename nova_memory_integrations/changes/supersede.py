@@ -1,0 +1,100 @@
+"""A new value told alone supersedes the held one (pure): "I'm *head chef* now" while "sous chef" is held.
+
+Many changes carry no ending word: the speaker states the present value of a state and marks it as new by
+time ("now", "these days", "nowadays", "officially"). This module reads such a clause — a copula with its
+complement ("I'm head chef now", "Leila's a charge nurse these days"), or a verbless one at the start of a
+sentence ("Officially Sarah Okonkwo now!") — and, when the complement is another value of exactly one state
+its subject holds (:func:`~.slots.same_slot`: the same word with a modifier of its own, "head chef" /
+"sous chef at Dishoom"), ends that state and adds the value in its place, from the message's time.
+
+Cardinality decides: a kind held several at once (:data:`~.slots.MANY_VALUED`: pets, possessions, people)
+is never superseded, and neither is anything when the clause adds rather than replaces ("also", "too", "as
+well", "another", "second"). A question, a denial, a plan or a possibility supersedes nothing; nor does a
+value said of someone the message does not name ("she" / "he" is the last person of that gender named before
+it in the message).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from .guards import Known
+from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS
+from .replacements import NewValue, clean_value
+from .segments import segment, words
+from .slots import MANY_VALUED, same_slot
+from .targets import FactInfo
+
+__all__ = ["Superseded", "may_supersede", "superseded"]
+
+_I = re.IGNORECASE
+_MARK = r"(?:now|these days|nowadays)"
+_MARKED = re.compile(rf"\b{_MARK}\b|\bofficially\b", _I)
+_COPULA = re.compile(
+    rf"(?:^|[.!?,;:—–]\s*|\band\s+)(?:(?:so|well|and|but|ok|okay)\s+)?(?:{_MARK}\s+)?(?P<who>i|we|he|she|[A-Z][\w-]+)"
+    rf"(?:'m|'re|'s|\s+am|\s+are|\s+is)\s+(?:{_MARK}\s+|officially\s+)?(?P<value>[^.!?,;:—–()]{{2,60}}?)"
+    rf"\s+{_MARK}\b", _I)
+_VERBLESS = re.compile(rf"^\W*(?:officially\s+)(?P<value>[^.!?,;:—–()]{{2,60}}?)\s+{_MARK}\b", _I)
+_OFFICIALLY = re.compile(r"\bofficially\b", _I)
+_ADDED = re.compile(r"\b(?:also|too|as well|another|second|both|extra|more)\b", _I)
+_BLOCKERS = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """``new`` takes the place of ``old`` (ended at ``new.at``)."""
+
+    old: FactInfo
+    new: NewValue
+
+
+def may_supersede(text: str) -> bool:
+    """Whether a message may state a new value by time alone (regex passes; the facts are read only then)."""
+    return _MARKED.search(text) is not None and (_COPULA.search(text) is not None or _OFFICIALLY.search(text)
+                                                  is not None)
+
+
+def _subject(who: str, known: Known, before: str) -> str | None:
+    """Whose value the clause tells: the user, a person the message names, or for "she" / "he" the last
+    person of that gender named before it in the message (never a guess from earlier messages)."""
+    low = who.lower()
+    if low in ("i", "we"):
+        return "user"
+    if low in ("he", "she"):
+        gender = "f" if low == "she" else "m"
+        for w in reversed(words(before)):
+            person = known.people.get(w.low.removesuffix("'s"))
+            if person is not None and known.genders.get(person, "x") in (gender, "x"):
+                return person
+        return None
+    return known.people.get(low)
+
+
+def superseded(text: str, infos: Sequence[FactInfo], known: Known, at: datetime) -> list[Superseded]:
+    """The held states ``text`` gives a new value of by time alone (see the module docstring)."""
+    if not may_supersede(text):
+        return []
+    out: list[Superseded] = []
+    for sentence in segment(text):
+        body = sentence.text
+        if "?" in body or _BLOCKERS.search(body):
+            continue
+        for m in [*_COPULA.finditer(body), *_VERBLESS.finditer(body)]:
+            who = m.groupdict().get("who")
+            subject = _subject(who, known, text[:sentence.start + m.start()]) if who else "user"
+            raw = m.group("value")
+            if subject is None or _ADDED.search(raw) or any(w in NEGATORS for w in raw.lower().split()):
+                continue
+            value = clean_value(raw)
+            if value is None:
+                continue
+            slotted = {i.state: i for i in infos if i.fact.subject == subject and i.category not in MANY_VALUED
+                       and same_slot(value, i.fact.object)}
+            if len(slotted) != 1:
+                continue
+            old = next(iter(slotted.values()))
+            out.append(Superseded(old, NewValue(old.fact, value, at, "new value")))
+    return out
