@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/beliefs.py --set test           # the test set, written after the work
     .venv/bin/python benchmarks/beliefs.py --set holdout        # the third set (run once: 55/120)
     .venv/bin/python benchmarks/beliefs.py --set fourth         # the fourth set (run once: 49/120)
+    .venv/bin/python benchmarks/beliefs.py --set fifth          # the fifth set (run once: 45/120)
     .venv/bin/python benchmarks/beliefs.py --failures 20        # also print 20 failed scenarios
     .venv/bin/python benchmarks/beliefs.py --seed-first         # diagnostic: first state asserted directly
     .venv/bin/python benchmarks/beliefs.py --unwanted           # every change no not_current check asked for

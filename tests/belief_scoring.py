@@ -50,7 +50,11 @@ HOLDOUT_PATH = DATA / "beliefs_holdout.jsonl"
 FOURTH_PATH = DATA / "beliefs_fourth.jsonl"
 """The fourth blind set (sha256 d2009350...), sealed until its one headline run (2026-11-28, 8daaf44: 49/120);
 a development set since."""
-SETS = {"tuning": TUNING_PATH, "test": TEST_PATH, "holdout": HOLDOUT_PATH, "fourth": FOURTH_PATH}
+FIFTH_PATH = DATA / "beliefs_fifth.jsonl"
+"""The fifth blind set (sha256 df59f863...), sealed until its one headline run (2026-11-28, 11c7d2e: 45/120);
+a development set since."""
+SETS = {"tuning": TUNING_PATH, "test": TEST_PATH, "holdout": HOLDOUT_PATH, "fourth": FOURTH_PATH,
+        "fifth": FIFTH_PATH}
 """Every belief set by the name the benchmarks take (``--set``), in the order they were written."""
 KINDS = ("ending", "transition", "third_party", "correction", "repeat", "no_change")
 CHANGE_KINDS = ("ending", "transition", "third_party", "correction")
