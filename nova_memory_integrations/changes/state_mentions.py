@@ -14,7 +14,10 @@ Much of what holds is never put as "I <verb> <object>". It shows in how a thing 
 - a price per period of a named service is what the user pays ("Netflix Premium is £18 a month");
 - a thing said to be in the user's home is theirs ("there's an old Bechstein piano in our hallway");
 - a thing just acquired is held from then on ("picked up my new bike - a Brompton", "got a Switch for my
-  birthday"), even when the acquiring was a one-off told with its day.
+  birthday"), even when the acquiring was a one-off told with its day;
+- a named thing put with a possessive is its owner's whatever the sentence's mood ("is my Corolla's warning
+  light urgent?", "rotate the tyres on my Honda Civic?", "my brother Ollie's Vauxhall Corsa failed its MOT"):
+  a question or a request around it presupposes the owning (:func:`possessed`).
 
 Each helper recognises one shape, never a phrase of a particular sentence, and returns ``(subject, value)``
 pairs; :mod:`.states` applies its filters (questions, plans, denials, one-off times, change cues) before any
@@ -26,9 +29,10 @@ from __future__ import annotations
 import re
 
 from ..text.lexicon import NOT_OWNED, PET_RE, POSSESSIONS, RELS, STARTERS
+from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS
 from .state_shapes import GERUND_SUBJECT_END, recurrence
 
-__all__ = ["KIN_TITLES", "acquired", "complaint", "identity", "kept_at_home", "label", "owner_relation", "priced",
+__all__ = ["KIN_TITLES", "acquired", "possessed", "complaint", "identity", "kept_at_home", "label", "owner_relation", "priced",
            "recurring", "scheduled"]
 
 KIN_TITLES = frozenset("mum mom dad mam mammy mummy mommy daddy gran granny grandma grandad granddad grandpa nan "
@@ -241,3 +245,67 @@ def owner_relation(text: str) -> list[tuple[str, str]]:
     """"Ana's cat Miso is staying with us" -> ``("ana", "cat Miso")``: a relation or a pet of someone named."""
     return [(m.group("owner").lower(), f"{m.group('rel').lower()} {m.group('name')}")
             for m in _OWNER_RELATION.finditer(text) if m.group("owner") not in STARTERS]
+
+
+_ASKING = frozenset((r"\bmight\b", r"\bmaybe\b", r"\bperhaps\b", r"\bwould(?:n't)?\b", r"\bcould\b",
+                    r"\bshould\b", r"\bif\b", r"\bunless\b", r"\bwhether\b", r"\bor not\b", r"\bjust curious\b",
+                    r"\bworried (?:about|that)\b", r"\bscared (?:of|that)\b", r"\bafraid (?:of|that)\b"))
+"""The modal markers a question or a worry is asked with ("should I rotate the tyres on my Civic?"): they put
+the asking in doubt, not the thing the possessive presupposes."""
+_NOT_NOW = re.compile("|".join((*(m for m in MODAL_MARKERS if m not in _ASKING), *FUTURE_MARKERS,
+                                 *REMINISCENCE_MARKERS, r"\bused to\b", r"\bdreamt\b", r"\bdream\b")), re.IGNORECASE)
+"""A plan, a wish, a memory: a possessive after one is of a thing not held now ("thinking of selling my Golf"
+is kept conservative too: the change layer reads a sale that happens)."""
+_NOT_HELD = r"(?:first|previous|last|former|ex|next|future|dream|ideal|late|old|other|spare)"
+"""What a possessive's adjective can say of a thing not held now: an earlier one, a wished-for one."""
+_POSSESSED = re.compile(
+    r"(?<![\w'])(?:(?:(?i:my|our)\s+)?(?P<kin>Mum|Mom|Dad|Gran|Granny|Grandma|Grandad|Grandpa|Nan|Nana)'s\s+|"
+    rf"(?i:my|our)\s+(?:(?P<rel>{RELS})(?:\s+(?P<name>[A-Z][a-z][\w-]*))?'s\s+)?)"
+    rf"(?P<adj>[a-z]+\s+)?(?P<np>{_THING}(?:\s+(?!I\b|I'){_THING}){{0,2}})"
+    r"(?P<after>'s|\s+(?:was|were|used|had)\b)?")
+"""A possessive ("my", "our", "my brother Ollie's", "Mum's"), an adjective at most, and a name."""
+_ANYONE = frozenset("friend mate colleague coworker co-worker boss manager neighbour neighbor roommate flatmate "
+                    "housemate cousin best friend".split())
+"""Relations one has many of: "my friend's" without a name is no one the store can hold a state of."""
+_QUALIFIES = re.compile(r"(?!(?:is|are|was|were|has|have|had|does|did|can|will|just|still|now|also|and|or|but|"
+                        r"to|for|in|on|at|with|from|of|that|which|who|when|since|again|already|always|never|"
+                        r"came|went|got|broke|died|ran|made|took|gave|kept|left|told|said|fell|won|lost|paid|bought|"
+                        r"sold|drove|rode|threw|blew|froze|shook|wore|tore|felt|held|let|cut|hit|put|set|shut|split|"
+                        r"quit|sat|stood|seem|seems|look|looks|need|keep|won't|can't)\b)"
+                        r"[a-z][a-z-]*(?<!s)(?<!ed)(?<!ly)(?<!ing)")
+"""A lower-case word after the name that is no verb, adverb or function word: a head noun the name only
+qualifies ("my Grade 5 exam", "my Arsenal season ticket", "my Duolingo streak"); the thing is the noun's,
+which other readers value whole."""
+
+
+def possessed(text: str) -> list[tuple[str, str]]:
+    """The named things ``text`` puts with a possessive, in any mood: ``("user", "Honda Civic")`` from "how often
+    should I rotate the tyres on my Honda Civic?", ``("ollie", "Vauxhall Corsa")`` from "my brother Ollie's
+    Vauxhall Corsa failed its MOT". Not a thing the adjective places out of the present ("my first Golf", "my
+    next Tesla"), one told in the past ("my Micra was ..."), one that is an event's qualifier ("my Grade 5 exam"),
+    a date or a person (a relation, a kinship word). A plan, a memory or a denial over the sentence is the
+    caller's to judge (:mod:`.states`)."""
+    out: list[tuple[str, str]] = []
+    plan = _NOT_NOW.search(text)
+    for m in _POSSESSED.finditer(text):
+        clause = re.split(r"[,;:.!?]\s", text[: m.start()])[-1].lower().split()
+        if (plan and plan.start() < m.end()) or any(w in NEGATORS or w.endswith("n't") for w in clause):
+            continue  # a plan or a memory before it, a denial in its clause ("I don't have my Kindle now")
+        adj = (m.group("adj") or "").strip().lower()
+        words = m.group("np").split()
+        owner = words[-1].endswith("'s")  # "my Corolla's light": the Corolla, whatever its light
+        words[-1] = words[-1].removesuffix("'s")
+        head = text[m.end("np"):].split(maxsplit=1)[:1]
+        if re.fullmatch(_NOT_HELD, adj) or (m.group("after") or "").strip() in ("was", "were", "used", "had") or \
+                (adj and adj[0].isupper()) or words[0] in STARTERS or words[0].lower() in KIN_TITLES or \
+                re.fullmatch(RELS, words[0].lower()) or (head and not owner and _QUALIFIES.fullmatch(head[0])) or \
+                not any(c.isalpha() for c in words[0]) or len(m.group("np")) < 2:
+            continue
+        if adj and adj not in ("new", "trusty", "beloved", "little", "faithful", "battered", "own", "current", "work",
+                               "home", "main", "family", "lovely", "poor", "beautiful"):
+            continue  # "my sister's Golf" is hers; "my favourite Netflix show" is no Netflix of mine
+        if m.group("rel") and not m.group("name") and m.group("rel").lower() in _ANYONE:
+            continue  # "my friend's Tesla": a friend's, but which friend the store cannot tell
+        who = (m.group("name") or m.group("rel") or m.group("kin") or "user").lower()
+        out.append((who, " ".join(words)))
+    return out

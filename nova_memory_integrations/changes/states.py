@@ -38,6 +38,7 @@ from .state_mentions import (
     kept_at_home,
     label,
     owner_relation,
+    possessed,
     priced,
     recurring,
     scheduled,
@@ -489,9 +490,12 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
             told = told_first(sentence) or -1
         if i in busy:  # a change: the change layer's, unless it is someone else's in a clause of its own
             told = min(told, before_others_change(sentence, busy[i]) or -1)
-        if (told < 0 and i not in busy) or JOKE.search(sentence.text):
+        # a named thing put with a possessive holds in any mood ("is my Corolla's light urgent?")
+        mentioned = [] if i in busy or JOKE.search(sentence.text) else possessed(sentence.text)
+        asked = (told < 0 and i not in busy) or bool(JOKE.search(sentence.text))
+        if asked and not mentioned:
             continue
-        told = max(told, sentence.start)
+        told = sentence.start if asked else max(told, sentence.start)
         clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
                         for c in sentence.clauses if c.start < told)
         if i in busy and not sentence.question:  # a birthplace never ends: no change is about it
@@ -512,6 +516,10 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
                                               (*apposition(sentence.text), *owner_relation(sentence.text))]
         if not marker:  # "picked up my new bike today - a Brompton": a one-off that leaves a state
             found += [OpenState(who, value, body) for who, value in acquired(sentence.text)]
+        if asked:
+            found = []  # a question's: only what its possessives presuppose
+        found += [OpenState(who, value, body) for who, value in mentioned  # not again inside a longer one
+                  if not any(s.subject == who and _holds(s.value, value) for s in found)]
         for state in found:
             low = state.value.lower()
             if (not state.shared and (
