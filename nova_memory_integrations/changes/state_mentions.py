@@ -267,6 +267,8 @@ _POSSESSED = re.compile(
 _ANYONE = frozenset("friend mate colleague coworker co-worker boss manager neighbour neighbor roommate flatmate "
                     "housemate cousin best friend".split())
 """Relations one has many of: "my friend's" without a name is no one the store can hold a state of."""
+_INVERTED = re.compile(r"\b(?:do|does|did|can|could|will|would|should|might|must)\s+(?:\w+'s\s+)?$", re.IGNORECASE)
+"""An auxiliary just before the possessive ("why does my Kia rattle"): the word after the name is its verb."""
 _QUALIFIES = re.compile(r"(?!(?:is|are|was|were|has|have|had|does|did|can|will|just|still|now|also|and|or|but|"
                         r"to|for|in|on|at|with|from|of|that|which|who|when|since|again|already|always|never|"
                         r"came|went|got|broke|died|ran|made|took|gave|kept|left|told|said|fell|won|lost|paid|bought|"
@@ -293,7 +295,8 @@ def possessed(text: str) -> list[tuple[str, str]]:
             continue  # a plan or a memory before it, a denial in its clause ("I don't have my Kindle now")
         adj = (m.group("adj") or "").strip().lower()
         words = m.group("np").split()
-        owner = words[-1].endswith("'s")  # "my Corolla's light": the Corolla, whatever its light
+        # "my Corolla's light": the Corolla, whatever its light; "does my Kia rattle": a verb after an inversion
+        owner = words[-1].endswith("'s") or bool(_INVERTED.search(text[: m.start()]))
         words[-1] = words[-1].removesuffix("'s")
         head = text[m.end("np"):].split(maxsplit=1)[:1]
         if re.fullmatch(_NOT_HELD, adj) or (m.group("after") or "").strip() in ("was", "were", "used", "had") or \

@@ -88,7 +88,8 @@ _RELATION_STATES = frozenset("married engaged together dating".split())
 _CARRY = re.compile(r"\band\s+(?:(?:still|also|now|currently|even|always)\s+)+(?P<verb>[a-z]+ing|[a-z]+s)\b"
                     r"(?P<rest>.*)$")
 _APPOSITION = re.compile(
-    r"(?P<name>[A-Z][a-z][\w-]*)\s*(?:\(\s*(?:my|our)\s+(?P<pet>(?:[\w-]+\s+){0,2}[\w-]+)\s*\)"
+    r"(?P<name>[A-Z][a-z][\w-]*)\s*(?:\(\s*(?:(?:my|our)\s+)?(?P<rel>" + RELS + r")\s*[),]"
+    r"|\(\s*(?:my|our)\s+(?P<pet>(?:[\w-]+\s+){0,2}[\w-]+)\s*\)"
     r"|,\s+the\s+(?P<role>(?:[\w'-]+\s+){1,9}?(?:at|in|from|with|on)\s+[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*)\s*,)")
 
 
@@ -155,11 +156,13 @@ _HANDLE = re.compile(r"\b(?:on|my)\s+(?P<platform>[A-Za-z][\w.]+)\s*(?:\(\s*|,\s
 
 def apposition(text: str) -> list[tuple[str, str]]:
     """Someone or something named beside what they are, as ``(subject, value)``: "Biscuit (our beagle)" ->
-    the user's "beagle Biscuit"; "Dev, the guy I sit next to at Halcyon, ..." -> ``dev`` states that role;
+    the user's "beagle Biscuit", "Marco (boyfriend)" the user's "boyfriend Marco"; "Dev, the guy I sit next to at Halcyon, ..." -> ``dev`` states that role;
     "on strava (@hill_repeats)" -> the user's "strava @hill_repeats"."""
     out: list[tuple[str, str]] = []
     for m in _APPOSITION.finditer(text):
-        if m.group("pet"):
+        if m.group("rel"):  # "Marco (boyfriend)", "Jo (my sister, ...)": the user's relation, named
+            out.append(("user", f"{m.group('rel').lower()} {m.group('name')}"))
+        elif m.group("pet"):
             out.append(("user", f"{m.group('pet')} {m.group('name')}"))
         elif m.group("role"):
             out.append((m.group("name").lower(), m.group("role").strip()))

@@ -491,10 +491,11 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         if i in busy:  # a change: the change layer's, unless it is someone else's in a clause of its own
             told = min(told, before_others_change(sentence, busy[i]) or -1)
         # a named thing put with a possessive holds in any mood ("is my Corolla's light urgent?")
-        mentioned = [] if i in busy or JOKE.search(sentence.text) else possessed(sentence.text)
-        asked = (told < 0 and i not in busy) or bool(JOKE.search(sentence.text))
-        if asked and not mentioned:
+        # and a person named beside their relation is one in any mood ("what should Marco (boyfriend) cook?")
+        if JOKE.search(sentence.text):
             continue
+        mentioned = [] if i in busy else possessed(sentence.text)
+        asked = told < 0 and i not in busy
         told = sentence.start if asked else max(told, sentence.start)
         clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
                         for c in sentence.clauses if c.start < told)
@@ -514,10 +515,8 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
         found = [state for clause in _joined(norm, clauses) for state in _clause_found(norm, blocked, clause)]
         found += _relations(sentence.text) + [OpenState(who, value, body) for who, value in
                                               (*apposition(sentence.text), *owner_relation(sentence.text))]
-        if not marker:  # "picked up my new bike today - a Brompton": a one-off that leaves a state
+        if not marker and not asked:  # "picked up my new bike today - a Brompton": a one-off that leaves a state
             found += [OpenState(who, value, body) for who, value in acquired(sentence.text)]
-        if asked:
-            found = []  # a question's: only what its possessives presuppose
         found += [OpenState(who, value, body) for who, value in mentioned  # not again inside a longer one
                   if not any(s.subject == who and _holds(s.value, value) for s in found)]
         for state in found:
