@@ -19,6 +19,7 @@ from typing import Literal
 from ..memory.entailments import CAR_MAKES
 
 __all__ = [
+    "ASKING_MARKERS",
     "ADDITIVE",
     "RESUMED",
     "PERSON_NOUNS",
@@ -449,9 +450,15 @@ NEGATORS = frozenset("not n't never didn't don't doesn't haven't hasn't hadn't w
                      "aren't cannot can't couldn't nor neither nobody".split())
 """Words that deny the cue that follows them in a clause ("I didn't sell it")."""
 
-MODAL_MARKERS: tuple[str, ...] = (
+ASKING_MARKERS: tuple[str, ...] = (
     r"\bmight\b", r"\bmaybe\b", r"\bperhaps\b", r"\bwould(?:n't)?\b", r"\bcould\b", r"\bshould\b", r"\bif\b",
-    r"\bunless\b", r"\bwhether\b", r"\bthinking (?:about|of)\b", r"\bconsidering\b", r"\bconsider\b",
+    r"\bunless\b", r"\bwhether\b",
+)
+"""The modal markers a question or a condition is put with ("should I rotate the tyres on my Civic?"): they
+doubt the asking, not a thing a possessive presupposes (:func:`.state_mentions.possessed`)."""
+
+MODAL_MARKERS: tuple[str, ...] = (
+    *ASKING_MARKERS, r"\bthinking (?:about|of)\b", r"\bconsidering\b", r"\bconsider\b",
     r"\bplanning\b", r"\bplan to\b", r"\bwant(?:s|ed)? to\b", r"\bwanna\b", r"\btempted\b", r"\bhop(?:e|ing) to\b",
     r"\bwish\b", r"\btoying with\b", r"\bidea of\b", r"\btalk (?:me|him|her|us) out of\b", r"\bor not\b",
     r"\bdebating\b", r"\bon the fence\b", r"\bdaydream", r"\bimagine\b", r"\bwhat if\b", r"\bjust curious\b",

@@ -29,11 +29,11 @@ from __future__ import annotations
 import re
 
 from ..text.lexicon import NOT_OWNED, PET_RE, POSSESSIONS, RELS, STARTERS
-from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS
+from .lexicon import ASKING_MARKERS, FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS
 from .state_shapes import GERUND_SUBJECT_END, recurrence
 
-__all__ = ["KIN_TITLES", "acquired", "possessed", "complaint", "identity", "kept_at_home", "label", "owner_relation", "priced",
-           "recurring", "scheduled"]
+__all__ = ["KIN_TITLES", "acquired", "complaint", "identity", "kept_at_home", "label", "owner_relation", "possessed",
+           "priced", "recurring", "scheduled"]
 
 KIN_TITLES = frozenset("mum mom dad mam mammy mummy mommy daddy gran granny grandma grandad granddad grandpa nan "
                        "nana nanna grandmother grandfather".split())
@@ -247,12 +247,7 @@ def owner_relation(text: str) -> list[tuple[str, str]]:
             for m in _OWNER_RELATION.finditer(text) if m.group("owner") not in STARTERS]
 
 
-_ASKING = frozenset((r"\bmight\b", r"\bmaybe\b", r"\bperhaps\b", r"\bwould(?:n't)?\b", r"\bcould\b",
-                    r"\bshould\b", r"\bif\b", r"\bunless\b", r"\bwhether\b", r"\bor not\b", r"\bjust curious\b",
-                    r"\bworried (?:about|that)\b", r"\bscared (?:of|that)\b", r"\bafraid (?:of|that)\b"))
-"""The modal markers a question or a worry is asked with ("should I rotate the tyres on my Civic?"): they put
-the asking in doubt, not the thing the possessive presupposes."""
-_NOT_NOW = re.compile("|".join((*(m for m in MODAL_MARKERS if m not in _ASKING), *FUTURE_MARKERS,
+_NOT_NOW = re.compile("|".join((*(m for m in MODAL_MARKERS if m not in ASKING_MARKERS), *FUTURE_MARKERS,
                                  *REMINISCENCE_MARKERS, r"\bused to\b", r"\bdreamt\b", r"\bdream\b")), re.IGNORECASE)
 """A plan, a wish, a memory: a possessive after one is of a thing not held now ("thinking of selling my Golf"
 is kept conservative too: the change layer reads a sale that happens)."""

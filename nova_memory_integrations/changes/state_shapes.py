@@ -156,7 +156,8 @@ _HANDLE = re.compile(r"\b(?:on|my)\s+(?P<platform>[A-Za-z][\w.]+)\s*(?:\(\s*|,\s
 
 def apposition(text: str) -> list[tuple[str, str]]:
     """Someone or something named beside what they are, as ``(subject, value)``: "Biscuit (our beagle)" ->
-    the user's "beagle Biscuit", "Marco (boyfriend)" the user's "boyfriend Marco"; "Dev, the guy I sit next to at Halcyon, ..." -> ``dev`` states that role;
+    the user's "beagle Biscuit", "Marco (boyfriend)" the user's "boyfriend Marco";
+    "Dev, the guy I sit next to at Halcyon, ..." -> ``dev`` states that role;
     "on strava (@hill_repeats)" -> the user's "strava @hill_repeats"."""
     out: list[tuple[str, str]] = []
     for m in _APPOSITION.finditer(text):

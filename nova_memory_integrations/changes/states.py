@@ -490,12 +490,9 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
             told = told_first(sentence) or -1
         if i in busy:  # a change: the change layer's, unless it is someone else's in a clause of its own
             told = min(told, before_others_change(sentence, busy[i]) or -1)
-        # a named thing put with a possessive holds in any mood ("is my Corolla's light urgent?")
-        # and a person named beside their relation is one in any mood ("what should Marco (boyfriend) cook?")
         if JOKE.search(sentence.text):
             continue
-        mentioned = [] if i in busy else possessed(sentence.text)
-        asked = told < 0 and i not in busy
+        asked = told < 0 and i not in busy  # a question: only its possessives and its relations are read
         told = sentence.start if asked else max(told, sentence.start)
         clauses = tuple(Clause(norm[c.start:min(c.end, told)], c.start, min(c.end, told))
                         for c in sentence.clauses if c.start < told)
@@ -517,7 +514,8 @@ def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ..
                                               (*apposition(sentence.text), *owner_relation(sentence.text))]
         if not marker and not asked:  # "picked up my new bike today - a Brompton": a one-off that leaves a state
             found += [OpenState(who, value, body) for who, value in acquired(sentence.text)]
-        found += [OpenState(who, value, body) for who, value in mentioned  # not again inside a longer one
+        # a named thing put with a possessive holds in any mood ("is my Corolla's light urgent?"), once
+        found += [OpenState(who, value, body) for who, value in ([] if i in busy else possessed(sentence.text))
                   if not any(s.subject == who and _holds(s.value, value) for s in found)]
         for state in found:
             low = state.value.lower()
