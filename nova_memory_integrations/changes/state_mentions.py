@@ -17,7 +17,8 @@ Much of what holds is never put as "I <verb> <object>". It shows in how a thing 
   birthday"), even when the acquiring was a one-off told with its day;
 - a named thing put with a possessive is its owner's whatever the sentence's mood ("is my Corolla's warning
   light urgent?", "rotate the tyres on my Honda Civic?", "my brother Ollie's Vauxhall Corsa failed its MOT"):
-  a question or a request around it presupposes the owning (:func:`possessed`).
+  a question or a request around it presupposes the owning, and so does one of the user's kinds of thing placed
+  at a name ("my shift at the Amazon depot", "my gym, Virgin Active,") (:func:`possessed`).
 
 Each helper recognises one shape, never a phrase of a particular sentence, and returns ``(subject, value)``
 pairs; :mod:`.states` applies its filters (questions, plans, denials, one-off times, change cues) before any
@@ -262,6 +263,13 @@ _POSSESSED = re.compile(
 _ANYONE = frozenset("friend mate colleague coworker co-worker boss manager neighbour neighbor roommate flatmate "
                     "housemate cousin best friend".split())
 """Relations one has many of: "my friend's" without a name is no one the store can hold a state of."""
+_PLACED = re.compile(rf"(?<![\w'])(?i:my|our)\s+(?P<noun>[a-z]+)(?:\s+(?:at|with|from)\s+(?:the\s+)?|(?P<comma>,\s+))"
+                     rf"(?P<np>{_THING}(?:\s+{_THING}){{0,2}})(?(comma)(?=,))")
+"""One of the user's kinds of thing and the name it is placed at or named as ("my shift at the Amazon depot",
+"our broadband with Plusnet", "my gym, Virgin Active,"): the name is the user's employer, provider, venue."""
+_EVENTS = frozenset("exam exams test tests interview party wedding birthday trip holiday match game concert gig show "
+                    "appointment lesson lessons results result ceremony stay visit flight booking order".split())
+"""Nouns of a one-off event: "my interview at Google" places no state of the user's at Google."""
 _INVERTED = re.compile(r"\b(?:do|does|did|can|could|will|would|should|might|must)\s+(?:\w+'s\s+)?$", re.IGNORECASE)
 """An auxiliary just before the possessive ("why does my Kia rattle"): the word after the name is its verb."""
 _QUALIFIES = re.compile(r"(?!(?:is|are|was|were|has|have|had|does|did|can|will|just|still|now|also|and|or|but|"
@@ -280,7 +288,8 @@ def possessed(text: str) -> list[tuple[str, str]]:
     should I rotate the tyres on my Honda Civic?", ``("ollie", "Vauxhall Corsa")`` from "my brother Ollie's
     Vauxhall Corsa failed its MOT". Not a thing the adjective places out of the present ("my first Golf", "my
     next Tesla"), one told in the past ("my Micra was ..."), one that is an event's qualifier ("my Grade 5 exam"),
-    a date or a person (a relation, a kinship word). A plan, a memory or a denial over the sentence is the
+    a date or a person (a relation, a kinship word). "my <kind> at / with / from <Name>" and "my <kind>, <Name>,"
+    give the name as the user's (not a relation's place, nor a one-off event's: "my interview at X"). A plan, a memory or a denial over the sentence is the
     caller's to judge (:mod:`.states`)."""
     out: list[tuple[str, str]] = []
     plan = _NOT_NOW.search(text)
@@ -306,4 +315,11 @@ def possessed(text: str) -> list[tuple[str, str]]:
             continue  # "my friend's Tesla": a friend's, but which friend the store cannot tell
         who = (m.group("name") or m.group("rel") or m.group("kin") or "user").lower()
         out.append((who, " ".join(words)))
+    for m in _PLACED.finditer(text):  # "my shift at the Amazon depot", "my gym, Virgin Active, ..."
+        noun = m.group("noun").lower()
+        if (plan and plan.start() < m.end()) or re.fullmatch(RELS, noun) or noun in KIN_TITLES | NOT_OWNED | \
+                _EVENTS or m.group("np").split()[0] in STARTERS or \
+                any(w in NEGATORS or w.endswith("n't") for w in re.split(r"[,;:.!?]\s", text[: m.start()])[-1].split()):
+            continue
+        out.append(("user", m.group("np").removesuffix("'s")))
     return out

@@ -102,3 +102,23 @@ def test_a_person_named_beside_their_relation_is_told_in_any_mood(text: str, exp
 ])
 def test_a_bracket_that_is_no_relation_of_the_users_is_not_one(text: str) -> None:
     assert not any(v.split()[-1] in ("Lisbon", "Theo", "Hannah") for _, v in _held(text))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Late finish after my rota at the Lidl depot, what can I cook in ten minutes?", ("user", "Lidl")),
+    ("Is it normal that our broadband with Plusnet drops every evening?", ("user", "Plusnet")),
+    ("The pool at my club, Nuffield Health, has been shut a month, can I pause it?", ("user", "Nuffield Health")),
+])
+def test_a_name_a_kind_of_the_users_is_placed_at_is_the_users(text: str, expected: tuple[str, str]) -> None:
+    assert expected in _held(text)
+
+
+@pytest.mark.parametrize("text", [
+    "What should I wear to my interview at Deloitte?",  # a one-off event
+    "How do I congratulate my cousin at Unilever on her promotion?",  # someone else at the place
+    "Thinking about moving my savings to Monzo, good idea?",  # a plan over it
+    "I never liked my time at Barclays, how do I explain that?",  # a denial in its clause
+    "Is my team, the best in the league, going up?",  # an appositive that names nothing
+])
+def test_a_place_no_state_of_the_users_is_at_is_not_captured(text: str) -> None:
+    assert not {v for _, v in _held(text)} & {"Deloitte", "Unilever", "Monzo", "Barclays"}
