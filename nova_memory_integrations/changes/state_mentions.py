@@ -289,8 +289,9 @@ def possessed(text: str) -> list[tuple[str, str]]:
     Vauxhall Corsa failed its MOT". Not a thing the adjective places out of the present ("my first Golf", "my
     next Tesla"), one told in the past ("my Micra was ..."), one that is an event's qualifier ("my Grade 5 exam"),
     a date or a person (a relation, a kinship word). "my <kind> at / with / from <Name>" and "my <kind>, <Name>,"
-    give the name as the user's (not a relation's place, nor a one-off event's: "my interview at X"). A plan, a memory or a denial over the sentence is the
-    caller's to judge (:mod:`.states`)."""
+    give the name as the user's (not a relation's place, nor a one-off event's: "my interview at X"). Nothing
+    after a plan, a wish or a memory marker ("thinking of selling my Golf"; the question modals "should I ...?"
+    are no such marker), nor in a clause with a denial; questions, jokes and change cues are :mod:`.states`'."""
     out: list[tuple[str, str]] = []
     plan = _NOT_NOW.search(text)
     for m in _POSSESSED.finditer(text):
