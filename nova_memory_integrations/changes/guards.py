@@ -45,7 +45,6 @@ from .lexicon import (
     MALFUNCTION,
     MODAL_MARKERS,
     NEAR_MISS,
-    NEGATORS,
     PERSON_NOUNS,
     PREDICATE_CATEGORIES,
     RELATIONS,
@@ -55,6 +54,7 @@ from .lexicon import (
     TEMPORARY_MARKERS,
     TIME_AHEAD,
     TIME_PAST,
+    negates,
 )
 from .segments import Clause, Sentence, words
 from .segments import asks as _asks
@@ -254,7 +254,7 @@ def find_actor(prefix: str, known: Known) -> Actor:
 
 def _negated(clause: Clause, hit: CueHit, text: str) -> bool:
     before = [w.low for w in words(text, clause.start, hit.start)][-4:]
-    return any(w in NEGATORS or w.endswith("n't") for w in before)
+    return negates(before)
 
 
 def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: Known) -> Verdict:

@@ -13,6 +13,7 @@ category comes from its predicate (:data:`PREDICATE_CATEGORIES`), else from the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -56,6 +57,7 @@ __all__ = [
     "Cue",
     "CorrectionCue",
     "Relation",
+    "negates",
 ]
 
 ANY = "any"
@@ -449,6 +451,12 @@ INDEFINITE_ACTORS = frozenset(
 NEGATORS = frozenset("not n't never didn't don't doesn't haven't hasn't hadn't wasn't weren't won't wouldn't isn't "
                      "aren't cannot can't couldn't nor neither nobody".split())
 """Words that deny the cue that follows them in a clause ("I didn't sell it")."""
+
+
+def negates(words: Iterable[str]) -> bool:
+    """Whether any of ``words`` (lower-case tokens) denies: one of :data:`NEGATORS` or any "-n't" form."""
+    return any(w in NEGATORS or w.endswith("n't") for w in words)
+
 
 ASKING_MARKERS: tuple[str, ...] = (
     r"\bmight\b", r"\bmaybe\b", r"\bperhaps\b", r"\bwould(?:n't)?\b", r"\bcould\b", r"\bshould\b", r"\bif\b",

@@ -15,11 +15,14 @@ category restriction and the margin are there for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .targets import FactInfo
 
-__all__ = ["RESOLVE_COSINE", "RESOLVE_MARGIN", "VALUE_COSINE", "meaning_text", "resolve"]
+__all__ = ["RESOLVE_COSINE", "RESOLVE_MARGIN", "VALUE_COSINE", "Similarity", "meaning_text", "resolve"]
+
+Similarity = Callable[[str, Sequence[str]], Sequence[float]]
+"""A text and others -> the cosine of the text with each (the store's embedder; ``ChangeTracker.similarity``)."""
 
 RESOLVE_COSINE = 0.45
 """Lowest cosine of the cue's clause and a candidate's words at which meaning alone may pick it."""

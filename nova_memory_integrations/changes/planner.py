@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -23,7 +23,7 @@ from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
 from .guards import Actor, Known, check, find_actor
 from .lexicon import AFFIRM, ANY, ROLE_PREDICATES, STOPWORDS
-from .meaning import MIN_CLAUSE_WORDS, VALUE_COSINE, meaning_text, resolve
+from .meaning import MIN_CLAUSE_WORDS, VALUE_COSINE, Similarity, meaning_text, resolve
 from .reading import (
     ANOTHER,
     PRONOUNS,
@@ -57,9 +57,6 @@ from .targets import (
 )
 
 __all__ = ["ChangePlan", "Ending", "Guarded", "Similarity", "held_facts", "pending", "plan_changes"]
-
-Similarity = Callable[[str, Sequence[str]], Sequence[float]]
-"""``(clause, fact texts) -> cosine per text``."""
 
 MAX_SIMILAR = 24
 """At most this many candidates are embedded for one cue."""

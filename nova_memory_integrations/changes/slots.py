@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 from .cues import CueHit
 from .lexicon import IDENTITY
-from .meaning import RESOLVE_MARGIN
+from .meaning import RESOLVE_MARGIN, Similarity
 from .segments import Sentence, Word
 from .segments import words as segments_words
 from .targets import THRESHOLD, Evidence, FactInfo, name_evidence, with_sim
@@ -46,8 +46,6 @@ _FUNCTION = frozenset(
     "is are was were be been am 's 're 'm at in on of for to from with by as into onto about over up down out "
     "and or but so now just still then very really new old".split())
 """Words that are no part of a value's name: neither the shared word nor the modifier of a slot."""
-
-Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 
 
 def origin_facts(text: str, sentences: list[Sentence], hit: CueHit, dest: tuple[int, int], scope: Sequence[FactInfo],

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 from ..text.lexicon import NOT_OWNED, PET_RE, POSSESSIONS, RELS, STARTERS
-from .lexicon import ASKING_MARKERS, FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS
+from .lexicon import ASKING_MARKERS, FUTURE_MARKERS, MODAL_MARKERS, REMINISCENCE_MARKERS, negates
 from .state_shapes import GERUND_SUBJECT_END, recurrence
 
 __all__ = ["KIN_TITLES", "acquired", "complaint", "identity", "kept_at_home", "label", "owner_relation", "possessed",
@@ -296,7 +296,7 @@ def possessed(text: str) -> list[tuple[str, str]]:
     plan = _NOT_NOW.search(text)
     for m in _POSSESSED.finditer(text):
         clause = re.split(r"[,;:.!?]\s", text[: m.start()])[-1].lower().split()
-        if (plan and plan.start() < m.end()) or any(w in NEGATORS or w.endswith("n't") for w in clause):
+        if (plan and plan.start() < m.end()) or negates(clause):
             continue  # a plan or a memory before it, a denial in its clause ("I don't have my Kindle now")
         adj = (m.group("adj") or "").strip().lower()
         words = m.group("np").split()
@@ -320,7 +320,7 @@ def possessed(text: str) -> list[tuple[str, str]]:
         noun = m.group("noun").lower()
         if (plan and plan.start() < m.end()) or re.fullmatch(RELS, noun) or noun in KIN_TITLES | NOT_OWNED | \
                 _EVENTS or m.group("np").split()[0] in STARTERS or \
-                any(w in NEGATORS or w.endswith("n't") for w in re.split(r"[,;:.!?]\s", text[: m.start()])[-1].split()):
+                negates(re.split(r"[,;:.!?]\s", text[: m.start()])[-1].split()):
             continue
         out.append(("user", m.group("np").removesuffix("'s")))
     return out

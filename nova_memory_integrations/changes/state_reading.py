@@ -35,7 +35,7 @@ from ..text.dates import MONTHS
 from ..text.lexicon import RELS, STARTERS
 from .clause_reader import mask_phrase
 from .cues import find_corrections_cues, find_cues, has_cue
-from .lexicon import NEGATORS, STOPWORDS
+from .lexicon import STOPWORDS, negates
 from .segments import normalize_text, segment
 from .state_mentions import KIN_TITLES
 from .states import JOKE, NOT_A_STATE, PERSON_PRONOUN, last_person
@@ -132,7 +132,7 @@ def state_candidates(text: str, *, taken: tuple[str, ...] = (), covered: tuple[s
         for clause in sentence.clauses:
             piece = clause.text.strip(" ,;-")
             low = piece.lower().split()
-            if len(low) < 3 or any(w in NEGATORS or w.endswith("n't") for w in low):
+            if len(low) < 3 or negates(low):
                 continue
             lead = _LEAD.match(piece).end()  # type: ignore[union-attr]  # "and my brother ..."
             subject, end, known = _someone(piece[lead:], norm[: clause.start]) or ("user", 0, True)

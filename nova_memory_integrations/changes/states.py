@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from ..text.dates import MONTHS, NUMBER_WORDS
 from ..text.lexicon import BRITISH, NOT_HABIT_VERBS, NOT_OWNED, REL_ALIASES, RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
-from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS, REMINISCENCE_MARKERS, STOPWORDS
+from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, REMINISCENCE_MARKERS, STOPWORDS, negates
 from .segments import Clause, Sentence, normalize_text, segment
 from .state_mentions import (
     KIN_TITLES,
@@ -456,7 +456,7 @@ def _upto(piece: str, value: str) -> str:
 
 def _denied(clause: str) -> bool:
     """A clause with a negation ("I don't have a car", "I have never seen ..."): nothing it holds is told."""
-    return any(w in NEGATORS or w.endswith("n't") for w in clause.lower().split())
+    return negates(clause.lower().split())
 
 
 def open_states(text: str, *, covered: tuple[str, ...] = (), read: tuple[str, ...] = ()) -> list[OpenState]:

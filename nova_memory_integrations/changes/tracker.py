@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -59,7 +60,6 @@ class ChangeTracker:
     def __init__(self, db: SQLiteStore, embedder: Any | None = None) -> None:
         self.db = db
         self.embedder = embedder
-        self._reader: ClauseReader | bool | None = False  # False: not looked at yet
 
     def plan(
         self, user_id: str, episode: Episode, *, handled: Sequence[str] = (), stated: Sequence[str] = (),
@@ -189,31 +189,34 @@ class ChangeTracker:
             return "user"
         return candidate.subject if not candidate.thing[:1].islower() else None
 
-    @property
+    @cached_property
     def reader(self) -> ClauseReader | None:
         """The shipped clause reader when the store embeds in the space it was trained in (the packaged
         MiniLM), else ``None``: another model's vectors mean nothing to its weights, so the fallback's
-        prototypes alone decide for that store (as they do, after one warning, if the weights are unreadable)."""
-        if self._reader is False:
-            self._reader = None
-            if self.embedder is not None:
-                try:
-                    reader = shipped()
-                except ConfigError as exc:
-                    _WARN(exc)
-                else:
-                    self._reader = reader if embedding_space(self.embedder) == reader.space else None
-        return self._reader  # type: ignore[return-value]
+        prototypes alone decide for that store (as they do, after one warning, if the weights are unreadable).
+        Looked at once, on first use."""
+        if self.embedder is None:
+            return None
+        try:
+            reader = shipped()
+        except ConfigError as exc:
+            _WARN(exc)
+            return None
+        return reader if embedding_space(self.embedder) == reader.space else None
+
+    @property
+    def _embed(self) -> Any:
+        """The store's embedder's batch call (``embed_cached`` when it has one)."""
+        return getattr(self.embedder, "embed_cached", None) or self.embedder.embed_documents  # type: ignore[union-attr]
 
     def read_clauses(self, texts: list[str]) -> list[dict[str, float]]:
         """The clause reader's probabilities for ``texts``, embedded in one call of the store's embedder."""
-        assert self.reader is not None and self.embedder is not None
-        return self.reader.read(texts, getattr(self.embedder, "embed_cached", None) or self.embedder.embed_documents)
+        assert self.reader is not None
+        return self.reader.read(texts, self._embed)
 
     def similarity(self, clause: str, texts: Sequence[str]) -> list[float]:
         """Cosine of ``clause`` and each of ``texts`` under the store's embedder."""
-        embed = getattr(self.embedder, "embed_cached", None) or self.embedder.embed_documents  # type: ignore[union-attr]
-        vectors = np.asarray(embed([clause, *texts]), dtype=np.float32)
+        vectors = np.asarray(self._embed([clause, *texts]), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0
         unit = vectors / norms[:, None]
