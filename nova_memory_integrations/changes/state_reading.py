@@ -40,7 +40,7 @@ from .segments import normalize_text, segment
 from .state_mentions import KIN_TITLES
 from .states import JOKE, NOT_A_STATE, PERSON_PRONOUN, last_person
 
-__all__ = ["MAX_CANDIDATES", "StateCandidate", "state_candidates"]
+__all__ = ["MAX_CANDIDATES", "StateCandidate", "clause_subject", "state_candidates"]
 
 MAX_CANDIDATES = 3
 """At most this many clauses of one message are read (one embedding each)."""
@@ -91,7 +91,7 @@ def _thing(clause: str, start: int = 0, mine: re.Pattern[str] = _MY_THING) -> st
     return owned[0] if len(owned) == 1 else None
 
 
-def _someone(piece: str, before: str) -> tuple[str, int, bool] | None:
+def clause_subject(piece: str, before: str) -> tuple[str, int, bool] | None:
     """Whom a clause about someone else is about (as the rules spell them), where that subject ends in the
     clause and whether the turn itself shows them a person; ``None`` when its subject is no one resolvable."""
     if m := THIRD_MY.match(piece):  # "my sister", "my brother Sam"
@@ -135,7 +135,7 @@ def state_candidates(text: str, *, taken: tuple[str, ...] = (), covered: tuple[s
             if len(low) < 3 or negates(low):
                 continue
             lead = _LEAD.match(piece).end()  # type: ignore[union-attr]  # "and my brother ..."
-            subject, end, known = _someone(piece[lead:], norm[: clause.start]) or ("user", 0, True)
+            subject, end, known = clause_subject(piece[lead:], norm[: clause.start]) or ("user", 0, True)
             if known and subject != "user":  # someone the turn shows a person: their thing, never "my <thing>"
                 thing = _thing(piece, lead + end, _THEIR_THING)
             elif _SOMEONE_ELSE.search(piece):

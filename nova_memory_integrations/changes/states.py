@@ -17,8 +17,7 @@ What is not a state is filtered out by shape, not vocabulary: questions, conditi
 follows them), memories, one-off events (a time like "yesterday", "tonight", over its own piece), feelings
 and opinions ("I feel", "I love", "I'm so tired"), generic activities ("playing games is my escape"), and
 every sentence holding a change cue (an ending is the change layer's, never a new state). A sentence a
-specific rule read leaves the user's states of the clause it read to that rule.
-"""
+specific rule read leaves the user's states of the clause it read to that rule."""
 
 from __future__ import annotations
 
@@ -197,8 +196,8 @@ _NAME_STOP = STARTERS | frozenset("Dr Mr Mrs Ms Mum Dad Got Had Went Been Did Is
 
 @dataclass(frozen=True)
 class OpenState:
-    """One captured present state: whose (``"user"``, a relation word or a lowercase name), the
-    object phrase (the fact's value) and the clause it was read from (for meaning)."""
+    """One captured present state: whose (``"user"``, a relation word or a lowercase name), the object phrase (the
+    fact's value), the clause it was read from (for meaning) and what it is stored under (``predicate``)."""
 
     subject: str
     value: str
@@ -206,6 +205,7 @@ class OpenState:
     shared: bool = False
     """Told of a subject that includes the user ("me and my wife have been ..."): a rule that read it read it
     of the other person, so what it stated does not cover the user's."""
+    predicate: str = OPEN_PREDICATE
 
     def __post_init__(self) -> None:
         # A relation word as the extractor's rules spell it ("mum" -> "mom", "gf" -> "girlfriend"): one person,

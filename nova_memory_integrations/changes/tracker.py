@@ -29,6 +29,7 @@ from ..types import Episode, Fact
 from .clause_reader import ClauseReader, shipped
 from .fallback import may_mean_an_ending, meant_endings
 from .lexicon import STOPWORDS
+from .named_states import named_states
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
 from .segments import words
 from .state_reading import StateCandidate, state_candidates
@@ -112,6 +113,7 @@ class ChangeTracker:
         found = open_states(episode.content, covered=tuple(covered), read=tuple(read))
         found += self.read_states(episode.content, taken=(*read, *(s.clause for s in found)), covered=covered,
                                   user_id=user_id)
+        found += named_states(episode.content, covered=(*covered, *(s.value for s in found)))
         out: list[tuple[OpenState, Fact | None]] = []
         held: dict[str, list[Fact]] = {}
         for state in found:
@@ -119,12 +121,12 @@ class ChangeTracker:
             value = state.value.lower()
             same = [f for f in facts if _content(f.object) & _content(value)]
             if same:
-                own = [f for f in same if f.predicate == OPEN_PREDICATE]
+                own = [f for f in same if f.predicate == state.predicate]
                 if own:
                     out.append((state, own[0]))
                 continue
             opens = [f for f in facts if f.predicate == OPEN_PREDICATE]
-            if opens and self.embedder is not None:
+            if opens and self.embedder is not None and state.predicate == OPEN_PREDICATE:
                 cosines = self.similarity(state.clause, [_clause_of(f) for f in opens])
                 best = max(range(len(opens)), key=cosines.__getitem__)
                 if cosines[best] >= SAME_STATE_COSINE:

@@ -510,7 +510,7 @@ class Consolidator:
                 prop = Proposal(held.subject, held.predicate, held.object, op="NOOP", target_fact_id=held.id,
                                 reason="the open state told again", source_text=state.clause)
             else:
-                prop = Proposal(state.subject, OPEN_PREDICATE, state.value, confidence=OPEN_CONFIDENCE,
+                prop = Proposal(state.subject, state.predicate, state.value, confidence=OPEN_CONFIDENCE,
                                 reason="an open state no rule read", source_text=state.clause,
                                 metadata={"clause": state.clause})
             decided = self._decide(user_id, prop, at=episode.timestamp, episode_ids=[episode.id], now=now)

@@ -187,3 +187,24 @@ def test_a_job_said_instead_still_replaces_the_held_job(store: NovaStore) -> Non
     _say(store, "u", "I work at the Oxfam shop now.", T0 + 10 * DAY)
     works = {f.object for f in store.facts("u", as_of=T0 + 20 * DAY) if f.predicate == "works_at"}
     assert works == {"the Oxfam shop"}
+
+
+def test_a_known_thing_named_in_passing_is_held_then_ended(store: NovaStore) -> None:
+    """A state told only by naming a known thing ("what's good on netflix") is captured under its kind's
+    predicate, is not told again by a later mention, and ends when the user cancels it (issue #38)."""
+    _say(store, "u", "what's actually good on netflix right now? we've burned through everything", T0)
+    _say(store, "u", "HSBC app has logged me out again and wants me to ring them. Why are banks like this", T0 + DAY)
+    held = {(f.predicate, f.object) for f in store.facts("u")}
+    assert ("subscribes_to", "netflix") in held and ("customer_of", "HSBC") in held
+    _say(store, "u", "anything new on Netflix this week?", T0 + 2 * DAY)
+    assert len([f for f in store.facts("u") if "netflix" in f.object.lower()]) == 1
+    _say(store, "u", "Cancelled Netflix today, it's not worth £18 a month.", T0 + 20 * DAY)
+    assert not [f for f in store.facts("u", as_of=T0 + 21 * DAY) if "netflix" in f.object.lower()]
+    assert [f for f in store.facts("u", as_of=T0 + 10 * DAY) if "netflix" in f.object.lower()]
+
+
+def test_a_brand_asked_about_or_weighed_is_not_held(store: NovaStore) -> None:
+    _say(store, "u", "Should I go with Vodafone or EE for a new contract? Is a Tesla worth it for commuting?", T0)
+    _say(store, "u", "My mate Marcus's flat is near the Tesco in Peckham, I popped in for a meal deal.", T0 + DAY)
+    assert not [f for f in store.facts("u")
+                if any(n in f.object for n in ("Vodafone", "EE", "Tesla", "Tesco"))]

@@ -1,0 +1,221 @@
+"""States told by naming a known thing (pure): "what's good on netflix", "in the Golf", "HSBC app logged me out".
+
+Most of what holds for a user is never asserted: it shows in a named thing of a kind everyone knows, talked
+about as one's own. Which kind a name is (a car, a bank, a network, an employer) is world knowledge, kept
+as data (:mod:`..text.known_names`); this module decides, per name found, whether the message tells it as
+a state of the user's or of a person in their life, and under which predicate. The tests are of the
+*frame*, never of a phrase:
+
+- **not told as holding**: a message with a change or correction cue (the change layer's), a joke said
+  to be one, a hypothetical, a wish, a memory ("used to", "my first car"), a denial in the name's clause, a choice
+  ("X or Y", "vs"), the name as what one would get, join or switch to ("should I get Sky?", "thinking of
+  joining PureGym"), or "a / an <name>" (a kind, not one's own: "is a Tesla worth it?");
+- **whose**: a person's when the clause's subject is that person (:func:`.state_reading.clause_subject`) or
+  the name is put with their possessive ("my brother Ollie's Corsa", "her job at Sky"), and then only for
+  what a person's clause shows of them (their possession, their employer at work); else the user's, when
+  the message is told in the first person or its clause has no subject ("Took the Ducati out");
+- **what kind of state**: a name known as an employer is where one works only with work around it
+  ("shift", "team", "all-hands", "at Royal Mail sorting office"); a shop named without it is not (a name
+  known as both a bank and an employer is the bank then); a medication only in a message that tells of
+  taking it ("I'm on 50mg", "prescribed", "my dose"); a team only as one's own ("my Arsenal season ticket",
+  "a Spurs fan", "we").
+
+The value is the name with the model words after it ("Samsung Galaxy S22", "Kia Sportage", "BMW 3 Series").
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text.known_names import KINDS, NameHit, find_names, kind_of
+from ..text.lexicon import PLACES, RELS, WORK_WORDS
+from .cues import find_corrections_cues, find_cues, has_cue
+from .lexicon import REMINISCENCE_MARKERS, negates
+from .segments import normalize_text, segment
+from .state_reading import clause_subject
+from .states import OpenState
+
+__all__ = ["named_states"]
+
+_SURE_CORRECTION = 0.8
+"""A correction cue at least this strong leaves its sentence to the correction layer (a bare "actually" in
+"what's actually good on netflix" corrects nothing)."""
+_OWNED_KINDS = frozenset(k for k, v in KINDS.items() if v.owned)
+
+_I = re.IGNORECASE
+_NOT_HOLDING = re.compile("|".join((*REMINISCENCE_MARKERS, r"\bused to\b", r"\bback when\b",
+                                    r"\bin the (?:'|19|20)?\d0s\b", r"\bin (?:19|20)\d\d\b",
+                                    r"\bdream(?:t|ed|ing)?\b", r"\bif\b",
+                                    r"\bunless\b", r"\bwhether\b", r"\bwould(?:n't)?\b", r"\bcould\b", r"\bmight\b",
+                                    r"\bimagine\b", r"\bwish\b", r"\bwhat if\b", r"\bsuppose\b", r"\bin theory\b",
+                                    r"\bjok(?:e|es|ed|ing)\b", r"\bkidding\b")),
+                          _I)
+"""A sentence that tells no present holding: a memory, a dream, a hypothetical, a wish or a joke (said to be
+one: a "lol" after "failed its MOT again" laughs at the news, it does not take it back)."""
+_CHOICE = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b|\bcompar\w*\b|\balternative", _I)
+"""A choice between things: neither is told as one's own."""
+_ACQUIRING = re.compile(
+    r"\b(?:get|getting|buy|buying|switch|switching|join|joining|sign(?:ing)? up|try|trying|apply|applying|"
+    r"go(?:ing)? (?:with|for)|choose|choosing|pick(?:ing)?(?! up)|upgrade|upgrading|subscribe|subscribing|lease|"
+    r"leasing|order|ordering|recommend\w*|move|moving|worth|consider\w*|thinking|tempted|want|wants|wanna|"
+    r"plan\w*|hoping|afford|test[- ]drive\w*|look(?:ing)? (?:at|into)|new)\b", _I)
+"""What one would get, join or switch to, before a name in its clause: not one's own yet."""
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|my|mine|we|we're|we've|our|us)\b|\bme\b", _I)
+_MINE = re.compile(r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,2}$", _I)
+"""A possessive of the user's just before the name ("my 2019 Kia", "our new")."""
+_THEIRS = re.compile(r"\b(?:his|her|their)\s+(?:[\w'-]+\s+){0,2}$", _I)
+_ARTICLE = re.compile(r"\b(?:a|an|another|any|some|every)\s+$", _I)
+_TAKING = re.compile(r"\b(?:i'm|i am|im|been|still|now|currently|started) on\b|\btak(?:e|ing)\b|\bprescribed\b|"
+                     r"\d\s*mg\b|\bmg\b|\bdose\b|\bmy (?:meds|medication|tablets|pills|prescription)\b", _I)
+"""A message that tells of taking a medication (else a medication named is asked about, not taken)."""
+_OWN_TEAM = re.compile(r"\bseason tickets?\b|\bfan\b|\bsupport(?:er|ers|s|ed|ing)?\b|\bdie-?hard\b|"
+                       r"\bfollow(?:s|ed|ing)?\b", _I)
+"""What makes a team one's own (a town's name is a team's too: "we live in Brighton" supports no one)."""
+_A_PERSON = re.compile(r"\b(?:" + RELS + r"|friend|mate|named|called|name's|name is|dear|hi|hey|thanks)\s+$", _I)
+"""A name just after a relation word or a naming ("my friend Marcus", "called Tesla") is a person's or a pet's."""
+_WORK_HEADS = re.compile(r"^(?:'s)?\s*(?:sorting office|office|warehouse|depot|store|branch|site|plant|factory|"
+                         r"hq|headquarters|call cent(?:re|er)|counter|shop floor|till|checkout|kitchen|line)\b", _I)
+_WORK_TOLD = re.compile(r"\b(?:all-hands|return-to-office|rto|payslip|pay rise|appraisal|clock(?:ed|ing)? (?:in|off|"
+                        r"on)|on shift|night shift|my team|our team|the team|been (?:at|with) \S+(?: \S+)? for)\b", _I)
+_LEFT = re.compile(r"\b(?:not|never|no|off|without|instead of|rid of|from|except|ex|no more|quit|quitting|left|leaving|"
+                   r"cancel\w*|sold|sell\w*|ditch\w*|dump\w*|stopp?\w*|came off|come off)\s+(?:(?:the|my|our)\s+)?$",
+                   _I)
+"""A name just after what leaves it ("off the sertraline", "instead of Sky"): not held, whatever a cue missed."""
+_EMPLOYED = re.compile(r"\b(?:work(?:s|ed|ing)?|job|shift|shifts|placement|internship|career|role|position|"
+                       r"contract|[a-z]{3,}(?:er|or|ist|ant|ian))\s+(?:at|for|with)\s+(?:the\s+)?$", _I)
+"""Work or a worker put at a name ("a claims handler at Allianz", "works at Lloyds"): the name is an employer,
+whatever else it is known as."""
+_SERVICE_BEFORE = re.compile(r"\b(?:with|on|at|to|from|use|using|via|through|got|get|have|has|pay|paid|my|our|the|"
+                             r"into|onto|in)\s+$", _I)
+_SERVICE_AFTER = re.compile(r"^(?:'s)?\s*(?:app|account|card|signal|broadband|wifi|internet|fibre|bill|direct debit|"
+                            r"membership|subscription|plan|contract|premium|family|ride|rides|class|classes|session|"
+                            r"customer service|policy|cover|overdraft|mortgage|savings|isa|tariff|meter|box|mobile|"
+                            r"sim|data|coverage|[a-z]+s\b|[a-z]+ed\b|have|has|had|is|are|was|were|just|keep|keeps|"
+                            r"won't|can't|never|always|still)\b", _I)
+"""A service named as one uses it: after "with" / "on" / "my", or with what one has of it or what it does."""
+_MODEL_WORD = re.compile(r"^(?:[A-Z0-9][\w-]*|[a-z]*\d[\w-]*)$")
+"""A word after a name that belongs to it: a capitalised word or a model number ("S22", "3", "TD-17")."""
+_SUBJECTLESS = re.compile(r"^\W*(?:[A-Za-z]+(?:ing|ed)|took|got|had|did|went|back|off|out|up|early|late|another|"
+                          r"rehearsal|practice|training|shift|session|class|lesson|match|game)\b", _I)
+"""A clause whose subject is dropped ("Took the Ducati out", "Heading to PureGym", "Early start at ..."): the
+speaker's."""
+
+
+def _work(sentence: str, after: str) -> bool:
+    """Whether a sentence tells of work around an employer's name (or the name is put with a workplace)."""
+    low = set(re.findall(r"[a-z]+(?:-[a-z]+)*", sentence.lower()))
+    parts = {p for w in low for p in w.split("-")}
+    return bool((low | parts) & WORK_WORDS) or bool(_WORK_TOLD.search(sentence)) or bool(_WORK_HEADS.match(after))
+
+
+def _value(text: str, hit: NameHit, owned: bool) -> tuple[str, int]:
+    """The name with the model words after it (a thing owned: "Kia Sportage", "iPhone 12"; a service only with
+    capitalised words: "Virgin Media", never "CrossFit 5"), and where that ends."""
+    end = hit.end
+    rest = text[end:]
+    for m in re.finditer(r"\s+(?P<w>[\w+-]+)", rest):
+        if m.start() != (end - hit.end):
+            break
+        word = m.group("w")
+        model = _MODEL_WORD.match(word) and (owned or not word[:1].isdigit())
+        if not (model or set(kind_of(word)) & set(hit.kinds)) or word.lower() in {"i", "a"}:
+            break
+        end = hit.end + m.end()
+    return text[hit.start:end], end
+
+
+def _kind(hit: NameHit, sentence: str, before: str, after: str, message: str) -> str | None:
+    """Which of a name's kinds the sentence tells, or ``None`` (none it can be told as)."""
+    if _EMPLOYED.search(before):
+        return "employer"
+    kinds = list(hit.kinds)
+    if "employer" in kinds:
+        if _work(sentence, after):
+            return "employer"
+        kinds.remove("employer")
+    for k in kinds:
+        if not KINDS[k].owned and k not in ("employer", "medication") and not (
+                _SERVICE_BEFORE.search(before) or _SERVICE_AFTER.match(after)):
+            continue  # a service's bare name ("Hastings!"): nothing shows it used
+        if k == "medication" and not _TAKING.search(message):
+            continue
+        if k == "team" and not _OWN_TEAM.search(sentence):
+            continue
+        return k
+    return None
+
+
+def named_states(text: str, *, covered: tuple[str, ...] = ()) -> list[OpenState]:
+    """The states ``text`` tells by naming a known thing (see the module docstring), one per name; none whose
+    value a rule already stated (``covered``)."""
+    norm = normalize_text(text)
+    hits = find_names(norm)
+    if not hits:
+        return []
+    stated = [c.lower() for c in covered if c]
+    sentences = segment(norm)
+    corrected: set[int] = set()
+    if has_cue(norm):
+        if find_cues(norm, sentences):
+            return []  # a message that tells a change: what it names is the change layer's ("about the Yamaha.
+            # We gave it to the school": the Yamaha is what ends, not a state told again)
+        corrected = {h.sentence for h in find_corrections_cues(norm, sentences) if h.cue.strength >= _SURE_CORRECTION}
+    first_person = bool(_FIRST_PERSON.search(norm))
+    out: list[OpenState] = []
+    taken_to = 0
+    for hit in hits:
+        i = next((k for k, s in enumerate(sentences) if s.start <= hit.start < s.end), None)
+        if i is None or i in corrected:
+            continue
+        sentence = sentences[i]
+        if _NOT_HOLDING.search(sentence.text):
+            continue
+        clause = next((c for c in sentence.clauses if c.start <= hit.start < c.end), None)
+        if clause is None:
+            continue
+        before = norm[clause.start: hit.start]
+        if hit.text.lower() in PLACES or (" " not in hit.text and _A_PERSON.search(before)):
+            continue
+        if hit.start < taken_to or negates(clause.text.lower().split()) or _CHOICE.search(clause.text) or \
+                _ACQUIRING.search(before) or _ARTICLE.search(before) or _LEFT.search(before):
+            continue
+        kinds = set(hit.kinds)
+        after = norm[hit.end: clause.end]
+        kind = _kind(hit, sentence.text, before, after, norm)
+        if kind is None:
+            continue
+        state = KINDS[kind]
+        value, taken_to = _value(norm, hit, state.owned and kinds & _OWNED_KINDS == kinds)
+        after = norm[taken_to: clause.end]
+        whose = _whose(clause.text, before, norm[: clause.start], first_person, owned=state.owned,
+                       employer=kind == "employer")
+        if whose is None:
+            continue
+        low = value.lower()
+        if any(low in c or c in low for c in stated) or any(low == o.value.lower() for o in out):
+            continue
+        out.append(OpenState(whose, value, clause.text.strip(" ,;-"), predicate=state.predicate))
+    return out
+
+
+def _whose(clause: str, before: str, earlier: str, first_person: bool, *, owned: bool,
+           employer: bool) -> str | None:
+    """Whose state a name in ``clause`` tells (``before``: the clause up to the name; ``earlier``: the message
+    before the clause), or ``None``."""
+    lead = len(clause) - len(clause.lstrip(" ,;-"))
+    subject = clause_subject(clause[lead:], earlier)
+    possessor = re.search(r"(?P<who>\b[A-Z][a-z]+|\b[a-z]+)'s\s+(?:[\w'-]+\s+){0,2}$", before)
+    if subject is not None and subject[0] != "user":
+        who, end, known = subject
+        if not known or len(before) - lead < end:
+            return None
+        who = who.removesuffix("'s")
+        theirs = bool(_THEIRS.search(before)) or (possessor is not None and possessor.group("who").lower() == who)
+        return who if theirs or employer or not owned else None
+    if _THEIRS.search(before):
+        return None
+    if possessor is not None and not _MINE.search(before[: possessor.start()] + " "):
+        return None  # "Jo's Corsa" with no subject known to be Jo: nobody's for sure
+    if _MINE.search(before) or first_person or _SUBJECTLESS.match(clause[lead:]):
+        return "user"
+    return None

@@ -1,0 +1,62 @@
+"""States told by naming a known thing (:mod:`nova_memory_integrations.changes.named_states`), pure."""
+
+from __future__ import annotations
+
+import pytest
+
+from nova_memory_integrations.changes.named_states import named_states
+from nova_memory_integrations.text.known_names import KINDS, find_names, kind_of
+
+
+def _read(text: str) -> list[tuple[str, str, str]]:
+    return [(s.subject, s.predicate, s.value) for s in named_states(text)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("what's actually good on netflix right now? we've burned through everything",
+     ("user", "subscribes_to", "netflix")),
+    ("on my way to pick up my sister in the Golf, traffic is mad", ("user", "owns", "Golf")),
+    ("HSBC app has logged me out again and wants me to ring them", ("user", "customer_of", "HSBC")),
+    ("on my way to my shift at Tesco, knackered already", ("user", "works_at", "Tesco")),
+    ("my samsung galaxy s22 keeps getting hot when charging", ("user", "owns", "samsung galaxy s22")),
+    ("British Gas just put our direct debit up to £240 a month", ("user", "customer_of", "British Gas")),
+    ("I'm a claims handler at Allianz and need to write an email", ("user", "works_at", "Allianz")),
+    ("my brother Ollie's Vauxhall Corsa failed its MOT again", ("ollie", "owns", "Vauxhall Corsa")),
+    ("My girlfriend Lucy hates her call centre job at Sky", ("lucy", "works_at", "Sky")),
+    ("does sertraline interact with alcohol? I'm on 50mg a day", ("user", "takes_medication", "sertraline")),
+    ("Got my Arsenal season ticket renewed, 12th season in a row!", ("user", "supports", "Arsenal")),
+])
+def test_a_known_thing_told_as_ones_own_is_a_state(text: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _read(text)
+
+
+@pytest.mark.parametrize("text", [
+    "should I get Sky or Virgin Media?",  # a choice
+    "is a Tesla worth it for a long commute?",  # a kind, not one's own
+    "I don't have Netflix any more",  # a denial
+    "my first car was a Golf, loved it",  # a memory
+    "if I had a Ducati I'd ride it every day",  # a hypothetical
+    "thinking of joining PureGym in January",  # what one would join
+    "Golf is the most frustrating sport ever invented",  # an ordinary word as the sentence's first word
+    "we live in Brighton and love the sea",  # a town is a team only as one's own team
+    "staying at my friend Marcus's flat this weekend",  # a person, not the bank of that name
+    "grabbed a meal deal at Tesco on the way home",  # a shop, no work around it
+    "does sertraline make you tired?",  # a medication asked about, not taken
+    "sold the Golf last week, the new owner collected it",  # a change: the change layer's
+])
+def test_a_name_not_told_as_holding_is_no_state(text: str) -> None:
+    assert _read(text) == []
+
+
+def test_every_kind_has_names_and_a_predicate() -> None:
+    for key, kind in KINDS.items():
+        assert kind.predicate
+        assert kind_of("Netflix") == ("streaming",) or key  # the table loads
+    assert "car" in kind_of("Corolla")
+
+
+def test_names_are_found_longest_first_and_ordinary_words_only_capitalised() -> None:
+    assert [h.text for h in find_names("switched to Virgin Media last year")] == ["Virgin Media"]
+    assert find_names("golf on sunday with dad") == []
+    assert [h.text for h in find_names("drove the Golf to work")] == ["Golf"]
+    assert find_names("Three weeks ago") == []
