@@ -43,7 +43,12 @@ _SAID = re.compile(r"\b(?:what )?I (?:said|wrote|typed|put|told you|mentioned|ca
                    _I)
 """The speaker's own earlier saying and the value it named: "I said Paris", "I told you it was a Civic", "I told you
 Tuesday for the class but", "I was winding you up with the Everton thing", "what I said about the Golf"."""
-_NAMES = re.compile(r"\b(?P<y>[A-Z][\w'&+.-]+) not (?P<x>[A-Z][\w'&+.-]+)\b")
+_NAMES = re.compile(r"\b(?P<y>[A-Z][\w'&+.-]+) not (?P<x>[A-Za-z][\w'&+.-]+)\b")
+"""Two names put against each other ("it's Jack not Jake", "called Ewan not ethan": the denied one as typed)."""
+_ECHO = re.compile(r"^\W*(?:(?:sorry|no+|nope|oops|wait|ugh|argh|ok|okay|oh|doh|damn|my bad|i mean)\W+)*"
+                   r"(?P<y>[A-Za-z][\w'&+.-]*(?: [A-Z][\w'&+.-]*){0,2})\W*$", _I)
+"""A sentence that is only a name, maybe after an interjection ("Hastings!", "sorry, Santander."): the Y a bare
+"Not X." that follows it puts against X."""
 _NAME_IS = re.compile(r"\bname(?:'s| is)\s+(?P<y>[^.;!?]+)", _I)
 _MEANT = re.compile(r"\bI meant\s+(?P<y>[^.;!?]+)|\bmy (?P<n>[\w-]+(?: [\w-]+)?)(?:'s| is| are| was) "
                     r"(?:actually |really )?"
@@ -338,7 +343,7 @@ def find_corrections(
         pairs = _pairs(window, infos)
         if si in alone:
             denied = _NOT_ALONE.match(sentences[si].text)
-            state = _STATE_CLAUSE.search(sentences[si - 1].text)
+            state = _STATE_CLAUSE.search(sentences[si - 1].text) or _ECHO.match(sentences[si - 1].text)
             y = new_value(state.group("y")) if state else None
             pairs = [(denied.group("x"), y)] if denied and y else []
         elif not pairs and hit.cue.name not in ("actually", "not X"):  # "I misspoke - I'm vegetarian"

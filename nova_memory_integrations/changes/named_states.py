@@ -6,7 +6,8 @@ as data (:mod:`..text.known_names`); this module decides, per name found, whethe
 a state of the user's or of a person in their life, and under which predicate. The tests are of the
 *frame*, never of a phrase:
 
-- **not told as holding**: a message with a change or correction cue (the change layer's), a joke said
+- **not told as holding**: a sentence with a change or correction cue (the change layer's; and the caller
+  leaves out a name of what the message's changes ended or told: "about the Yamaha. We gave it away"), a joke said
   to be one, a hypothetical, a wish, a memory ("used to", "my first car"), a denial in the name's clause, a choice
   ("X or Y", "vs"), the name as what one would get, join or switch to ("should I get Sky?", "thinking of
   joining PureGym"), or "a / an <name>" (a kind, not one's own: "is a Tesla worth it?");
@@ -26,6 +27,7 @@ The value is the name with the model words after it ("Samsung Galaxy S22", "Kia 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..text.known_names import KINDS, NameHit, find_names, kind_of
 from ..text.lexicon import PLACES, RELS, WORK_WORDS
@@ -35,7 +37,7 @@ from .segments import normalize_text, segment
 from .state_reading import clause_subject
 from .states import OpenState
 
-__all__ = ["named_states"]
+__all__ = ["named_states", "same_kind"]
 
 _SURE_CORRECTION = 0.8
 """A correction cue at least this strong leaves its sentence to the correction layer (a bare "actually" in
@@ -55,11 +57,14 @@ one: a "lol" after "failed its MOT again" laughs at the news, it does not take i
 _CHOICE = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b|\bcompar\w*\b|\balternative", _I)
 """A choice between things: neither is told as one's own."""
 _ACQUIRING = re.compile(
-    r"\b(?:get|getting|buy|buying|switch|switching|join|joining|sign(?:ing)? up|try|trying|apply|applying|"
-    r"go(?:ing)? (?:with|for)|choose|choosing|pick(?:ing)?(?! up)|upgrade|upgrading|subscribe|subscribing|lease|"
-    r"leasing|order|ordering|recommend\w*|move|moving|worth|consider\w*|thinking|tempted|want|wants|wanna|"
-    r"plan\w*|hoping|afford|test[- ]drive\w*|look(?:ing)? (?:at|into)|new)\b", _I)
-"""What one would get, join or switch to, before a name in its clause: not one's own yet."""
+    r"\b(?:get|getting|buy|buying|switch|switching|join|joining|sign(?:ing)? up(?: (?:for|to|with))?|try|trying|"
+    r"apply|applying|go(?:ing)? (?:with|for)|choose|choosing|pick(?:ing)?|upgrade|upgrading|subscribe|subscribing|"
+    r"lease|leasing|order|ordering|recommend\w*|move|moving|worth|afford|test[- ]drive\w*|look(?:ing)? (?:at|into)|"
+    r"change|changing)\s+(?:(?:a|an|the|to|with|for|into|onto|on|over|up|some|another)\s+){0,2}$|"
+    r"\b(?:thinking|consider\w*|tempted|want|wants|wanted|wanna|plan|planning|hoping|hope|maybe|might|debating)\b",
+    _I)
+"""What one would get, join or switch to, just before a name ("should I get Sky", "switch to EE"), or a wish or a
+plan anywhere before it in its clause: not one's own yet ("recommend something to watch on Netflix" is)."""
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|my|mine|we|we're|we've|our|us)\b|\bme\b", _I)
 _MINE = re.compile(r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,2}$", _I)
 """A possessive of the user's just before the name ("my 2019 Kia", "our new")."""
@@ -95,7 +100,7 @@ _SERVICE_AFTER = re.compile(r"^(?:'s)?\s*(?:app|account|card|signal|broadband|wi
 """A service named as one uses it: after "with" / "on" / "my", or with what one has of it or what it does."""
 _MODEL_WORD = re.compile(r"^(?:[A-Z0-9][\w-]*|[a-z]*\d[\w-]*)$")
 """A word after a name that belongs to it: a capitalised word or a model number ("S22", "3", "TD-17")."""
-_SUBJECTLESS = re.compile(r"^\W*(?:[A-Za-z]+(?:ing|ed)|took|got|had|did|went|back|off|out|up|early|late|another|"
+_SUBJECTLESS = re.compile(r"^\W*(?:[A-Za-z]+(?:ing|ed)|been|took|got|had|did|went|back|off|out|up|early|late|another|"
                           r"rehearsal|practice|training|shift|session|class|lesson|match|game)\b", _I)
 """A clause whose subject is dropped ("Took the Ducati out", "Heading to PureGym", "Early start at ..."): the
 speaker's."""
@@ -106,6 +111,27 @@ def _work(sentence: str, after: str) -> bool:
     low = set(re.findall(r"[a-z]+(?:-[a-z]+)*", sentence.lower()))
     parts = {p for w in low for p in w.split("-")}
     return bool((low | parts) & WORK_WORDS) or bool(_WORK_TOLD.search(sentence)) or bool(_WORK_HEADS.match(after))
+
+
+def same_kind(new: str, held: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """The held value a change's new value replaces by kind: ``new`` names a known thing ("ported my number to
+    giffgaff", "switched the energy over to Octopus") and exactly one of ``held`` (``(id, object)`` pairs, the
+    subject's current facts) names another thing of one of its kinds (the network, the supplier). Returns that
+    ``(id, the new thing's name)``, or ``None`` (no known name, none or several held of its kind, or the same)."""
+    hits = find_names(new)
+    if not hits:
+        return None
+    hit = hits[0]
+    kinds = set(hit.kinds)
+    name, _ = _value(new, hit, bool(kinds & _OWNED_KINDS))
+    matches = []
+    for fact_id, obj in held:
+        theirs = find_names(obj)
+        if any(set(h.kinds) & kinds for h in theirs):
+            if any(h.text.lower() == hit.text.lower() for h in theirs):
+                return None  # the same thing is already held: nothing is replaced
+            matches.append(fact_id)
+    return (matches[0], name) if len(matches) == 1 else None
 
 
 def _value(text: str, hit: NameHit, owned: bool) -> tuple[str, int]:
@@ -154,18 +180,16 @@ def named_states(text: str, *, covered: tuple[str, ...] = ()) -> list[OpenState]
         return []
     stated = [c.lower() for c in covered if c]
     sentences = segment(norm)
-    corrected: set[int] = set()
+    cued: set[int] = set()
     if has_cue(norm):
-        if find_cues(norm, sentences):
-            return []  # a message that tells a change: what it names is the change layer's ("about the Yamaha.
-            # We gave it to the school": the Yamaha is what ends, not a state told again)
-        corrected = {h.sentence for h in find_corrections_cues(norm, sentences) if h.cue.strength >= _SURE_CORRECTION}
+        cued = {h.sentence for h in find_cues(norm, sentences)} | {
+            h.sentence for h in find_corrections_cues(norm, sentences) if h.cue.strength >= _SURE_CORRECTION}
     first_person = bool(_FIRST_PERSON.search(norm))
     out: list[OpenState] = []
     taken_to = 0
     for hit in hits:
         i = next((k for k, s in enumerate(sentences) if s.start <= hit.start < s.end), None)
-        if i is None or i in corrected:
+        if i is None or i in cued:
             continue
         sentence = sentences[i]
         if _NOT_HOLDING.search(sentence.text):
@@ -176,7 +200,7 @@ def named_states(text: str, *, covered: tuple[str, ...] = ()) -> list[OpenState]
         before = norm[clause.start: hit.start]
         if hit.text.lower() in PLACES or (" " not in hit.text and _A_PERSON.search(before)):
             continue
-        if hit.start < taken_to or negates(clause.text.lower().split()) or _CHOICE.search(clause.text) or \
+        if hit.start < taken_to or negates(before.lower().split()) or _CHOICE.search(clause.text) or \
                 _ACQUIRING.search(before) or _ARTICLE.search(before) or _LEFT.search(before):
             continue
         kinds = set(hit.kinds)

@@ -14,7 +14,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ..memory.temporal import expiry_ahead
 from ..text.dates import resolve_relative_time
@@ -57,6 +57,11 @@ from .targets import (
 )
 
 __all__ = ["ChangePlan", "Ending", "Guarded", "Similarity", "held_facts", "pending", "plan_changes"]
+
+_LONG_BEFORE = timedelta(days=365)
+"""How long before a held state's start an ending may be dated and still be its ending: the start is when the
+state was learnt, and a user may tell late of an ending they then take for granted ("moved from York in May"),
+but not years back ("sold it in 2006" of a car first mentioned in 2023 is of another car)."""
 
 MAX_SIMILAR = 24
 """At most this many candidates are embedded for one cue."""
@@ -535,6 +540,9 @@ def plan_changes(
         actor = _object_person(msg, hit) or _person_has(msg, hit, verdict.actor)
         scope, person = _scope(actor, msg, hit, facts)
         when = _when(msg, hit, at)
+        # an ending told of a time long before a state was even held is of something earlier ("my first car ...
+        # sold it for £200 in 2006" ends no car held since 2023)
+        scope = [i for i in scope if i.fact.valid_from - _LONG_BEFORE <= when]
         if not scope:  # nothing it could replace: its new value is still told
             _tell(msg, hit, actor, person, hits, stated, when, new_values)
             continue

@@ -29,8 +29,9 @@ from ..types import Episode, Fact
 from .clause_reader import ClauseReader, shipped
 from .fallback import may_mean_an_ending, meant_endings
 from .lexicon import STOPWORDS
-from .named_states import named_states
+from .named_states import named_states, same_kind
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
+from .replacements import NewValue
 from .segments import words
 from .state_reading import StateCandidate, state_candidates
 from .states import OPEN_PREDICATE, OpenState, open_states
@@ -92,6 +93,7 @@ class ChangeTracker:
         infos, known = held_facts(facts, at=at, episode_id=episode.id)
         if news:
             plan = _with_superseded(plan, superseded(episode.content, infos, known, at))
+        plan = _with_same_kind(plan, facts)
         if similarity is None:
             return plan
         meant = meant_endings(episode.content, infos=infos, known=known, similarity=similarity,
@@ -104,16 +106,24 @@ class ChangeTracker:
 
     def open_states(
         self, user_id: str, episode: Episode, *, covered: Sequence[str] = (), read: Sequence[str] = (),
+        changed: Sequence[str] = (),
     ) -> list[tuple[OpenState, Fact | None]]:
         """The open states one user episode tells (:func:`~.states.open_states`), each with the held
         open fact it repeats (to reinforce) or ``None`` (to add); a state whose value another fact of
-        its subject already holds is left out (the specific fact says it)."""
+        its subject already holds is left out (the specific fact says it), and so is a known thing's name
+        whose fact this episode's changes ended or wrote (``changed``: those fact versions' ids)."""
         if episode.role != "user" or not episode.content:
             return []
         found = open_states(episode.content, covered=tuple(covered), read=tuple(read))
         found += self.read_states(episode.content, taken=(*read, *(s.clause for s in found)), covered=covered,
                                   user_id=user_id)
-        found += named_states(episode.content, covered=(*covered, *(s.value for s in found)))
+        named = named_states(episode.content, covered=tuple(covered))
+        if named and changed:
+            ended = [_content(f.object) for f in self.db.select_facts(user_id, ids=list(changed))]
+            named = [s for s in named if not any(_content(s.value) & words for words in ended)]
+        # one thing read twice: the known name's whole ("British Gas") over a shape's part of it ("Gas")
+        found = [s for s in found if not any(s.value.lower() in n.value.lower() for n in named)]
+        found += [n for n in named if not any(n.value.lower() in s.value.lower() for s in found)]
         out: list[tuple[OpenState, Fact | None]] = []
         held: dict[str, list[Fact]] = {}
         for state in found:
@@ -236,6 +246,28 @@ def _with_superseded(plan: ChangePlan, found: Sequence[Superseded]) -> ChangePla
     return replace(plan, endings=plan.endings + tuple(
         Ending(s.old.fact, s.new.at, s.new.cue, f"its new value {s.new.object!r} is told") for s in found),
         new_values=plan.new_values + tuple(s.new for s in found))
+
+
+def _with_same_kind(plan: ChangePlan, facts: Sequence[Fact]) -> ChangePlan:
+    """``plan`` with each new value told without what it replaces made the successor of the one held thing of its
+    known kind (:func:`.named_states.same_kind`: "ported my number to giffgaff" replaces the held network), that
+    thing ended when the new value starts."""
+    ended = {e.fact.id for e in plan.endings}
+    values: list[NewValue] = []
+    endings: list[Ending] = []
+    for n in plan.new_values:
+        held = [f for f in facts if f.subject == n.subject and f.id not in ended and f.valid_to is None]
+        found = same_kind(n.object, [(f.id, f.object) for f in held]) if n.replaces is None else None
+        if found is None:
+            values.append(n)
+            continue
+        old = next(f for f in held if f.id == found[0])
+        values.append(NewValue(old, found[1], n.at, n.cue))
+        endings.append(Ending(old, n.at, n.cue, f"its new value {found[1]!r} is of the same kind"))
+        ended.add(old.id)
+    if not endings:
+        return plan
+    return replace(plan, endings=plan.endings + tuple(endings), new_values=tuple(values))
 
 
 def _clause_of(fact: Fact) -> str:

@@ -16,8 +16,7 @@ leave every episode failed and no fact at all, run after run. Episodes whose cal
 (timeouts, rate limits, server errors), or a batch whose transaction failed, stay
 unprocessed and are recorded as a dead letter.
 Dead-lettered episodes are parked — later runs skip them — until
-:meth:`Consolidator.retry_dead_letters` (``NovaStore.retry_dead_letters``) tries again.
-"""
+:meth:`Consolidator.retry_dead_letters` (``NovaStore.retry_dead_letters``) tries again."""
 
 from __future__ import annotations
 
@@ -260,7 +259,8 @@ class Consolidator:
                                 handled.append(proposal.source_text)
                         if self.changes is not None and not getattr(src, "needs_context", False):
                             made, ids = self._apply_changes(user_id, episode, now, handled, stated)
-                            made2, ids2 = self._apply_open_states(user_id, episode, plan.proposals[episode.id], now)
+                            made2, ids2 = self._apply_open_states(user_id, episode, plan.proposals[episode.id],
+                                                                  now, [*stated, *ids])
                             decisions += made + made2
                             changed += ids + ids2
                     self.db.mark_processed(user_id, [e.id for e in done])
@@ -496,16 +496,16 @@ class Consolidator:
         return decisions, changed
 
     def _apply_open_states(
-        self, user_id: str, episode: Episode, proposals: Sequence[Proposal], now: datetime,
+        self, user_id: str, episode: Episode, proposals: Sequence[Proposal], now: datetime, written: Sequence[str],
     ) -> tuple[list[FactDecision], list[str]]:
-        """Apply the present states no rule of the extractor read (``states`` facts, :mod:`..changes.states`):
-        a repeat reinforces the held one, a new one is added with its clause in the metadata."""
+        """Apply the present states no rule of the extractor read (``states`` facts, :mod:`..changes.states`): a
+        repeat reinforces the held one, a new one is added with its clause (``written``: what the turn wrote)."""
         assert self.changes is not None
         decisions: list[FactDecision] = []
         changed: list[str] = []
         covered = [p.object for p in proposals if p.object]
         read = [p.source_text for p in proposals if p.source_text]
-        for state, held in self.changes.open_states(user_id, episode, covered=covered, read=read):
+        for state, held in self.changes.open_states(user_id, episode, covered=covered, read=read, changed=written):
             if held is not None:
                 prop = Proposal(held.subject, held.predicate, held.object, op="NOOP", target_fact_id=held.id,
                                 reason="the open state told again", source_text=state.clause)

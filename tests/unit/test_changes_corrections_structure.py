@@ -51,6 +51,11 @@ def _corrected(text: str, facts: list[Fact] = HELD) -> set[tuple[str, str]]:
     ("it's a Peugeot 308 not a 208, I always mix them up", {("Peugeot 208", "Peugeot 308")}),
     # Y, then a sentence that only denies X
     ("I play the tuba! Not trombone. Totally different mouthpiece.", {("trombone", "tuba")}),
+    # a sentence that is only the name (maybe after an interjection), then one that only denies X
+    ("Hearts! Not Hibs. Don't know what I was thinking.", {("Hibs", "Hearts")}),
+    ("sorry, Hearts. not Hibs. same question though", {("Hibs", "Hearts")}),
+    # a name against a denied one typed in lower case
+    ("ugh autocorrect. the dog is called Pippa not pickle", {("greyhound named Pickle", "greyhound named Pippa")}),
     # a strong cue with the new state after it and X named elsewhere in the window
     ("Scratch that - I'm vegetarian. Vegan is my flatmate.", {("vegan", "vegetarian")}),
     # a discourse word at the end of Y, and a name introduced by "called"
@@ -76,6 +81,8 @@ def test_a_correction_without_a_cue_word_is_read_by_structure(text: str, correct
     "I told you I'd be late, it's raining cats and dogs.",
     # a contrast that is not copular and holds nothing
     "Got the 9:15 not the 8:40 this morning.",
+    # a name alone, then a denial of something the store does not hold
+    "Hearts! Not the bagpipes, thank god.",
 ])
 def test_what_is_not_a_correction_of_a_held_value_corrects_nothing(text: str) -> None:
     assert _corrected(text) == set()

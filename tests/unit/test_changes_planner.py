@@ -243,3 +243,21 @@ def test_more_corrections(text: str, old: str, new: str) -> None:
              _fact(2, "jake", "partner_of", "user")]
     plan = plan_changes(text, at=AT, episode_id="now", facts=facts)
     assert [(c.fact.fact.object, c.new_object) for c in plan.corrections] == [(old, new)]
+
+
+def test_an_ending_dated_long_before_a_state_began_is_of_something_earlier() -> None:
+    """"my first car was a Micra ... sold it for £200 in 2006" ends no car held since 2024 (issue #38)."""
+    from datetime import datetime, timezone
+
+    from nova_memory_integrations.changes import plan_changes
+    from nova_memory_integrations.types import Fact
+
+    t0 = datetime(2024, 4, 20, tzinfo=timezone.utc)
+    held = [Fact(id="f", lineage_id="f", user_id="u", subject="user", predicate="owns", object="Honda Jazz",
+                 confidence=0.8, valid_from=t0, ingested_at=t0, provenance=("e",))]
+    at = datetime(2024, 6, 3, tzinfo=timezone.utc)
+    earlier = plan_changes("ha my first car was a Nissan Micra. sold it for £200 in 2006. anyway, the Jazz is fine",
+                           at=at, episode_id="now", facts=held)
+    assert earlier.endings == ()
+    now = plan_changes("sold it last week, the Jazz had to go", at=at, episode_id="now", facts=held)
+    assert [e.fact.id for e in now.endings] == ["f"]

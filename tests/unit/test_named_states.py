@@ -60,3 +60,14 @@ def test_names_are_found_longest_first_and_ordinary_words_only_capitalised() -> 
     assert find_names("golf on sunday with dad") == []
     assert [h.text for h in find_names("drove the Golf to work")] == ["Golf"]
     assert find_names("Three weeks ago") == []
+
+
+def test_a_new_thing_replaces_the_one_held_thing_of_its_kind() -> None:
+    from nova_memory_integrations.changes.named_states import same_kind
+
+    held = [("a", "British Gas"), ("b", "Honda Jazz"), ("c", "Netflix")]
+    assert same_kind("Octopus just before Christmas", held) == ("a", "Octopus")
+    assert same_kind("a Pixel 8", [("p", "iphone 12"), *held]) == ("p", "Pixel 8")
+    assert same_kind("Octopus", [*held, ("d", "EDF")]) is None  # two suppliers held: which one is not said
+    assert same_kind("British Gas", held) is None  # the same thing: nothing replaced
+    assert same_kind("the new flat", held) is None  # no known name

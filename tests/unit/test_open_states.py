@@ -84,9 +84,12 @@ def _open(store: NovaStore, user: str, **kw: object) -> list[str]:
 def test_an_open_state_is_stored_with_its_clause_and_several_hold_at_once(store: NovaStore) -> None:
     _say(store, "u1", REFEREE, T0)
     _say(store, "u1", "We bank with Nationwide, mostly for the app.", T0 + timedelta(days=3))
-    held = {f.object: f for f in store.facts("u1") if f.predicate == OPEN_PREDICATE}
-    assert set(held) == {"under-12s football at Hollins Park on Sundays", "Nationwide"}
+    held = {f.object: f for f in store.facts("u1")}
+    assert held["under-12s football at Hollins Park on Sundays"].predicate == OPEN_PREDICATE
+    # a known bank is stored under its kind's predicate, its clause kept the same way (issue #38)
+    assert held["Nationwide"].predicate == "customer_of"
     assert held["Nationwide"].metadata["clause"].startswith("We bank with Nationwide")
+    assert len(held) == 2
 
 
 def test_an_open_state_told_again_is_one_fact(store: NovaStore) -> None:
@@ -118,7 +121,7 @@ def test_a_feeling_after_an_open_state_ends_nothing(store: NovaStore) -> None:
 def test_open_states_reach_recall_by_relevance_not_through_the_graph(store: NovaStore) -> None:
     from nova_memory_integrations.retrieval.signals import graph_facts
 
-    _say(store, "u6", "We bank with Nationwide, mostly for the app.", T0)
-    assert _open(store, "u6") == ["Nationwide"]
-    via_graph = graph_facts(store.components.graph, "u6", "what do I use for my money?", hops=2, k=20, as_of=None)
+    _say(store, "u6", REFEREE, T0)
+    assert _open(store, "u6") == ["under-12s football at Hollins Park on Sundays"]
+    via_graph = graph_facts(store.components.graph, "u6", "what do I do on Sundays?", hops=2, k=20, as_of=None)
     assert [f for f, _ in via_graph if f.predicate == OPEN_PREDICATE] == []

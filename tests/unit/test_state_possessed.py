@@ -13,7 +13,7 @@ import pytest
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.changes.state_mentions import possessed
-from nova_memory_integrations.changes.states import OPEN_PREDICATE, open_states
+from nova_memory_integrations.changes.states import open_states
 
 T0 = datetime(2025, 3, 3, 8, 0, tzinfo=timezone.utc)
 
@@ -82,7 +82,7 @@ def test_a_possessed_name_told_again_is_one_fact_and_stays_current(store: NovaSt
     _say(store, "p1", "Why does my Kia Picanto rattle over speed bumps?", T0)
     _say(store, "p1", "Is my Kia Picanto due a cambelt at 60k?", T0 + timedelta(days=20))
     held = [f for f in store.facts("p1") if "Picanto" in f.object]
-    assert len(held) == 1 and held[0].predicate == OPEN_PREDICATE
+    assert len(held) == 1 and held[0].predicate == "owns"  # a known car: its kind's predicate (issue #38)
     assert store.facts("p2") == []
 
 
