@@ -546,9 +546,10 @@ LAUGHTER = (r"\b(?:lol|lmao|lmfao|rofl|haha\w*|hehe\w*|jk|j/k|kidding|jokes|joki
 """Marks of banter: a cue that is not told as done next to them ("divorcing him *lol*", "selling the kids on eBay
 😂") is a joke, not news; a done one ("ported my number lol") still counts."""
 
-BOUNDED_AFTER_CUE = (r"^\W*(?:\w+\s+){0,3}?(?:for (?:the month of |all of |most of )?(?:january|february|march|april|"
-                     r"may|june|july|august|september|october|november|december|lent|(?:a|one|two|three|four|a few|"
-                     r"a couple of|\d+) (?:days?|nights?|weeks?))\b(?! (?:now|already|and counting|so far|straight))"
+BOUNDED_AFTER_CUE = (r"^\W*(?:[\w'-]+\s+){0,6}?(?:for (?:the month of |all of |most of )?(?:january|february|march|"
+                     r"april|may|june|july|august|september|october|november|december|lent|(?:a|one|two|three|four|"
+                     r"a few|a couple of|\d+) (?:days?|nights?|weeks?|fortnights?)|a fortnight)\b"
+                     r"(?! (?:now|already|and counting|so far|straight))"
                      r"|for (?:today|tonight|the day|the night|the evening|this week)\b"
                      r"|while (?:I'm|I am|we're|we are|they're|he's|she's) (?:away|off|abroad|on holiday|travelling|"
                      r"traveling|recovering|in hospital|on leave|off sick)\b"

@@ -37,7 +37,7 @@ from .segments import normalize_text, segment
 from .state_reading import clause_subject
 from .states import OpenState
 
-__all__ = ["named_states", "same_kind"]
+__all__ = ["NOT_HOLDING", "named_states", "same_kind"]
 
 _SURE_CORRECTION = 0.8
 """A correction cue at least this strong leaves its sentence to the correction layer (a bare "actually" in
@@ -45,7 +45,7 @@ _SURE_CORRECTION = 0.8
 _OWNED_KINDS = frozenset(k for k, v in KINDS.items() if v.owned)
 
 _I = re.IGNORECASE
-_NOT_HOLDING = re.compile("|".join((*REMINISCENCE_MARKERS, r"\bused to\b", r"\bback when\b",
+NOT_HOLDING = re.compile("|".join((*REMINISCENCE_MARKERS, r"\bused to\b", r"\bback when\b",
                                     r"\bin the (?:'|19|20)?\d0s\b", r"\bin (?:19|20)\d\d\b",
                                     r"\bdream(?:t|ed|ing)?\b", r"\bif\b",
                                     r"\bunless\b", r"\bwhether\b", r"\bwould(?:n't)?\b", r"\bcould\b", r"\bmight\b",
@@ -192,7 +192,7 @@ def named_states(text: str, *, covered: tuple[str, ...] = ()) -> list[OpenState]
         if i is None or i in cued:
             continue
         sentence = sentences[i]
-        if _NOT_HOLDING.search(sentence.text):
+        if NOT_HOLDING.search(sentence.text):
             continue
         clause = next((c for c in sentence.clauses if c.start <= hit.start < c.end), None)
         if clause is None:

@@ -30,6 +30,7 @@ from .clause_reader import ClauseReader, shipped
 from .fallback import may_mean_an_ending, meant_endings
 from .lexicon import STOPWORDS
 from .named_states import named_states, same_kind
+from .place_states import LIVES_IN, place_states
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
 from .replacements import NewValue
 from .segments import words
@@ -117,7 +118,11 @@ class ChangeTracker:
         found = open_states(episode.content, covered=tuple(covered), read=tuple(read))
         found += self.read_states(episode.content, taken=(*read, *(s.clause for s in found)), covered=covered,
                                   user_id=user_id)
-        named = named_states(episode.content, covered=tuple(covered))
+        named = named_states(episode.content, covered=tuple(covered)) + [
+            p for p in place_states(episode.content)  # a home told in passing, only where none is held yet
+            if not self.db.current_facts(user_id, subject=p.subject, predicate=LIVES_IN)
+            or any(p.value.lower() == f.object.lower()
+                   for f in self.db.current_facts(user_id, subject=p.subject, predicate=LIVES_IN))]
         if named and changed:
             ended = [_content(f.object) for f in self.db.select_facts(user_id, ids=list(changed))]
             named = [s for s in named if not any(_content(s.value) & words for words in ended)]
