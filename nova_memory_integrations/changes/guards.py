@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from ..text.lexicon import BRITISH, REL_ALIASES
 from .cues import CueHit
 from .lexicon import (
     ADDITIVE,
@@ -164,6 +165,7 @@ class Verdict:
 
 def _person(name: str, known: Known) -> str | None:
     low = name.lower().strip()
+    low = BRITISH.get(REL_ALIASES.get(low, low), REL_ALIASES.get(low, low))  # "mum" is the rules' "mom"
     if low in known.people:
         return known.people[low]
     parts = low.split()

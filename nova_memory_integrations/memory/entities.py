@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict
 from .._time import from_epoch, to_epoch, utcnow
 from ..config import FactConfig
 from ..storage.sqlite import SQLiteStore
-from ..text.lexicon import REL_KINDS
+from ..text.lexicon import KIN_SYNONYMS, REL_KINDS
 from ..types import Episode, Fact
 from .temporal import normalize_value
 
@@ -227,7 +227,12 @@ class EntityResolver:
         with self.db.user_transaction(user_id):  # other processes reload the user's names
             target = self.db.insert_entity(f"en_{uuid.uuid4().hex}", user_id, surface, norm, key, now)
             self._insert_alias(user_id, norm, target[0], "new", 1.0)
+            with self._lock:  # "mom" is found as "mum" and "mother" too, unless those already name someone
+                kin = [w for g in KIN_SYNONYMS if norm in g for w in sorted(g - {norm}) if w not in cache.by_alias]
+            for word in kin:
+                self._insert_alias(user_id, word, target[0], "synonym", 1.0)
         with self._lock:
+            cache.by_alias.update(dict.fromkeys(kin, target))
             cache.by_alias[norm] = target
             cache.keys.setdefault(key, target)
         return Resolution(target[0], target[1], "new" if target[1] == surface else "normalised")

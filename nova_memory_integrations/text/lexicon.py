@@ -381,6 +381,10 @@ MEDICATIONS = _words(
     "hrt ozempic wegovy mounjaro prednisolone prednisone accutane isotretinoin champix"
 )
 """Medicines: "I take sertraline", "I'm on Ozempic" -> ``takes_medication``."""
+KIN_SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
+    "mom mum mother mam mommy mummy", "dad father daddy", "gran granny grandma grandmother nan nana nanna",
+    "grandad granddad grandpa grandfather"))
+"""Words that name one relative ("mum" / "mother" / "mom"): an entity created as one is found by each."""
 REL_ALIASES = {
     "gf": "girlfriend", "bf": "boyfriend", "hubby": "husband", "sis": "sister", "bro": "brother",
     "mil": "mother-in-law", "fil": "father-in-law",

@@ -160,3 +160,17 @@ def test_a_named_relative_answers_to_the_relation(store: NovaStore) -> None:
     # a name that is not a relation's ("name", "pet_name") makes no alias
     store.add_fact("u", "user", "name", "Ola", valid_from=T0)
     assert entities.canonical("u", "name") == "name"
+
+
+def test_a_relative_is_found_by_each_word_for_them(store: NovaStore) -> None:
+    """"mom" (as the rules spell a mother) is found as "mum" and "mother" too, and a grandmother by each word
+    for her, never as the mother (issue #38)."""
+    nan = store.components.entities.resolve("u", "nan")
+    mom = store.components.entities.resolve("u", "mom")
+    assert mom is not None and mom.method == "new"
+    for word in ("mum", "mother", "Mum"):
+        got = store.components.entities.resolve("u", word, create=False)
+        assert got is not None and got.entity_id == mom.entity_id
+    gran = store.components.entities.resolve("u", "grandma", create=False)
+    assert nan is not None and gran is not None and gran.entity_id == nan.entity_id != mom.entity_id
+    assert store.components.entities.resolve("other", "mum", create=False) is None  # per user

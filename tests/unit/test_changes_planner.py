@@ -261,3 +261,18 @@ def test_an_ending_dated_long_before_a_state_began_is_of_something_earlier() -> 
     assert earlier.endings == ()
     now = plan_changes("sold it last week, the Jazz had to go", at=at, episode_id="now", facts=held)
     assert [e.fact.id for e in now.endings] == ["f"]
+
+
+def test_a_kinship_word_names_the_relative_as_the_rules_spell_them() -> None:
+    """"Mum retired" ends what the store holds of "mom" (the extractor's spelling), not of a "mum" it never had."""
+    from datetime import datetime, timezone
+
+    from nova_memory_integrations.changes import plan_changes
+    from nova_memory_integrations.types import Fact
+
+    t0 = datetime(2023, 3, 12, tzinfo=timezone.utc)
+    held = [Fact(id="f", lineage_id="f", user_id="u", subject="mom", predicate="works_at", object="Boots",
+                 confidence=0.8, valid_from=t0, ingested_at=t0, provenance=("e",))]
+    plan = plan_changes("Mum finished at Boots yesterday, retired! She's going to learn to paint.",
+                        at=datetime(2023, 9, 30, tzinfo=timezone.utc), episode_id="now", facts=held)
+    assert [(e.fact.subject, e.fact.object) for e in plan.endings] == [("mom", "Boots")]
