@@ -69,8 +69,13 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|my|mine|we|we're|we'v
 _MINE = re.compile(r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,2}$", _I)
 """A possessive of the user's just before the name ("my 2019 Kia", "our new")."""
 _THEIRS = re.compile(r"\b(?:his|her|their)\s+(?:[\w'-]+\s+){0,2}$", _I)
-_ARTICLE = re.compile(r"\b(?:a|an|another|any|some|every)\s+$", _I)
-_TAKING = re.compile(r"\b(?:i'm|i am|im|been|still|now|currently|started) on\b|\btak(?:e|ing)\b|\bprescribed\b|"
+_ARTICLE = re.compile(r"\b(?<!got )(?<!bought )(?<!picked up )(?<!ended up with )(?<!upgraded to )"
+                      r"(?:a|an|another|any|some|every)\s+$", _I)
+"""A kind, not one's own ("is a Tesla worth it?"), unless just got ("got a Pixel 8")."""
+_TO_ME = re.compile(r"\b(?:put|got|started|switched|moved|changed)\s+me\s+(?:on|onto|to|over to)\s+$", _I)
+"""Something done to the speaker by someone else ("she's put me on gliclazide"): the speaker's."""
+_TAKING = re.compile(r"\b(?:i'm|i am|im|been|still|now|currently|started|put me|started me|switched me) on\b|"
+                     r"\btak(?:e|ing)\b|\bprescribed\b|"
                      r"\d\s*mg\b|\bmg\b|\bdose\b|\bmy (?:meds|medication|tablets|pills|prescription)\b", _I)
 """A message that tells of taking a medication (else a medication named is asked about, not taken)."""
 _OWN_TEAM = re.compile(r"\bseason tickets?\b|\bfan\b|\bsupport(?:er|ers|s|ed|ing)?\b|\bdie-?hard\b|"
@@ -82,10 +87,13 @@ _WORK_HEADS = re.compile(r"^(?:'s)?\s*(?:sorting office|office|warehouse|depot|s
                          r"hq|headquarters|call cent(?:re|er)|counter|shop floor|till|checkout|kitchen|line)\b", _I)
 _WORK_TOLD = re.compile(r"\b(?:all-hands|return-to-office|rto|payslip|pay rise|appraisal|clock(?:ed|ing)? (?:in|off|"
                         r"on)|on shift|night shift|my team|our team|the team|been (?:at|with) \S+(?: \S+)? for)\b", _I)
-_LEFT = re.compile(r"\b(?:not|never|no|off|without|instead of|rid of|from|except|ex|no more|quit|quitting|left|leaving|"
+_LEFT = re.compile(r"\b(?:gave|given|giving|passed|passing|traded|trading|handed|swapped|sold|not|never|no|off|"
+                   r"without|instead of|rid of|from|except|ex|no more|quit|quitting|left|leaving|"
                    r"cancel\w*|sold|sell\w*|ditch\w*|dump\w*|stopp?\w*|came off|come off)\s+(?:(?:the|my|our)\s+)?$",
                    _I)
 """A name just after what leaves it ("off the sertraline", "instead of Sky"): not held, whatever a cue missed."""
+_STARTED = re.compile(r"\b(?:start(?:ed|ing|s)?|joined|moved to|now)\s+(?:at|with)\s+(?:the\s+)?$", _I)
+"""A start put at a name known as an employer ("started at sainsburys on monday"): where one works now."""
 _EMPLOYED = re.compile(r"\b(?:work(?:s|ed|ing)?|job|shift|shifts|placement|internship|career|role|position|"
                        r"contract|[a-z]{3,}(?:er|or|ist|ant|ian))\s+(?:at|for|with)\s+(?:the\s+)?$", _I)
 """Work or a worker put at a name ("a claims handler at Allianz", "works at Lloyds"): the name is an employer,
@@ -152,7 +160,7 @@ def _value(text: str, hit: NameHit, owned: bool) -> tuple[str, int]:
 
 def _kind(hit: NameHit, sentence: str, before: str, after: str, message: str) -> str | None:
     """Which of a name's kinds the sentence tells, or ``None`` (none it can be told as)."""
-    if _EMPLOYED.search(before):
+    if _EMPLOYED.search(before) or ("employer" in hit.kinds and _STARTED.search(before)):
         return "employer"
     kinds = list(hit.kinds)
     if "employer" in kinds:
@@ -171,9 +179,10 @@ def _kind(hit: NameHit, sentence: str, before: str, after: str, message: str) ->
     return None
 
 
-def named_states(text: str, *, covered: tuple[str, ...] = ()) -> list[OpenState]:
+def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = False) -> list[OpenState]:
     """The states ``text`` tells by naming a known thing (see the module docstring), one per name; none whose
-    value a rule already stated (``covered``)."""
+    value a rule already stated (``covered``). ``changes``: read the sentences with a change cue too (what a
+    change names as holding now: "ported my number to giffgaff"; :func:`same_kind` says what it replaces)."""
     norm = normalize_text(text)
     hits = find_names(norm)
     if not hits:
@@ -181,7 +190,7 @@ def named_states(text: str, *, covered: tuple[str, ...] = ()) -> list[OpenState]
     stated = [c.lower() for c in covered if c]
     sentences = segment(norm)
     cued: set[int] = set()
-    if has_cue(norm):
+    if has_cue(norm) and not changes:
         cued = {h.sentence for h in find_cues(norm, sentences)} | {
             h.sentence for h in find_corrections_cues(norm, sentences) if h.cue.strength >= _SURE_CORRECTION}
     first_person = bool(_FIRST_PERSON.search(norm))
@@ -212,7 +221,7 @@ def named_states(text: str, *, covered: tuple[str, ...] = ()) -> list[OpenState]
         value, taken_to = _value(norm, hit, state.owned and kinds & _OWNED_KINDS == kinds)
         after = norm[taken_to: clause.end]
         whose = _whose(clause.text, before, norm[: clause.start], first_person, owned=state.owned,
-                       employer=kind == "employer")
+                       employer=kind == "employer", name=hit.text)
         if whose is None:
             continue
         low = value.lower()
@@ -223,11 +232,16 @@ def named_states(text: str, *, covered: tuple[str, ...] = ()) -> list[OpenState]
 
 
 def _whose(clause: str, before: str, earlier: str, first_person: bool, *, owned: bool,
-           employer: bool) -> str | None:
-    """Whose state a name in ``clause`` tells (``before``: the clause up to the name; ``earlier``: the message
-    before the clause), or ``None``."""
+           employer: bool, name: str) -> str | None:
+    """Whose state ``name`` in ``clause`` tells (``before``: the clause up to the name; ``earlier``: the message
+    before the clause), or ``None``. The known thing as the clause's subject is no person ("Metformin is
+    upsetting my stomach")."""
+    if _TO_ME.search(before):
+        return "user"
     lead = len(clause) - len(clause.lstrip(" ,;-"))
     subject = clause_subject(clause[lead:], earlier)
+    if subject is not None and subject[0] == name.lower().split()[0]:
+        subject = None
     possessor = re.search(r"(?P<who>\b[A-Z][a-z]+|\b[a-z]+)'s\s+(?:[\w'-]+\s+){0,2}$", before)
     if subject is not None and subject[0] != "user":
         who, end, known = subject

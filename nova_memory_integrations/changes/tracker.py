@@ -25,6 +25,7 @@ from .._time import to_epoch
 from ..embeddings.base import embedding_space
 from ..errors import ConfigError
 from ..storage.sqlite import SQLiteStore
+from ..text.known_names import find_names
 from ..types import Episode, Fact
 from .clause_reader import ClauseReader, shipped
 from .fallback import may_mean_an_ending, meant_endings
@@ -95,6 +96,8 @@ class ChangeTracker:
         if news:
             plan = _with_superseded(plan, superseded(episode.content, infos, known, at))
         plan = _with_same_kind(plan, facts)
+        if cued:
+            plan = _with_successors(plan, episode.content, facts, at)
         if similarity is None:
             return plan
         meant = meant_endings(episode.content, infos=infos, known=known, similarity=similarity,
@@ -273,6 +276,41 @@ def _with_same_kind(plan: ChangePlan, facts: Sequence[Fact]) -> ChangePlan:
     if not endings:
         return plan
     return replace(plan, endings=plan.endings + tuple(endings), new_values=tuple(values))
+
+
+def _with_successors(plan: ChangePlan, text: str, facts: Sequence[Fact], at: Any) -> ChangePlan:
+    """``plan`` with the known things a change message tells the user now has (:func:`.named_states.named_states`
+    read in its change sentences too) made the successors of the one held thing of their kind, when that
+    thing is part of the change: ended by the plan, or named in the message ("ported my number to giffgaff,
+    vodafone can do one"; "come off the metformin, she's put me on gliclazide"). A specific value first
+    ("Pixel 8" over "android"); never one the plan already tells or a thing it already replaced."""
+    told = [s for s in named_states(text, changes=True) if s.subject == "user"] if not plan.corrections else []
+    if not told:
+        return plan  # a correction retracts what it corrects: nothing succeeds it
+    ended = {e.fact.id for e in plan.endings}
+    replaced = {n.replaces.id for n in plan.new_values if n.replaces is not None}
+    values = {n.object.lower() for n in plan.new_values}
+    held = [f for f in facts if f.subject == "user" and f.valid_to is None and f.id not in replaced]
+    gone = [_content(f.object) for f in facts if f.id in ended | replaced]
+    told = [s for s in told if not any(_content(s.value) & words for words in gone)]  # the old thing itself
+    low = text.lower()
+    new_values: list[NewValue] = []
+    endings: list[Ending] = []
+    for state in sorted(told, key=lambda s: (not any(c.isdigit() for c in s.value), -len(s.value.split()))):
+        found = same_kind(state.value, [(f.id, f.object) for f in held]) if state.value.lower() not in values \
+            else None
+        if found is None:
+            continue
+        old = next(f for f in held if f.id == found[0])
+        if old.id not in ended and not any(h.text.lower() in low for h in find_names(old.object)):
+            continue  # the held thing is no part of this change
+        held = [f for f in held if f.id != old.id]
+        new_values.append(NewValue(old, found[1], at, "successor"))
+        if old.id not in ended:
+            endings.append(Ending(old, at, "successor", f"{found[1]!r}, of its kind, is told instead"))
+    if not new_values:
+        return plan
+    return replace(plan, endings=plan.endings + tuple(endings), new_values=plan.new_values + tuple(new_values))
 
 
 def _clause_of(fact: Fact) -> str:

@@ -78,8 +78,10 @@ def _table() -> tuple[dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]], 
             toks = tuple(m.group().lower() for m in _tokens(name))
             if not toks or (len(toks) == 1 and (toks[0].isdigit() or toks[0] in _COMMON)):
                 continue  # "3" (a network), "Which" (a magazine): a number or a word of every sentence
-            if key not in kinds.setdefault(toks, []):
-                kinds[toks].append(key)
+            variants = [toks] + ([(*toks[:-2], toks[-2] + "s")] if len(toks) > 1 and toks[-1] == "s" else [])
+            for variant in variants:  # "Sainsbury's" is typed "sainsburys" as often
+                if key not in kinds.setdefault(variant, []):
+                    kinds[variant].append(key)
     first: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
     for toks, ks in kinds.items():
         first.setdefault(toks[0], []).append((toks, tuple(ks)))

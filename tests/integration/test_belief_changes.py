@@ -208,3 +208,19 @@ def test_a_brand_asked_about_or_weighed_is_not_held(store: NovaStore) -> None:
     _say(store, "u", "My mate Marcus's flat is near the Tesco in Peckham, I popped in for a meal deal.", T0 + DAY)
     assert not [f for f in store.facts("u")
                 if any(n in f.object for n in ("Vodafone", "EE", "Tesla", "Tesco"))]
+
+
+def test_a_known_thing_a_change_tells_succeeds_the_held_one_of_its_kind(store: NovaStore) -> None:
+    """A change that names the new thing of a known kind ends the held one it is part of, and the new one
+    holds from then on; a same-kind name in a change about something else ends nothing (issue #38)."""
+    _say(store, "u", "Vodafone signal in my flat is dreadful, zero bars in the kitchen.", T0)
+    _say(store, "u", "My Pixel 6 battery is dying by lunchtime, any tips?", T0 + DAY)
+    _say(store, "u", "HSBC app has logged me out again, so annoying.", T0 + 2 * DAY)
+    _say(store, "u", "ported my number to giffgaff this week, vodafone can do one", T0 + 30 * DAY)
+    _say(store, "u", "Caved and got an iPhone 16, passed the Pixel on to my brother.", T0 + 40 * DAY)
+    _say(store, "u", "Sold the bike at last! Anyway my Barclays card got declined at the shop, weird.", T0 + 50 * DAY)
+    now = {f.object for f in store.facts("u", as_of=T0 + 60 * DAY) if f.subject == "user"}
+    assert {"giffgaff", "iPhone 16", "HSBC"} <= now
+    assert not {"Vodafone", "Pixel 6"} & now
+    before = {f.object for f in store.facts("u", as_of=T0 + 10 * DAY) if f.subject == "user"}
+    assert {"Vodafone", "Pixel 6", "HSBC"} <= before
