@@ -103,11 +103,18 @@ _SERVICE_BEFORE = re.compile(r"\b(?:with|on|at|to|from|use|using|via|through|got
 _SERVICE_AFTER = re.compile(r"^(?:'s)?\s*(?:app|account|card|signal|broadband|wifi|internet|fibre|bill|direct debit|"
                             r"membership|subscription|plan|contract|premium|family|ride|rides|class|classes|session|"
                             r"customer service|policy|cover|overdraft|mortgage|savings|isa|tariff|meter|box|mobile|"
-                            r"sim|data|coverage|[a-z]+s\b|[a-z]+ed\b|have|has|had|is|are|was|were|just|keep|keeps|"
+                            r"sim|data|coverage|pb|run|league|match|game|training|"
+                            r"[a-z]+s\b|[a-z]+ed\b|have|has|had|is|are|was|were|just|keep|keeps|"
                             r"won't|can't|never|always|still)\b", _I)
 """A service named as one uses it: after "with" / "on" / "my", or with what one has of it or what it does."""
 _MODEL_WORD = re.compile(r"^(?:[A-Z0-9][\w-]*|[a-z]*\d[\w-]*)$")
 """A word after a name that belongs to it: a capitalised word or a model number ("S22", "3", "TD-17")."""
+_RELATIVE_SAYS = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:" + RELS + r")(?:'s|\s+(?:is|was|has|had|uses|got|"
+                            r"gets|loves|swears))\b", _I)
+"""A relative's own clause the subject shapes missed ("my sister's on Vodafone"): not the speaker's."""
+_ROUTINE = re.compile(r"\b(?:tonight|today|this morning|always|every|usual|as usual|weekly|each week|"
+                      r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b", _I)
+"""A routine told of no one ("always on Tuesdays at the Powerleague"): the speaker's own."""
 _SUBJECTLESS = re.compile(r"^\W*(?:[A-Za-z]+(?:ing|ed)|been|took|got|had|did|went|back|off|out|up|early|late|another|"
                           r"rehearsal|practice|training|shift|session|class|lesson|match|game)\b", _I)
 """A clause whose subject is dropped ("Took the Ducati out", "Heading to PureGym", "Early start at ..."): the
@@ -143,16 +150,17 @@ def same_kind(new: str, held: Sequence[tuple[str, str]]) -> tuple[str, str] | No
 
 
 def _value(text: str, hit: NameHit, owned: bool) -> tuple[str, int]:
-    """The name with the model words after it (a thing owned: "Kia Sportage", "iPhone 12"; a service only with
-    capitalised words: "Virgin Media", never "CrossFit 5"), and where that ends."""
+    """The name with the model words after it (a thing owned: "Kia Sportage", "iPhone 12"; a service's name is
+    whole in the data: "Virgin Media", never "CrossFit 5" or "parkrun PB"), and where that ends."""
     end = hit.end
     rest = text[end:]
     for m in re.finditer(r"\s+(?P<w>[\w+-]+)", rest):
         if m.start() != (end - hit.end):
             break
         word = m.group("w")
-        model = _MODEL_WORD.match(word) and (owned or not word[:1].isdigit())
-        if not (model or set(kind_of(word)) & set(hit.kinds)) or word.lower() in {"i", "a"}:
+        if not owned:  # a service's whole name is in the data ("Virgin Media"): "parkrun PB" is no name
+            break
+        if not (_MODEL_WORD.match(word) or set(kind_of(word)) & set(hit.kinds)) or word.lower() in {"i", "a"}:
             break
         end = hit.end + m.end()
     return text[hit.start:end], end
@@ -250,10 +258,11 @@ def _whose(clause: str, before: str, earlier: str, first_person: bool, *, owned:
         who = who.removesuffix("'s")
         theirs = bool(_THEIRS.search(before)) or (possessor is not None and possessor.group("who").lower() == who)
         return who if theirs or employer or not owned else None
-    if _THEIRS.search(before):
+    if _THEIRS.search(before) or _RELATIVE_SAYS.search(before):
         return None
     if possessor is not None and not _MINE.search(before[: possessor.start()] + " "):
         return None  # "Jo's Corsa" with no subject known to be Jo: nobody's for sure
-    if _MINE.search(before) or first_person or _SUBJECTLESS.match(clause[lead:]):
+    if _MINE.search(before) or first_person or _SUBJECTLESS.match(clause[lead:]) or \
+            (subject is None and _ROUTINE.search(clause)):
         return "user"
     return None

@@ -25,6 +25,10 @@ def _read(text: str) -> list[tuple[str, str, str]]:
     ("My girlfriend Lucy hates her call centre job at Sky", ("lucy", "works_at", "Sky")),
     ("does sertraline interact with alcohol? I'm on 50mg a day", ("user", "takes_medication", "sertraline")),
     ("Got my Arsenal season ticket renewed, 12th season in a row!", ("user", "supports", "Arsenal")),
+    # a routine told of no one is the speaker's; a service's value is its name, never "parkrun PB"
+    ("Five-a-side tonight with the lads, always on Tuesdays at the Powerleague.", ("user", "member_of", "Powerleague")),
+    ("new parkrun PB this morning!! every saturday since lockdown", ("user", "member_of", "parkrun")),
+    ("Metformin is upsetting my stomach again. I'm on 500mg twice a day.", ("user", "takes_medication", "Metformin")),
 ])
 def test_a_known_thing_told_as_ones_own_is_a_state(text: str, expected: tuple[str, str, str]) -> None:
     assert expected in _read(text)
@@ -43,6 +47,8 @@ def test_a_known_thing_told_as_ones_own_is_a_state(text: str, expected: tuple[st
     "grabbed a meal deal at Tesco on the way home",  # a shop, no work around it
     "does sertraline make you tired?",  # a medication asked about, not taken
     "sold the Golf last week, the new owner collected it",  # a change: the change layer's
+    "Netflix is putting its prices up apparently",  # news of a service, told of no one
+    "my sister's on Vodafone and swears by it",  # someone else's
 ])
 def test_a_name_not_told_as_holding_is_no_state(text: str) -> None:
     assert _read(text) == []
