@@ -53,8 +53,11 @@ a development set since."""
 FIFTH_PATH = DATA / "beliefs_fifth.jsonl"
 """The fifth blind set (sha256 df59f863...), sealed until its one headline run (2026-11-28, 11c7d2e: 45/120);
 a development set since."""
+SIXTH_A_PATH = DATA / "beliefs_sixth_a.jsonl"
+SIXTH_B_PATH = DATA / "beliefs_sixth_b.jsonl"
+"""Two more blind sets, by two more writers (sealed before the round, run once at 05f32bf: 59 and 67 of 120)."""
 SETS = {"tuning": TUNING_PATH, "test": TEST_PATH, "holdout": HOLDOUT_PATH, "fourth": FOURTH_PATH,
-        "fifth": FIFTH_PATH}
+        "fifth": FIFTH_PATH, "sixth_a": SIXTH_A_PATH, "sixth_b": SIXTH_B_PATH}
 """Every belief set by the name the benchmarks take (``--set``), in the order they were written."""
 KINDS = ("ending", "transition", "third_party", "correction", "repeat", "no_change")
 CHANGE_KINDS = ("ending", "transition", "third_party", "correction")

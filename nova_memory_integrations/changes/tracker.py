@@ -137,7 +137,8 @@ class ChangeTracker:
         for state in found:
             facts = held.setdefault(state.subject, self.db.current_facts(user_id, subject=state.subject))
             value = state.value.lower()
-            same = [f for f in facts if _content(f.object) & _content(value)]
+            same = [f for f in facts
+                    if _content(f.object) & _content(value) or _model_words(f.object) & _model_words(value)]
             if same:
                 own = [f for f in same if f.predicate == state.predicate]
                 if own:
@@ -317,6 +318,13 @@ def _clause_of(fact: Fact) -> str:
     """The clause an open fact was read from (its metadata), else its value."""
     meta = fact.metadata or {}
     return str(meta.get("clause") or meta.get("source_text") or fact.object)
+
+
+def _model_words(text: str) -> set[str]:
+    """The words of a value with a digit in them ("s23", "td-17"): a short model name repeats a known thing
+    ("my s23" is the "Samsung Galaxy S23" held) though it has no content word of four letters."""
+    return {w for w in re.findall(r"[a-z0-9][a-z0-9+-]*", text.lower()) if any(c.isdigit() for c in w)
+            and any(c.isalpha() for c in w)}
 
 
 def _content(text: str) -> set[str]:

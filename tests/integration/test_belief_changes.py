@@ -224,3 +224,12 @@ def test_a_known_thing_a_change_tells_succeeds_the_held_one_of_its_kind(store: N
     assert not {"Vodafone", "Pixel 6"} & now
     before = {f.object for f in store.facts("u", as_of=T0 + 10 * DAY) if f.subject == "user"}
     assert {"Vodafone", "Pixel 6", "HSBC"} <= before
+
+
+def test_a_model_name_told_short_is_the_thing_held_not_another(store: NovaStore) -> None:
+    """"my s23" after "my Samsung Galaxy S23" reinforces the one held, never a second fact (repeats never
+    duplicate, issue #38): a model word has no content word of four letters to match by."""
+    _say(store, "u", "How do I stop my Samsung Galaxy S23 from draining battery overnight?", T0)
+    _say(store, "u", "my s23 is doing the thing again where it gets hot when charging. normal?", T0 + 30 * DAY)
+    _say(store, "u", "Is it worth getting a case with a screen protector for my S23?", T0 + 60 * DAY)
+    assert len([f for f in store.facts("u") if "s23" in f.object.lower()]) == 1
