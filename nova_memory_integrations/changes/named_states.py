@@ -205,6 +205,10 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
     out: list[OpenState] = []
     taken_to = 0
     for hit in hits:
+        if hit.start < taken_to:  # a model word of the name before ("my Honda Civic": "Civic" is the Honda)
+            continue
+        kinds = set(hit.kinds)
+        value, taken_to = _value(norm, hit, kinds <= _OWNED_KINDS)
         i = next((k for k, s in enumerate(sentences) if s.start <= hit.start < s.end), None)
         if i is None or i in cued:
             continue
@@ -217,17 +221,13 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
         before = norm[clause.start: hit.start]
         if hit.text.lower() in PLACES or (" " not in hit.text and _A_PERSON.search(before)):
             continue
-        if hit.start < taken_to or negates(before.lower().split()) or _CHOICE.search(clause.text) or \
+        if negates(before.lower().split()) or _CHOICE.search(clause.text) or \
                 _ACQUIRING.search(before) or _ARTICLE.search(before) or _LEFT.search(before):
             continue
-        kinds = set(hit.kinds)
-        after = norm[hit.end: clause.end]
-        kind = _kind(hit, sentence.text, before, after, norm)
+        kind = _kind(hit, sentence.text, before, norm[hit.end: clause.end], norm)
         if kind is None:
             continue
         state = KINDS[kind]
-        value, taken_to = _value(norm, hit, state.owned and kinds & _OWNED_KINDS == kinds)
-        after = norm[taken_to: clause.end]
         whose = _whose(clause.text, before, norm[: clause.start], first_person, owned=state.owned,
                        employer=kind == "employer", name=hit.text)
         if whose is None:

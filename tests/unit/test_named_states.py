@@ -77,3 +77,9 @@ def test_a_new_thing_replaces_the_one_held_thing_of_its_kind() -> None:
     assert same_kind("Octopus", [*held, ("d", "EDF")]) is None  # two suppliers held: which one is not said
     assert same_kind("British Gas", held) is None  # the same thing: nothing replaced
     assert same_kind("the new flat", held) is None  # no known name
+
+
+def test_a_model_word_is_part_of_its_make_even_where_the_make_is_left() -> None:
+    """"sold my Honda Civic": the Civic is the Honda sold, never a second car told as held (issue #38)."""
+    told = {s.value for s in named_states("I sold my Honda Civic and bought a Tesla.", changes=True)}
+    assert told == {"Tesla"}
