@@ -22,6 +22,7 @@ from ..memory.entailments import CAR_MAKES
 __all__ = [
     "ASKING_MARKERS",
     "ADDITIVE",
+    "ADDITIVE_OR_MORE",
     "RESUMED",
     "PERSON_NOUNS",
     "MALFUNCTION",
@@ -587,3 +588,6 @@ ADDITIVE = (r"\b(?:too|as well|also|on the side|on top of (?:that|it|my \w+)|in 
             r"side (?:hustle|gig|job)|extra shifts?|a few (?:hours|evenings|shifts))\b")
 """Words that make a new job or course one more, not the one instead ("tutoring on the side *too*",
 "volunteering at the food bank *as well*")."""
+ADDITIVE_OR_MORE = ADDITIVE + r"|\b(?:another|second|both|extra|more)\b"
+""":data:`ADDITIVE`, and the counting words that make a value told by time alone one more of its kind ("got
+*another* cat now", "*both* bikes"): a new value with them succeeds nothing (:mod:`.supersede`)."""

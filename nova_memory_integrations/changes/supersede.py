@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .guards import Known
-from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, NEGATORS
+from .lexicon import ADDITIVE_OR_MORE, FUTURE_MARKERS, MODAL_MARKERS, NEGATORS
 from .replacements import NewValue, clean_value
 from .segments import segment, words
 from .slots import MANY_VALUED, same_slot
@@ -39,7 +39,7 @@ _COPULA = re.compile(
     rf"\s+{_MARK}\b", _I)
 _VERBLESS = re.compile(rf"^\W*(?:officially\s+)(?P<value>[^.!?,;:—–()]{{2,60}}?)\s+{_MARK}\b", _I)
 _OFFICIALLY = re.compile(r"\bofficially\b", _I)
-_ADDED = re.compile(r"\b(?:also|too|as well|another|second|both|extra|more)\b", _I)
+_ADDED = re.compile(ADDITIVE_OR_MORE, _I)
 _BLOCKERS = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
 
 
