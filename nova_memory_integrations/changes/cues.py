@@ -8,13 +8,14 @@ every user turn before reading any fact.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .lexicon import ANCHORS, CORRECTION_CUES, CUES, CorrectionCue, Cue
 from .segments import Sentence, words
 from .verbs import lemma, verb_cue_at, verb_lemmas
 
-__all__ = ["CorrectionHit", "CueHit", "find_corrections_cues", "find_cues", "has_cue"]
+__all__ = ["CorrectionHit", "CueHit", "cued_sentences", "find_corrections_cues", "find_cues", "has_cue", "locate"]
 
 _FLAGS = re.IGNORECASE
 # every cue starts at a word: one test of the position before trying the alternatives (several times faster)
@@ -68,7 +69,8 @@ def _sentence_of(sentences: list[Sentence], pos: int) -> int | None:
     return None
 
 
-def _locate(sentences: list[Sentence], pos: int) -> tuple[int, int] | None:
+def locate(sentences: Sequence[Sentence], pos: int) -> tuple[int, int] | None:
+    """``(sentence, clause)`` indices of the character at ``pos``; ``None`` outside every clause."""
     for si, s in enumerate(sentences):
         if s.start <= pos < s.end:
             for ci, c in enumerate(s.clauses):
@@ -82,7 +84,7 @@ def find_cues(text: str, sentences: list[Sentence]) -> list[CueHit]:
     """The change cues of a normalised message, in text order, each located in its clause."""
     out: list[CueHit] = []
     for m in _CUE_RE.finditer(text):
-        where = _locate(sentences, m.start()) or _locate(sentences, m.end() - 1)
+        where = locate(sentences, m.start()) or locate(sentences, m.end() - 1)
         if where is None or m.lastgroup is None:
             continue
         out.append(CueHit(CUES[int(m.lastgroup[1:])], m.start(), m.end(), *where))
@@ -100,7 +102,7 @@ def _verb_hits(text: str, sentences: list[Sentence], phrase_hits: list[CueHit]) 
         if any(h.start <= w.start < h.end for h in phrase_hits):
             continue
         found = verb_cue_at(tokens, i)
-        where = _locate(sentences, w.start)
+        where = locate(sentences, w.start)
         if found is None or where is None:
             continue
         entry, last = found
@@ -117,3 +119,12 @@ def find_corrections_cues(text: str, sentences: list[Sentence]) -> list[Correcti
             continue
         out.append(CorrectionHit(CORRECTION_CUES[int(m.lastgroup[1:])], m.start(), m.end(), where))
     return out
+
+
+def cued_sentences(text: str, sentences: list[Sentence], *, correction_strength: float = 0.0) -> set[int]:
+    """The sentences of a normalised message holding a change cue, or a correction cue at least
+    ``correction_strength`` strong: those a reader of present states leaves to the change layer."""
+    if not has_cue(text):
+        return set()
+    return {h.sentence for h in find_cues(text, sentences)} | {
+        h.sentence for h in find_corrections_cues(text, sentences) if h.cue.strength >= correction_strength}

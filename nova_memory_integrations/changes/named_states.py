@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from ..text.known_names import KINDS, NameHit, find_names, kind_of
 from ..text.lexicon import PLACES, RELS, WORK_WORDS
-from .cues import find_corrections_cues, find_cues, has_cue
+from .cues import cued_sentences, locate
 from .lexicon import REMINISCENCE_MARKERS, negates
 from .segments import normalize_text, segment
 from .state_reading import clause_subject
@@ -65,7 +65,7 @@ _ACQUIRING = re.compile(
     _I)
 """What one would get, join or switch to, just before a name ("should I get Sky", "switch to EE"), or a wish or a
 plan anywhere before it in its clause: not one's own yet ("recommend something to watch on Netflix" is)."""
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|my|mine|we|we're|we've|our|us)\b|\bme\b", _I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|my|mine|we|we're|we've|our|us)\b", _I)
 _MINE = re.compile(r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,2}$", _I)
 """A possessive of the user's just before the name ("my 2019 Kia", "our new")."""
 _THEIRS = re.compile(r"\b(?:his|her|their)\s+(?:[\w'-]+\s+){0,2}$", _I)
@@ -87,7 +87,7 @@ _WORK_HEADS = re.compile(r"^(?:'s)?\s*(?:sorting office|office|warehouse|depot|s
                          r"hq|headquarters|call cent(?:re|er)|counter|shop floor|till|checkout|kitchen|line)\b", _I)
 _WORK_TOLD = re.compile(r"\b(?:all-hands|return-to-office|rto|payslip|pay rise|appraisal|clock(?:ed|ing)? (?:in|off|"
                         r"on)|on shift|night shift|my team|our team|the team|been (?:at|with) \S+(?: \S+)? for)\b", _I)
-_LEFT = re.compile(r"\b(?:gave|given|giving|passed|passing|traded|trading|handed|swapped|sold|not|never|no|off|"
+_LEFT = re.compile(r"\b(?:gave|given|giving|passed|passing|traded|trading|handed|swapped|not|never|no|off|"
                    r"without|instead of|rid of|from|except|ex|no more|quit|quitting|left|leaving|"
                    r"cancel\w*|sold|sell\w*|ditch\w*|dump\w*|stopp?\w*|came off|come off)\s+(?:(?:the|my|our)\s+)?$",
                    _I)
@@ -153,13 +153,12 @@ def _value(text: str, hit: NameHit, owned: bool) -> tuple[str, int]:
     """The name with the model words after it (a thing owned: "Kia Sportage", "iPhone 12"; a service's name is
     whole in the data: "Virgin Media", never "CrossFit 5" or "parkrun PB"), and where that ends."""
     end = hit.end
-    rest = text[end:]
-    for m in re.finditer(r"\s+(?P<w>[\w+-]+)", rest):
+    if not owned:  # a service's whole name is in the data ("Virgin Media"): "parkrun PB" is no name
+        return hit.text, end
+    for m in re.finditer(r"\s+(?P<w>[\w+-]+)", text[end:]):
         if m.start() != (end - hit.end):
             break
         word = m.group("w")
-        if not owned:  # a service's whole name is in the data ("Virgin Media"): "parkrun PB" is no name
-            break
         if not (_MODEL_WORD.match(word) or set(kind_of(word)) & set(hit.kinds)) or word.lower() in {"i", "a"}:
             break
         end = hit.end + m.end()
@@ -176,7 +175,7 @@ def _kind(hit: NameHit, sentence: str, before: str, after: str, message: str) ->
             return "employer"
         kinds.remove("employer")
     for k in kinds:
-        if not KINDS[k].owned and k not in ("employer", "medication") and not (
+        if not KINDS[k].owned and k != "medication" and not (
                 _SERVICE_BEFORE.search(before) or _SERVICE_AFTER.match(after)):
             continue  # a service's bare name ("Hastings!"): nothing shows it used
         if k == "medication" and not _TAKING.search(message):
@@ -197,10 +196,7 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
         return []
     stated = [c.lower() for c in covered if c]
     sentences = segment(norm)
-    cued: set[int] = set()
-    if has_cue(norm) and not changes:
-        cued = {h.sentence for h in find_cues(norm, sentences)} | {
-            h.sentence for h in find_corrections_cues(norm, sentences) if h.cue.strength >= _SURE_CORRECTION}
+    cued = set() if changes else cued_sentences(norm, sentences, correction_strength=_SURE_CORRECTION)
     first_person = bool(_FIRST_PERSON.search(norm))
     out: list[OpenState] = []
     taken_to = 0
@@ -209,14 +205,12 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
             continue
         kinds = set(hit.kinds)
         value, taken_to = _value(norm, hit, kinds <= _OWNED_KINDS)
-        i = next((k for k, s in enumerate(sentences) if s.start <= hit.start < s.end), None)
-        if i is None or i in cued:
+        where = locate(sentences, hit.start)
+        if where is None or where[0] in cued:
             continue
-        sentence = sentences[i]
+        sentence = sentences[where[0]]
+        clause = sentence.clauses[where[1]]
         if NOT_HOLDING.search(sentence.text):
-            continue
-        clause = next((c for c in sentence.clauses if c.start <= hit.start < c.end), None)
-        if clause is None:
             continue
         before = norm[clause.start: hit.start]
         if hit.text.lower() in PLACES or (" " not in hit.text and _A_PERSON.search(before)):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..text.lexicon import DWELLINGS, RELS
-from .cues import find_corrections_cues, find_cues, has_cue
+from .cues import cued_sentences
 from .lexicon import STOPWORDS, negates
 from .named_states import NOT_HOLDING
 from .segments import normalize_text, segment
@@ -55,10 +55,7 @@ def place_states(text: str) -> list[OpenState]:
     if " in " not in norm and " from " not in norm:
         return []
     sentences = segment(norm)
-    cued: set[int] = set()
-    if has_cue(norm):
-        cued = {h.sentence for h in find_cues(norm, sentences)} | {
-            h.sentence for h in find_corrections_cues(norm, sentences)}
+    cued = cued_sentences(norm, sentences)
     out: list[OpenState] = []
     for i, sentence in enumerate(sentences):
         if i in cued or NOT_HOLDING.search(sentence.text):

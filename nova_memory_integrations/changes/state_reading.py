@@ -34,7 +34,7 @@ from ..extraction._subjects import KNOWN_FROM, THIRD_APPOS, THIRD_MY, THIRD_NAME
 from ..text.dates import MONTHS
 from ..text.lexicon import RELS, STARTERS
 from .clause_reader import mask_phrase
-from .cues import find_corrections_cues, find_cues, has_cue
+from .cues import cued_sentences
 from .lexicon import STOPWORDS, negates
 from .segments import normalize_text, segment
 from .state_mentions import KIN_TITLES
@@ -118,10 +118,7 @@ def state_candidates(text: str, *, taken: tuple[str, ...] = (), covered: tuple[s
         return []
     norm = normalize_text(text)
     sentences = segment(norm)
-    cued: set[int] = set()
-    if has_cue(norm):
-        cued = {h.sentence for h in find_cues(norm, sentences)} | {
-            h.sentence for h in find_corrections_cues(norm, sentences)}
+    cued = cued_sentences(norm, sentences)
     marks = [m for m in (normalize_text(t).strip(" .!?") for t in taken) if m]
     out: list[StateCandidate] = []
     for i, sentence in enumerate(sentences):

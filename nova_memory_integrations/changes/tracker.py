@@ -121,11 +121,12 @@ class ChangeTracker:
         found = open_states(episode.content, covered=tuple(covered), read=tuple(read))
         found += self.read_states(episode.content, taken=(*read, *(s.clause for s in found)), covered=covered,
                                   user_id=user_id)
-        named = named_states(episode.content, covered=tuple(covered)) + [
-            p for p in place_states(episode.content)  # a home told in passing, only where none is held yet
-            if not self.db.current_facts(user_id, subject=p.subject, predicate=LIVES_IN)
-            or any(p.value.lower() == f.object.lower()
-                   for f in self.db.current_facts(user_id, subject=p.subject, predicate=LIVES_IN))]
+        named = named_states(episode.content, covered=tuple(covered))
+        for place in place_states(episode.content):  # a home told in passing, only where none is held yet
+            homes = [f.object.lower() for f in self.db.current_facts(user_id, subject=place.subject,
+                                                                      predicate=LIVES_IN)]
+            if not homes or place.value.lower() in homes:
+                named.append(place)
         if named and changed:
             ended = [_content(f.object) for f in self.db.select_facts(user_id, ids=list(changed))]
             named = [s for s in named if not any(_content(s.value) & words for words in ended)]

@@ -107,20 +107,17 @@ def find_names(text: str) -> list[NameHit]:
     i = 0
     while i < len(toks):
         low = toks[i].group().lower()
-        hit = None
+        taken = 1
         for names, kinds in first.get(low, ()):
             n = len(names)
             if i + n <= len(toks) and all(toks[i + j].group().lower() == names[j] for j in range(1, n)):
                 written = text[toks[i].start(): toks[i + n - 1].end()]
                 if " ".join(names) in ambiguous and not _capitalised_inside(text, toks[i].start(), written):
                     continue
-                hit = NameHit(written, toks[i].start(), toks[i + n - 1].end(), kinds)
+                out.append(NameHit(written, toks[i].start(), toks[i + n - 1].end(), kinds))
+                taken = n
                 break
-        if hit is None:
-            i += 1
-            continue
-        out.append(hit)
-        i += len(_tokens(hit.text))
+        i += taken
     return out
 
 
