@@ -19,9 +19,10 @@ a state of the user's or of a person in their life, and under which predicate. T
   ("shift", "team", "all-hands", "at Royal Mail sorting office"); a shop named without it is not (a name
   known as both a bank and an employer is the bank then); a medication only in a message that tells of
   taking it ("I'm on 50mg", "prescribed", "my dose"); a team only as one's own ("my Arsenal season ticket",
-  "a Spurs fan", "we").
+  "a Spurs fan", "I support Leeds": never "we live in Leeds").
 
-The value is the name with the model words after it ("Samsung Galaxy S22", "Kia Sportage", "BMW 3 Series").
+The value of a thing owned is the name with the model words after it ("Samsung Galaxy S22", "Kia Sportage",
+"BMW 3 Series"); a service's is its whole known name ("Virgin Media").
 """
 
 from __future__ import annotations
