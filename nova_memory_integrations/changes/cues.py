@@ -121,10 +121,12 @@ def find_corrections_cues(text: str, sentences: list[Sentence]) -> list[Correcti
     return out
 
 
-def cued_sentences(text: str, sentences: list[Sentence], *, correction_strength: float = 0.0) -> set[int]:
-    """The sentences of a normalised message holding a change cue, or a correction cue at least
-    ``correction_strength`` strong: those a reader of present states leaves to the change layer."""
+def cued_sentences(text: str, sentences: list[Sentence], *, correction_strength: float = 0.0,
+                   change_strength: float = 0.0) -> set[int]:
+    """The sentences of a normalised message holding a change cue at least ``change_strength`` strong, or a
+    correction cue at least ``correction_strength`` strong: those a reader of present states leaves to the
+    change layer."""
     if not has_cue(text):
         return set()
-    return {h.sentence for h in find_cues(text, sentences)} | {
+    return {h.sentence for h in find_cues(text, sentences) if h.cue.strength >= change_strength} | {
         h.sentence for h in find_corrections_cues(text, sentences) if h.cue.strength >= correction_strength}

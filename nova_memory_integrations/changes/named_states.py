@@ -43,6 +43,10 @@ __all__ = ["NOT_HOLDING", "named_states", "same_kind"]
 _SURE_CORRECTION = 0.8
 """A correction cue at least this strong leaves its sentence to the correction layer (a bare "actually" in
 "what's actually good on netflix" corrects nothing)."""
+_SURE_CHANGE = 0.9
+"""A change cue at least this strong leaves its sentence to the change layer ("sold", "last day at"); a weaker one
+("the battery dies", "contract is up", "finished a shift") does not: the change layer ends a held thing it names,
+and the tracker leaves out what the turn's changes ended or wrote."""
 _OWNED_KINDS = frozenset(k for k, v in KINDS.items() if v.owned)
 
 _I = re.IGNORECASE
@@ -55,8 +59,12 @@ NOT_HOLDING = re.compile("|".join((*REMINISCENCE_MARKERS, r"\bused to\b", r"\bba
                           _I)
 """A sentence that tells no present holding: a memory, a dream, a hypothetical, a wish or a joke (said to be
 one: a "lol" after "failed its MOT again" laughs at the news, it does not take it back)."""
-_CHOICE = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b|\bcompar\w*\b|\balternative", _I)
+_CHOICE = re.compile(r"\bcompar\w*\b|\balternative", _I)
 """A choice between things: neither is told as one's own."""
+_OR = re.compile(r"\b(?:or|vs\.?|versus)\b", _I)
+_OR_NEAR = 4
+"""An "or" within this many words of a name puts the name in a choice ("the iPhone 15 or the Pixel 8"); one
+further off chooses something else ("my iphone 12 battery dies, is it worth replacing or just upgrade")."""
 _ACQUIRING = re.compile(
     r"\b(?:get|getting|buy|buying|switch|switching|join|joining|sign(?:ing)? up(?: (?:for|to|with))?|try|trying|"
     r"apply|applying|go(?:ing)? (?:with|for)|choose|choosing|pick(?:ing)?|upgrade|upgrading|subscribe|subscribing|"
@@ -73,10 +81,12 @@ _THEIRS = re.compile(r"\b(?:his|her|their)\s+(?:[\w'-]+\s+){0,2}$", _I)
 _ARTICLE = re.compile(r"\b(?<!got )(?<!bought )(?<!picked up )(?<!ended up with )(?<!upgraded to )"
                       r"(?:a|an|another|any|some|every)\s+$", _I)
 """A kind, not one's own ("is a Tesla worth it?"), unless just got ("got a Pixel 8")."""
-_TO_ME = re.compile(r"\b(?:put|got|started|switched|moved|changed)\s+me\s+(?:on|onto|to|over to)\s+$", _I)
+_TO_ME = re.compile(r"\b(?:put|got|started|switched|moved|changed|taken|took)\s+me\s+(?:off\s+(?:the\s+|my\s+)?"
+                    r"[\w-]+\s+(?:and\s+)?)?(?:on|onto|to|over to)\s+$", _I)
 """Something done to the speaker by someone else ("she's put me on gliclazide"): the speaker's."""
-_TAKING = re.compile(r"\b(?:i'm|i am|im|been|still|now|currently|started|put me|started me|switched me) on\b|"
-                     r"\btak(?:e|ing)\b|\bprescribed\b|"
+_TAKING = re.compile(r"\b(?:i'm|i am|im|been|still|now|currently|started) on\b|"
+                     r"\bme\s+(?:off\s+(?:the\s+|my\s+)?[\w-]+\s+(?:and\s+)?)?(?:on|onto)\b|"
+                     r"\btak(?:e|ing)\b|\bprescri(?:bed|ption)\b|"
                      r"\d\s*mg\b|\bmg\b|\bdose\b|\bmy (?:meds|medication|tablets|pills|prescription)\b", _I)
 """A message that tells of taking a medication (else a medication named is asked about, not taken)."""
 _OWN_TEAM = re.compile(r"\bseason tickets?\b|\bfan\b|\bsupport(?:er|ers|s|ed|ing)?\b|\bdie-?hard\b|"
@@ -90,10 +100,12 @@ _WORK_TOLD = re.compile(r"\b(?:all-hands|return-to-office|rto|payslip|pay rise|a
                         r"on)|on shift|night shift|my team|our team|the team|been (?:at|with) \S+(?: \S+)? for)\b", _I)
 _LEFT = re.compile(r"\b(?:gave|given|giving|passed|passing|traded|trading|handed|swapped|not|never|no|off|"
                    r"without|instead of|rid of|from|except|ex|no more|quit|quitting|left|leaving|"
-                   r"cancel\w*|sold|sell\w*|ditch\w*|dump\w*|stopp?\w*|came off|come off)\s+(?:(?:the|my|our)\s+)?$",
+                   r"cancel\w*|sold|sell\w*|ditch\w*|dump\w*|stopp?\w*|came off|come off)\s+(?:(?:in|away|off|up|back)\s+)?"
+                   r"(?:(?:the|my|our)\s+)?$",
                    _I)
 """A name just after what leaves it ("off the sertraline", "instead of Sky"): not held, whatever a cue missed."""
-_STARTED = re.compile(r"\b(?:start(?:ed|ing|s)?|joined|moved to|now)\s+(?:at|with)\s+(?:the\s+)?$", _I)
+_STARTED = re.compile(r"\b(?:start(?:ed|ing|s)?|joined|moved to|now|(?:first|second|1st|2nd) (?:day|week|month|shift))\s+"
+                      r"(?:at|with)\s+(?:the\s+)?$", _I)
 """A start put at a name known as an employer ("started at sainsburys on monday"): where one works now."""
 _EMPLOYED = re.compile(r"\b(?:work(?:s|ed|ing)?|job|shift|shifts|placement|internship|career|role|position|"
                        r"contract|[a-z]{3,}(?:er|or|ist|ant|ian))\s+(?:at|for|with)\s+(?:the\s+)?$", _I)
@@ -117,9 +129,15 @@ _ROUTINE = re.compile(r"\b(?:tonight|today|this morning|always|every|usual|as us
                       r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b", _I)
 """A routine told of no one ("always on Tuesdays at the Powerleague"): the speaker's own."""
 _SUBJECTLESS = re.compile(r"^\W*(?:[A-Za-z]+(?:ing|ed)|been|took|got|had|did|went|back|off|out|up|early|late|another|"
-                          r"rehearsal|practice|training|shift|session|class|lesson|match|game)\b", _I)
+                          r"rehearsal|practice|training|shift|session|class|lesson|match|game|first|new)\b", _I)
 """A clause whose subject is dropped ("Took the Ducati out", "Heading to PureGym", "Early start at ..."): the
 speaker's."""
+
+
+def _choice(before: str, after: str) -> bool:
+    """Whether an "or" near the name puts it in a choice (:data:`_OR_NEAR` words either side)."""
+    near = " ".join(before.split()[-_OR_NEAR:] + after.split()[:_OR_NEAR])
+    return bool(_OR.search(near))
 
 
 def _work(sentence: str, after: str) -> bool:
@@ -197,7 +215,8 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
         return []
     stated = [c.lower() for c in covered if c]
     sentences = segment(norm)
-    cued = set() if changes else cued_sentences(norm, sentences, correction_strength=_SURE_CORRECTION)
+    cued = set() if changes else cued_sentences(norm, sentences, correction_strength=_SURE_CORRECTION,
+                                                change_strength=_SURE_CHANGE)
     first_person = bool(_FIRST_PERSON.search(norm))
     out: list[OpenState] = []
     taken_to = 0
@@ -217,6 +236,7 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
         if hit.text.lower() in PLACES or (" " not in hit.text and _A_PERSON.search(before)):
             continue
         if negates(before.lower().split()) or _CHOICE.search(clause.text) or \
+                _choice(before, norm[taken_to: clause.end]) or \
                 _ACQUIRING.search(before) or _ARTICLE.search(before) or _LEFT.search(before):
             continue
         kind = _kind(hit, sentence.text, before, norm[hit.end: clause.end], norm)

@@ -83,3 +83,34 @@ def test_a_model_word_is_part_of_its_make_even_where_the_make_is_left() -> None:
     """"sold my Honda Civic": the Civic is the Honda sold, never a second car told as held (issue #38)."""
     told = {s.value for s in named_states("I sold my Honda Civic and bought a Tesla.", changes=True)}
     assert told == {"Tesla"}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a weak change cue elsewhere in the sentence, or about something else of the thing, leaves the name a state
+    ("Quick one - I'm an audit senior at Deloitte and I've got a client meeting Thursday, how do I push back on "
+     "a director who keeps moving deadlines?", ("user", "works_at", "Deloitte")),
+    ("My O2 contract is up next month.", ("user", "customer_of", "O2")),
+    ("Virgin Media broadband has dropped out three times tonight.", ("user", "customer_of", "Virgin Media")),
+    ("Just finished a 10 hour shift at Sainsbury's on the tills, my feet are destroyed.",
+     ("user", "works_at", "Sainsbury's")),
+    # an "or" that chooses something else than the name
+    ("my iphone 12 battery dies by 2pm, is it worth getting the battery replaced or just upgrade",
+     ("user", "owns", "iphone 12")),
+    # a start at an employer told without a subject; a medication one is moved onto
+    ("first week at sainsbury's done!! the manager actually says thank you", ("user", "works_at", "sainsbury's")),
+    ("GP has moved me off the amlodipine onto ramipril because of the ankles.",
+     ("user", "takes_medication", "ramipril")),
+])
+def test_a_weak_cue_or_a_far_choice_leaves_a_state(text: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _read(text)
+
+
+@pytest.mark.parametrize(("text", "gone"), [
+    ("Traded in the Civic for a RAV4 hybrid yesterday.", "Civic"),  # what one traded in is not held
+    ("GP has moved me off the amlodipine onto ramipril.", "amlodipine"),
+    ("funny memory: when I worked at McDonald's at 16 I dropped a tray of McFlurries", "McDonald's"),
+    ("should I get the iPhone 15 or the Pixel 8", "iPhone 15"),  # an "or" next to the name: a choice
+])
+def test_what_is_left_remembered_or_chosen_is_no_state(text: str, gone: str) -> None:
+    assert gone not in {s.value for s in named_states(text, changes=True)}
+    assert gone not in {s.value for s in named_states(text)}
