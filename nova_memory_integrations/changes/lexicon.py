@@ -528,7 +528,8 @@ REMINISCENCE_MARKERS: tuple[str, ...] = (
     r"my)\b", r"\byears ago\b", r"\bgrowing up\b", r"\bwhen I was (?:a|young|little|at|in|younger)\b",
     r"\bas a (?:kid|child|teenager|teen|student)\b", r"\bin my (?:teens|twenties|thirties|youth|student days)\b",
     r"\bat uni\b", r"\bin college\b",
-    r"\bwhen (?:I|we) (?:worked|lived|had|owned|drove|studied|played)\b", r"\bat the age of\b", r"\bbefore I (?:retrained|moved|met)\b", r"\bonce upon\b", r"\bremember when\b",
+    r"\bwhen (?:I|we) (?:worked|lived|had|owned|drove|studied|played)\b", r"\bat the age of\b",
+    r"\bbefore I (?:retrained|moved|met)\b", r"\bonce upon\b", r"\bremember when\b",
 )
 """Words of a memory of an earlier, different thing ("my first car", "back in college")."""
 

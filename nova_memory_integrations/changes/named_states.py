@@ -100,12 +100,12 @@ _WORK_TOLD = re.compile(r"\b(?:all-hands|return-to-office|rto|payslip|pay rise|a
                         r"on)|on shift|night shift|my team|our team|the team|been (?:at|with) \S+(?: \S+)? for)\b", _I)
 _LEFT = re.compile(r"\b(?:gave|given|giving|passed|passing|traded|trading|handed|swapped|not|never|no|off|"
                    r"without|instead of|rid of|from|except|ex|no more|quit|quitting|left|leaving|"
-                   r"cancel\w*|sold|sell\w*|ditch\w*|dump\w*|stopp?\w*|came off|come off)\s+(?:(?:in|away|off|up|back)\s+)?"
-                   r"(?:(?:the|my|our)\s+)?$",
+                   r"cancel\w*|sold|sell\w*|ditch\w*|dump\w*|stopp?\w*|came off|come off)\s+"
+                   r"(?:(?:in|away|off|up|back)\s+)?(?:(?:the|my|our)\s+)?$",
                    _I)
 """A name just after what leaves it ("off the sertraline", "instead of Sky"): not held, whatever a cue missed."""
-_STARTED = re.compile(r"\b(?:start(?:ed|ing|s)?|joined|moved to|now|(?:first|second|1st|2nd) (?:day|week|month|shift))\s+"
-                      r"(?:at|with)\s+(?:the\s+)?$", _I)
+_STARTED = re.compile(r"\b(?:start(?:ed|ing|s)?|joined|moved to|now|"
+                      r"(?:first|second|1st|2nd) (?:day|week|month|shift))\s+(?:at|with)\s+(?:the\s+)?$", _I)
 """A start put at a name known as an employer ("started at sainsburys on monday"): where one works now."""
 _EMPLOYED = re.compile(r"\b(?:work(?:s|ed|ing)?|job|shift|shifts|placement|internship|career|role|position|"
                        r"contract|[a-z]{3,}(?:er|or|ist|ant|ian))\s+(?:at|for|with)\s+(?:the\s+)?$", _I)
