@@ -101,7 +101,7 @@ _LEAD = re.compile(
 _AND_I = re.compile(r"^(?P<x>[\w'-]+(?: [\w'-]+)?) and (?:I|me|i)\b(?!')", _I)
 _FIRST = re.compile(r"^(?:I|i|we|We|WE|me|Me)(?:'(?:ve|m|d|re|ll))?\b(?!-)")
 _MY_REL = re.compile(r"^(?:my|our)\s+(?:[a-z]+[\s-]+)?(?P<rel>" + _RELS
-                     + r")\b(?:,?\s+(?P<name>[A-Z][\w-]+))?(?P<pos>'s?\s+"
+                     + r")\b(?:,?\s+(?P<name>(?-i:[A-Z])[\w-]+))?(?P<pos>'s?\s+"
                      r"(?P<thing>[\w-]+))?", _I)
 _MY_THING = re.compile(r"^(?:my|our)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)", _I)
 _PRONOUN = re.compile(r"^(?P<p>she|he)(?:'s|'d|'ll)?\b", _I)

@@ -127,6 +127,8 @@ def agent(text: str, actor: Actor, hit: CueHit, clause_words: list[Word]) -> boo
 
 def destination(text: str, sentences: list[Sentence], hit: CueHit) -> tuple[int, int]:
     """The span of a cue's clause naming the *new* state ("moved *to Lyon*", "swapped it *for a Tesla*")."""
+    if hit.cue.negated:  # "not with the NHS any more", "no longer with Tom": what follows is what ended
+        return (0, 0)
     clause = sentences[hit.sentence].clauses[hit.clause]
     first = text.find(" ", hit.start, hit.end)  # after the cue's first word: "switched to X", "gave it to X"
     if hit.cue.object_after or first < 0:  # "said goodbye *to* the van": what follows is what ended

@@ -455,6 +455,12 @@ def _classes(text: str) -> set[str]:
     return out
 
 
+_PARTNERS = {"boyfriend": "boyfriend", "girlfriend": "girlfriend", "partner": "partner", "fiance": "fiance",
+             "fiancé": "fiance", "fiancee": "fiancee", "fiancée": "fiancee", "husband": "husband", "wife": "wife"}
+"""A partner told as had with a name ("a boyfriend called Finn"): the ``<relation>_name`` a rule of the form
+"my boyfriend Finn" states."""
+
+
 def resolve_capture(pred: str, value: str, context: str) -> tuple[str, str] | None:
     """The predicate and object of a capture ``@`` field (``None`` when the object does not fit).
 
@@ -462,6 +468,8 @@ def resolve_capture(pred: str, value: str, context: str) -> tuple[str, str] | No
     """
     if pred == "@held":
         head = held_head(value.split(" named ")[0])
+        if head in _PARTNERS and " named " in value:  # "has a boyfriend called Finn": a person, not a pet
+            return (f"{_PARTNERS[head]}_name", value.split(" named ", 1)[1])
         if head in PETS or (" named " in value and head not in POSSESSIONS | BUSINESSES | DWELLINGS):
             return ("has_pet", value)
         return ("owns", value)

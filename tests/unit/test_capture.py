@@ -43,6 +43,8 @@ def extractor() -> DeterministicExtractor:
         ("I drink three flat whites a day.", ("user", "habit", "3 flat whites a day")),
         # held things: a head noun of its class, or a proper-named product; a named thing keeps its name
         ("we've got an old Land Rover Defender that leaks.", ("user", "owns", "Land Rover Defender")),
+        # a partner told as had with a name is a person, never a pet
+        ("My daughter Maya has a boyfriend called Finn who's 18.", ("maya", "boyfriend_name", "Finn")),
         ("I ride a battered old Vespa to work.", ("user", "owns", "Vespa")),
         ("I run a food truck called Taco Loco.", ("user", "owns", "food truck named Taco Loco")),
         ("We have an axolotl named Bubbles.", ("user", "has_pet", "axolotl named Bubbles")),

@@ -276,3 +276,16 @@ def test_a_kinship_word_names_the_relative_as_the_rules_spell_them() -> None:
     plan = plan_changes("Mum finished at Boots yesterday, retired! She's going to learn to paint.",
                         at=datetime(2023, 9, 30, tzinfo=timezone.utc), episode_id="now", facts=held)
     assert [(e.fact.subject, e.fact.object) for e in plan.endings] == [("mom", "Boots")]
+
+
+def test_a_negated_cue_names_what_ended_never_a_new_state() -> None:
+    """"not with X any more": X is what ended, not where she went (issue #38)."""
+    facts = [*FACTS, _fact(90, "wife", "works_at", "the NHS"), _fact(91, "wife", "job_title", "radiographer")]
+    assert "wife:the NHS" in _ended("good news, my wife is not with the NHS any more", facts)
+    assert "kate:Boots" in _ended("Kate's no longer with Boots, she was fed up", facts)
+
+
+def test_a_lower_case_word_after_a_relation_is_no_name() -> None:
+    """"my husband has resigned": "has" is not the husband's name (issue #38)."""
+    facts = [*FACTS, _fact(93, "husband", "member_of", "Royal Lytham")]
+    assert _ended("my husband has resigned his membership at Lytham", facts) == {"husband:Royal Lytham"}
