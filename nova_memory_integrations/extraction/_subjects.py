@@ -19,6 +19,7 @@ __all__ = [
     "AND_MY",
     "AND_THEIRS",
     "KNOWN_FROM",
+    "KNOWN_LOWER",
     "PRONOUN",
     "SHARED_NAME",
     "THIRD_APPOS",
@@ -43,12 +44,16 @@ THIRD_APPOS = re.compile(r"(?P<name>[A-ZÀ-Þ][\w'-]+), [Mm]y (?:" + REL_MODIFIE
 KNOWN_FROM = (r"(?:work|the office|the gym|school|uni|college|church|next door|down the road|yoga|football|"
               r"(?:the|my|our) (?:[\w-]+ )?(?:club|team|choir|class|group|course|office|gym|church))")
 """Where one knows a person from ("from work", "on my team"): a name told with it is a person's."""
+_THIRD_VERB = (r"\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
+               r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|went|had|did|began|came|bought|made|"
+               r"won|met|ran|found|fell|kept|[a-z]+s|[a-z]{2,}ed)\b)")
 THIRD_NAME = re.compile(  # "Bob works ...": a capitalised word followed by a third-person verb
     r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?P<from> from " + KNOWN_FROM + r")?"
-    r"(?:\s*\([A-ZÀ-Þ][\w'-]+\))?"
-    r"\s+(?=(?:just|also|really|still|now|recently|finally|is|has|was|got|moved|used|"
-    r"no longer|does|sold|quit|left|gave|lost|broke|took|became|split|[a-z]+s|[a-z]{2,}ed)\b)"
+    r"(?:\s*\([A-ZÀ-Þ][\w'-]+\))?" + _THIRD_VERB
 )
+KNOWN_LOWER = re.compile(r"(?P<name>[a-zà-ÿ][a-zà-ÿ'-]+)" + _THIRD_VERB)
+"""A name written lower case before a third-person verb ("alex has gone vegan"): a person's only when the name is
+already known as one."""
 PRONOUN = re.compile(r"(?:she|he|they)\s+", _I)
 THIRD_TITLE = re.compile(r"(?P<title>Uncle|Aunt|Auntie|Cousin|Grandma|Grandpa|Granny|Grandad|Nan|Brother|Sister|"
                          r"Boyfriend|Girlfriend|Husband|Wife|Partner) (?P<name>[A-ZÀ-Þ][a-zà-ÿ'-]+)\s+")

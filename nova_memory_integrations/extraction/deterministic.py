@@ -80,6 +80,7 @@ from ._rules import ADV, Rule, f, neg, rule
 from ._subjects import (
     AND_MY,
     AND_THEIRS,
+    KNOWN_LOWER,
     PRONOUN,
     SHARED_NAME,
     THIRD_APPOS,
@@ -513,6 +514,9 @@ class DeterministicExtractor:
             if m.group("name") in STARTERS or m.group("name") in NOT_NAMES:
                 return
             subject, conf = (m.group("name") + (m.group("from") or "")).lower(), 0.7  # "Sam from work": not Sam Patel
+            ctx.third = subject
+        elif (m := KNOWN_LOWER.match(clause, pos0)) is not None and m.group("name") in ctx.aliases.values():
+            subject = m.group("name")  # "alex has gone fully vegan": a known person's name written lower case
             ctx.third = subject
         elif (it := _IT_IS.match(clause, pos0)) and ctx.last_pred and ctx.last_pred.startswith("favorite_"):
             values = _clean(it.group("o"), "thing", ctx)  # "my favorite X used to be A, but now it's B"

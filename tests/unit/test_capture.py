@@ -45,6 +45,9 @@ def extractor() -> DeterministicExtractor:
         ("we've got an old Land Rover Defender that leaks.", ("user", "owns", "Land Rover Defender")),
         # a partner told as had with a name is a person, never a pet
         ("My daughter Maya has a boyfriend called Finn who's 18.", ("maya", "boyfriend_name", "Finn")),
+        # a named person before an irregular past tense
+        ("Alex went vegan in January.", ("alex", "diet", "vegan")),
+        ("Raj bought a Tesla last week.", ("raj", "owns", "Tesla")),
         ("I ride a battered old Vespa to work.", ("user", "owns", "Vespa")),
         ("I run a food truck called Taco Loco.", ("user", "owns", "food truck named Taco Loco")),
         ("We have an axolotl named Bubbles.", ("user", "has_pet", "axolotl named Bubbles")),
@@ -197,3 +200,18 @@ def test_only_a_known_person_carries_over_to_the_next_conversation_and_not_as_th
     turn("My grandad has moved into a care home in Selby.", "c", 20)
     assert turn("They love the new garden there.", "d", 30) == []  # "they": most often a group
     assert ("grandad", "member_of") in turn("He's joined the bowls club, the Selby Jacks.", "e", 40)
+
+
+def test_a_known_persons_name_written_lower_case_is_still_them() -> None:
+    """"alex has gone fully vegan": lower case, but the partner named before (issue #38)."""
+    extractor = DeterministicExtractor()
+
+    def turn(text: str, session: str, minutes: int) -> Episode:
+        return Episode(id=f"e{minutes}", user_id="u", session_id=session, role="user", content=text,
+                       timestamp=REF + timedelta(minutes=minutes), ingested_at=REF)
+
+    extractor.extract_batch([turn("My partner Alex is vegetarian.", "s1", 0)])
+    later = extractor.extract_batch([turn("alex has gone fully vegan as of january, no more cheese", "s2", 90 * 24 * 60)])
+    assert ("alex", "diet", "vegan") in {(c.subject, c.predicate, c.object) for c in later[0]}
+    unknown = extractor.extract_batch([turn("sam has gone fully vegan", "s3", 91 * 24 * 60)])
+    assert not any(c.subject == "sam" for c in unknown[0])  # a lower-case word is a name only when known as one
