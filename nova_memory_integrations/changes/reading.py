@@ -49,11 +49,18 @@ _NOT_OBJECT = frozenset("in on at after before since for from with to by of abou
                         "without like via per near behind along past till".split())
 """Words that end the object right after a verb ("retired *on Friday after twenty years*": no object)."""
 _PREPOSITIONS = _NOT_OBJECT - {"and", "or", "but", "so"}
+_NOT_A_NOUN_AFTER_HER = frozenset("last this yesterday today tonight now then again too either because once twice "
+                                  "already just still a an the".split())
+"""After "her", words that leave it the object pronoun ("dumped her last week", "left her again")."""
 """Words that end an object phrase that may go on across "and" ("cut out sugar *and booze*")."""
 
 
 def determiner(text: str, w: Word) -> bool:
-    """Whether "this" / "that" at ``w`` goes with the noun after it ("*this* week", "*that* job"): no pronoun."""
+    """Whether "this" / "that" at ``w`` goes with the noun after it ("*this* week", "*that* job"), or "her" is a
+    possessive before its noun ("finished *her* retraining", not "dumped her last week"): no pronoun."""
+    if w.low == "her":
+        nxt = _NEXT_WORD.match(text, w.end)
+        return nxt is not None and nxt.group(1).lower() not in _AUX | _NOT_OBJECT | _NOT_A_NOUN_AFTER_HER
     return w.low in ("this", "that") and _before_a_noun(text, w)
 
 
@@ -88,8 +95,10 @@ def about_something_else(text: str, hit: CueHit, clause_words: list[Word], scope
     """Whether the cue's own object is something the user's facts do not hold, and nothing after the cue names
     one: "took the Raleigh to the tip and sold *that lawnmower*" is about the lawnmower, not the Raleigh."""
     found = object_words(text, hit, clause_words)
-    if hit.cue.noun or not found or (found[0].low.endswith("ing") and found[0].start >= hit.end):
-        return False  # "stopped *going* to the class": a gerund's object is after its preposition
+    first = next((w for w in clause_words if w.start >= hit.end), None)
+    if hit.cue.noun or not found or (found[0].low.endswith("ing") and found[0] is first):
+        return False  # "stopped *going* to the class": a gerund's object is after its preposition ("her retraining"
+        # is a noun: what ended is the retraining)
     after = []  # the object phrase, "let *Peacock* lapse" inside the cue too, "sugar *and booze*" conjoined
     for w in (w for w in clause_words if w.start >= hit.start):
         if w.start >= hit.end and (w.low in _PREPOSITIONS or _STOP.search(text, hit.end, w.start)):

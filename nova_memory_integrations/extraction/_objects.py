@@ -121,7 +121,15 @@ _HEAD_OF = re.compile(
 )
 
 
-def _job(value: str) -> str | None:
+_FRAMED_NOT = frozenset("to my our your his her their as i me you it for of the in on at like than with and or but "
+                        "bit lot kind sort part way favour favor result hard fast well much long best usual normal "
+                        "always team hobby volunteer".split())
+"""Words that make "as a ..." something other than a job ("as a favour", "as a bit of fun")."""
+
+
+def _job(value: str, *, framed: bool = False) -> str | None:
+    """A job title: a known job's head ("nurse", "radiographer"); any short noun phrase when the frame says it is
+    a job (``framed``: "working as a health visitor")."""
     head_of = _HEAD_OF.match(_CUT.split(value, maxsplit=1)[0].strip(" .,!"))
     if head_of is not None:  # "head of marketing"
         return head_of.group(0).removeprefix("the ")
@@ -133,7 +141,9 @@ def _job(value: str) -> str | None:
         return None
     head = words[-1]
     known = head in JOBS or head.rstrip("s") in JOBS
-    return value if known or head.endswith(("ologist", "ician", "grapher", "ist")) else None
+    if framed and not known:  # "as a health visitor": an article and nouns only ("as hard as I can" is no job)
+        framed = len(words) <= 3 and not _FRAMED_NOT.intersection(words) and not head.endswith("ly")
+    return value if known or framed or head.endswith(("ologist", "ician", "grapher", "ist")) else None
 
 
 def _items(value: str) -> list[str]:
@@ -235,6 +245,7 @@ _KINDS: dict[str, _Kind] = {
     "petname": _Kind(lambda v, lowercase: _one(_name(v))),
     "num": _Kind(_num),
     "job": _Kind(lambda v, lowercase: _one(_job(v))),
+    "jobas": _Kind(lambda v, lowercase: _one(_job(v, framed=True))),
     "freelancejob": _Kind(lambda v, lowercase: [f"freelance {j}" for j in _one(_job(v))]),
     "org": _Kind(_org),
     "place": _Kind(_place),

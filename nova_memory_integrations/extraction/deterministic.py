@@ -192,7 +192,7 @@ _RULES: tuple[Rule, ...] = (
     _rule(r"<A>(?:(?:am|is|are) originally from|grew up in) <O>", _f("hometown", "place")),
     _rule(r"<A>(?:am|is|are) <A>from (?P<o>.+?)(?= originally\b)", _f("hometown", "place")),
     _rule(r"<A>(?:am|is|are) <A>from <O>", _f("lives_in", "place"), conf=0.6),
-    _rule(r"<A><W> as <JOBAT>", _f("job_title", "job", "j"), _f("works_at", "org")),
+    _rule(r"<A><W> as <JOBAT>", _f("job_title", "jobas", "j"), _f("works_at", "org")),
     _rule(r"<A><W> (?:at|for) (?P<o>.+?)(?:\s+as\s+(?P<j>.+))?$", _f("works_at", "org"), _f("job_title", "job", "j")),
     _rule(r"<A>(?:got|landed|accepted|started|am starting|is starting|began|took)(?: a| an| my| the| his| her)?(?: "
           r"new| dream| first| full[- ]time| part[- ]time)? (?:job|position|role|internship|gig),? (?:at|with) "

@@ -47,6 +47,9 @@ def extractor() -> DeterministicExtractor:
         ("My daughter Maya has a boyfriend called Finn who's 18.", ("maya", "boyfriend_name", "Finn")),
         # a named person before an irregular past tense
         ("Alex went vegan in January.", ("alex", "diet", "vegan")),
+        # "working as a ..." says a job, whatever its head; a job told of someone named
+        ("I'm working as a health visitor now.", ("user", "job_title", "health visitor")),
+        ("Priya is working as a sound designer these days.", ("priya", "job_title", "sound designer")),
         ("Raj bought a Tesla last week.", ("raj", "owns", "Tesla")),
         ("I ride a battered old Vespa to work.", ("user", "owns", "Vespa")),
         ("I run a food truck called Taco Loco.", ("user", "owns", "food truck named Taco Loco")),
@@ -215,3 +218,9 @@ def test_a_known_persons_name_written_lower_case_is_still_them() -> None:
     assert ("alex", "diet", "vegan") in {(c.subject, c.predicate, c.object) for c in later[0]}
     unknown = extractor.extract_batch([turn("sam has gone fully vegan", "s3", 91 * 24 * 60)])
     assert not any(c.subject == "sam" for c in unknown[0])  # a lower-case word is a name only when known as one
+
+
+@pytest.mark.parametrize("text", ["I work as hard as I can.", "I work as a favour for my uncle.",
+                                  "I work as part of a small team."])
+def test_working_as_a_manner_is_no_job(extractor: DeterministicExtractor, text: str) -> None:
+    assert not any(p == "job_title" for _, p, _ in facts(extractor, text))

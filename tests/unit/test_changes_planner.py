@@ -289,3 +289,9 @@ def test_a_lower_case_word_after_a_relation_is_no_name() -> None:
     """"my husband has resigned": "has" is not the husband's name (issue #38)."""
     facts = [*FACTS, _fact(93, "husband", "member_of", "Royal Lytham")]
     assert _ended("my husband has resigned his membership at Lytham", facts) == {"husband:Royal Lytham"}
+
+
+def test_a_possessive_her_before_a_noun_names_no_one_that_ended() -> None:
+    """"Amy finished her course": "her" is Amy's, the course ended, not the relationship (issue #38)."""
+    assert not {"user:Amy", "amy:user"} & _ended("Amy finished her retraining in the summer and loves it.")
+    assert {"user:Amy", "amy:user"} <= _ended("I dumped her last week, Amy that is.")
