@@ -99,6 +99,10 @@ _LEAD = re.compile(
     r"at last|plot twist|anyhow|well then|as of (?:today|now|the \w+|last \w+|this \w+|\w+day|"
     r"\d{1,2}(?:st|nd|rd|th)?(?: of)? \w+|\w+ \d{1,2}(?:st|nd|rd|th)?)|actually)\b[\s,:!.\-—]*)*", _I)
 _AND_I = re.compile(r"^(?P<x>[\w'-]+(?: [\w'-]+)?) and (?:I|me|i)\b(?!')", _I)
+_AND_PERSON = re.compile(r"^(?P<a>[\w'-]+) and (?P<b>(?!(?:I|me|my|our|the|a|an|his|her|their)\b)[\w'-]+)\s+"
+                         r"(?:(?:are|were|have|had|'ve|'re|finally|officially|just|both|also)\s+)*$", _I)
+"""Two people told as one subject ("chloe and liam are finished"): the first a known person, whose news it is, the
+second its partner."""
 _FIRST = re.compile(r"^(?:I|i|we|We|WE|me|Me)(?:'(?:ve|m|d|re|ll))?\b(?!-)")
 _MY_REL = re.compile(r"^(?:my|our)\s+(?:[a-z]+[\s-]+)?(?P<rel>" + _RELS
                      + r")\b(?:,?\s+(?P<name>(?-i:[A-Z])[\w-]+))?(?P<pos>'s?\s+"
@@ -190,6 +194,10 @@ def find_actor(prefix: str, known: Known) -> Actor:
     if m := _AND_I.match(last[_LEAD.match(last).end():]):  # type: ignore[union-attr]  # "Priya and I split up"
         partner = re.sub(r"^(?:my|our)\s+", "", m.group("x"), flags=_I)
         return Actor("user", partner=_person(partner, known) or partner.lower())
+    if m := _AND_PERSON.match(last[_LEAD.match(last).end():]):  # type: ignore[union-attr]  # "chloe and liam are"
+        a, b = _person(m.group("a"), known), _person(m.group("b"), known) or m.group("b").lower()
+        if a is not None and a != b:
+            return Actor("third", name=a, partner=b)
     parts = [p for p in _SEGMENTS.split(prefix)]
     while len(parts) > 1 and not parts[-1][_LEAD.match(parts[-1]).end():].strip():  # type: ignore[union-attr]
         parts.pop()

@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 
 from ..text.known_names import KINDS, NameHit, find_names, kind_of
-from ..text.lexicon import PLACES, RELS, WORK_WORDS
+from ..text.lexicon import BRITISH, PLACES, REL_ALIASES, RELS, WORK_WORDS
 from .cues import cued_sentences, locate
 from .lexicon import REMINISCENCE_MARKERS, negates
 from .segments import normalize_text, segment
@@ -48,6 +48,12 @@ _SURE_CHANGE = 0.9
 ("the battery dies", "contract is up", "finished a shift") does not: the change layer ends a held thing it names,
 and the tracker leaves out what the turn's changes ended or wrote."""
 _OWNED_KINDS = frozenset(k for k, v in KINDS.items() if v.owned)
+
+
+def _owned(kinds: set[str]) -> bool:
+    """Whether a name is of a thing one owns, so model words after it are part of its value: any of its kinds
+    owned ("Nissan" is a car make and an employer: "Nissan Leaf" is the car)."""
+    return bool(kinds & _OWNED_KINDS)
 
 _I = re.IGNORECASE
 NOT_HOLDING = re.compile("|".join((*REMINISCENCE_MARKERS, r"\bused to\b", r"\bback when\b",
@@ -125,6 +131,8 @@ _MODEL_WORD = re.compile(r"^(?:[A-Z0-9][\w-]*|[a-z]*\d[\w-]*)$")
 _RELATIVE_SAYS = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:" + RELS + r")(?:'s|\s+(?:is|was|has|had|uses|got|"
                             r"gets|loves|swears))\b", _I)
 """A relative's own clause the subject shapes missed ("my sister's on Vodafone"): not the speaker's."""
+_REL_POSSESSOR = re.compile(r"\b(?:my|our|the)\s+(?P<rel>" + RELS + r")'s\s+(?:[\w'-]+\s+){0,2}$", _I)
+"""A relative's possessive just before the name, no name of theirs told ("the wife's", "my dad's")."""
 _ROUTINE = re.compile(r"\b(?:tonight|today|this morning|always|every|usual|as usual|weekly|each week|"
                       r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b", _I)
 """A routine told of no one ("always on Tuesdays at the Powerleague"): the speaker's own."""
@@ -157,7 +165,7 @@ def same_kind(new: str, held: Sequence[tuple[str, str]]) -> tuple[str, str] | No
         return None
     hit = hits[0]
     kinds = set(hit.kinds)
-    name, _ = _value(new, hit, bool(kinds & _OWNED_KINDS))
+    name, _ = _value(new, hit, _owned(kinds))
     matches = []
     for fact_id, obj in held:
         theirs = find_names(obj)
@@ -224,7 +232,7 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
         if hit.start < taken_to:  # a model word of the name before ("my Honda Civic": "Civic" is the Honda)
             continue
         kinds = set(hit.kinds)
-        value, taken_to = _value(norm, hit, kinds <= _OWNED_KINDS)
+        value, taken_to = _value(norm, hit, _owned(kinds))
         where = locate(sentences, hit.start)
         if where is None or where[0] in cued:
             continue
@@ -273,6 +281,10 @@ def _whose(clause: str, before: str, earlier: str, first_person: bool, *, owned:
         who = who.removesuffix("'s")
         theirs = bool(_THEIRS.search(before)) or (possessor is not None and possessor.group("who").lower() == who)
         return who if theirs or employer or not owned else None
+    if rel := _REL_POSSESSOR.search(before):  # "the wife's Nissan Leaf", "my dad's Volvo": the relative's
+        low = rel.group("rel").lower()
+        low = REL_ALIASES.get(low, low)
+        return BRITISH.get(low, low)
     if _THEIRS.search(before) or _RELATIVE_SAYS.search(before):
         return None
     if possessor is not None and not _MINE.search(before[: possessor.start()] + " "):

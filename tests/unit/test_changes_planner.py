@@ -295,3 +295,10 @@ def test_a_possessive_her_before_a_noun_names_no_one_that_ended() -> None:
     """"Amy finished her course": "her" is Amy's, the course ended, not the relationship (issue #38)."""
     assert not {"user:Amy", "amy:user"} & _ended("Amy finished her retraining in the summer and loves it.")
     assert {"user:Amy", "amy:user"} <= _ended("I dumped her last week, Amy that is.")
+
+
+def test_two_people_as_one_subject_end_their_relationship() -> None:
+    """"chloe and liam are finished": Chloe's relationship with Liam, told lower case (issue #38)."""
+    facts = [*FACTS, _fact(94, "chloe", "states", "boyfriend Liam"), _fact(95, "user", "daughter_name", "Chloe"),
+             _fact(96, "chloe", "child_of", "user")]
+    assert _ended("chloe and liam are finished, she's been crying all weekend", facts) == {"chloe:boyfriend Liam"}
