@@ -103,6 +103,10 @@ _AND_PERSON = re.compile(r"^(?P<a>[\w'-]+) and (?P<b>(?!(?:I|me|my|our|the|a|an|
                          r"(?:(?:are|were|have|had|'ve|'re|finally|officially|just|both|also)\s+)*$", _I)
 """Two people told as one subject ("chloe and liam are finished"): the first a known person, whose news it is, the
 second its partner."""
+_TIME_SUBJECT = re.compile(r"^(?:today|yesterday|tonight|tomorrow|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+                           r"last (?:week|night|month)|this (?:week|morning|afternoon|evening))"
+                           r"(?:'s|\s+(?:was|is|will be|were))?\s+", _I)
+"""A time told as the subject of a clause ("*Friday was* my last day", "*today's* my last shift")."""
 _FIRST = re.compile(r"^(?:I|i|we|We|WE|me|Me)(?:'(?:ve|m|d|re|ll))?\b(?!-)")
 _MY_REL = re.compile(r"^(?:my|our)\s+(?:[a-z]+[\s-]+)?(?P<rel>" + _RELS
                      + r")\b(?:,?\s+(?P<name>(?-i:[A-Z])[\w-]+))?(?P<pos>'s?\s+"
@@ -203,6 +207,8 @@ def find_actor(prefix: str, known: Known) -> Actor:
         parts.pop()
     part = parts[-1] if parts else ""
     rest = part[_LEAD.match(part).end():]  # type: ignore[union-attr]
+    if when := _TIME_SUBJECT.match(rest):  # "Friday was my last day": the day is when, not who
+        rest = rest[when.end():]
     if not rest.strip():
         return Actor("implicit")
     if m := _AND_I.match(rest):
@@ -315,7 +321,7 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         return Verdict("temporary", f"goes on or came back ({back.group(0)!r})", actor)
     if cue.kind == "announce":
         return Verdict("future", "announced for later", actor)
-    if plan := _FUTURE.search(clause.text):
+    if plan := _FUTURE.search(_part(text, clause.start, clause.end, hit)):
         return Verdict("future", f"a plan ({plan.group(0)!r})", actor)
     gerund = text[hit.start:hit.end].lower().split()[0].endswith("ing")
     if (gerund or _TO_BEFORE.search(prefix)) and (joke := _LAUGHTER.search(sentence.text)):
@@ -328,6 +334,14 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         # "Leaving the band after Christmas": a plan
         return Verdict("future", f"a gerund with a time ahead ({ahead.group(0).strip()!r})", actor)
     return Verdict(None, "", actor)
+
+
+def _part(text: str, start: int, end: int, hit: CueHit) -> str:
+    """The comma-separated part of a clause that holds the cue: "my sister's visiting next week, ... Friday was my
+    last day" plans the visit, not the ending."""
+    lo = max((text.rfind(c, start, hit.start) for c in ",;\u2014"), default=-1)
+    his = [i for i in (text.find(c, hit.end, end) for c in ",;\u2014") if i >= 0]
+    return text[max(lo + 1, start): min(his, default=end)]
 
 
 def adds_to_held(predicate: str, sentence: str) -> bool:

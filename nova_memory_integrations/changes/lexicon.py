@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..memory.entailments import CAR_MAKES
+from ..text.lexicon import PET_RE
 
 __all__ = [
     "ASKING_MARKERS",
@@ -117,6 +118,9 @@ _BE = "(?:" + "|".join(f"(?<={w} )" for w in _BE_WORDS) + ")"
 _OBJ = (r"(?:it|him|her|them|(?:the|my|our|his|her|their) [\w'&+-]+(?: [\w'&+-]+){0,3}"
         r"|[A-Z][\w'&+-]*(?: [A-Z][\w'&+-]*){0,3})")
 """A short object between a verb and its particle ("gave *the Yamaha* away", "let *it* go")."""
+_PET_OBJ = (r"(?:him|her|them|(?-i:[A-Z])[\w'-]+|(?:the|my|our|his|her|their) (?:old |poor |lovely |beloved )?"
+            r"(?:" + PET_RE + r"))")
+"""An animal put down: a pronoun, a name, or "the / our <pet word>" ("put *Biscuit* down"; never "put my name down")."""
 
 # Ordered: at one position the first matching cue wins, so longer phrasings come before their parts.
 CUES: tuple[Cue, ...] = (
@@ -152,13 +156,13 @@ CUES: tuple[Cue, ...] = (
         r"|\bthrew (?:" + _OBJ + r" )?out\b", _cats(_POS, _MEM, _HAB)),
     Cue("scrapyard", r"\b(?:scrap ?yard|scrap heap|scrappers|breakers? yard)\b", _cats(_POS)),
     Cue("traded in", r"\b(?:traded|trading|part[- ]exchanged) (?:in|" + _OBJ + r" in)\b", _cats(_POS), kind="change"),
-    Cue("written off", r"\b(?:written off|wrote (?:" + _OBJ + r" )?off|write-off|totall?ed|total loss|"
+    Cue("written off", r"\b(?:(?:written|wrote|writing) (?:" + _OBJ + r" )?off|write-off|totall?ed|total loss|"
         r"beyond repair)\b", _cats(_POS)),
     Cue("stolen", r"\b(?:stolen|nicked|pinched|swiped|nabbed)\b", _cats(_POS)),
     Cue("handed back", r"\bhanded (?:" + _OBJ + r" )?back\b|\bgave (?:" + _OBJ + r" )?back\b", _cats(_POS, _HOME)),
     Cue("retired object", r"\bretired (?:the|my|our) (?:old )?\w+", _cats(_POS), strength=0.9),
-    Cue("died", r"\b(?:died|passed away|passed on|put (?:down|to sleep)|crossed the rainbow bridge|"
-        r"was killed|got killed|lost (?:our|my|his|her) (?:battle|fight))\b", _cats(_PET, _REL, ANY), ends_actor=True),
+    Cue("died", r"\b(?:died|passed away|passed on|put (?:" + _PET_OBJ + r" )?(?:down(?! (?:for|as)\b)|to sleep)|"
+        r"crossed the rainbow bridge|was killed|got killed|lost (?:our|my|his|her) (?:battle|fight))\b", _cats(_PET, _REL, ANY), ends_actor=True),
     Cue("rehomed", r"\bre-?hom(?:ed|ing)\b|\bfound (?:a |an )?(?:\w+ ){0,2}(?:home|homes) for\b"
         r"|\bran away\b|\bwent missing\b", _cats(_PET), object_after=True),
     Cue("lost", r"\blost\b(?! (?:weight|track|touch|interest in (?:it|the)|my (?:mind|temper|voice|keys|way)))",

@@ -76,6 +76,8 @@ _SUBJECT_FORMS = frozenset({"she", "he"})
 what the cue ended."""
 _PART = re.compile(r"[,;—–]|\bbut\b|\bthough\b", re.IGNORECASE)
 _ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
+_TO_ME = re.compile(r"\bme\b", re.IGNORECASE)
+"""The speaker as the object inside a cue's words ("let *me* go")."""
 _OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+(?-i:[A-Z])[\w-]+)?|[A-Z][\w-]+)", re.IGNORECASE)
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
 _REPLACEMENT_HINT = re.compile(r"\b(?:instead|now|to|for|into)\b", re.IGNORECASE)
@@ -538,6 +540,8 @@ def plan_changes(
             guarded.append(Guarded(hit.cue.name, verdict.guard, verdict.reason))
             continue
         actor = _object_person(msg, hit) or _person_has(msg, hit, verdict.actor)
+        if actor.kind in ("indefinite", "thing", "implicit") and _TO_ME.search(msg.text, hit.start, hit.end):
+            actor = Actor("user")  # "they let me go", "the clinic discharged me": done to the speaker
         scope, person = _scope(actor, msg, hit, facts)
         when = _when(msg, hit, at)
         # an ending told of a time long before a state was even held is of something earlier ("my first car ...

@@ -302,3 +302,27 @@ def test_two_people_as_one_subject_end_their_relationship() -> None:
     facts = [*FACTS, _fact(94, "chloe", "states", "boyfriend Liam"), _fact(95, "user", "daughter_name", "Chloe"),
              _fact(96, "chloe", "child_of", "user")]
     assert _ended("chloe and liam are finished, she's been crying all weekend", facts) == {"chloe:boyfriend Liam"}
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    # an object between a verb and its particle
+    ("We had to put Rex down on Tuesday, his kidneys were failing.", {"user:dog named Rex"}),
+    ("Insurance have written the Focus off and paid out.", {"user:Ford Focus"}),
+    # a day as the subject is when, not who; a time ahead in another part of the sentence plans something else
+    ("Flat's a mess, my sister's visiting next week, and Friday was my last day at Tesco so I've got two weeks off.",
+     {"user:Tesco"}),
+])
+def test_objects_inside_cues_times_as_subjects_and_the_speaker_as_object(text: str, ended: set[str]) -> None:
+    assert ended <= _ended(text)
+
+
+@pytest.mark.parametrize("text", ["I put my name down for the pottery course.", "Put Amy down for the Saturday rota.",
+                                  "put the kettle on and sat down for a bit"])
+def test_putting_down_what_is_no_animal_ends_nothing(text: str) -> None:
+    assert _ended(text) == set()
+
+
+def test_a_cue_done_to_the_speaker_by_someone_unnamed_is_the_speakers() -> None:
+    """"they let me go": the user's one job ended, though "they" acts (issue #38)."""
+    facts = [_fact(97, "user", "works_at", "amazon warehouse"), _fact(98, "user", "lives_in", "Leeds")]
+    assert _ended("they let me go yesterday, no warning, just restructuring", facts) == {"user:amazon warehouse"}
