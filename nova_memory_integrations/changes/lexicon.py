@@ -162,7 +162,8 @@ CUES: tuple[Cue, ...] = (
     Cue("handed back", r"\bhanded (?:" + _OBJ + r" )?back\b|\bgave (?:" + _OBJ + r" )?back\b", _cats(_POS, _HOME)),
     Cue("retired object", r"\bretired (?:the|my|our) (?:old )?\w+", _cats(_POS), strength=0.9),
     Cue("died", r"\b(?:died|passed away|passed on|put (?:" + _PET_OBJ + r" )?(?:down(?! (?:for|as)\b)|to sleep)|"
-        r"crossed the rainbow bridge|was killed|got killed|lost (?:our|my|his|her) (?:battle|fight))\b", _cats(_PET, _REL, ANY), ends_actor=True),
+        r"crossed the rainbow bridge|was killed|got killed|lost (?:our|my|his|her) (?:battle|fight))\b",
+        _cats(_PET, _REL, ANY), ends_actor=True),
     Cue("rehomed", r"\bre-?hom(?:ed|ing)\b|\bfound (?:a |an )?(?:\w+ ){0,2}(?:home|homes) for\b"
         r"|\bran away\b|\bwent missing\b", _cats(_PET), object_after=True),
     Cue("lost", r"\blost\b(?! (?:weight|track|touch|interest in (?:it|the)|my (?:mind|temper|voice|keys|way)))",
