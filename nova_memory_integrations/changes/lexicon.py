@@ -118,8 +118,7 @@ _BE = "(?:" + "|".join(f"(?<={w} )" for w in _BE_WORDS) + ")"
 _OBJ = (r"(?:it|him|her|them|(?:the|my|our|his|her|their) [\w'&+-]+(?: [\w'&+-]+){0,3}"
         r"|[A-Z][\w'&+-]*(?: [A-Z][\w'&+-]*){0,3})")
 """A short object between a verb and its particle ("gave *the Yamaha* away", "let *it* go")."""
-_PET_OBJ = (r"(?:him|her|them|(?-i:[A-Z])[\w'-]+|(?:the|my|our|his|her|their) (?:old |poor |lovely |beloved )?"
-            r"(?:" + PET_RE + r"))")
+_PET_OBJ = r"(?:him|her|them|(?-i:[A-Z])[\w'-]+|(?:the|my|our|his|her|their) (?:old |poor )?(?:" + PET_RE + r"))"
 """An animal put down: a pronoun, a name, or "the / our <pet word>" ("put *Biscuit* down"; never "put my name down")."""
 
 # Ordered: at one position the first matching cue wins, so longer phrasings come before their parts.
@@ -203,6 +202,8 @@ CUES: tuple[Cue, ...] = (
         r"|\bdumped\b|\bout of the picture\b|\bsingle again\b|\bwalked out on (?:me|us|the kids|the family)\b"
         r"|\bleft (?:me|us) for\b", _cats(_REL, _MEM)),
     Cue("divorce", r"\b(?:post-)?divorc(?:e|ed|ing)\b", _cats(_REL), noun=True),
+    Cue("engagement off", r"\b(?:the |our |my )?(?:engagement|wedding|relationship)(?:'s| is| was| has been)"
+        r" (?:off|called off|over)\b|\bcalled off (?:the|our|my) (?:engagement|wedding)\b", _cats(_REL), noun=True),
     Cue("are done", r"\b(?:and (?:I|me)|we)(?: are|'re| were) (?:done|finished|over|through)\b(?! with\b)"
         r"|\b(?:are|'re|were)(?:n't| not) together any ?more\b|\bno longer together\b",
         _cats(_REL)),
@@ -532,9 +533,8 @@ REMINISCENCE_MARKERS: tuple[str, ...] = (
     r"partner|school|band|team)\b(?! (?:is|has|'s))", r"\bback in (?:college|school|uni|university|the day|\d{4}|"
     r"my)\b", r"\byears ago\b", r"\bgrowing up\b", r"\bwhen I was (?:a|young|little|at|in|younger)\b",
     r"\bas a (?:kid|child|teenager|teen|student)\b", r"\bin my (?:teens|twenties|thirties|youth|student days)\b",
-    r"\bat uni\b", r"\bin college\b",
-    r"\bwhen (?:I|we) (?:worked|lived|had|owned|drove|studied|played)\b", r"\bat the age of\b",
-    r"\bbefore I (?:retrained|moved|met)\b", r"\bonce upon\b", r"\bremember when\b",
+    r"\bat uni\b", r"\bin college\b", r"\bwhen (?:I|we) (?:worked|lived|had|owned|drove|studied|played)\b",
+    r"\bat the age of\b", r"\bbefore I (?:retrained|moved|met)\b", r"\bonce upon\b", r"\bremember when\b",
 )
 """Words of a memory of an earlier, different thing ("my first car", "back in college")."""
 

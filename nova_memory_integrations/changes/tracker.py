@@ -329,7 +329,7 @@ def _model_words(text: str) -> set[str]:
 
 
 def _content(text: str) -> set[str]:
-    """The content words of a value, crudely singular ("espressos" -> "espresso"): two values that share
-    one name the same thing ("two espressos a day", "2 espressos")."""
-    return {w.removesuffix("s") for w in re.findall(r"[a-z0-9][a-z0-9'+-]*", text.lower())
+    """The content words of a value, crudely singular ("espressos" -> "espresso") and without a possessive
+    ("Fiesta's" -> "fiesta"): two values that share one name the same thing ("two espressos a day", "2 espressos")."""
+    return {w.removesuffix("'s").removesuffix("s") for w in re.findall(r"[a-z0-9][a-z0-9'+-]*", text.lower())
             if len(w) >= 4 and w not in STOPWORDS}

@@ -233,3 +233,11 @@ def test_a_model_name_told_short_is_the_thing_held_not_another(store: NovaStore)
     _say(store, "u", "my s23 is doing the thing again where it gets hot when charging. normal?", T0 + 30 * DAY)
     _say(store, "u", "Is it worth getting a case with a screen protector for my S23?", T0 + 60 * DAY)
     assert len([f for f in store.facts("u") if "s23" in f.object.lower()]) == 1
+
+
+def test_a_thing_told_with_a_possessive_and_then_ended_is_not_told_again(store: NovaStore) -> None:
+    """"my Fiesta's making a noise", later "the old Fiesta finally bit the dust. scrapped it": the named Fiesta of
+    the ending message is the one the change ended ("Fiesta's" is "Fiesta"), never held anew (issue #38)."""
+    _say(store, "u", "my Fiesta's making a grinding noise when I brake, is it safe to drive?", T0)
+    _say(store, "u", "the old Fiesta finally bit the dust. scrapped it thursday, got £180 for it.", T0 + 60 * DAY)
+    assert not [f for f in store.facts("u") if "fiesta" in f.object.lower()]

@@ -326,3 +326,10 @@ def test_a_cue_done_to_the_speaker_by_someone_unnamed_is_the_speakers() -> None:
     """"they let me go": the user's one job ended, though "they" acts (issue #38)."""
     facts = [_fact(97, "user", "works_at", "amazon warehouse"), _fact(98, "user", "lives_in", "Leeds")]
     assert _ended("they let me go yesterday, no warning, just restructuring", facts) == {"user:amazon warehouse"}
+
+
+def test_an_engagement_told_off_ends_it() -> None:
+    """"The engagement's off": a noun cue of the relationship (issue #38)."""
+    facts = [_fact(99, "user", "fiancé_name", "Marcus"), _fact(100, "marcus", "partner_of", "user")]
+    assert _ended("The engagement's off. He moved his stuff out at the weekend.", facts) == {"user:Marcus",
+                                                                                         "marcus:user"}
