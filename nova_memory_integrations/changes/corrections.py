@@ -33,7 +33,8 @@ _NOT = re.compile(r"\s*[,—-]\s*not\s+(?:a |an |the |my )?(?P<x>[\w'&+.-]+(?: [
                   r"\s(?:but|and|because|as|lol|haha|either|it's|I|though)\b))", _I)
 _NOT_FIRST = re.compile(r"\bnot\s+(?:a |an |the )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)\s*[,;—-]+\s*(?:it's|it is|"
                         r"but|I'm|we're|he's|she's)\s+(?:actually\s+)?(?:in |at |a |an |the )?(?P<y>[^.;!?]+)", _I)
-_SAID = re.compile(r"\b(?:what )?I (?:said|wrote|typed|put|told you|mentioned|called (?:it|him|her)|"
+_SAID = re.compile(r"\b(?:what )?(?:I|did I) (?:said|say|wrote|write|typed|type|put|told you|mentioned|"
+                   r"called (?:it|him|her)|"
                    r"was (?:only |just )?"
                    r"(?:winding you up|kidding|joking|pulling your leg|having you on|lying|exaggerating))"
                    r"(?:\s+(?:about|re|with|over))?\s+(?:(?:it|that|he|she|they|I|we)(?:'s|'d| was| is| were| had)\s+|"
@@ -43,8 +44,9 @@ _SAID = re.compile(r"\b(?:what )?I (?:said|wrote|typed|put|told you|mentioned|ca
                    _I)
 """The speaker's own earlier saying and the value it named: "I said Paris", "I told you it was a Civic", "I told you
 Tuesday for the class but", "I was winding you up with the Everton thing", "what I said about the Golf"."""
-_NAMES = re.compile(r"\b(?P<y>[A-Z][\w'&+.-]+) not (?P<x>[A-Za-z][\w'&+.-]+)\b")
-"""Two names put against each other ("it's Jack not Jake", "called Ewan not ethan": the denied one as typed)."""
+_NAMES = re.compile(r"\b(?P<y>[A-Za-z][\w'&+.-]+)[*!]{0,4} not (?P<x>[A-Za-z][\w'&+.-]+)\b")
+"""Two names put against each other ("it's Jack not Jake", "called Ewan not ethan", "violin*** not viola": either
+as typed; the denied one must name a held value)."""
 _ECHO = re.compile(r"^\W*(?:(?:sorry|no+|nope|oops|wait|ugh|argh|ok|okay|oh|doh|damn|my bad|i mean)\W+)*"
                    r"(?P<y>[A-Za-z][\w'&+.-]*(?: [A-Z][\w'&+.-]*){0,2})\W*$", _I)
 """A sentence that is only a name, maybe after an interjection ("Hastings!", "sorry, Santander."): the Y a bare
@@ -262,8 +264,9 @@ def _pairs(window: str, infos: Sequence[FactInfo] = ()) -> list[tuple[str | None
             out.append((m.group("x"), y))
     for m in _BARE_NOT.finditer(window):
         out.append((m.group("x") or m.group("kx"), m.group("y") or m.group("ky")))
-    for m in _NAMES.finditer(window):  # "it's Jack not Jake"
-        out.append((m.group("x"), m.group("y")))
+    for m in _NAMES.finditer(window):  # "it's Jack not Jake"; never "I meant PwC *earlier* not KPMG"
+        if m.group("y").lower() not in STOPWORDS and not _CUT.fullmatch(m.group("y")):
+            out.append((m.group("x"), m.group("y")))
     said = _SAID.search(window)
     if said is not None:
         tail = window[said.end():]
@@ -308,7 +311,7 @@ def _window(sentences: Sequence[Sentence], si: int, alone: bool) -> list[int]:
     if alone:
         return [si - 1, si]
     span = [j for j in (si, si + 1) if j < len(sentences) and not sentences[j].question]
-    if span and si > 0 and sentences[si - 1].question and len(words(sentences[si - 1].text)) <= 4:
+    if span and si > 0 and sentences[si - 1].question and len(words(sentences[si - 1].text)) <= 6:
         span.insert(0, si - 1)
     return span
 
@@ -327,8 +330,8 @@ def find_corrections(
     for h in hits:
         if h.cue.name != "not X" or h.sentence in strong:
             continue
-        if _COPULAR.search(sentences[h.sentence].text):
-            strong[h.sentence] = h
+        if _COPULAR.search(sentences[h.sentence].text) or (strong and _NAMES.search(sentences[h.sentence].text)):
+            strong[h.sentence] = h  # "it's X, not Y"; "violin*** not viola ... autocorrect" (a sure cue elsewhere)
         elif h.sentence > 0 and _NOT_ALONE.match(sentences[h.sentence].text):  # "I play clarinet! Not oboe."
             strong[h.sentence] = h
             alone.add(h.sentence)

@@ -296,8 +296,8 @@ CORRECTION_CUES: tuple[CorrectionCue, ...] = (
                   r"last time|the other day|by mistake)\b|\bI should(?:'ve| have) said\b|\bshould have said\b"
                   r"|\b(?:earlier|before|last time|the other day),? I (?:said|told you|mentioned|wrote|typed)\b"
                   r"|\bI (?:said|told you|mentioned|wrote|typed)\b[^.;!?]{0,60}?\s*[,—-]\s*(?:it's|it is|I'm|"
-                  r"I am|we're|he's|she's|they're)\b"
-                  r"|\bshould've said\b"),
+                  r"I am|we're|he's|she's|they're)\b|\bshould've said\b"
+                  r"|\b(?:noticed|realised|realized|seen|see) (?:that )?I (?:typed|wrote|said|put|called)\b"),
     CorrectionCue("wait no", r"\bwait,? no\b|\bno wait\b|\bsorry,? (?:it's|it is|I meant|I'm|he's|she's|we're|that)"
                   r"|\boops\b"),
     CorrectionCue("typo", r"\btypo\b|\bautocorrect\b|\bauto-correct\b"),

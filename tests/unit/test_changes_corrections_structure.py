@@ -86,3 +86,17 @@ def test_a_correction_without_a_cue_word_is_read_by_structure(text: str, correct
 ])
 def test_what_is_not_a_correction_of_a_held_value_corrects_nothing(text: str) -> None:
     assert _corrected(text) == set()
+
+
+@pytest.mark.parametrize(("text", "corrected"), [
+    # both names lower case, a "not" contrast beside a sure cue in another sentence
+    ("euphonium*** not trombone, only just noticed. autocorrect.", {("trombone", "euphonium")}),
+    # an echo question of six words, then the value
+    ("wait did I say trombone? it's euphonium, autocorrect keeps changing it.", {("trombone", "euphonium")}),
+    # the speaker noticing what they typed, the value told in the next sentence
+    ("omg I just noticed I typed Hibs. it's Hearts, please don't tell my dad.", {("Hibs", "Hearts")}),
+    # a time word before "not" is no value
+    ("ugh I meant Hearts earlier not Hibs, Hibs was my dad's team.", {("Hibs", "Hearts")}),
+])
+def test_lower_case_contrasts_echoes_and_noticed_typing_correct(text: str, corrected: set[tuple[str, str]]) -> None:
+    assert _corrected(text) == corrected
