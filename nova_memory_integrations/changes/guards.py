@@ -35,28 +35,25 @@ from typing import Literal
 
 from ..text.lexicon import BRITISH, REL_ALIASES
 from .cues import CueHit
-from .lexicon import (
+from .guard_words import (
     ADDITIVE,
     ATTEMPT,
     BOUNDED_AFTER_CUE,
     DREAM,
     FUTURE_MARKERS,
-    INDEFINITE_ACTORS,
     LAUGHTER,
     MALFUNCTION,
     MODAL_MARKERS,
     NEAR_MISS,
     PERSON_NOUNS,
-    PREDICATE_CATEGORIES,
-    RELATIONS,
     REMINISCENCE_MARKERS,
     REPORTING_VERBS,
     RESUMED,
     TEMPORARY_MARKERS,
     TIME_AHEAD,
     TIME_PAST,
-    negates,
 )
+from .lexicon import INDEFINITE_ACTORS, PREDICATE_CATEGORIES, RELATIONS, negates
 from .segments import Clause, Sentence, words
 from .segments import asks as _asks
 

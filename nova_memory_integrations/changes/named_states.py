@@ -33,7 +33,8 @@ from collections.abc import Sequence
 from ..text.known_names import KINDS, NameHit, find_names, kind_of
 from ..text.lexicon import BRITISH, PLACES, REL_ALIASES, RELS, WORK_WORDS
 from .cues import cued_sentences, locate
-from .lexicon import REMINISCENCE_MARKERS, negates
+from .guard_words import REMINISCENCE_MARKERS
+from .lexicon import negates
 from .segments import normalize_text, segment
 from .state_reading import clause_subject
 from .states import OpenState

@@ -29,8 +29,9 @@ from datetime import datetime
 from ..text.lexicon import POSSESSIONS
 from ..types import Fact
 from .cues import CueHit
+from .guard_words import FUTURE_MARKERS, MODAL_MARKERS
 from .guards import Known, check
-from .lexicon import ANY, FUTURE_MARKERS, IDENTITY, MODAL_MARKERS, RELATIONS, STOPWORDS
+from .lexicon import ANY, IDENTITY, RELATIONS, STOPWORDS
 from .reading import destination
 from .segments import Sentence, words
 from .slots import same_slot

@@ -30,7 +30,8 @@ from __future__ import annotations
 import re
 
 from ..text.lexicon import NOT_OWNED, PET_RE, POSSESSIONS, RELS, STARTERS
-from .lexicon import ASKING_MARKERS, FUTURE_MARKERS, MODAL_MARKERS, REMINISCENCE_MARKERS, negates
+from .guard_words import ASKING_MARKERS, FUTURE_MARKERS, MODAL_MARKERS, REMINISCENCE_MARKERS
+from .lexicon import negates
 from .state_shapes import GERUND_SUBJECT_END, recurrence
 
 __all__ = ["KIN_TITLES", "acquired", "complaint", "identity", "kept_at_home", "label", "owner_relation", "possessed",

@@ -6,7 +6,6 @@ fall through them and the store never learns the state, so nothing can later end
 mechanism beneath the rules: any clause whose subject is the user (or a named / related third party)
 and whose shape says *a state that holds now* becomes ``<subject> states "<its object phrase>"``; the
 whole clause is kept (``clause``) so that later cues can be matched to it by meaning.
-
 Every clause of a message is read, and a clause that yields nothing whole is read again piece by piece
 (its commas, an "and today ..."): a state is as often in the middle of a message as at its start. The
 shapes beyond "<subject> <verb> <object>" (a dropped subject, a time phrase first, a perfect with a
@@ -27,7 +26,8 @@ from dataclasses import dataclass
 from ..text.dates import MONTHS, NUMBER_WORDS
 from ..text.lexicon import BRITISH, NOT_HABIT_VERBS, NOT_OWNED, REL_ALIASES, RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
-from .lexicon import FUTURE_MARKERS, MODAL_MARKERS, REMINISCENCE_MARKERS, STOPWORDS, negates
+from .guard_words import FUTURE_MARKERS, MODAL_MARKERS, REMINISCENCE_MARKERS
+from .lexicon import STOPWORDS, negates
 from .segments import Clause, Sentence, normalize_text, segment
 from .state_mentions import (
     KIN_TITLES,

@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from .guard_words import ADDITIVE_OR_MORE, FUTURE_MARKERS, MODAL_MARKERS
 from .guards import Known
-from .lexicon import ADDITIVE_OR_MORE, FUTURE_MARKERS, MODAL_MARKERS, NEGATORS
+from .lexicon import NEGATORS
 from .replacements import NewValue, clean_value
 from .segments import segment, words
 from .slots import MANY_VALUED, same_slot
