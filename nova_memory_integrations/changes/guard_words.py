@@ -14,6 +14,8 @@ __all__ = [
     "ATTEMPT",
     "BOUNDED_AFTER_CUE",
     "DREAM",
+    "REPAIR",
+    "EVENT_NOUNS",
     "FUTURE_MARKERS",
     "LAUGHTER",
     "MALFUNCTION",
@@ -161,3 +163,15 @@ ADDITIVE = (r"\b(?:too|as well|also|on the side|on top of (?:that|it|my \w+)|in 
 ADDITIVE_OR_MORE = ADDITIVE + r"|\b(?:another|second|both|extra|more)\b"
 """:data:`ADDITIVE`, and the counting words that make a value told by time alone one more of its kind ("got
 *another* cat now", "*both* bikes"): a new value with them succeeds nothing (:mod:`.supersede`)."""
+
+EVENT_NOUNS = frozenset("game games match matches fixture fixtures gig gigs concert show session sessions class lesson "
+                        "lessons training practice rehearsal flight trip appointment meeting meet race parkrun "
+                        "tournament event".split())
+"""Heads of one occasion ("the Arsenal *game*'s been cancelled", "Tuesday's *class* is off"): cancelling one ends
+no membership, support or habit."""
+
+REPAIR = (r"\b(?:get|getting|got|have|having|had|being|been|be)\s+(?:it|her|him|them|the \w+)\s+(?:fixed|repaired|"
+          r"mended|seen to|looked at)\b|\b(?:it's|it is|she's|he's)\s+(?:being|getting)\s+(?:fixed|repaired|mended)\b|"
+          r"\bin for (?:repairs?|a repair)\b")
+"""After a cue anywhere in the message, words of a repair ("the astra died on the M6 ... *getting it fixed* on
+Monday"): a breakdown, not the end of owning it."""

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from ..extraction._subjects import KNOWN_FROM
 from ..text.lexicon import BRITISH, REL_ALIASES
 from .cues import CueHit
 from .guard_words import (
@@ -40,6 +41,7 @@ from .guard_words import (
     ATTEMPT,
     BOUNDED_AFTER_CUE,
     DREAM,
+    EVENT_NOUNS,
     FUTURE_MARKERS,
     LAUGHTER,
     MALFUNCTION,
@@ -47,6 +49,7 @@ from .guard_words import (
     NEAR_MISS,
     PERSON_NOUNS,
     REMINISCENCE_MARKERS,
+    REPAIR,
     REPORTING_VERBS,
     RESUMED,
     TEMPORARY_MARKERS,
@@ -73,6 +76,7 @@ _LAUGHTER = re.compile(LAUGHTER, _I)
 _BOUNDED = re.compile(BOUNDED_AFTER_CUE, _I)
 _RESUMED = re.compile(RESUMED, _I)
 _MALFUNCTION = re.compile(MALFUNCTION, _I)
+_REPAIR = re.compile(REPAIR, _I)
 _ADDITIVE = re.compile(ADDITIVE, _I)
 _MANY_HELD = frozenset({"job", "study"})
 """Categories a person often holds two of at once (a second job, an evening course); a home or a partner is not."""
@@ -100,6 +104,11 @@ _AND_PERSON = re.compile(r"^(?P<a>[\w'-]+) and (?P<b>(?!(?:I|me|my|our|the|a|an|
                          r"(?:(?:are|were|have|had|'ve|'re|finally|officially|just|both|also)\s+)*$", _I)
 """Two people told as one subject ("chloe and liam are finished"): the first a known person, whose news it is, the
 second its partner."""
+_ACQUAINTANCE = re.compile(r"^(?P<name>(?-i:[A-Z])[a-z][\w'-]*)\s+(?:from|at|in|on)\s+" + KNOWN_FROM + r"\b", _I)
+"""A name told with where one knows them from ("Kate from my team", "Dave at work"): a person's news."""
+_EVENT_SUBJECT = re.compile(r"\b(?P<e>" + "|".join(sorted(EVENT_NOUNS)) + r")(?:'s|\s+(?:is|was|has|had|got|"
+                            r"were|are|have))?(?:\s+(?:been|just|now|already|officially))*\s*$", _I)
+"""An occasion as the subject of a cancelling cue ("the arsenal *game's been* cancelled")."""
 _TIME_SUBJECT = re.compile(r"^(?:today|yesterday|tonight|tomorrow|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
                            r"last (?:week|night|month)|this (?:week|morning|afternoon|evening))"
                            r"(?:'s|\s+(?:was|is|will be|were))?\s+", _I)
@@ -226,6 +235,8 @@ def find_actor(prefix: str, known: Known) -> Actor:
         if m.group("pos") and thing and thing.lower() not in _CONTRACTED and not thing.lower().endswith("ing"):
             return Actor("thing", name=thing.lower(), owner=who)
         return Actor("third", name=who)
+    if m := _ACQUAINTANCE.match(rest):  # "Kate from my team quit the BBC": a person, whoever Kate is
+        return Actor("third", name=_person(m.group("name"), known) or m.group("name").lower())
     if m := _PRONOUN.match(rest):
         return Actor("pronoun", name=m.group("p").lower())
     if _THEY.match(rest):
@@ -312,8 +323,12 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
     after = text[hit.end:sentence.end]
     if not cue.negated and (pause := _BOUNDED.search(text[hit.end:clause.end]) or _MALFUNCTION.search(after)):
         return Verdict("temporary", f"bounded or a fault, not an end ({pause.group(0).strip()!r})", actor)
+    if _CALLED_OFF.match(text, hit.start) and (event := _EVENT_SUBJECT.search(prefix)):
+        return Verdict("temporary", f"one occasion, not the state ({event.group('e')!r})", actor)
     if _CALLED_OFF.match(text, hit.start) and _PASSIVE.search(prefix) and (once := _ONCE.match(after)):
         return Verdict("temporary", f"one occasion, not the state ({once.group(0).strip()!r})", actor)
+    if fixing := _REPAIR.search(text, hit.end):
+        return Verdict("temporary", f"a fault being repaired ({fixing.group(0)!r})", actor)
     if back := _RESUMED.search(after):
         return Verdict("temporary", f"goes on or came back ({back.group(0)!r})", actor)
     if cue.kind == "announce":

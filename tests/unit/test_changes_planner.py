@@ -333,3 +333,12 @@ def test_an_engagement_told_off_ends_it() -> None:
     facts = [_fact(99, "user", "fiancé_name", "Marcus"), _fact(100, "marcus", "partner_of", "user")]
     assert _ended("The engagement's off. He moved his stuff out at the weekend.", facts) == {"user:Marcus",
                                                                                          "marcus:user"}
+
+
+@pytest.mark.parametrize("text", [
+    "Kate from my team just quit Tesco to go freelance. Bit jealous, but I'm staying put.",  # a colleague's news
+    "the Pure Gym class has been cancelled because of the storm, gutted",  # one occasion, not the membership
+    "well the focus died on the M6 this morning. they reckon it's the clutch, getting it fixed on Monday",  # a fault
+])
+def test_an_acquaintance_an_occasion_or_a_repair_ends_nothing_of_the_users(text: str) -> None:
+    assert not {e for e in _ended(text) if e.startswith("user:")}
