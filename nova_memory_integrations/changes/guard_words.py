@@ -164,11 +164,10 @@ ADDITIVE_OR_MORE = ADDITIVE + r"|\b(?:another|second|both|extra|more)\b"
 """:data:`ADDITIVE`, and the counting words that make a value told by time alone one more of its kind ("got
 *another* cat now", "*both* bikes"): a new value with them succeeds nothing (:mod:`.supersede`)."""
 
-EVENT_NOUNS = frozenset("game games match matches fixture fixtures gig gigs concert show session sessions class lesson "
-                        "lessons training practice rehearsal flight trip appointment meeting meet race parkrun "
-                        "tournament event".split())
-"""Heads of one occasion ("the Arsenal *game*'s been cancelled", "Tuesday's *class* is off"): cancelling one ends
-no membership, support or habit."""
+EVENT_NOUNS = frozenset("game games match matches fixture fixtures gig gigs concert show flight trip appointment "
+                        "meeting race tournament event".split())
+"""Heads of one occasion ("the Arsenal *game*'s been cancelled"): cancelling one ends no membership, support or
+habit ("class", "training", "lessons" may be the recurring thing itself: not here)."""
 
 REPAIR = (r"\b(?:get|getting|got|have|having|had|being|been|be)\s+(?:it|her|him|them|the \w+)\s+(?:fixed|repaired|"
           r"mended|seen to|looked at)\b|\b(?:it's|it is|she's|he's)\s+(?:being|getting)\s+(?:fixed|repaired|mended)\b|"

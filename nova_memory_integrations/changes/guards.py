@@ -109,6 +109,7 @@ _ACQUAINTANCE = re.compile(r"^(?P<name>(?-i:[A-Z])[a-z][\w'-]*)\s+(?:from|at|in|
 _EVENT_SUBJECT = re.compile(r"\b(?P<e>" + "|".join(sorted(EVENT_NOUNS)) + r")(?:'s|\s+(?:is|was|has|had|got|"
                             r"were|are|have))?(?:\s+(?:been|just|now|already|officially))*\s*$", _I)
 """An occasion as the subject of a cancelling cue ("the arsenal *game's been* cancelled")."""
+_FOR_GOOD = re.compile(r"^\s+(?:for good|permanently|altogether|for ever|forever)\b", _I)
 _TIME_SUBJECT = re.compile(r"^(?:today|yesterday|tonight|tomorrow|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
                            r"last (?:week|night|month)|this (?:week|morning|afternoon|evening))"
                            r"(?:'s|\s+(?:was|is|will be|were))?\s+", _I)
@@ -323,7 +324,8 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
     after = text[hit.end:sentence.end]
     if not cue.negated and (pause := _BOUNDED.search(text[hit.end:clause.end]) or _MALFUNCTION.search(after)):
         return Verdict("temporary", f"bounded or a fault, not an end ({pause.group(0).strip()!r})", actor)
-    if _CALLED_OFF.match(text, hit.start) and (event := _EVENT_SUBJECT.search(prefix)):
+    event = _EVENT_SUBJECT.search(prefix) if _CALLED_OFF.match(text, hit.start) else None
+    if event is not None and not _FOR_GOOD.match(after):
         return Verdict("temporary", f"one occasion, not the state ({event.group('e')!r})", actor)
     if _CALLED_OFF.match(text, hit.start) and _PASSIVE.search(prefix) and (once := _ONCE.match(after)):
         return Verdict("temporary", f"one occasion, not the state ({once.group(0).strip()!r})", actor)

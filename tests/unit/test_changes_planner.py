@@ -337,7 +337,7 @@ def test_an_engagement_told_off_ends_it() -> None:
 
 @pytest.mark.parametrize("text", [
     "Kate from my team just quit Tesco to go freelance. Bit jealous, but I'm staying put.",  # a colleague's news
-    "the Pure Gym class has been cancelled because of the storm, gutted",  # one occasion, not the membership
+    "the Pure Gym match has been cancelled because of the storm, gutted",  # one occasion, not the membership
     "well the focus died on the M6 this morning. they reckon it's the clutch, getting it fixed on Monday",  # a fault
 ])
 def test_an_acquaintance_an_occasion_or_a_repair_ends_nothing_of_the_users(text: str) -> None:
