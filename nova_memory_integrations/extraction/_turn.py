@@ -130,11 +130,20 @@ def _after_move(sentence: str) -> str | None:
     return None
 
 
+_BOUNDED_STAY = re.compile(r"\b(?:for (?:a|one|two|three|four|a few|a couple of|\d+) (?:days?|nights?|weeks?|"
+                           r"fortnights?|months?)|for a fortnight|for the (?:summer|holidays|week|weekend|month)|"
+                           r"temporarily|while (?:the|our|my) (?:builders|house|flat|kitchen|bathroom|renovation|"
+                           r"work|works|place|home)|until (?:the|our|my) (?:house|flat|new build|renovation|works?|"
+                           r"kitchen|sale) )", _I)
+"""A stay told with its end ("moved in with my in-laws in Swindon *for a fortnight*", "*while the builders* ..."): no
+new home, the held one goes on."""
+
+
 def settle(found: Sequence[CandidateFact], text: str) -> list[CandidateFact]:
     """``found`` with each provisional ``@`` statement made a fact (or dropped) from what the turn says."""
     found = _workmates(found)
     if not any(c.predicate in CONTEXT_PREDICATES for c in found):
-        return found
+        return _lasting(found)
     out: list[CandidateFact] = []
     for c in found:
         if c.predicate not in CONTEXT_PREDICATES:
@@ -157,4 +166,10 @@ def settle(found: Sequence[CandidateFact], text: str) -> list[CandidateFact]:
             out.append(replace(c, predicate="dating"))
         elif re.search(r"\bwith " + re.escape(c.object) + r"(?:" + TENURE + ")", c.source_text):
             out.append(replace(c, predicate="works_at", confidence=min(c.confidence, 0.6)))
-    return out
+    return _lasting(out)
+
+
+def _lasting(found: list[CandidateFact]) -> list[CandidateFact]:
+    """``found`` without a home told with its end (:data:`_BOUNDED_STAY`)."""
+    return [c for c in found if not (c.predicate == "lives_in" and c.op == "assert"
+                                     and _BOUNDED_STAY.search(c.source_text or ""))]

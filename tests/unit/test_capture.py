@@ -224,3 +224,15 @@ def test_a_known_persons_name_written_lower_case_is_still_them() -> None:
                                   "I work as part of a small team."])
 def test_working_as_a_manner_is_no_job(extractor: DeterministicExtractor, text: str) -> None:
     assert not any(p == "job_title" for _, p, _ in facts(extractor, text))
+
+
+@pytest.mark.parametrize("text", ["We've moved in with my in-laws in Swindon for a fortnight while the builders work.",
+                                  "We're staying in Bath for the summer.",
+                                  "Moved into my mum's in Derby temporarily while the flat is sold."])
+def test_a_stay_told_with_its_end_is_no_new_home(extractor: DeterministicExtractor, text: str) -> None:
+    """The held home goes on (issue #38: a false change on the fourth set)."""
+    assert not any(p == "lives_in" for _, p, _ in facts(extractor, text))
+
+
+def test_a_move_or_a_long_stay_is_still_a_home(extractor: DeterministicExtractor) -> None:
+    assert ("user", "lives_in", "Leeds") in facts(extractor, "I've lived in Leeds for two years.")
