@@ -134,7 +134,9 @@ BOUNDED_AFTER_CUE = (r"^\W*(?:[\w'-]+\s+){0,6}?(?:for (?:the month of |all of |m
 *for August*", "went missing *for two days*", "done with the gym *for today*", "last shift *before my holiday*",
 "dropped the class *to once a week*"). A stretch before the cue ("worked there for two weeks, quit") is not read."""
 
-RESUMED = (r"\b(?:but|yet|though)\s+(?:I|we)(?:'m|'re| am| are)?\s+(?:still (?:going|there|at it|doing it|(?:have|got|"
+RESUMED = (r"\bsigned (?:on|up) for another\b|\b(?:I'm|I am|we're|we are) (?:staying|keeping it)\b|\bstay(?:ing)? put\b"
+           r"|\b(?:renewed|extended) (?:it|the lease|our lease|my lease|the contract|my contract)\b|"
+           r"\b(?:but|yet|though)\s+(?:I|we)(?:'m|'re| am| are)?\s+(?:still (?:going|there|at it|doing it|(?:have|got|"
            r"own|drive|use|ride) (?:it|her|him|them))|keep (?:going|at it|\w+ing (?:\w+ )?(?:there|back|in|along|it)))"
            r"\b|\b(?:he|she|it|they)(?:'s|'re| is| are) (?:\w+ )?back\b|\b(?:he|she|it|they) (?:came|turned|showed) "
            r"(?:back|up)\b|\bfound (?:him|her|it|them)\b|[,;—-]\s*(?:but )?not (?:in |on |for )?(?:me|us|mine|ours|"

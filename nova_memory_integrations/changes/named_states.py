@@ -257,7 +257,8 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
         if whose is None:
             continue
         low = value.lower()
-        if any(low in c or c in low for c in stated) or any(low == o.value.lower() for o in out):
+        # a rule stated it ("Virgin Active" in "a Virgin Active membership"), not merely a part of it ("Virgin")
+        if any(low in c for c in stated) or any(low == o.value.lower() for o in out):
             continue
         out.append(OpenState(whose, value, clause.text.strip(" ,;-"), predicate=state.predicate))
     return out

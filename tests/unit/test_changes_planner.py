@@ -342,3 +342,9 @@ def test_an_engagement_told_off_ends_it() -> None:
 ])
 def test_an_acquaintance_an_occasion_or_a_repair_ends_nothing_of_the_users(text: str) -> None:
     assert not {e for e in _ended(text) if e.startswith("user:")}
+
+
+def test_a_lease_renewed_or_a_stay_goes_on() -> None:
+    """"Our lease is up in March but we've signed on for another year": the home goes on (issue #38)."""
+    assert _ended("Our lease is up in March but we've already signed on for another year at the Leeds place.") == set()
+    assert _ended("Went in to cancel Pure Gym and they offered me 40% off, so I'm staying.") == set()

@@ -123,3 +123,10 @@ def test_what_is_left_remembered_or_chosen_is_no_state(text: str, gone: str) -> 
 def test_a_relatives_possessive_makes_the_thing_theirs(text: str, expected: tuple[str, str, str]) -> None:
     """A make that is also an employer keeps its model words ("Nissan Leaf", never "Nissan" and "Leaf")."""
     assert _read(text) == [expected]
+
+
+def test_a_rule_that_read_part_of_a_name_leaves_the_whole_name() -> None:
+    """"Virgin" read by a rule says less than the known "Virgin Active": the name is still told (issue #38)."""
+    found = named_states("My Virgin Active membership is £95 a month", covered=("Virgin",))
+    assert [(s.predicate, s.value) for s in found] == [("member_of", "Virgin Active")]
+    assert named_states("My Virgin Active membership is £95 a month", covered=("Virgin Active",)) == []
