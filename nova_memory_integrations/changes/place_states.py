@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 
+from ..text.known_names import find_names
 from ..text.lexicon import DWELLINGS, RELS
 from .cues import cued_sentences
 from .lexicon import STOPWORDS, negates
 from .named_states import NOT_HOLDING
-from .segments import normalize_text, segment
+from .segments import Sentence, normalize_text, segment
 from .states import OpenState
 
 __all__ = ["LIVES_IN", "place_states"]
@@ -75,4 +76,29 @@ def place_states(text: str) -> list[OpenState]:
                     whose = (groups.get("relname") or groups["rel"]).lower()
                 if not any(o.subject == whose and o.value == place for o in out):
                     out.append(OpenState(whose, place, sentence.text.strip(), predicate=LIVES_IN))
+    if not any(o.subject == "user" for o in out):
+        out += _here(norm, sentences, cued)
     return out
+
+
+_HERE = re.compile(r"\b(?:I|we)(?:'ve| have)\s+(?:(?:lived|been living|been)\s+here|lived\s+(?:round|around)\s+here)\b"
+                   r"|\b(?:I|we)\s+(?:live|moved)\s+(?:here|round here|around here)\b", re.IGNORECASE)
+"""A home told as "here" ("I've lived here 5 years"): the place the message names is the speaker's home."""
+_NAMED_PLACE = re.compile(r"\b(?:in|from|around|near|of|to|or|and) " + _PLACE)
+_NOT_PLACE_WORDS = frozenset("january february march april may june july august september october november december "
+                             "monday tuesday wednesday thursday friday saturday sunday christmas easter i".split())
+
+
+def _here(norm: str, sentences: list[Sentence], cued: set[int]) -> list[OpenState]:
+    """The speaker's home told as "here", at the one place the message names after "in" / "from" ("What's on in
+    Norwich this weekend? I've lived here 5 years"); none when it names none or several."""
+    said = [(i, m) for i, s in enumerate(sentences) if i not in cued and not NOT_HOLDING.search(s.text)
+            for m in _HERE.finditer(s.text) if not negates(s.text[: m.start()].lower().split()[-4:])]
+    if not said:
+        return []
+    places = {m.group("place").strip(" ,") for m in _NAMED_PLACE.finditer(norm)}
+    places = {p for p in places if p.split()[0].lower() not in _NOT_PLACE_WORDS | _NOT_A_PLACE
+              and all(set(h.kinds) <= {"team"} for h in find_names(p))}  # a town is often a team's name too
+    if len(places) != 1:
+        return []
+    return [OpenState("user", places.pop(), sentences[said[0][0]].text.strip(), predicate=LIVES_IN)]

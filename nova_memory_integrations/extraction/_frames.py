@@ -277,6 +277,8 @@ TOP_RULES: tuple[Rule, ...] = (
          r"(?: (?-i:[A-Z0-9])[\w+'&-]*){0,2})(?=\s+(?:now|these days|nowadays|at the moment)\b)", f("uses", "corg"),
          conf=0.6, we_ok=True),
     rule(r"<A>(?:got|have got|have) the keys (?:to|for) <O>", f("lives_in", "home"), we_ok=True),
+    rule(r"<A>(?:have |has )?(?:just |finally )?(?:closed|completed) on (?:the|a|our|my) (?:new )?(?P<o>(?:house|home|"
+         r"flat|place|condo|apartment|bungalow|cottage) (?:in|on) .+)", f("lives_in", "home"), we_ok=True),
 )
 CAPTURE_RULES: tuple[Rule, ...] = (
     *_compile(WORK + JOBS_START + HEALTH + HABITS + MEMBER + HELD),

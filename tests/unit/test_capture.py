@@ -47,6 +47,9 @@ def extractor() -> DeterministicExtractor:
         ("My daughter Maya has a boyfriend called Finn who's 18.", ("maya", "boyfriend_name", "Finn")),
         # a named person before an irregular past tense
         ("Alex went vegan in January.", ("alex", "diet", "vegan")),
+        # a home bought and completed on is where one lives
+        ("We closed on the house in Denver last week.", ("user", "lives_in", "Denver")),
+        ("I completed on my flat in Leith on Friday.", ("user", "lives_in", "Leith")),
         # "working as a ..." says a job, whatever its head; a job told of someone named
         ("I'm working as a health visitor now.", ("user", "job_title", "health visitor")),
         ("Priya is working as a sound designer these days.", ("priya", "job_title", "sound designer")),

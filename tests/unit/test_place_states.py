@@ -35,3 +35,17 @@ def test_a_home_told_in_passing_is_read_with_whose_it_is(text: str, homes: set[t
 ])
 def test_what_tells_no_present_home_is_no_home(text: str) -> None:
     assert _homes(text) == set()
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("What's on in Norwich this weekend that's free? I've lived here 5 years and still haven't explored it", "Norwich"),
+    ("Good day trip from Austin with two kids? We've lived here 6 years and done the obvious stuff", "Austin"),
+])
+def test_a_home_told_as_here_is_the_one_place_the_message_names(text: str, place: str) -> None:
+    assert [(s.subject, s.predicate, s.value) for s in place_states(text)] == [("user", "lives_in", place)]
+
+
+@pytest.mark.parametrize("text", ["We've lived here 6 years, any ideas for trips from Leeds or York?",
+                                  "I haven't lived here long, what is there to do?"])
+def test_here_with_no_place_or_several_is_no_home(text: str) -> None:
+    assert place_states(text) == []
