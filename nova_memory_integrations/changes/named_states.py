@@ -123,7 +123,8 @@ _SERVICE_BEFORE = re.compile(r"\b(?:with|on|at|to|from|use|using|via|through|got
 _SERVICE_AFTER = re.compile(r"^(?:'s)?\s*(?:app|account|card|signal|broadband|wifi|internet|fibre|bill|direct debit|"
                             r"membership|subscription|plan|contract|premium|family|ride|rides|class|classes|session|"
                             r"customer service|policy|cover|overdraft|mortgage|savings|isa|tariff|meter|box|mobile|"
-                            r"sim|data|coverage|pb|run|league|match|game|training|"
+                            r"sim|data|coverage|pb|run|league|match|game|training|engineer|technician|installer|hub|"
+                            r"router|fibre|fiber|landline|"
                             r"[a-z]+s\b|[a-z]+ed\b|have|has|had|is|are|was|were|just|keep|keeps|"
                             r"won't|can't|never|always|still)\b", _I)
 """A service named as one uses it: after "with" / "on" / "my", or with what one has of it or what it does."""
@@ -137,6 +138,8 @@ _REL_POSSESSOR = re.compile(r"\b(?:my|our|the)\s+(?P<rel>" + RELS + r")'s\s+(?:[
 _ROUTINE = re.compile(r"\b(?:tonight|today|this morning|always|every|usual|as usual|weekly|each week|"
                       r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b", _I)
 """A routine told of no one ("always on Tuesdays at the Powerleague"): the speaker's own."""
+_ADVERB = re.compile(r"^\W*(?:(?:finally|just|already|so|well|ok|okay|officially|honestly)\W+)+", _I)
+"""Words before a dropped subject's verb ("*Finally* ditched ...")."""
 _SUBJECTLESS = re.compile(r"^\W*(?:[A-Za-z]+(?:ing|ed)|been|took|got|had|did|went|back|off|out|up|early|late|another|"
                           r"rehearsal|practice|training|shift|session|class|lesson|match|game|first|new)\b", _I)
 """A clause whose subject is dropped ("Took the Ducati out", "Heading to PureGym", "Early start at ..."): the
@@ -226,7 +229,8 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
     sentences = segment(norm)
     cued = set() if changes else cued_sentences(norm, sentences, correction_strength=_SURE_CORRECTION,
                                                 change_strength=_SURE_CHANGE)
-    first_person = bool(_FIRST_PERSON.search(norm))
+    first_person = bool(_FIRST_PERSON.search(norm)) or any(_SUBJECTLESS.match(_ADVERB.sub("", s.text))
+                                                           for s in sentences)  # "Finally ditched Virgin Media."
     out: list[OpenState] = []
     taken_to = 0
     for hit in hits:

@@ -130,3 +130,10 @@ def test_a_rule_that_read_part_of_a_name_leaves_the_whole_name() -> None:
     found = named_states("My Virgin Active membership is £95 a month", covered=("Virgin",))
     assert [(s.predicate, s.value) for s in found] == [("member_of", "Virgin Active")]
     assert named_states("My Virgin Active membership is £95 a month", covered=("Virgin Active",)) == []
+
+
+def test_a_service_named_with_its_engineer_in_a_message_told_without_a_subject_is_the_speakers() -> None:
+    """"Finally ditched Virgin Media. BT engineer came on Thursday": BT is the user's now (issue #38)."""
+    found = named_states("Finally ditched Virgin Media. BT engineer came on Thursday and the fibre's been solid.",
+                         changes=True)
+    assert ("user", "customer_of", "BT") in {(s.subject, s.predicate, s.value) for s in found}
