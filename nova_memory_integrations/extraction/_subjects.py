@@ -33,7 +33,8 @@ __all__ = [
 _I = re.IGNORECASE
 
 THIRD_MY = re.compile(r"(?:(?:[Mm]e|[Mm]yself) and )?(?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r"|"
-                      + PET_RE + "|" + AGE_NOUN + r")(?:,? (?P<paren>\()?(?P<name>[A-ZÀ-Þ][\w-]*(?:'(?!s\b)[\w-]+)*"
+                      r"(?:[a-z][a-z-]+ )?" + PET_RE + "|" + AGE_NOUN + r")"
+                      r"(?:,? (?P<paren>\()?(?P<name>[A-ZÀ-Þ][\w-]*(?:'(?!s\b)[\w-]+)*"
                       r"(?: [A-Z][a-z]+(?=\s+(?:is|was|has|moved|lives|works)\b))?)(?:'s(?=\s))?(?(paren)\))"
                       r",?)?(?:\s+(?:\(\d+\)\s+)?|$)")
 AND_MY = re.compile(r"and (?:[Mm]y|[Oo]ur) (?:" + REL_MODIFIERS + r")(?P<rel>" + RELS + r")(?:,? (?P<name>[A-ZÀ-Þ]"

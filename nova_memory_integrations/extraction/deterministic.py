@@ -477,7 +477,7 @@ class DeterministicExtractor:
                 return
             rel, name = rel_word(m.group("rel")), m.group("name")
             name = name if name and name not in STARTERS else None
-            if rel in PETS:  # "my dog Rex ...", "our cat died"
+            if rel.split()[-1] in PETS:  # "my dog Rex ...", "our cat died", "our springer spaniel Alfie"
                 pet = f"{rel} named {name}" if name else rel
                 if PET_END.match(clause, m.end()):
                     ctx.hits.append(_Hit(m.start(), "user", "has_pet", pet, "negate", 0.8))

@@ -47,6 +47,9 @@ def extractor() -> DeterministicExtractor:
         ("My daughter Maya has a boyfriend called Finn who's 18.", ("maya", "boyfriend_name", "Finn")),
         # a named person before an irregular past tense
         ("Alex went vegan in January.", ("alex", "diet", "vegan")),
+        # a pet named with its breed before the name
+        ("Our springer spaniel Alfie is 8 months old and pulls like a train.",
+         ("user", "has_pet", "springer spaniel named Alfie")),
         # a home bought and completed on is where one lives
         ("We closed on the house in Denver last week.", ("user", "lives_in", "Denver")),
         ("I completed on my flat in Leith on Friday.", ("user", "lives_in", "Leith")),
