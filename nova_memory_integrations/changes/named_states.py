@@ -88,6 +88,10 @@ _THEIRS = re.compile(r"\b(?:his|her|their)\s+(?:[\w'-]+\s+){0,2}$", _I)
 _ARTICLE = re.compile(r"\b(?<!got )(?<!bought )(?<!picked up )(?<!ended up with )(?<!upgraded to )"
                       r"(?:a|an|another|any|some|every)\s+$", _I)
 """A kind, not one's own ("is a Tesla worth it?"), unless just got ("got a Pixel 8")."""
+_NEW_ONE = re.compile(r"\b(?:new one(?:'s| is| was)|now (?:have|drive|ride|own|got)|replaced (?:it|her|him) with|"
+                      r"upgraded to|traded (?:it |her |him )?(?:in )?for)\s+(?:a|an)\s+$", _I)
+""""a <name>" told as what one has now ("the new one's a Skoda Enyaq"): one's own, not a kind."""
+_THEIR_NEW_ONE = re.compile(r"\b(?:his|her|their|[a-z]+'s)\s+new one\b", _I)
 _TO_ME = re.compile(r"\b(?:put|got|started|switched|moved|changed|taken|took)\s+me\s+(?:off\s+(?:the\s+|my\s+)?"
                     r"[\w-]+\s+(?:and\s+)?)?(?:on|onto|to|over to)\s+$", _I)
 """Something done to the speaker by someone else ("she's put me on gliclazide"): the speaker's."""
@@ -128,6 +132,9 @@ _SERVICE_AFTER = re.compile(r"^(?:'s)?\s*(?:app|account|card|signal|broadband|wi
                             r"[a-z]+s\b|[a-z]+ed\b|have|has|had|is|are|was|were|just|keep|keeps|"
                             r"won't|can't|never|always|still)\b", _I)
 """A service named as one uses it: after "with" / "on" / "my", or with what one has of it or what it does."""
+_MY_ACCOUNT = re.compile(r"\b(?:my|our)\s+(?:monthly\s+)?(?:direct debit|bills?|account|contract|tariff|plan|broadband|"
+                         r"policy|premium|renewal|subscription|membership|meter|payments?)\b", _I)
+"""What one has with a service, in the sentence that names it ("British Gas want to put *my direct debit* up")."""
 _MODEL_WORD = re.compile(r"^(?:[A-Z0-9][\w-]*|[a-z]*\d[\w-]*)$")
 """A word after a name that belongs to it: a capitalised word or a model number ("S22", "3", "TD-17")."""
 _RELATIVE_SAYS = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:" + RELS + r")(?:'s|\s+(?:is|was|has|had|uses|got|"
@@ -207,7 +214,7 @@ def _kind(hit: NameHit, sentence: str, before: str, after: str, message: str) ->
         kinds.remove("employer")
     for k in kinds:
         if not KINDS[k].owned and k != "medication" and not (
-                _SERVICE_BEFORE.search(before) or _SERVICE_AFTER.match(after)):
+                _SERVICE_BEFORE.search(before) or _SERVICE_AFTER.match(after) or _MY_ACCOUNT.search(sentence)):
             continue  # a service's bare name ("Hastings!"): nothing shows it used
         if k == "medication" and not _TAKING.search(message):
             continue
@@ -250,7 +257,8 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
             continue
         if negates(before.lower().split()) or _CHOICE.search(clause.text) or \
                 _choice(before, norm[taken_to: clause.end]) or \
-                _ACQUIRING.search(before) or _ARTICLE.search(before) or _LEFT.search(before):
+                _ACQUIRING.search(before) or (_ARTICLE.search(before) and not _NEW_ONE.search(before)) or \
+                _LEFT.search(before):
             continue
         kind = _kind(hit, sentence.text, before, norm[hit.end: clause.end], norm)
         if kind is None:
@@ -273,7 +281,7 @@ def _whose(clause: str, before: str, earlier: str, first_person: bool, *, owned:
     """Whose state ``name`` in ``clause`` tells (``before``: the clause up to the name; ``earlier``: the message
     before the clause), or ``None``. The known thing as the clause's subject is no person ("Metformin is
     upsetting my stomach")."""
-    if _TO_ME.search(before):
+    if _TO_ME.search(before) or (_NEW_ONE.search(before) and not _THEIR_NEW_ONE.search(before)):
         return "user"
     lead = len(clause) - len(clause.lstrip(" ,;-"))
     subject = clause_subject(clause[lead:], earlier)

@@ -265,19 +265,24 @@ def _with_same_kind(plan: ChangePlan, facts: Sequence[Fact]) -> ChangePlan:
     ended = {e.fact.id for e in plan.endings}
     values: list[NewValue] = []
     endings: list[Ending] = []
+    wrong: set[str] = set()  # a fact the cue replaced though the new value's known kind is another's
     for n in plan.new_values:
-        held = [f for f in facts if f.subject == n.subject and f.id not in ended and f.valid_to is None]
-        found = same_kind(n.object, [(f.id, f.object) for f in held]) if n.replaces is None else None
+        held = [f for f in facts if f.subject == n.subject and f.valid_to is None
+                and (f.id not in ended or (n.replaces is not None and f.id == n.replaces.id))]
+        found = same_kind(n.object, [(f.id, f.object) for f in held if n.replaces is None or f.id != n.replaces.id])
         if found is None:
             values.append(n)
             continue
+        if n.replaces is not None:  # "Moved over to Octopus": the supplier held, not the "2 bed terrace"
+            wrong.add(n.replaces.id)
         old = next(f for f in held if f.id == found[0])
         values.append(NewValue(old, found[1], n.at, n.cue))
         endings.append(Ending(old, n.at, n.cue, f"its new value {found[1]!r} is of the same kind"))
         ended.add(old.id)
     if not endings:
         return plan
-    return replace(plan, endings=plan.endings + tuple(endings), new_values=tuple(values))
+    kept = tuple(e for e in plan.endings if e.fact.id not in wrong)
+    return replace(plan, endings=kept + tuple(endings), new_values=tuple(values))
 
 
 def _with_successors(plan: ChangePlan, text: str, facts: Sequence[Fact], at: Any) -> ChangePlan:

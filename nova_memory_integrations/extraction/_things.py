@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ..text.dates import NUMBER_WORDS
+from ..text.known_names import kind_of
 from ..text.lexicon import (
     ABSTRACT,
     ACTIVITY_VERBS,
@@ -480,7 +481,7 @@ def resolve_capture(pred: str, value: str, context: str) -> tuple[str, str] | No
             return ("member_of", value)
         if "school" in own or "school" in around:
             return ("studies_at", value)
-        if "group" in around:
+        if "group" in around and "employer" not in kind_of(value):  # "started at Deloitte, in their forensic team"
             return ("member_of", value)
         return ("works_at", value)
     if pred == "@switched":

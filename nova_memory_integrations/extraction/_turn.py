@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..text.dates import MONTHS
+from ..text.known_names import kind_of
 from ..text.lexicon import NOT_NAMES, REL_MODIFIERS, RELS, ROMANCE_WORDS, STARTERS, WORK_WORDS
 from ..text.sentences import FACT_SENTENCES
 from ._frames import TENURE
@@ -170,6 +171,7 @@ def settle(found: Sequence[CandidateFact], text: str) -> list[CandidateFact]:
 
 
 def _lasting(found: list[CandidateFact]) -> list[CandidateFact]:
-    """``found`` without a home told with its end (:data:`_BOUNDED_STAY`)."""
-    return [c for c in found if not (c.predicate == "lives_in" and c.op == "assert"
-                                     and _BOUNDED_STAY.search(c.source_text or ""))]
+    """``found`` without a home told with its end (:data:`_BOUNDED_STAY`) or at a known thing that is no place
+    ("moved over to Octopus": an energy supplier)."""
+    return [c for c in found if not (c.predicate == "lives_in" and c.op == "assert" and (
+        _BOUNDED_STAY.search(c.source_text or "") or set(kind_of(c.object)) - {"team"}))]

@@ -241,3 +241,13 @@ def test_a_thing_told_with_a_possessive_and_then_ended_is_not_told_again(store: 
     _say(store, "u", "my Fiesta's making a grinding noise when I brake, is it safe to drive?", T0)
     _say(store, "u", "the old Fiesta finally bit the dust. scrapped it thursday, got £180 for it.", T0 + 60 * DAY)
     assert not [f for f in store.facts("u") if "fiesta" in f.object.lower()]
+
+
+def test_a_move_to_a_known_supplier_replaces_the_supplier_not_the_home(store: NovaStore) -> None:
+    """"Moved over to Octopus": the held energy supplier ends, the home told beside it stays (issue #38)."""
+    _say(store, "u", "British Gas want to put my direct debit up to £210 a month. I'm in a 2 bed terrace.", T0)
+    _say(store, "u", "Moved over to Octopus. The switch completed on the 1st.", T0 + 60 * DAY)
+    now = {(f.predicate, f.object) for f in store.facts("u")}
+    assert ("customer_of", "Octopus") in now and ("customer_of", "British Gas") not in now
+    assert not any(p == "lives_in" and o == "Octopus" for p, o in now)
+    assert any("terrace" in o for _, o in now)

@@ -52,6 +52,8 @@ def extractor() -> DeterministicExtractor:
          ("user", "has_pet", "springer spaniel named Alfie")),
         # a home bought and completed on is where one lives
         ("We closed on the house in Denver last week.", ("user", "lives_in", "Denver")),
+        # a known employer started at, told with its team, is where one works
+        ("I started at Deloitte on Monday, in their forensic team.", ("user", "works_at", "Deloitte")),
         ("I completed on my flat in Leith on Friday.", ("user", "lives_in", "Leith")),
         # "working as a ..." says a job, whatever its head; a job told of someone named
         ("I'm working as a health visitor now.", ("user", "job_title", "health visitor")),
@@ -242,3 +244,8 @@ def test_a_stay_told_with_its_end_is_no_new_home(extractor: DeterministicExtract
 
 def test_a_move_or_a_long_stay_is_still_a_home(extractor: DeterministicExtractor) -> None:
     assert ("user", "lives_in", "Leeds") in facts(extractor, "I've lived in Leeds for two years.")
+
+
+def test_a_move_to_a_known_supplier_is_no_home(extractor: DeterministicExtractor) -> None:
+    """"Moved over to Octopus": an energy supplier, never a place to live (issue #38)."""
+    assert not any(p == "lives_in" for _, p, _ in facts(extractor, "Moved over to Octopus last month."))

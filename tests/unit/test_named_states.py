@@ -137,3 +137,15 @@ def test_a_service_named_with_its_engineer_in_a_message_told_without_a_subject_i
     found = named_states("Finally ditched Virgin Media. BT engineer came on Thursday and the fibre's been solid.",
                          changes=True)
     assert ("user", "customer_of", "BT") in {(s.subject, s.predicate, s.value) for s in found}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The Corsa went back to the lease company and the new one's a Skoda Enyaq.", ("user", "owns", "Skoda Enyaq")),
+    ("British Gas want to put my direct debit up to £210 a month.", ("user", "customer_of", "British Gas")),
+])
+def test_a_new_one_told_as_a_name_and_a_service_with_ones_account(text: str, expected: tuple[str, str, str]) -> None:
+    assert expected in _read(text)
+
+
+def test_someone_elses_new_one_is_not_the_users() -> None:
+    assert not [r for r in _read("My sister's new one is a Tesla") if r[0] == "user"]
