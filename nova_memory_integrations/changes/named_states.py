@@ -35,7 +35,7 @@ from ..text.lexicon import BRITISH, PLACES, REL_ALIASES, RELS, WORK_WORDS
 from .cues import cued_sentences, locate
 from .guard_words import REMINISCENCE_MARKERS
 from .lexicon import negates
-from .segments import normalize_text, segment
+from .segments import Sentence, normalize_text, segment
 from .state_reading import clause_subject
 from .states import OpenState
 
@@ -273,7 +273,30 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
         if any(low in c for c in stated) or any(low == o.value.lower() for o in out):
             continue
         out.append(OpenState(whose, value, clause.text.strip(" ,;-"), predicate=state.predicate))
-    return out
+    return out or _claimed(norm, sentences, hits, cued)
+
+
+_OWN_CLAIM = re.compile(r"\b(?:I'm|I am|im|we're|we are) (?:a |still a |already a )?members?\b(?! of)|"
+                        r"\b(?:I|we)(?:'ve| have) (?:had|been with|been using|used|been on) (?:it|them|one)\b", _I)
+"""The speaker's own claim of the thing the message names ("Is David Lloyd worth £120? *I'm a member* ...", "Is
+Amazon Prime worth it? *I've had it* for years")."""
+
+
+def _claimed(norm: str, sentences: list[Sentence], hits: Sequence[NameHit], cued: set[int]) -> list[OpenState]:
+    """The one service the message names, when the speaker claims it as theirs in another words (see
+    :data:`_OWN_CLAIM`); none when several are named or the claim is denied, past or hypothetical."""
+    claim = _OWN_CLAIM.search(norm)
+    services = [h for h in hits if not set(h.kinds) & _OWNED_KINDS and set(h.kinds) - {"employer", "medication",
+                                                                                         "team"}]
+    if claim is None or len({h.text.lower() for h in services}) != 1:
+        return []
+    where = locate(sentences, claim.start())
+    if where is None or where[0] in cued or NOT_HOLDING.search(sentences[where[0]].text) or \
+            negates(norm[sentences[where[0]].start: claim.start()].lower().split()[-3:]):
+        return []
+    hit = services[0]
+    kind = next(k for k in hit.kinds if k not in ("employer", "medication", "team"))
+    return [OpenState("user", hit.text, sentences[where[0]].text.strip(), predicate=KINDS[kind].predicate)]
 
 
 def _whose(clause: str, before: str, earlier: str, first_person: bool, *, owned: bool,

@@ -149,3 +149,18 @@ def test_a_new_one_told_as_a_name_and_a_service_with_ones_account(text: str, exp
 
 def test_someone_elses_new_one_is_not_the_users() -> None:
     assert not [r for r in _read("My sister's new one is a Tesla") if r[0] == "user"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Is David Lloyd worth £120 a month? I'm a member but I mostly use the pool", ("user", "member_of", "David Lloyd")),
+    ("Is Amazon Prime worth it for delivery? I've had it for years", ("user", "subscribes_to", "Amazon Prime")),
+])
+def test_a_service_asked_about_and_claimed_in_other_words_is_the_speakers(text: str,
+                                                                          expected: tuple[str, str, str]) -> None:
+    assert _read(text) == [expected]
+
+
+@pytest.mark.parametrize("text", ["Is Netflix worth it? I've never had it",
+                                  "Should I join PureGym or David Lloyd? I'm a member of nothing"])
+def test_a_claim_denied_or_of_several_names_is_no_state(text: str) -> None:
+    assert _read(text) == []
