@@ -206,6 +206,9 @@ CUES: tuple[Cue, ...] = (
     Cue("gave up", r"\b(?:gave|given|giving) up\b(?! on\b)|\bkicked the habit\b|\bpacked (?:it )?in\b|\bcut out\b"
         r"|\bcut (?:" + _OBJ + r" )?out\b|\bfell off the (?:\w+ )?wagon\b|\b(?:now|been|stayed|getting) sober\b",
         _cats(_HAB, _MEM, _POS, _HOME), strength=0.9),  # "given up the allotment", "gave up the flat" too
+    Cue("gave up on", r"\b(?:gave|given|giving) up on\b", _cats(_HAB, _MEM, _STUDY, _POS), strength=0.8,
+        needs_name=True),  # "given up on French": what it names only (never "given up on finding a seat")
+    Cue("tore up", r"\b(?:tore|torn|ripped|cut) up (?:my|our) (?:[\w-]+ ){0,2}(?:card|membership)\b", _cats(_MEM)),
     Cue("stopped", r"\bstopped\b(?! (?:by|at|in|off|over|for|to|raining|working on))", _cats(_HAB, _MEM, _STUDY),
         strength=0.6),
     Cue("abstinent", r"\b(?:(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|"

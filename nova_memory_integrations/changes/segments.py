@@ -88,13 +88,19 @@ def asks(text: str) -> bool:
     return bool(_QUESTION_START.match(text))
 
 
+_RHETORICAL = re.compile(r"(?:^|[\s,])(?:and |but |so )?(?:honestly|seriously|really|right|tbh|lol|eh|surely|innit|"
+                         r"yeah|no|ok|okay)\s*\?+[\"') ]*$", re.IGNORECASE)
+"""A sentence whose "?" ends on a word said for effect ("on a pixel 8 now and *honestly?*"): told, not asked."""
+
+
 def segment(text: str) -> list[Sentence]:
     """Sentences of a normalised message (see :func:`normalize_text`), each split into clauses; where a
     sentence ends is the text layer's :data:`~..text.sentences.CHANGE_SENTENCES`."""
     out: list[Sentence] = []
     for a, b in CHANGE_SENTENCES.spans(text):
         body = text[a:b]
-        question = body.rstrip("\"') ").endswith("?") or bool(_QUESTION_START.match(body))
+        question = (body.rstrip("\"') ").endswith("?") and not _RHETORICAL.search(body)) or \
+            bool(_QUESTION_START.match(body))
         pieces: list[tuple[int, int]] = []
         for x, y in _pieces(text, _CLAUSE_SPLIT, a, b):  # "Leo and I are done": a one- or two-word piece joins on
             if pieces and len(text[pieces[-1][0]:pieces[-1][1]].split()) <= 2:

@@ -348,3 +348,20 @@ def test_a_lease_renewed_or_a_stay_goes_on() -> None:
     """"Our lease is up in March but we've signed on for another year": the home goes on (issue #38)."""
     assert _ended("Our lease is up in March but we've already signed on for another year at the Leeds place.") == set()
     assert _ended("Went in to cancel Pure Gym and they offered me 40% off, so I'm staying.") == set()
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("So I've given up on Spotify, the adverts were unbearable.", {"user:Spotify"}),  # what it names
+    ("Tore up my Pure Gym card last month, never went anyway.", {"user:Pure Gym"}),
+])
+def test_giving_up_on_and_tearing_up_a_card_end_what_they_name(text: str, ended: set[str]) -> None:
+    assert _ended(text) == ended
+
+
+def test_giving_up_on_something_unnamed_ends_nothing() -> None:
+    assert _ended("I've given up on finding a parking space near the office.") == set()
+
+
+def test_a_word_said_for_effect_before_a_question_mark_leaves_a_statement() -> None:
+    """"ditched Spotify, on YouTube Music now and honestly?": told, not asked (issue #38)."""
+    assert "user:Spotify" in _ended("finally ditched Spotify, on YouTube Music now and honestly? not missing it.")
