@@ -164,6 +164,8 @@ CUES: tuple[Cue, ...] = (
         ends_roles=True),
     Cue("last day", r"\b(?:last|final) (?:day|shift)(?: (?:at|with)\b|(?! of\b))",
         _cats(_JOB, _STUDY, _MEM), noun=True),
+    Cue("last round", r"\b(?:was|is|be) (?:my|our) (?:last|final) (?:round|service|session|class|rota)\b",
+        _cats(_JOB, _STUDY, _MEM), noun=True),  # "Friday was my last round": never "my last round was 94"
     Cue("contract ended", r"\bcontract (?:has |had )?(?:ended|finished|wrapped(?: up)?|ran out|is up|expired|"
         r"was(?:n't| not) renewed)\b|\bwrapped up\b", _cats(_JOB), strength=0.8),
     Cue("not renewed", r"\b(?:did(?:n't| not)|won't|will not|decided not to|never) renew(?:ed)?\b|\bnot renewing\b"
@@ -206,6 +208,8 @@ CUES: tuple[Cue, ...] = (
     Cue("gave up", r"\b(?:gave|given|giving) up\b(?! on\b)|\bkicked the habit\b|\bpacked (?:it )?in\b|\bcut out\b"
         r"|\bcut (?:" + _OBJ + r" )?out\b|\bfell off the (?:\w+ )?wagon\b|\b(?:now|been|stayed|getting) sober\b",
         _cats(_HAB, _MEM, _POS, _HOME), strength=0.9),  # "given up the allotment", "gave up the flat" too
+    Cue("closed doors", r"\b(?:closed|shut) (?:the|our|its|my) doors\b|\bshut up shop\b|\bceased trading\b"
+        r"|\bclosed (?:down )?for good\b", _cats(_POS, _JOB, _MEM)),
     Cue("gave up on", r"\b(?:gave|given|giving) up on\b", _cats(_HAB, _MEM, _STUDY, _POS), strength=0.8,
         needs_name=True),  # "given up on French": what it names only (never "given up on finding a seat")
     Cue("tore up", r"\b(?:tore|torn|ripped|cut) up (?:my|our) (?:[\w-]+ ){0,2}(?:card|membership)\b", _cats(_MEM)),
@@ -367,6 +371,8 @@ OBJECT_CATEGORY_WORDS: dict[str, str] = {
     **dict.fromkeys("house flat apartment studio home terrace semi bungalow cottage street road avenue".split(), _HOME),
     **dict.fromkeys("university uni college school academy degree course phd masters".split(), _STUDY),
     **dict.fromkeys("smoking vaping drinking coffee espresso running swimming meditation yoga fasting".split(), _HAB),
+    **dict.fromkeys("job shift shifts postie postman postwoman courier nurse teacher cleaner carer waiter waitress "
+                    "barista chef receptionist".split(), _JOB),
     # an open state "girlfriend Leah" (a relation told in passing) is a relationship: a breakup ends it, a
     # job move of the same person does not
     **dict.fromkeys("wife husband girlfriend boyfriend partner fiance fiancee fiancé fiancée spouse".split(), _REL),

@@ -365,3 +365,18 @@ def test_giving_up_on_something_unnamed_ends_nothing() -> None:
 def test_a_word_said_for_effect_before_a_question_mark_leaves_a_statement() -> None:
     """"ditched Spotify, on YouTube Music now and honestly?": told, not asked (issue #38)."""
     assert "user:Spotify" in _ended("finally ditched Spotify, on YouTube Music now and honestly? not missing it.")
+
+
+@pytest.mark.parametrize(("text", "facts", "ended"), [
+    ("Update: we closed the doors at The Daily Grind for the last time on Sunday.",
+     [("user", "owns", "café named Daily Grind")], {"user:café named Daily Grind"}),
+    ("Friday was my last round. 31 years! They gave me a cake.", [("user", "states", "postie with Royal Mail")],
+     {"user:postie with Royal Mail"}),
+])
+def test_a_business_closed_for_good_and_a_last_round_end_them(text: str, facts: list[tuple[str, str, str]],
+                                                               ended: set[str]) -> None:
+    assert _ended(text, [_fact(200 + i, *t) for i, t in enumerate(facts)]) == ended
+
+
+def test_my_last_round_told_as_the_latest_one_ends_nothing() -> None:
+    assert _ended("My last round was 94, the slice is killing me.", [_fact(210, "user", "hobby", "golf")]) == set()
