@@ -210,6 +210,8 @@ CUES: tuple[Cue, ...] = (
         _cats(_HAB, _MEM, _POS, _HOME), strength=0.9),  # "given up the allotment", "gave up the flat" too
     Cue("closed doors", r"\b(?:closed|shut) (?:the|our|its|my) doors\b|\bshut up shop\b|\bceased trading\b"
         r"|\bclosed (?:down )?for good\b", _cats(_POS, _JOB, _MEM)),
+    Cue("off it", r"\b(?:I'm|I am|im|now|been|finally)\s+(?:completely |fully |totally |finally |now )?off "
+        r"(?:the |my )?(?=[a-z])", _cats(_HAB, _MEM), strength=0.8, needs_name=True),  # "completely off the sertraline"
     Cue("gave up on", r"\b(?:gave|given|giving) up on\b", _cats(_HAB, _MEM, _STUDY, _POS), strength=0.8,
         needs_name=True),  # "given up on French": what it names only (never "given up on finding a seat")
     Cue("tore up", r"\b(?:tore|torn|ripped|cut) up (?:my|our) (?:[\w-]+ ){0,2}(?:card|membership)\b", _cats(_MEM)),
@@ -347,7 +349,8 @@ PREDICATE_CATEGORIES: dict[str, str] = {
                      "subscribes_to", "subscription", "trains_at", "swims_at", "team", "club", "band", "in_band",
                      "uses_service", "customer_of", "member", "volunteers_at", "gym"), _MEM),
     **dict.fromkeys(("habit", "smokes", "drinks", "does", "practices", "plays", "routine", "exercise", "hobby",
-                     "diet", "eats", "habitually", "activity", "meditates", "swims", "cycles", "commutes_by"), _HAB),
+                     "diet", "eats", "habitually", "activity", "meditates", "swims", "cycles", "commutes_by",
+                     "takes_medication"), _HAB),
     **dict.fromkeys(("studies_at", "studies", "student_at", "attends_school", "course", "degree", "enrolled_in",
                      "school", "university", "college"), _STUDY),
 }

@@ -380,3 +380,9 @@ def test_a_business_closed_for_good_and_a_last_round_end_them(text: str, facts: 
 
 def test_my_last_round_told_as_the_latest_one_ends_nothing() -> None:
     assert _ended("My last round was 94, the slice is killing me.", [_fact(210, "user", "hobby", "golf")]) == set()
+
+
+def test_being_off_a_named_medication_ends_it_and_off_to_somewhere_ends_nothing() -> None:
+    facts = [_fact(220, "user", "takes_medication", "50mg sertraline"), _fact(221, "user", "works_at", "Tesco")]
+    assert _ended("as of last week I'm completely off the sertraline. GP's happy.", facts) == {"user:50mg sertraline"}
+    assert _ended("I'm off to the shops, then work at Tesco later.", facts) == set()
