@@ -6,15 +6,19 @@ as data (:mod:`..text.known_names`); this module decides, per name found, whethe
 a state of the user's or of a person in their life, and under which predicate. The tests are of the
 *frame*, never of a phrase:
 
-- **not told as holding**: a sentence with a change or correction cue (the change layer's; and the caller
-  leaves out a name of what the message's changes ended or told: "about the Yamaha. We gave it away"), a joke said
-  to be one, a hypothetical, a wish, a memory ("used to", "my first car"), a denial in the name's clause, a choice
-  ("X or Y", "vs"), the name as what one would get, join or switch to ("should I get Sky?", "thinking of
-  joining PureGym"), or "a / an <name>" (a kind, not one's own: "is a Tesla worth it?");
+- **not told as holding**: a sentence with a sure change cue or a correction cue (the change layer's; a weak cue,
+  "contract is up", "battery dies", "finished a shift", leaves it readable, and the caller leaves out a name of
+  what the message's changes ended or told: "about the Yamaha. We gave it away"), a joke said to be one, a
+  hypothetical, a wish, a memory ("used to", "my first car", "when I worked at"), a denial in the name's clause, a
+  choice (an "or" next to the name, "vs"), the name as what one would get, join or switch to ("should I get
+  Sky?", "thinking of joining PureGym"), or "a / an <name>" (a kind, not one's own: "is a Tesla worth it?";
+  but "the new one's a Skoda Enyaq" is);
 - **whose**: a person's when the clause's subject is that person (:func:`.state_reading.clause_subject`) or
-  the name is put with their possessive ("my brother Ollie's Corsa", "her job at Sky"), and then only for
-  what a person's clause shows of them (their possession, their employer at work); else the user's, when
-  the message is told in the first person or its clause has no subject ("Took the Ducati out");
+  the name is put with their possessive ("my brother Ollie's Corsa", "the wife's Nissan Leaf"), and then only
+  for what a person's clause shows of them (their possession, their employer at work); else the user's, when
+  the message is told in the first person or without a subject ("Took the Ducati out", "Finally ditched
+  Virgin Media."); a service only asked about is the user's when they claim it in other words ("Is David Lloyd
+  worth it? I'm a member");
 - **what kind of state**: a name known as an employer is where one works only with work around it
   ("shift", "team", "all-hands", "at Royal Mail sorting office"); a shop named without it is not (a name
   known as both a bank and an employer is the bank then); a medication only in a message that tells of
