@@ -41,7 +41,7 @@ from .guard_words import REMINISCENCE_MARKERS
 from .lexicon import negates
 from .segments import Sentence, normalize_text, segment
 from .state_reading import clause_subject
-from .states import OpenState
+from .states import OpenState, last_person
 
 __all__ = ["NOT_HOLDING", "named_states", "same_kind"]
 
@@ -95,6 +95,9 @@ _ARTICLE = re.compile(r"\b(?<!got )(?<!bought )(?<!picked up )(?<!ended up with 
 _NEW_ONE = re.compile(r"\b(?:new one(?:'s| is| was)|now (?:have|drive|ride|own|got)|replaced (?:it|her|him) with|"
                       r"upgraded to|traded (?:it |her |him )?(?:in )?for)\s+(?:a|an)\s+$", _I)
 """"a <name>" told as what one has now ("the new one's a Skoda Enyaq"): one's own, not a kind."""
+_REFLEXIVE = re.compile(r"\b(?:himself|herself|themselves)\s+(?:(?:a|an|the|another|some|new|electric|shiny)\s+)*$",
+                        _I)
+"""A thing got for someone else ("got *himself an electric* MG4"): the person last named."""
 _THEIR_NEW_ONE = re.compile(r"\b(?:his|her|their|[a-z]+'s)\s+new one\b", _I)
 _TO_ME = re.compile(r"\b(?:put|got|started|switched|moved|changed|taken|took)\s+me\s+(?:off\s+(?:the\s+|my\s+)?"
                     r"[\w-]+\s+(?:and\s+)?)?(?:on|onto|to|over to)\s+$", _I)
@@ -308,6 +311,8 @@ def _whose(clause: str, before: str, earlier: str, first_person: bool, *, owned:
     """Whose state ``name`` in ``clause`` tells (``before``: the clause up to the name; ``earlier``: the message
     before the clause), or ``None``. The known thing as the clause's subject is no person ("Metformin is
     upsetting my stomach")."""
+    if _REFLEXIVE.search(before):  # "Raj sold the Defender!! Got himself an MG4": Raj's, never the speaker's
+        return last_person(earlier + " " + before)
     if _TO_ME.search(before) or (_NEW_ONE.search(before) and not _THEIR_NEW_ONE.search(before)):
         return "user"
     lead = len(clause) - len(clause.lstrip(" ,;-"))

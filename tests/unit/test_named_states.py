@@ -164,3 +164,11 @@ def test_a_service_asked_about_and_claimed_in_other_words_is_the_speakers(text: 
                                   "Should I join PureGym or David Lloyd? I'm a member of nothing"])
 def test_a_claim_denied_or_of_several_names_is_no_state(text: str) -> None:
     assert _read(text) == []
+
+
+def test_a_thing_someone_got_themselves_is_theirs_never_the_speakers() -> None:
+    """"Raj finally sold the Defender!! Got himself an electric MG4." (issue #38)"""
+    found = named_states("Raj finally sold the Defender!! Got himself an electric MG4. Never thought I'd see it.",
+                         changes=True)
+    assert ("raj", "MG4") in {(s.subject, s.value) for s in found}
+    assert not any(s.subject == "user" and s.value == "MG4" for s in found)
