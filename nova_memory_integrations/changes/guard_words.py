@@ -16,6 +16,7 @@ __all__ = [
     "DREAM",
     "REPAIR",
     "EVENT_NOUNS",
+    "IRREVERSIBLE_CUES",
     "FUTURE_MARKERS",
     "LAUGHTER",
     "MALFUNCTION",
@@ -176,3 +177,7 @@ REPAIR = (r"\b(?:get|getting|got|have|having|had|being|been|be)\s+(?:it|her|him|
           r"\bin for (?:repairs?|a repair)\b")
 """After a cue anywhere in the message, words of a repair ("the astra died on the M6 ... *getting it fixed* on
 Monday"): a breakdown, not the end of owning it."""
+
+IRREVERSIBLE_CUES = frozenset({"sold", "sold up", "gave away", "died", "written off", "scrapyard", "got rid of",
+                               "traded in", "rehomed", "stolen"})
+"""Cues of what cannot be for a while ("sold my strat *to pay for the holiday*"): no pause or bound guards them."""

@@ -43,6 +43,7 @@ from .guard_words import (
     DREAM,
     EVENT_NOUNS,
     FUTURE_MARKERS,
+    IRREVERSIBLE_CUES,
     LAUGHTER,
     MALFUNCTION,
     MODAL_MARKERS,
@@ -109,6 +110,8 @@ _ACQUAINTANCE = re.compile(r"^(?P<name>(?-i:[A-Z])[a-z][\w'-]*)\s+(?:from|at|in|
 _EVENT_SUBJECT = re.compile(r"\b(?P<e>" + "|".join(sorted(EVENT_NOUNS)) + r")(?:'s|\s+(?:is|was|has|had|got|"
                             r"were|are|have))?(?:\s+(?:been|just|now|already|officially))*\s*$", _I)
 """An occasion as the subject of a cancelling cue ("the arsenal *game's been* cancelled")."""
+_SAID_BY_US = re.compile(r"(?:we|i|and (?:i|me))\b", _I)
+"""A cue whose own words open on the speaker ("*we*'re done"): the speaker's, whatever came before."""
 _FOR_GOOD = re.compile(r"^\s+(?:for good|permanently|altogether|for ever|forever)\b", _I)
 _TIME_SUBJECT = re.compile(r"^(?:today|yesterday|tonight|tomorrow|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
                            r"last (?:week|night|month)|this (?:week|morning|afternoon|evening))"
@@ -294,6 +297,8 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
     clause = sentence.clauses[clause_index]
     prefix = text[clause.start:max(clause.start, hit.start)]
     actor = find_actor(prefix, known)
+    if _SAID_BY_US.match(text, hit.start):  # "Two years and that's it, we're done": the cue says who
+        actor = Actor("user")
     for earlier_clause in reversed(sentence.clauses[:clause_index]):  # "He's done it — retired!": his
         if actor.kind != "implicit" or prefix.strip():
             break
@@ -319,10 +324,11 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         return Verdict("modality", f"a possibility, not a fact ({maybe.group(0)!r})", actor)
     if _CONDITIONAL_CLAUSE.match(earlier):
         return Verdict("modality", "under a condition", actor)
-    if not cue.negated and (pause := _TEMPORARY.search(sentence.text)):  # "haven't smoked for a while": over
+    lasting = cue.negated or cue.name in IRREVERSIBLE_CUES  # "sold my strat to pay for the holiday": for good
+    if not lasting and (pause := _TEMPORARY.search(sentence.text)):  # "haven't smoked for a while": over
         return Verdict("temporary", f"a pause, not an end ({pause.group(0)!r})", actor)
     after = text[hit.end:sentence.end]
-    if not cue.negated and (pause := _BOUNDED.search(text[hit.end:clause.end]) or _MALFUNCTION.search(after)):
+    if (pause := (None if lasting else _BOUNDED.search(text[hit.end:clause.end])) or _MALFUNCTION.search(after)):
         return Verdict("temporary", f"bounded or a fault, not an end ({pause.group(0).strip()!r})", actor)
     event = _EVENT_SUBJECT.search(prefix) if _CALLED_OFF.match(text, hit.start) else None
     if event is not None and not _FOR_GOOD.match(after):

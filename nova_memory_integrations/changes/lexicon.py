@@ -145,7 +145,7 @@ CUES: tuple[Cue, ...] = (
     Cue("died", r"\b(?:died|passed away|passed on|put (?:" + _PET_OBJ + r" )?(?:down(?! (?:for|as)\b)|to sleep)|"
         r"crossed the rainbow bridge|was killed|got killed|lost (?:our|my|his|her) (?:battle|fight))\b",
         _cats(_PET, _REL, ANY), ends_actor=True),
-    Cue("rehomed", r"\bre-?hom(?:ed|ing)\b|\bfound (?:a |an )?(?:\w+ ){0,2}(?:home|homes) for\b"
+    Cue("rehomed", r"\bre-?hom(?:ed|ing|e)\b|\bfound (?:a |an )?(?:\w+ ){0,2}(?:home|homes) for\b"
         r"|\bran away\b|\bwent missing\b", _cats(_PET), object_after=True),
     Cue("lost", r"\blost\b(?! (?:weight|track|touch|interest in (?:it|the)|my (?:mind|temper|voice|keys|way)))",
         _cats(_PET, _JOB, _POS, _REL), strength=0.6),
@@ -164,8 +164,12 @@ CUES: tuple[Cue, ...] = (
         ends_roles=True),
     Cue("last day", r"\b(?:last|final) (?:day|shift)(?: (?:at|with)\b|(?! of\b))",
         _cats(_JOB, _STUDY, _MEM), noun=True),
-    Cue("last round", r"\b(?:was|is|be) (?:my|our) (?:last|final) (?:round|service|session|class|rota)\b",
-        _cats(_JOB, _STUDY, _MEM), noun=True),  # "Friday was my last round": never "my last round was 94"
+    Cue("last round", r"\b(?:was|is|be) (?:my|our) (?:last|final) (?:round|service|session|class|rota)\b"
+        r"|\bhad (?:my|our) (?:last|final) (?:session|appointment|lesson|class) with\b|\blast ever (?:game|match|"
+        r"session|class) (?:for|with|at)\b", _cats(_JOB, _STUDY, _MEM), noun=True,
+        object_after=True),  # what follows "with" / "for" ended; never "my last round was 94"
+    Cue("last dose", r"\b(?:took|had|take) (?:my|the) (?:very )?(?:last|final) (?:[\w-]+ )?(?:tablet|pill|dose|"
+        r"injection|cigarette|fag|drink)\b", _cats(_HAB), needs_name=False),
     Cue("contract ended", r"\bcontract (?:has |had )?(?:ended|finished|wrapped(?: up)?|ran out|is up|expired|"
         r"was(?:n't| not) renewed)\b|\bwrapped up\b", _cats(_JOB), strength=0.8),
     Cue("not renewed", r"\b(?:did(?:n't| not)|won't|will not|decided not to|never) renew(?:ed)?\b|\bnot renewing\b"
@@ -206,6 +210,7 @@ CUES: tuple[Cue, ...] = (
     Cue("replacement", r"\bfind (?:a )?(?:new|replacement|another) (?:\w+)\b", _cats(_MEM, _JOB), strength=0.5),
     # -- habits
     Cue("gave up", r"\b(?:gave|given|giving) up\b(?! on\b)|\bkicked the habit\b|\bpacked (?:it )?in\b|\bcut out\b"
+        r"|\bhung up (?:my|his|her|the) (?:boots|gloves|whistle|apron|racket|spikes)\b"
         r"|\bcut (?:" + _OBJ + r" )?out\b|\bfell off the (?:\w+ )?wagon\b|\b(?:now|been|stayed|getting) sober\b",
         _cats(_HAB, _MEM, _POS, _HOME), strength=0.9),  # "given up the allotment", "gave up the flat" too
     Cue("closed doors", r"\b(?:closed|shut) (?:the|our|its|my) doors\b|\bshut up shop\b|\bceased trading\b"

@@ -22,7 +22,7 @@ from ..types import Fact
 from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
 from .guards import Actor, Known, check, find_actor
-from .lexicon import AFFIRM, ANY, ROLE_PREDICATES, STOPWORDS
+from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
 from .meaning import MIN_CLAUSE_WORDS, VALUE_COSINE, Similarity, meaning_text, resolve
 from .reading import (
     ANOTHER,
@@ -31,6 +31,7 @@ from .reading import (
     agent,
     destination,
     determiner,
+    goes_on,
     object_words,
     owner_of_next,
     subject_pronoun,
@@ -225,9 +226,8 @@ def _affirmed(msg: _Message) -> set[str]:
         bounds = [sentence.start, *(m.end() for m in _PART.finditer(msg.text, sentence.start, sentence.end)),
                   sentence.end]
         for lo, hi in itertools.pairwise(bounds):
-            part = [w for w in msg.words if lo <= w.start < hi]
-            if any(w.low in AFFIRM for w in part):
-                out.update(i.fact.id for i in msg.infos if name_evidence(i, part) >= 0.8)
+            told = goes_on([w for w in msg.words if lo <= w.start < hi])
+            out.update(i.fact.id for i in msg.infos if told and name_evidence(i, told) >= 0.8)
     return out
 
 

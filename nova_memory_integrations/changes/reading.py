@@ -12,7 +12,7 @@ import re
 
 from .cues import CueHit
 from .guards import Actor
-from .lexicon import STOPWORDS
+from .lexicon import AFFIRM, STOPWORDS
 from .segments import Sentence, Word, words
 from .targets import FactInfo, category_fit, describes, name_evidence
 
@@ -24,6 +24,7 @@ __all__ = [
     "ANOTHER",
     "PRONOUNS",
     "about_something_else",
+    "goes_on",
     "agent",
     "destination",
     "determiner",
@@ -147,3 +148,18 @@ def destination(text: str, sentences: list[Sentence], hit: CueHit) -> tuple[int,
         return (0, 0)  # "stopped *going* to the class": the gerund's place is what ended, not a new state
     back = _FROM.search(text, m.end(), clause.end) if hit.cue.kind == "change" else None  # "to X from Y"
     return (m.start(), back.start() if back else clause.end)  # "sold her to a lad from Leeds": all the buyer
+
+
+_BE = frozenset("is are was were am 's".split())
+_GOES_ON = frozenset("survives survived stays remains remain staying".split())
+
+
+def goes_on(part: list[Word]) -> list[Word]:
+    """The words of a part of a message that name what it says goes on, around its :data:`~.lexicon.AFFIRM` word:
+    the subject before a verb or a copula ("Netflix *survives*", "Aldi is *still* going"), else the object after
+    it ("sold my strat ... *still* got the acoustic"); ``[]`` when the part says nothing goes on."""
+    k = next((j for j, w in enumerate(part) if w.low in AFFIRM), None)
+    if k is None:
+        return []
+    before = k > 0 and (part[k].low in _GOES_ON or part[k - 1].low in _BE or part[k - 1].low.endswith("'s"))
+    return (part[:k] if before else part[k + 1:]) or part

@@ -386,3 +386,26 @@ def test_being_off_a_named_medication_ends_it_and_off_to_somewhere_ends_nothing(
     facts = [_fact(220, "user", "takes_medication", "50mg sertraline"), _fact(221, "user", "works_at", "Tesco")]
     assert _ended("as of last week I'm completely off the sertraline. GP's happy.", facts) == {"user:50mg sertraline"}
     assert _ended("I'm off to the shops, then work at Tesco later.", facts) == set()
+
+
+@pytest.mark.parametrize(("text", "facts", "ended"), [
+    # what goes on is the object after "still got", the subject before "is still" or "survives"
+    ("sold my strat to pay for the holiday, still got the acoustic at least", [("user", "states", "Strat")],
+     {"user:Strat"}),
+    ("Aldi is still going but I quit Lidl", [("user", "works_at", "Aldi"), ("user", "works_at", "Lidl")],
+     {"user:Lidl"}),
+    ("Went nuclear and cancelled Disney+. Netflix survives for now.",
+     [("user", "subscribes_to", "Netflix"), ("user", "subscribes_to", "Disney+")], {"user:Disney+"}),
+    # a last dose, a rehoming, a final session with someone, boots hung up
+    ("I took my last sertraline tablet a fortnight ago, so far so good.",
+     [("user", "takes_medication", "sertraline 50mg")], {"user:sertraline 50mg"}),
+    ("We made the really hard decision to rehome Luna. She's gone to a family with a farm.",
+     [("user", "has_pet", "husky named Luna")], {"user:husky named Luna"}),
+    ("Had my final session with Dr Okafor today, we agreed I'm in a good place.",
+     [("user", "states", "therapist, Dr Okafor")], {"user:therapist, Dr Okafor"}),
+    ("Hung up my boots on Saturday. Last ever game for Wanstead.", [("user", "member_of", "Wanstead RFC")],
+     {"user:Wanstead RFC"}),
+    # a sale is never for a while, whatever it paid for
+])
+def test_what_goes_on_and_more_ways_to_end(text: str, facts: list[tuple[str, str, str]], ended: set[str]) -> None:
+    assert _ended(text, [_fact(300 + i, *t) for i, t in enumerate(facts)]) == ended
