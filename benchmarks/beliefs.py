@@ -7,6 +7,8 @@
     .venv/bin/python benchmarks/beliefs.py --set fifth          # the fifth set (run once: 45/120)
     .venv/bin/python benchmarks/beliefs.py --set sixth_a        # the sixth sets, two writers (run once: 59/120
     .venv/bin/python benchmarks/beliefs.py --set sixth_b        # and 67/120, together 126/240)
+    .venv/bin/python benchmarks/beliefs.py --set seventh_a      # the seventh sets, two writers (run once: 64/120
+    .venv/bin/python benchmarks/beliefs.py --set seventh_b      # and 67/120, together 131/240)
     .venv/bin/python benchmarks/beliefs.py --failures 20        # also print 20 failed scenarios
     .venv/bin/python benchmarks/beliefs.py --seed-first         # diagnostic: first state asserted directly
     .venv/bin/python benchmarks/beliefs.py --unwanted           # every change no not_current check asked for
