@@ -202,7 +202,8 @@ def elide(clause: str, start: int) -> str:
 # "my girlfriend Sophie loves hiking, where should we go?": a statement before a question's own clause
 _QUESTION_TAIL = re.compile(
     r"(?:,|\s[-\u2013\u2014]|\s\(|;)\s*(?=(?:where|what|how|when|which|who|why|should|can|could|would|do|does|is|"
-    r"are|any|anyone|thoughts|ideas|tips|recommendations?|suggestions?|help|advice)\b)",
+    r"are|any|anyone|anywhere|anything|somewhere|something|thoughts|ideas|tips|recommendations?|suggestions?|help|"
+    r"advice)\b)",
     re.IGNORECASE,
 )
 

@@ -52,6 +52,9 @@ def extractor() -> DeterministicExtractor:
          ("user", "has_pet", "springer spaniel named Alfie")),
         # a home bought and completed on is where one lives
         ("We closed on the house in Denver last week.", ("user", "lives_in", "Denver")),
+        # a statement before a question that opens on "anywhere"
+        ("I live in Leeds and I'm looking for a good Sunday roast, anywhere near Headingley?",
+         ("user", "lives_in", "Leeds")),
         # a known employer started at, told with its team, is where one works
         ("I started at Deloitte on Monday, in their forensic team.", ("user", "works_at", "Deloitte")),
         ("I completed on my flat in Leith on Friday.", ("user", "lives_in", "Leith")),
