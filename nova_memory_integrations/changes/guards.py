@@ -33,8 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ..extraction._subjects import KNOWN_FROM
-from ..text.lexicon import BRITISH, REL_ALIASES
+from ..extraction._subjects import KNOWN_FROM, rel_word
 from .cues import CueHit
 from .guard_words import (
     ADDITIVE,
@@ -182,8 +181,7 @@ class Verdict:
 
 
 def _person(name: str, known: Known) -> str | None:
-    low = name.lower().strip()
-    low = BRITISH.get(REL_ALIASES.get(low, low), REL_ALIASES.get(low, low))  # "mum" is the rules' "mom"
+    low = rel_word(name.strip())  # "mum" is the rules' "mom"
     if low in known.people:
         return known.people[low]
     parts = low.split()

@@ -34,8 +34,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..extraction._subjects import rel_word
 from ..text.known_names import KINDS, NameHit, find_names, kind_of
-from ..text.lexicon import BRITISH, PLACES, REL_ALIASES, RELS, WORK_WORDS
+from ..text.lexicon import PLACES, RELS, WORK_WORDS
 from .cues import cued_sentences, locate
 from .guard_words import REMINISCENCE_MARKERS
 from .lexicon import negates
@@ -287,14 +288,15 @@ _OWN_CLAIM = re.compile(r"\b(?:I'm|I am|im|we're|we are) (?:a |still a |already 
                         r"\b(?:I|we)(?:'ve| have) (?:had|been with|been using|used|been on) (?:it|them|one)\b", _I)
 """The speaker's own claim of the thing the message names ("Is David Lloyd worth £120? *I'm a member* ...", "Is
 Amazon Prime worth it? *I've had it* for years")."""
+_NOT_CLAIMED = frozenset({"employer", "medication", "team"})
+"""Kinds a claim in other words never makes the speaker's (work, a medication and a team need their own words)."""
 
 
 def _claimed(norm: str, sentences: list[Sentence], hits: Sequence[NameHit], cued: set[int]) -> list[OpenState]:
     """The one service the message names, when the speaker claims it as theirs in another words (see
     :data:`_OWN_CLAIM`); none when several are named or the claim is denied, past or hypothetical."""
     claim = _OWN_CLAIM.search(norm)
-    services = [h for h in hits if not set(h.kinds) & _OWNED_KINDS and set(h.kinds) - {"employer", "medication",
-                                                                                         "team"}]
+    services = [h for h in hits if not set(h.kinds) & _OWNED_KINDS and set(h.kinds) - _NOT_CLAIMED]
     if claim is None or len({h.text.lower() for h in services}) != 1:
         return []
     where = locate(sentences, claim.start())
@@ -302,7 +304,7 @@ def _claimed(norm: str, sentences: list[Sentence], hits: Sequence[NameHit], cued
             negates(norm[sentences[where[0]].start: claim.start()].lower().split()[-3:]):
         return []
     hit = services[0]
-    kind = next(k for k in hit.kinds if k not in ("employer", "medication", "team"))
+    kind = next(k for k in hit.kinds if k not in _NOT_CLAIMED)
     return [OpenState("user", hit.text, sentences[where[0]].text.strip(), predicate=KINDS[kind].predicate)]
 
 
@@ -328,9 +330,7 @@ def _whose(clause: str, before: str, earlier: str, first_person: bool, *, owned:
         theirs = bool(_THEIRS.search(before)) or (possessor is not None and possessor.group("who").lower() == who)
         return who if theirs or employer or not owned else None
     if rel := _REL_POSSESSOR.search(before):  # "the wife's Nissan Leaf", "my dad's Volvo": the relative's
-        low = rel.group("rel").lower()
-        low = REL_ALIASES.get(low, low)
-        return BRITISH.get(low, low)
+        return rel_word(rel.group("rel"))
     if _THEIRS.search(before) or _RELATIVE_SAYS.search(before):
         return None
     if possessor is not None and not _MINE.search(before[: possessor.start()] + " "):

@@ -50,10 +50,10 @@ _NOT_OBJECT = frozenset("in on at after before since for from with to by of abou
                         "without like via per near behind along past till".split())
 """Words that end the object right after a verb ("retired *on Friday after twenty years*": no object)."""
 _PREPOSITIONS = _NOT_OBJECT - {"and", "or", "but", "so"}
+"""Words that end an object phrase that may go on across "and" ("cut out sugar *and booze*")."""
 _NOT_A_NOUN_AFTER_HER = frozenset("last this yesterday today tonight now then again too either because once twice "
                                   "already just still a an the".split())
 """After "her", words that leave it the object pronoun ("dumped her last week", "left her again")."""
-"""Words that end an object phrase that may go on across "and" ("cut out sugar *and booze*")."""
 
 
 def determiner(text: str, w: Word) -> bool:

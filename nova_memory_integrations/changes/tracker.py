@@ -267,9 +267,9 @@ def _with_same_kind(plan: ChangePlan, facts: Sequence[Fact]) -> ChangePlan:
     endings: list[Ending] = []
     wrong: set[str] = set()  # a fact the cue replaced though the new value's known kind is another's
     for n in plan.new_values:
-        held = [f for f in facts if f.subject == n.subject and f.valid_to is None
-                and (f.id not in ended or (n.replaces is not None and f.id == n.replaces.id))]
-        found = same_kind(n.object, [(f.id, f.object) for f in held if n.replaces is None or f.id != n.replaces.id])
+        held = [f for f in facts if f.subject == n.subject and f.valid_to is None and f.id not in ended
+                and (n.replaces is None or f.id != n.replaces.id)]
+        found = same_kind(n.object, [(f.id, f.object) for f in held])
         if found is None:
             values.append(n)
             continue

@@ -42,6 +42,7 @@ from ..text.lexicon import (
     STOP_GERUNDS,
     THING_ADJECTIVES,
 )
+from ._subjects import rel_word
 
 __all__ = ["CAPTURE_KINDS", "CAPTURE_PREDICATES", "clean_capture", "held_head", "resolve_capture"]
 
@@ -456,10 +457,9 @@ def _classes(text: str) -> set[str]:
     return out
 
 
-_PARTNERS = {"boyfriend": "boyfriend", "girlfriend": "girlfriend", "partner": "partner", "fiance": "fiance",
-             "fiancé": "fiance", "fiancee": "fiancee", "fiancée": "fiancee", "husband": "husband", "wife": "wife"}
-"""A partner told as had with a name ("a boyfriend called Finn"): the ``<relation>_name`` a rule of the form
-"my boyfriend Finn" states."""
+_PARTNERS = frozenset("boyfriend girlfriend partner fiance fiancé fiancee fiancée husband wife".split())
+"""A partner told as had with a name ("a boyfriend called Finn"): stored as the ``<relation>_name`` a rule of the
+form "my boyfriend Finn" states (:func:`._subjects.rel_word` spells the relation)."""
 
 
 def resolve_capture(pred: str, value: str, context: str) -> tuple[str, str] | None:
@@ -470,7 +470,7 @@ def resolve_capture(pred: str, value: str, context: str) -> tuple[str, str] | No
     if pred == "@held":
         head = held_head(value.split(" named ")[0])
         if head in _PARTNERS and " named " in value:  # "has a boyfriend called Finn": a person, not a pet
-            return (f"{_PARTNERS[head]}_name", value.split(" named ", 1)[1])
+            return (f"{rel_word(head)}_name", value.split(" named ", 1)[1])
         if head in PETS or (" named " in value and head not in POSSESSIONS | BUSINESSES | DWELLINGS):
             return ("has_pet", value)
         return ("owns", value)

@@ -45,6 +45,7 @@ def extractor() -> DeterministicExtractor:
         ("we've got an old Land Rover Defender that leaks.", ("user", "owns", "Land Rover Defender")),
         # a partner told as had with a name is a person, never a pet
         ("My daughter Maya has a boyfriend called Finn who's 18.", ("maya", "boyfriend_name", "Finn")),
+        ("I have a fiancé called Sam.", ("user", "fiancé_name", "Sam")),  # spelt as "my fiancé Sam" is
         # a named person before an irregular past tense
         ("Alex went vegan in January.", ("alex", "diet", "vegan")),
         # a pet named with its breed before the name
