@@ -323,7 +323,8 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
     if _CONDITIONAL_CLAUSE.match(earlier):
         return Verdict("modality", "under a condition", actor)
     lasting = cue.negated or cue.name in IRREVERSIBLE_CUES  # "sold my strat to pay for the holiday": for good
-    if not lasting and (pause := _TEMPORARY.search(sentence.text)):  # "haven't smoked for a while": over
+    if not lasting and (pause := _TEMPORARY.search(text, _part_start(text, sentence.start, hit), sentence.end)):
+        # "haven't smoked for a while": over; "change of plan for the summer visit - Tom's moved up to ...": not his
         return Verdict("temporary", f"a pause, not an end ({pause.group(0)!r})", actor)
     after = text[hit.end:sentence.end]
     if (pause := (None if lasting else _BOUNDED.search(text[hit.end:clause.end])) or _MALFUNCTION.search(after)):
@@ -357,9 +358,17 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
 def _part(text: str, start: int, end: int, hit: CueHit) -> str:
     """The comma-separated part of a clause that holds the cue: "my sister's visiting next week, ... Friday was my
     last day" plans the visit, not the ending."""
-    lo = max((text.rfind(c, start, hit.start) for c in ",;\u2014"), default=-1)
-    his = [i for i in (text.find(c, hit.end, end) for c in ",;\u2014") if i >= 0]
-    return text[max(lo + 1, start): min(his, default=end)]
+    his = [i for i in (text.find(c, hit.end, end) for c in _PARTS) if i >= 0]
+    return text[_part_start(text, start, hit): min(his, default=end)]
+
+
+_PARTS = (",", ";", "\u2014", " - ")
+
+
+def _part_start(text: str, start: int, hit: CueHit) -> int:
+    """Where the part holding the cue begins (after the last comma, semicolon or dash before it), from ``start``."""
+    found = [(text.rfind(c, start, hit.start), len(c)) for c in _PARTS]
+    return max([start, *(at + size for at, size in found if at >= 0)])
 
 
 def adds_to_held(predicate: str, sentence: str) -> bool:

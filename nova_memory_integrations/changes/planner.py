@@ -22,6 +22,7 @@ from ..types import Fact
 from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
 from .guards import Actor, Known, check, find_actor
+from .lapsed import Lapsed, Unheld, unheld
 from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
 from .meaning import MIN_CLAUSE_WORDS, VALUE_COSINE, Similarity, meaning_text, resolve
 from .reading import (
@@ -60,9 +61,8 @@ from .targets import (
 __all__ = ["ChangePlan", "Ending", "Guarded", "Similarity", "held_facts", "pending", "plan_changes"]
 
 _LONG_BEFORE = timedelta(days=365)
-"""How long before a held state's start an ending may be dated and still be its ending: the start is when the
-state was learnt, and a user may tell late of an ending they then take for granted ("moved from York in May"),
-but not years back ("sold it in 2006" of a car first mentioned in 2023 is of another car)."""
+"""How long before a held state's start (when it was learnt) an ending may be dated and still be its ending ("moved
+from York in May" told late), but not years back ("sold it in 2006" of a car first mentioned in 2023)."""
 
 MAX_SIMILAR = 24
 """At most this many candidates are embedded for one cue."""
@@ -73,8 +73,7 @@ most this many states (it then decides among them alone); never to search all of
 _DEFINITE = frozenset({"the", "my", "our", "his", "her", "their", "that"})
 _OWN = frozenset({"my", "our"})
 _SUBJECT_FORMS = frozenset({"she", "he"})
-"""Pronouns after a cue that are the subject of what follows ("gave away her toys *she* never uses"), never
-what the cue ended."""
+"""Pronouns after a cue: the subject of what follows ("gave away her toys *she* never uses"), never what ended."""
 _PART = re.compile(r"[,;—–]|\bbut\b|\bthough\b", re.IGNORECASE)
 _ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
 _TO_ME = re.compile(r"\bme\b", re.IGNORECASE)
@@ -122,11 +121,14 @@ class ChangePlan:
     UPDATE / DELETE itself must see (:meth:`~.tracker.ChangeTracker.touched`)."""
     new_values: tuple[NewValue, ...] = ()
     """What the message names as holding instead of a fact it ends (:mod:`.replacements`)."""
+    unheld: tuple[Unheld, ...] = ()
+    """Cues that ended nothing held, with their clauses' words; ``lapsed``: what the tracker found they end."""
+    lapsed: tuple[Lapsed, ...] = ()
 
     @property
     def empty(self) -> bool:
         """Nothing to apply."""
-        return not self.endings and not self.corrections and not self.new_values
+        return not self.endings and not self.corrections and not self.new_values and not self.lapsed
 
 
 @dataclass
@@ -531,6 +533,7 @@ def plan_changes(
     endings: dict[str, Ending] = {}
     affirmed = _affirmed(msg)
     guarded: list[Guarded] = []
+    unheld_ones: list[Unheld | None] = []
     embedded = False
     for hit in hits:
         verdict = check(norm, sentences[hit.sentence], hit.clause, hit, msg.known)
@@ -549,6 +552,7 @@ def plan_changes(
         scope = [i for i in scope if i.fact.valid_from - _LONG_BEFORE <= when]
         if not scope:  # nothing it could replace: its new value is still told
             _tell(msg, hit, actor, person, hits, stated, when, new_values)
+            unheld_ones.append(unheld(msg.text, msg.sentences, hit, actor, person, when))
             continue
         if hit.cue.ends_actor and person is not None and actor.kind in ("third", "pronoun"):
             for info in scope:  # "Nan passed away": every state of hers ends
@@ -583,6 +587,7 @@ def plan_changes(
         value = new_value(msg.text, msg.sentences, msg.known, hit, [c[0] for c in chosen], hits) if chosen else None
         if not chosen:
             _tell(msg, hit, actor, person, hits, stated, when, new_values)
+            unheld_ones.append(unheld(msg.text, msg.sentences, hit, actor, person, when))
         if value is not None:
             for info in successors([c[0] for c in chosen], value, msg.infos):
                 new_values.setdefault((info.fact.subject, info.fact.predicate),
@@ -591,5 +596,5 @@ def plan_changes(
             if info.state in states and info.fact.id not in endings:
                 endings[info.fact.id] = Ending(info.fact, when, hit.cue.name, "stated with the ended job")
     return ChangePlan(tuple(endings.values()), tuple(corrections), tuple(guarded), embedded, tuple(touched.values()),
-                      without_repeats(new_values.values()))
+                      without_repeats(new_values.values()), tuple(u for u in unheld_ones if u is not None))
 

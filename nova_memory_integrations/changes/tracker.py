@@ -29,6 +29,7 @@ from ..text.known_names import find_names
 from ..types import Episode, Fact
 from .clause_reader import ClauseReader, shipped
 from .fallback import may_mean_an_ending, meant_endings
+from .lapsed import Lapsed, lapsed
 from .lexicon import STOPWORDS
 from .named_states import named_states, same_kind
 from .place_states import LIVES_IN, place_states
@@ -92,6 +93,8 @@ class ChangeTracker:
         if any(n.replaces is None for n in plan.new_values):  # a told value the store holds at another time
             plan = replace(plan, new_values=tuple(n for n in plan.new_values if n.replaces is not None
                                                   or not self._holds(user_id, n.subject, n.object)))
+        if plan.unheld:
+            plan = replace(plan, lapsed=self.lapsed(user_id, plan, episode))
         infos, known = held_facts(facts, at=at, episode_id=episode.id)
         if news:
             plan = _with_superseded(plan, superseded(episode.content, infos, known, at))
@@ -177,6 +180,25 @@ class ChangeTracker:
             return list(related)
         rest = [f for f in related if f.id not in found]
         return [*found.values(), *rest][: max(limit, len(found))]
+
+    def lapsed(self, user_id: str, plan: ChangePlan, episode: Episode) -> tuple[Lapsed, ...]:
+        """What the cues of ``plan`` that ended nothing held end (:mod:`.lapsed`): a thing a word of their clause
+        names in an earlier turn of the user, held from that turn until the change; never a value the subject
+        holds as a fact already (at any valid time), nor one the plan tells as new."""
+        told = {n.object.lower() for n in plan.new_values}
+        out: dict[tuple[str, str], Lapsed] = {}
+        for item in plan.unheld:
+            held = [f.object.lower() for f in self.db.current_facts(user_id, subject=item.subject)]
+            before = to_epoch(min(item.at, episode.timestamp)) or 0.0
+            for word in item.words:
+                if any(word in h for h in held):
+                    continue
+                for turn in self.db.user_turns_naming(user_id, word, before=before):
+                    found = lapsed(item, word, turn.content, turn.timestamp, turn.id)
+                    if found is not None and found.object.lower() not in told:
+                        out.setdefault((found.subject, found.object.lower()), found)
+                        break
+        return tuple(out.values())
 
     def _holds(self, user_id: str, subject: str, value: str) -> bool:
         """Whether a fact ``subject`` holds now (at any valid time) names ``value``: a change's new value the

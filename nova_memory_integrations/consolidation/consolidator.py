@@ -455,44 +455,44 @@ class Consolidator:
         self, user_id: str, episode: Episode, now: datetime, handled: Sequence[str] = (), stated: Sequence[str] = (),
     ) -> tuple[list[FactDecision], list[str]]:
         """Apply what the change planner (:mod:`..changes`) finds in one user episode, after its own
-        statements: corrections retract the wrong value, endings close the target fact at the clause's time.
+        statements: corrections retract the wrong value, endings close the target fact at the clause's time, a
+        state never stored that a change ends holds from the turn that named it (:mod:`..changes.lapsed`).
         Each goes through the ``before_decision`` / ``after_decision`` hooks as a proposal."""
         assert self.changes is not None
         plan = self.changes.plan(user_id, episode, handled=handled, stated=stated)
         decisions: list[FactDecision] = []
         changed: list[str] = []
+
+        def run(prop: Proposal, at: datetime, episodes: list[str]) -> tuple[list[FactDecision], list[str]]:
+            _, made, ids = self._decide(user_id, prop, at=at, episode_ids=episodes, now=now) or (prop, [], [])
+            decisions.extend(made)
+            changed.extend(ids)
+            return made, ids
+
         retracted: set[str] = set()
         for fix in plan.corrections:
             wrong = fix.fact.fact
-            prop = Proposal(wrong.subject, wrong.predicate, fix.new_object, op="UPDATE", target_fact_id=wrong.id,
-                            reason=fix.reason)
-            decided = self._decide(user_id, prop, at=episode.timestamp, episode_ids=[episode.id], now=now)
-            if decided is None:
-                continue
-            _, made, ids = decided
-            if ids:  # retracted (a value a declared model refuses is recorded, and retracts nothing)
-                retracted.add(wrong.lineage_id)
-            decisions += made
-            changed += ids
+            if run(Proposal(wrong.subject, wrong.predicate, fix.new_object, op="UPDATE", target_fact_id=wrong.id,
+                            reason=fix.reason), episode.timestamp, [episode.id])[1]:
+                retracted.add(wrong.lineage_id)  # (a value a declared model refuses is recorded, retracts nothing)
         for end in plan.endings:
-            if end.fact.lineage_id in retracted:
-                continue
-            prop = Proposal(end.fact.subject, end.fact.predicate, end.fact.object, op="DELETE",
-                            target_fact_id=end.fact.id, valid_from=end.at, reason=end.reason)
-            decided = self._decide(user_id, prop, at=end.at, episode_ids=[episode.id], now=now)
-            if decided is not None:
-                decisions += decided[1]
-                changed += decided[2]
+            if end.fact.lineage_id not in retracted:
+                run(Proposal(end.fact.subject, end.fact.predicate, end.fact.object, op="DELETE",
+                             target_fact_id=end.fact.id, valid_from=end.at, reason=end.reason), end.at, [episode.id])
         for new in plan.new_values:  # what the change names as holding instead, from the change's time
-            if new.replaces is not None and new.replaces.lineage_id in retracted:
-                continue
-            prop = Proposal(new.subject, new.predicate, new.object, valid_from=new.at,
-                            reason=new.reason, source_text=episode.content,
-                            metadata={"clause": episode.content} if new.predicate == OPEN_PREDICATE else {})
-            decided = self._decide(user_id, prop, at=new.at, episode_ids=[episode.id], now=now)
-            if decided is not None:
-                decisions += decided[1]
-                changed += decided[2]
+            if new.replaces is None or new.replaces.lineage_id not in retracted:
+                run(Proposal(new.subject, new.predicate, new.object, valid_from=new.at, reason=new.reason,
+                             source_text=episode.content,
+                             metadata={"clause": episode.content} if new.predicate == OPEN_PREDICATE else {}),
+                    new.at, [episode.id])
+        for past in plan.lapsed:  # a state never stored that the change ends: held from the turn that named it
+            made, _ = run(Proposal(past.subject, past.predicate, past.object, valid_from=past.since,
+                                     reason=past.reason, source_text=episode.content,
+                                     metadata={"clause": episode.content}),
+                            past.since, [past.since_episode, episode.id])
+            if made and made[0].op == "ADD" and made[0].fact_id:
+                run(Proposal(past.subject, past.predicate, past.object, op="DELETE", target_fact_id=made[0].fact_id,
+                             valid_from=past.until, reason=past.reason), past.until, [episode.id])
         return decisions, changed
 
     def _apply_open_states(

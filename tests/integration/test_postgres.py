@@ -218,6 +218,33 @@ def test_a_common_words_keyword_search_scores_the_newest_turns_on_both_databases
     assert postgres[1] == ["the old depot key"]  # one match: the whole history
 
 
+def test_the_users_turns_naming_a_word_are_the_same_on_both_databases(
+        pg_url: str, tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    """Where a thing a later change ends was first named (:mod:`~nova_memory_integrations.changes.lapsed`):
+    the user's own turns before a time, oldest first; never another user's, never the assistant's."""
+    turns = [{"user_id": "ivy", "role": "user", "content": "a wet dog smell in the honda civic", "timestamp": T0},
+             {"user_id": "ivy", "role": "assistant", "content": "baking soda on the Civic seats",
+              "timestamp": T0 + timedelta(minutes=1)},
+             {"user_id": "ivy", "role": "user", "content": "the Civic passed its MOT", "timestamp": T0 + timedelta(days=9)},
+             {"user_id": "ivy", "role": "user", "content": "sold the civic", "timestamp": T0 + timedelta(days=30)},
+             {"user_id": "jon", "role": "user", "content": "my civic is older than yours", "timestamp": T0 - timedelta(days=1)}]
+    found = []
+    for url in (None, pg_url):
+        store = NovaStore(tmp_path / f"n{len(found)}", embeddings=minilm_onnx, database_url=url, config=MANUAL)
+        try:
+            store.add_turns(turns)
+            db = store.components.db
+            before = (T0 + timedelta(days=20)).timestamp()
+            found.append([[e.content for e in db.user_turns_naming("ivy", word, before=before, limit=limit)]
+                          for word, limit in (("civic", 3), ("civic", 1), ("mot", 3), ("golf", 3))])
+        finally:
+            store.close()
+    sqlite, postgres = found
+    assert postgres == sqlite
+    assert postgres == [["a wet dog smell in the honda civic", "the Civic passed its MOT"],
+                        ["a wet dog smell in the honda civic"], ["the Civic passed its MOT"], []]
+
+
 @pytest.fixture
 def own_server() -> Iterator[Any]:
     """A Postgres server of this test's own (it is stopped and started again)."""
