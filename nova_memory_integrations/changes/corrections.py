@@ -47,6 +47,9 @@ Tuesday for the class but", "I was winding you up with the Everton thing", "what
 _NAMES = re.compile(r"\b(?P<y>[A-Za-z][\w'&+.-]+)[*!]{0,4} not (?P<x>[A-Za-z][\w'&+.-]+)\b")
 """Two names put against each other ("it's Jack not Jake", "called Ewan not ethan", "violin*** not viola": either
 as typed; the denied one must name a held value)."""
+_CAPITALS_BEFORE = re.compile(r"(?<![.!?]\s)(?<!^)\b(?:(?-i:[A-Z])[\w&'-]*\s+){1,2}$")
+"""Capitalised words right before a name put against another: its first words ("*BAE* Systems not Rolls-Royce"),
+never a sentence's first word."""
 _ECHO = re.compile(r"^\W*(?:(?:sorry|no+|nope|oops|wait|ugh|argh|ok|okay|oh|doh|damn|my bad|i mean)\W+)*"
                    r"(?P<y>[A-Za-z][\w'&+.-]*(?: [A-Z][\w'&+.-]*){0,2})\W*$", _I)
 """A sentence that is only a name, maybe after an interjection ("Hastings!", "sorry, Santander."): the Y a bare
@@ -266,7 +269,8 @@ def _pairs(window: str, infos: Sequence[FactInfo] = ()) -> list[tuple[str | None
         out.append((m.group("x") or m.group("kx"), m.group("y") or m.group("ky")))
     for m in _NAMES.finditer(window):  # "it's Jack not Jake"; never "I meant PwC *earlier* not KPMG"
         if m.group("y").lower() not in STOPWORDS and not _CUT.fullmatch(m.group("y")):
-            out.append((m.group("x"), m.group("y")))
+            lead = _CAPITALS_BEFORE.search(window, 0, m.start("y")) if m.group("y")[:1].isupper() else None
+            out.append((m.group("x"), window[lead.start():m.end("y")] if lead else m.group("y")))  # "BAE Systems"
     said = _SAID.search(window)
     if said is not None:
         tail = window[said.end():]

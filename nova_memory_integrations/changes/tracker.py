@@ -28,6 +28,8 @@ from ..storage.sqlite import SQLiteStore
 from ..text.known_names import find_names
 from ..types import Episode, Fact
 from .clause_reader import ClauseReader, shipped
+from .contrasts import contrasted, owns_a_mistake
+from .corrections import Correction
 from .fallback import may_mean_an_ending, meant_endings
 from .lapsed import Lapsed, lapsed
 from .lexicon import STOPWORDS
@@ -78,7 +80,9 @@ class ChangeTracker:
             return ChangePlan()
         cued = pending(episode.content, handled)
         news = may_supersede(episode.content)
-        if not cued and not news and (self.embedder is None or not may_mean_an_ending(episode.content)):
+        mistake = owns_a_mistake(episode.content)
+        if not cued and not news and not mistake and (self.embedder is None or
+                                                      not may_mean_an_ending(episode.content)):
             return ChangePlan()
         at = episode.timestamp
         # believed facts still valid at `at`, those this very episode closed at `at` (correctable), and
@@ -96,6 +100,8 @@ class ChangeTracker:
         if plan.unheld:
             plan = replace(plan, lapsed=self.lapsed(user_id, plan, episode))
         infos, known = held_facts(facts, at=at, episode_id=episode.id)
+        if mistake:
+            plan = _with_contrasts(plan, contrasted(episode.content, infos))
         if news:
             plan = _with_superseded(plan, superseded(episode.content, infos, known, at))
         plan = _with_same_kind(plan, facts)
@@ -265,6 +271,19 @@ class ChangeTracker:
         norms[norms == 0] = 1.0
         unit = vectors / norms[:, None]
         return [float(x) for x in unit[1:] @ unit[0]]
+
+
+def _with_contrasts(plan: ChangePlan, found: Sequence[Correction]) -> ChangePlan:
+    """``plan`` with the corrections by contrast (:mod:`.contrasts`) of facts it neither corrects nor ends otherwise;
+    a value it corrects is no longer ended or replaced by the plan."""
+    done = {c.fact.fact.lineage_id for c in plan.corrections}
+    found = [c for c in found if c.fact.fact.lineage_id not in done]
+    if not found:
+        return plan
+    fixed = {c.fact.fact.id for c in found}
+    return replace(plan, corrections=plan.corrections + tuple(found),
+                   endings=tuple(e for e in plan.endings if e.fact.id not in fixed),
+                   new_values=tuple(n for n in plan.new_values if n.replaces is None or n.replaces.id not in fixed))
 
 
 def _with_superseded(plan: ChangePlan, found: Sequence[Superseded]) -> ChangePlan:
