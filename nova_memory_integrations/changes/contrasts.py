@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..text.known_names import NameHit, find_names
+from ..text.known_names import NameHit, find_names, value_names
 from .corrections import Correction, substitute
 from .segments import words
 from .targets import FactInfo, _stem, name_evidence
@@ -71,7 +71,7 @@ def contrasted(text: str, infos: Sequence[FactInfo]) -> list[Correction]:
 
 def _by_kind(info: FactInfo, text: str, names: Sequence[NameHit]) -> tuple[str, str] | None:
     """``(X, Y)``: the held value's known name named in ``text`` and the one other name of its kind there."""
-    kinds = {k for h in find_names(info.fact.object) for k in h.kinds}
+    kinds = {k for h in value_names(info.fact.object) for k in h.kinds}
     if not kinds:
         return None
     xs = [h for h in names if name_evidence(info, words(h.text)) >= 0.8]

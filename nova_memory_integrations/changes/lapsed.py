@@ -47,6 +47,7 @@ _NO_STATE = frozenset().union(*CATEGORY_NOUNS.values()) | frozenset(
     "feet leg legs arm arms hand hands head eye eyes tooth teeth heart skin hair brain body".split()
 ) | frozenset(RELATIONS)
 """Words that describe a state of any kind, or none, a person or a part of one: never the name of a state."""
+_DETERMINERS = frozenset({"the", "my", "our", "that"})
 _PART = re.compile(r"[,;:()—–]|\s-\s")
 _TOKEN = r"[A-Z][\w'+&-]*(?:\.\w+)*"
 _CAPITALISED = re.compile(rf"(?-i:{_TOKEN})(?:[ \t]+(?:of[ \t]+|&[ \t]+)?(?-i:{_TOKEN}))*")
@@ -95,9 +96,9 @@ class Lapsed:
 
 def unheld(text: str, sentences: list[Sentence], hit: CueHit, actor: Actor, person: str | None,
            at: datetime) -> Unheld | None:
-    """The :class:`Unheld` of a cue that ended nothing: the news of ``person`` (else the user's), its clause's
-    content words outside the cue itself and its destination, less the acting people's own names; ``None``
-    when none is left, or when the actor is a "she" / "he" no one named."""
+    """The :class:`Unheld` of a cue that ended nothing, the user's own (``None`` for a third party's news): the
+    words of its part of the clause outside the cue itself and its destination that are marked as a thing's (a
+    known name, a capital, after "the" / "my" / "our" / "that": "sold *the civic*"); ``None`` when none is left."""
     if person is not None or (actor.kind in ("third", "pronoun") and actor.name != "it"):
         return None
     clause = sentences[hit.sentence].clauses[hit.clause]
@@ -105,10 +106,13 @@ def unheld(text: str, sentences: list[Sentence], hit: CueHit, actor: Actor, pers
     cuts = [m.end() for m in _PART.finditer(text, clause.start, hit.start)]
     after = _PART.search(text, hit.end, clause.end)
     found: list[str] = []  # the cue's part of its clause ("not giving up BJJ, just giving up *on that train*")
-    for w in words(text, cuts[-1] if cuts else clause.start, after.start() if after else clause.end):
+    part = words(text, cuts[-1] if cuts else clause.start, after.start() if after else clause.end)
+    known = {w.low for h in find_names(text[part[0].start:part[-1].end]) for w in words(h.text)} if part else set()
+    for i, w in enumerate(part):
         low = w.low.removesuffix("'s")
-        if low not in found and not dest[0] <= w.start < dest[1] and _names_a_state(low, hit.cue.name.split(), (
-                hit.start <= w.start < hit.end)) and low not in actor.partner.split():
+        marked = low in known or w.text[:1].isupper() or (i > 0 and part[i - 1].low in _DETERMINERS)
+        if marked and low not in found and not dest[0] <= w.start < dest[1] and _names_a_state(
+                low, hit.cue.name.split(), hit.start <= w.start < hit.end) and low not in actor.partner.split():
             found.append(low)
     if not found:
         return None

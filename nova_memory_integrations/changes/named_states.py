@@ -35,7 +35,7 @@ import re
 from collections.abc import Sequence
 
 from ..extraction._subjects import rel_word
-from ..text.known_names import KINDS, NameHit, find_names, kind_of
+from ..text.known_names import KINDS, NameHit, find_names, kind_of, value_names
 from ..text.lexicon import PLACES, RELS, WORK_WORDS
 from .cues import cued_sentences, locate
 from .guard_words import REMINISCENCE_MARKERS
@@ -187,7 +187,7 @@ def same_kind(new: str, held: Sequence[tuple[str, str]]) -> tuple[str, str] | No
     name, _ = _value(new, hit, _owned(kinds))
     matches = []
     for fact_id, obj in held:
-        theirs = find_names(obj)
+        theirs = value_names(obj)
         if any(set(h.kinds) & kinds for h in theirs):
             if any(h.text.lower() == hit.text.lower() for h in theirs):
                 return None  # the same thing is already held: nothing is replaced

@@ -7,6 +7,10 @@ sentence ("Officially Sarah Okonkwo now!") — and, when the complement is anoth
 its subject holds (:func:`~.slots.same_slot`: the same word with a modifier of its own, "head chef" /
 "sous chef at Dishoom"), ends that state and adds the value in its place, from the message's time.
 
+A **known thing of a kind** told with "now" / "instead" ("got a pixel 8 instead", "I've got a Vivaro now",
+"we're with Octopus now") succeeds the one held thing of that kind (:func:`~.named_states.same_kind`: the phone,
+the van, the supplier), whatever the category: the marker says it replaces (:func:`kind_successors`).
+
 Cardinality decides: a kind held several at once (:data:`~.slots.MANY_VALUED`: pets, possessions, people)
 is never superseded, and neither is anything when the clause adds rather than replaces ("also", "too", "as
 well", "another", "second"). A question, a denial, a plan or a possibility supersedes nothing; nor does a
@@ -21,15 +25,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..text.known_names import find_names
 from .guard_words import ADDITIVE_OR_MORE, FUTURE_MARKERS, MODAL_MARKERS
 from .guards import Known
 from .lexicon import NEGATORS
+from .named_states import same_kind
 from .replacements import NewValue, clean_value
 from .segments import segment, words
 from .slots import MANY_VALUED, same_slot
 from .targets import FactInfo
 
-__all__ = ["Superseded", "may_supersede", "superseded"]
+__all__ = ["Superseded", "kind_successors", "may_supersede", "superseded"]
 
 _I = re.IGNORECASE
 _MARK = r"(?:now|these days|nowadays)"
@@ -40,6 +46,10 @@ _COPULA = re.compile(
     rf"\s+{_MARK}\b", _I)
 _VERBLESS = re.compile(rf"^\W*(?:officially\s+)(?P<value>[^.!?,;:—–()]{{2,60}}?)\s+{_MARK}\b", _I)
 _OFFICIALLY = re.compile(r"\bofficially\b", _I)
+_REPLACING = re.compile(rf"\b(?:{_MARK}|instead)\b", _I)
+_SOMEONE = re.compile(r"\b(?:he|she|they|he's|she's|they're|his|her|their)\b", _I)
+_SPEAKER = re.compile(r"\b(?:i|i've|i'm|we|we've|we're|my|our|me)\b|^\W*(?:got|bought|ordered|picked up|switched|"
+                      r"moved|went)\b", _I)
 _ADDED = re.compile(ADDITIVE_OR_MORE, _I)
 _BLOCKERS = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
 
@@ -54,8 +64,8 @@ class Superseded:
 
 def may_supersede(text: str) -> bool:
     """Whether a message may state a new value by time alone (regex passes; the facts are read only then)."""
-    return _MARKED.search(text) is not None and (_COPULA.search(text) is not None or _OFFICIALLY.search(text)
-                                                  is not None)
+    return (_MARKED.search(text) is not None and (_COPULA.search(text) is not None or _OFFICIALLY.search(text)
+                                                   is not None)) or _REPLACING.search(text) is not None
 
 
 def _subject(who: str, known: Known, before: str) -> str | None:
@@ -81,9 +91,11 @@ def superseded(text: str, infos: Sequence[FactInfo], known: Known, at: datetime)
     out: list[Superseded] = []
     for sentence in segment(text):
         body = sentence.text
-        if "?" in body or _BLOCKERS.search(body):
+        if "?" in body:
             continue
         for m in [*_COPULA.finditer(body), *_VERBLESS.finditer(body)]:
+            if _BLOCKERS.search(body, 0, m.end()):  # "I'm head chef now, new menu due in 3 weeks": the menu's plan
+                continue
             who = m.groupdict().get("who")
             subject = _subject(who, known, text[:sentence.start + m.start()]) if who else "user"
             raw = m.group("value")
@@ -98,4 +110,28 @@ def superseded(text: str, infos: Sequence[FactInfo], known: Known, at: datetime)
                 continue
             old = next(iter(slotted.values()))
             out.append(Superseded(old, NewValue(old.fact, value, at, "new value")))
+    return out
+
+
+def kind_successors(text: str, infos: Sequence[FactInfo], at: datetime) -> list[Superseded]:
+    """The held things of the user that a known thing of their kind, told with "now" or "instead" in a statement
+    of the speaker's, replaces ("got a pixel 8 instead" while "iphone 12" is held); none beside an addition
+    ("another", "too"), a denial, a plan or a possibility, or when another person is the subject."""
+    out: list[Superseded] = []
+    held = [(i.fact.id, i.fact.object) for i in infos if i.fact.subject == "user"]
+    if not held:
+        return []
+    for sentence in segment(text):
+        body = sentence.text
+        if "?" in body or not _REPLACING.search(body) or _ADDED.search(body) or _BLOCKERS.search(body) or \
+                any(w.low in NEGATORS for w in words(body)):
+            continue
+        for hit in find_names(body):
+            before = body[:hit.start]
+            if _SOMEONE.search(before) or not _SPEAKER.search(before):
+                continue
+            found = same_kind(body[hit.start:], held)
+            old = next((i for i in infos if found is not None and i.fact.id == found[0]), None)
+            if found is not None and old is not None and not any(s.old.fact.id == old.fact.id for s in out):
+                out.append(Superseded(old, NewValue(old.fact, found[1], at, "new value")))
     return out

@@ -25,7 +25,7 @@ from .._time import to_epoch
 from ..embeddings.base import embedding_space
 from ..errors import ConfigError
 from ..storage.sqlite import SQLiteStore
-from ..text.known_names import find_names
+from ..text.known_names import value_names
 from ..types import Episode, Fact
 from .clause_reader import ClauseReader, shipped
 from .contrasts import contrasted, owns_a_mistake
@@ -40,7 +40,7 @@ from .replacements import NewValue
 from .segments import words
 from .state_reading import StateCandidate, state_candidates
 from .states import OPEN_PREDICATE, OpenState, open_states
-from .supersede import Superseded, may_supersede, superseded
+from .supersede import Superseded, kind_successors, may_supersede, superseded
 from .targets import fact_info, name_evidence
 
 __all__ = ["SAME_STATE_COSINE", "STATE_PROBABILITY", "ChangeTracker"]
@@ -98,12 +98,13 @@ class ChangeTracker:
             plan = replace(plan, new_values=tuple(n for n in plan.new_values if n.replaces is not None
                                                   or not self._holds(user_id, n.subject, n.object)))
         if plan.unheld:
-            plan = replace(plan, lapsed=self.lapsed(user_id, plan, episode))
+            plan = replace(plan, lapsed=self.lapsed(user_id, plan, episode, facts))
         infos, known = held_facts(facts, at=at, episode_id=episode.id)
         if mistake:
             plan = _with_contrasts(plan, contrasted(episode.content, infos))
         if news:
-            plan = _with_superseded(plan, superseded(episode.content, infos, known, at))
+            plan = _with_superseded(plan, [*superseded(episode.content, infos, known, at),
+                                           *kind_successors(episode.content, infos, at)])
         plan = _with_same_kind(plan, facts)
         if cued:
             plan = _with_successors(plan, episode.content, facts, at)
@@ -187,14 +188,14 @@ class ChangeTracker:
         rest = [f for f in related if f.id not in found]
         return [*found.values(), *rest][: max(limit, len(found))]
 
-    def lapsed(self, user_id: str, plan: ChangePlan, episode: Episode) -> tuple[Lapsed, ...]:
+    def lapsed(self, user_id: str, plan: ChangePlan, episode: Episode, facts: Sequence[Fact]) -> tuple[Lapsed, ...]:
         """What the cues of ``plan`` that ended nothing held end (:mod:`.lapsed`): a thing a word of their clause
         names in an earlier turn of the user, held from that turn until the change; never a value the subject
-        holds as a fact already (at any valid time), nor one the plan tells as new."""
+        holds (``facts``: those holding at the episode's time and those it stated), nor one the plan tells as new."""
         told = {n.object.lower() for n in plan.new_values}
         out: dict[tuple[str, str], Lapsed] = {}
         for item in plan.unheld:
-            held = [f.object.lower() for f in self.db.current_facts(user_id, subject=item.subject)]
+            held = [f.object.lower() for f in facts if f.subject == item.subject]
             before = to_epoch(min(item.at, episode.timestamp)) or 0.0
             for word in item.words:
                 if any(word in h for h in held):
@@ -350,7 +351,7 @@ def _with_successors(plan: ChangePlan, text: str, facts: Sequence[Fact], at: Any
         if found is None:
             continue
         old = next(f for f in held if f.id == found[0])
-        if old.id not in ended and not any(h.text.lower() in low for h in find_names(old.object)):
+        if old.id not in ended and not any(h.text.lower() in low for h in value_names(old.object)):
             continue  # the held thing is no part of this change
         held = [f for f in held if f.id != old.id]
         new_values.append(NewValue(old, found[1], at, "successor"))

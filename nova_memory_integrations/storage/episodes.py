@@ -171,11 +171,13 @@ class EpisodeQueries(Connection):
 
     def user_turns_naming(self, user_id: str, word: str, *, before: float, limit: int = 3) -> list[Episode]:
         """The user's own turns (role ``user``) said before ``before`` (epoch seconds) that hold ``word`` (a
-        full-text match, stemmed), oldest first: where a thing a later change ends was first named."""
-        sql = ("SELECT e.* FROM episodes_fts JOIN episodes e ON e.seq = episodes_fts.rowid WHERE episodes_fts MATCH ?"
-               " AND e.user_id = ? AND e.role = 'user' AND e.ts < ? ORDER BY e.ts, e.seq LIMIT ?")
-        phrase = '"' + word.replace('"', '""') + '"'
-        return self.readable(self.query(sql, [phrase, user_id, before, limit]), "episodes", row_to_episode)
+        case-insensitive substring: the caller checks word boundaries), oldest first: where a thing a later
+        change ends was first named. A scan of the user's turns in time order (the ``(user_id, ts)`` index) that
+        stops at ``limit`` matches: no other user's turn is read, unlike a full-text match of a common word."""
+        pattern = "%" + word.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        sql = ("SELECT * FROM episodes WHERE user_id = ? AND ts < ? AND role = 'user' AND lower(content) LIKE ?"
+               " ESCAPE '\\' ORDER BY ts, seq LIMIT ?")
+        return self.readable(self.query(sql, [user_id, before, pattern, limit]), "episodes", row_to_episode)
 
     def count_episodes_after(self, user_id: str, at: float, limit: int) -> int:
         """How many of ``user_id``'s episodes have an event time after ``at`` (epoch seconds),

@@ -23,12 +23,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..types import Episode
 from .bm25 import bm25, idf
 from .episodes import COUNT_MEMO, COUNT_REUSE
 from .pg_connection import PgConnection, PgSettings, lock_key
 from .pg_schema import FTS_CONFIG
-from .rows import row_to_episode
 from .sqlite import SQLiteStore
 
 __all__ = ["PostgresStore"]
@@ -191,14 +189,6 @@ class PostgresStore(SQLiteStore, PgConnection):
             return self._ranked("episodes", "content", user_id, match, limit, window=window)
         return self._ranked("episodes", "content", user_id, match, limit, " AND r.session_id = ?", [session_id],
                             window=window)
-
-    def user_turns_naming(self, user_id: str, word: str, *, before: float, limit: int = 3) -> list[Episode]:
-        """As on SQLite: the user's own turns before ``before`` that hold ``word`` (the ``tsvector`` match),
-        oldest first."""
-        sql = (f"SELECT r.* FROM episodes r WHERE r.user_id = ? AND r.role = 'user' AND r.ts < ?"
-               f" AND to_tsvector('{FTS_CONFIG}', r.content) @@ phraseto_tsquery('{FTS_CONFIG}', ?)"
-               " ORDER BY r.ts, r.seq LIMIT ?")
-        return self.readable(self.query(sql, [user_id, before, word, limit]), "episodes", row_to_episode)
 
     def fts_facts(self, user_id: str, match: str, limit: int) -> list[tuple[str, float]]:
         """Full-text search over a user's current-belief facts: ``(fact_id, score)``."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-__all__ = ["KINDS", "Kind", "NameHit", "find_names", "kind_of"]
+__all__ = ["KINDS", "Kind", "NameHit", "find_names", "kind_of", "value_names"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,12 @@ def find_names(text: str) -> list[NameHit]:
                 break
         i += taken
     return out
+
+
+def value_names(value: str) -> list[NameHit]:
+    """The known names of a stored value (offsets in ``value``). A value is a name in its own right, so an
+    ordinary-word name written with a capital counts at its start too ("Transit", "Golf"), never in lower case."""
+    return [NameHit(h.text, h.start - 1, h.end - 1, h.kinds) for h in find_names(f"-{value}")]
 
 
 def _capitalised_inside(text: str, start: int, written: str) -> bool:

@@ -15,7 +15,7 @@ import pytest
 
 from nova_memory_integrations import NovaStore
 from nova_memory_integrations.changes.planner import held_facts
-from nova_memory_integrations.changes.supersede import may_supersede, superseded
+from nova_memory_integrations.changes.supersede import kind_successors, may_supersede, superseded
 from nova_memory_integrations.config import NovaConfig
 from nova_memory_integrations.types import Fact
 
@@ -47,6 +47,9 @@ def _found(text: str) -> set[tuple[str, str]]:
     ("Leila's a charge nurse now, so proud of her", {("staff nurse on the cardiac ward", "charge nurse")}),
     ("Officially a senior solicitor now.", {("junior solicitor at Pemberton Lane", "senior solicitor")}),
     ("Update on Leila: she's a charge nurse now!", {("staff nurse on the cardiac ward", "charge nurse")}),
+    # a plan later in the sentence is not this clause's ("new clients due in two weeks")
+    ("So I'm senior solicitor now, same firm, new clients due in two weeks", {("junior solicitor at Pemberton Lane",
+                                                                             "senior solicitor")}),
 ])
 def test_a_new_value_marked_by_time_supersedes_its_slot(text: str, found: set[tuple[str, str]]) -> None:
     assert _found(text) == found
@@ -90,3 +93,35 @@ def test_the_store_believes_the_new_value_from_the_message_and_the_old_one_befor
     assert any("junior sous chef" in o for o in before)
     assert "senior sous chef" in after and not any("junior" in o for o in after)
     assert not other  # another user's store is untouched
+
+
+KINDS_HELD = [_fact(10, "user", "owns", "iphone 12"), _fact(11, "user", "owns", "Transit"),
+              _fact(12, "user", "customer_of", "British Gas"), _fact(13, "user", "sister_name", "Jo")]
+
+
+def _succeeded(text: str) -> set[tuple[str, str]]:
+    infos, _ = held_facts(KINDS_HELD, at=AT, episode_id="now")
+    return {(s.old.fact.object, s.new.object) for s in kind_successors(text, infos, AT)}
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("it went in the loo, rice didn't save it. got a pixel 8 instead.", {("iphone 12", "pixel 8")}),
+    ("the lease ran out so I've got a Vivaro now. Bit smaller in the back", {("Transit", "Vivaro")}),
+    ("we're with Octopus now, the app is miles better", {("British Gas", "Octopus")}),
+])
+def test_a_known_thing_told_with_now_or_instead_succeeds_the_held_one_of_its_kind(
+        text: str, found: set[tuple[str, str]]) -> None:
+    assert _succeeded(text) == found
+
+
+@pytest.mark.parametrize("text", [
+    "got a pixel 8 as well now, one for work",  # an addition
+    "might get a pixel 8 instead?",  # a question
+    "thinking I might get a Vivaro instead next year",  # a possibility
+    "Jo's got a pixel 8 now and won't stop showing me the camera",  # someone else's
+    "she's with Octopus now and loves it",  # someone else's
+    "I didn't get the pixel 8 in the end, stuck with what I had, it's fine now",  # a denial
+    "the Vivaro is nice but the Transit is what I drive",  # no replacement marker
+])
+def test_what_succeeds_nothing_by_kind(text: str) -> None:
+    assert _succeeded(text) == set()
