@@ -87,6 +87,7 @@ VERB_CUES: tuple[VerbCue, ...] = (
     _verb("port", (_MEM, _POS), kind="change", strength=0.8),
     _verb("move", (_HOME, _MEM, _POS, _JOB, _STUDY, _HAB), kind="change", strength=0.7, needs_name=True),
     _verb("relocate", (_HOME, _JOB), kind="change", strength=0.8, needs_name=True),
+    _verb("emigrate", (_HOME,), kind="change", strength=0.9),
     _verb("switch", (_POS, _MEM, _JOB, _HAB, _HOME, _STUDY), kind="change", strength=0.7, needs_name=True),
     _verb("swap", (_POS, _MEM, _JOB, _HAB, _HOME, _STUDY), kind="change", strength=0.7, needs_name=True),
     _verb("upgrade", (_POS, _MEM), kind="change", strength=0.7, needs_name=True),

@@ -69,6 +69,8 @@ def test_the_prefilter_lets_verb_cues_through(text: str) -> None:
     ("Unsubscribed from Audible, too many unread books.", {"user:Audible"}),
     ("Olu's studio, Brightside Games, folded last month.", {"olu:Brightside Games"}),
     ("Parted with the Peloton bike, it was a clothes horse anyway.", {"user:Peloton bike"}),
+    # a subject pronoun right before the verb, after words that are no subject
+    ("So relieved he finally folded Brightside Games, the crunch was awful.", {"olu:Brightside Games"}),
 ])
 def test_an_ending_verb_in_any_form_ends_what_it_names(text: str, ended: set[str]) -> None:
     assert _ended(text) == ended
@@ -86,6 +88,11 @@ def test_an_ending_verb_in_any_form_ends_what_it_names(text: str, ended: set[str
 ])
 def test_ending_verbs_must_not_fire_outside_an_ending(text: str) -> None:
     assert _ended(text) == set()
+
+
+def test_emigrating_tells_a_new_home_of_the_person_who_went() -> None:
+    plan = plan_changes("Olu emigrated to Toronto at the start of the month.", at=AT, episode_id="now", facts=FACTS)
+    assert {(n.subject, n.object) for n in plan.new_values} == {("olu", "Toronto")}
 
 
 def test_a_phrase_cue_wins_over_a_verb_cue_at_the_same_word() -> None:
