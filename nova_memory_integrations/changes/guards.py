@@ -195,9 +195,12 @@ def _person(name: str, known: Known) -> str | None:
 _SEGMENTS = re.compile(r"[,:]\s*|\s+(?:and|but|so|then)\s+", _I)
 
 
-_LAST_SUBJECT = re.compile(r"(?:^|\s)(?P<p>she|he|I|we)(?:'s|'ve|'d| has| have| had)?(?:\s+(?:finally|just|actually|"
-                           r"now|already|officially|eventually|properly|totally))*\s*$", _I)
-"""A subject pronoun right before the cue after words that are no subject ("So glad *she* got out of Boots")."""
+_LAST_SUBJECT = re.compile(r"(?:^|\s)(?P<p>she|he|I|we)(?:'s|'ve|'d|'m| has| have| had| was| were| am| is)?"
+                           r"(?:\s+(?:finally|just|actually|now|already|officially|eventually|properly|totally|"
+                           r"(?:ready|able|allowed|free|cleared|decided|managed|agreed|going|got|chose|planning) to))*"
+                           r"\s*$", _I)
+"""A subject pronoun right before the cue after words that are no subject ("So glad *she* got out of Boots", "GP
+agreed *I* was ready to come off the sertraline"): it is who acts, not what the part starts with."""
 
 
 def find_actor(prefix: str, known: Known) -> Actor:
@@ -236,6 +239,9 @@ def find_actor(prefix: str, known: Known) -> Actor:
         return Actor("third", name=subject.name or relative.group("head").lower())
     if _FIRST.match(rest):
         return Actor("user")
+    if (late := _LAST_SUBJECT.search(rest)) and len(rest[:late.start()].split()) >= 1:  # "So glad *she* got out"
+        pronoun = late.group("p").lower()
+        return Actor("user") if pronoun in ("i", "we") else Actor("pronoun", name=pronoun)
     if m := _MY_REL.match(rest):
         who = _person(m.group("name") or m.group("rel"), known) or (m.group("name") or m.group("rel")).lower()
         thing = m.group("thing")
@@ -263,9 +269,6 @@ def find_actor(prefix: str, known: Known) -> Actor:
         if owned and owned.group(1).lower() not in _CONTRACTED and not owned.group(1).lower().endswith(("ing", "ed")):
             return Actor("thing", name=owned.group(1).lower())
         return Actor("thing", name=m.group("np").lower())
-    if (last := _LAST_SUBJECT.search(rest)) and len(rest[:last.start()].split()) >= 1:  # "So glad *she* got out"
-        who = last.group("p").lower()
-        return Actor("user") if who in ("i", "we") else Actor("pronoun", name=who)
     phrase = rest.split()
     if len(phrase) > 1 and phrase[-1].lower() in INDEFINITE_ACTORS and not _VERB_FIRST.match(rest):
         return Actor("indefinite", name=phrase[-1].lower())  # "new neighbours moved in": people, not the user

@@ -125,6 +125,8 @@ CUES: tuple[Cue, ...] = (
     Cue("dead", _BE + r"dead(?: in the water)?\b", _cats(_HAB, _MEM, ANY), strength=0.7),
     Cue("gone", _BE + r"gone(?=\s*(?:[.,;!—-]|$|now\b|for good\b))|\bgone for good\b",
         _cats(_POS, _PET, _REL, _HAB, _JOB, ANY), strength=0.8),
+    Cue("bit the dust", r"\b(?:bit|bites|biting|bitten) the dust\b|\bgave up the ghost\b|\bkicked the bucket\b",
+        _cats(_POS, _PET, _HAB, _MEM, _JOB), strength=0.9),
     Cue("moved on", r"\bmoved on from\b", _ANYTHING, strength=0.8),
     Cue("said goodbye", r"\b(?:said|saying|bid|bade) (?:goodbye|farewell|good-bye) to\b", _cats(_POS, _PET, _JOB,
         _HOME, _MEM), strength=0.9, object_after=True),
@@ -262,7 +264,7 @@ stepped stepping wound shut closed bust under jumped working employed work unemp
 break breakup split separated separation called dumped picture single divorce divorced divorcing cancel cancelled
 canceled cancelling canceling unsubscribed lapsed lapse left leaving dropped kicked out find up packed cut stopped
 fell sober since years ages moving stopped together final move relocation relocated relocating graduated
-transferred switched switching swapped changed without clean off free
+transferred switched switching swapped changed without clean off free dust ghost bucket
 replaced upgraded instead mine ours hers theirs his wagon
 correction correct correcting fix clarify meant mean misspoke misremembered slip wrong muddled mixed messed bad
 mistake said typed told mentioned should wait sorry oops typo autocorrect auto actually not

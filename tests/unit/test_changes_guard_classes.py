@@ -77,6 +77,18 @@ def test_a_possessed_person_is_a_third_party_not_the_possessor(prefix: str, name
     assert (actor.kind, actor.name) == ("third", name)
 
 
+@pytest.mark.parametrize(("prefix", "kind", "name"), [
+    ("So glad she ", "pronoun", "she"),  # words that are no subject, then the pronoun
+    ("Small win: GP agreed I was ready to ", "user", ""),  # someone else agreeing; the speaker acts
+    ("the vet said I was able to ", "user", ""),
+    ("my brother ", "third", "brother"),  # a subject at the start still wins
+    ("the car ", "thing", "car"),
+])
+def test_a_subject_pronoun_right_before_the_cue_is_who_acts(prefix: str, kind: str, name: str) -> None:
+    actor = find_actor(prefix, Known({}, {}))
+    assert (actor.kind, actor.name) == (kind, name)
+
+
 def test_a_possessed_thing_is_still_a_thing() -> None:
     assert find_actor("The darts team's board ", Known({}, {})).kind == "thing"
 

@@ -71,6 +71,8 @@ def test_the_prefilter_lets_verb_cues_through(text: str) -> None:
     ("Parted with the Peloton bike, it was a clothes horse anyway.", {"user:Peloton bike"}),
     # a subject pronoun right before the verb, after words that are no subject
     ("So relieved he finally folded Brightside Games, the crunch was awful.", {"olu:Brightside Games"}),
+    # an idiom of a thing's end
+    ("nvm the Peloton bike bit the dust, the motor's gone", {"user:Peloton bike"}),
 ])
 def test_an_ending_verb_in_any_form_ends_what_it_names(text: str, ended: set[str]) -> None:
     assert _ended(text) == ended
