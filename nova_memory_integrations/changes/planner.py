@@ -50,6 +50,7 @@ from .targets import (
     describe,
     describes,
     fact_info,
+    fits_of,
     gender_of,
     name_evidence,
     rescale_similarity,
@@ -67,8 +68,7 @@ from York in May" told late), but not years back ("sold it in 2006" of a car fir
 MAX_SIMILAR = 24
 """At most this many candidates are embedded for one cue."""
 SMALL_POOL = 6
-"""Meaning is asked when some candidate has structural evidence, or the cue's specific categories hold at
-most this many states (it then decides among them alone); never to search all of a user's facts."""
+"""Meaning is asked with structural evidence, or among at most this many states of the cue's own categories."""
 
 _DEFINITE = frozenset({"the", "my", "our", "his", "her", "their", "that"})
 _OWN = frozenset({"my", "our"})
@@ -360,7 +360,7 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
                 similarity: Similarity | None, hits: Sequence[CueHit] = (),
                 ) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
     cue = hit.cue
-    fits = {i.fact.id: category_fit(i.category, cue.categories) for i in scope}
+    fits = fits_of(scope, cue.categories, {i.fact.id: evidence[i.fact.id].name_clause for i in scope})
     pool = [i for i in scope if fits[i.fact.id] > 0 and (cue.ends_roles or i.fact.predicate not in ROLE_PREDICATES
                                                           or evidence[i.fact.id].explicit)]
     scored = [(i, evidence[i.fact.id], target_score(evidence[i.fact.id], fit=fits[i.fact.id], strength=cue.strength,

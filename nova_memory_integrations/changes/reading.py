@@ -14,7 +14,7 @@ from .cues import CueHit
 from .guards import Actor
 from .lexicon import AFFIRM, STOPWORDS
 from .segments import Sentence, Word, words
-from .targets import FactInfo, category_fit, describes, name_evidence
+from .targets import FactInfo, category_fit, describes, name_evidence, named_fit
 
 _TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
 _GERUND_BEFORE = re.compile(r"\s+\w+ing\s*", re.IGNORECASE)
@@ -105,7 +105,7 @@ def about_something_else(text: str, hit: CueHit, clause_words: list[Word], scope
         if w.start >= hit.end and (w.low in _PREPOSITIONS or _STOP.search(text, hit.end, w.start)):
             break
         after.append(w)
-    endable = [i for i in scope if category_fit(i.category, hit.cue.categories) > 0]
+    endable = [i for i in scope if named_fit(i.category, hit.cue.categories, name_evidence(i, after)) > 0]
     return not any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable for w in after)
 
 

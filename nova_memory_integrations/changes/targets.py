@@ -54,6 +54,8 @@ __all__ = [
     "Evidence",
     "FactInfo",
     "category_fit",
+    "fits_of",
+    "named_fit",
     "choose",
     "describe",
     "describes",
@@ -308,6 +310,28 @@ def category_fit(category: str, cue_categories: Iterable[str]) -> float:
     if category in cats:
         return 1.0
     return 0.8 if ANY in cats or category == ANY else 0.0
+
+
+NAMED_FIT = 0.8
+"""The fit of a fact the cue's own clause names (name evidence >= 0.8) whatever the cue's categories (as ``any``)."""
+
+
+def named_fit(category: str, cue_categories: Iterable[str], named: float) -> float:
+    """:func:`category_fit`, but at least :data:`NAMED_FIT` for a fact the clause names (``named`` >= 0.8, never
+    ``identity``): the table lists a verb's usual kinds of state, and a writer's verb need not be listed for the
+    one it names ("packed in *Dishoom*": a job; "deleted the *uber* driver app": a gig held)."""
+    fit = category_fit(category, cue_categories)
+    return NAMED_FIT if fit == 0.0 and named >= 0.8 and category != IDENTITY else fit
+
+
+def fits_of(infos: Sequence[FactInfo], cue_categories: Iterable[str], named: dict[str, float]) -> dict[str, float]:
+    """The fit of each candidate (by fact id) for one cue, ``named`` its clause's name evidence: :func:`category_fit`,
+    or :func:`named_fit` when the clause names no fact of the cue's own kinds ("moved out of Leeds" names the home,
+    so the "Leeds Uni" it also names stays unfit)."""
+    fits = {i.fact.id: category_fit(i.category, cue_categories) for i in infos}
+    if any(fits[i.fact.id] > 0 and named.get(i.fact.id, 0.0) >= 0.8 for i in infos):
+        return fits
+    return {i.fact.id: named_fit(i.category, cue_categories, named.get(i.fact.id, 0.0)) for i in infos}
 
 
 def rescale_similarity(cosine: float, *, open_fact: bool = False) -> float:

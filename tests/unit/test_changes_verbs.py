@@ -71,6 +71,8 @@ def test_the_prefilter_lets_verb_cues_through(text: str) -> None:
     ("Parted with the Peloton bike, it was a clothes horse anyway.", {"user:Peloton bike"}),
     # a subject pronoun right before the verb, after words that are no subject
     ("So relieved he finally folded Brightside Games, the crunch was awful.", {"olu:Brightside Games"}),
+    # a cue whose table lists other kinds of state ends what its own clause names
+    ("Olu's packed in Brightside Games, the crunch was killing him", {"olu:Brightside Games"}),
     # an idiom of a thing's end
     ("nvm the Peloton bike bit the dust, the motor's gone", {"user:Peloton bike"}),
 ])
@@ -87,6 +89,7 @@ def test_an_ending_verb_in_any_form_ends_what_it_names(text: str, ended: set[str
     "Should I unsubscribe from Audible?",  # a question
     "Olu said the rowing club might fold.",  # someone else's words, a possibility
     "I folded the laundry and went for a run.",  # "fold" of something not held
+    "I gave up on Olu, he never answers his phone.",  # who someone is to the user: never ended by a cue
 ])
 def test_ending_verbs_must_not_fire_outside_an_ending(text: str) -> None:
     assert _ended(text) == set()
