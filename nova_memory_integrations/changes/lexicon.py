@@ -138,7 +138,8 @@ CUES: tuple[Cue, ...] = (
     Cue("got rid of", r"\b(?:got|gotten|getting) rid of\b|\b(?:binned|chucked|ditched|scrapped)\b"
         r"|\bthrew (?:" + _OBJ + r" )?out\b", _cats(_POS, _MEM, _HAB)),
     Cue("scrapyard", r"\b(?:scrap ?yard|scrap heap|scrappers|breakers? yard)\b", _cats(_POS)),
-    Cue("traded in", r"\b(?:traded|trading|part[- ]exchanged) (?:in|" + _OBJ + r" in)\b", _cats(_POS), kind="change"),
+    Cue("traded in", r"\b(?:traded|trading|part[- ]exchanged) (?:in|" + _OBJ + r" in)\b|\b(?:went|go(?:es|ne)?|going) "
+        r"(?:in )?(?:as (?:a )?)?part[- ]?ex(?:change)?\b|\bpart[- ]?exed\b", _cats(_POS), kind="change"),
     Cue("written off", r"\b(?:(?:written|wrote|writing) (?:" + _OBJ + r" )?off|write-off|totall?ed|total loss|"
         r"beyond repair)\b", _cats(_POS)),
     Cue("stolen", r"\b(?:stolen|nicked|pinched|swiped|nabbed)\b", _cats(_POS)),
@@ -264,7 +265,7 @@ stepped stepping wound shut closed bust under jumped working employed work unemp
 break breakup split separated separation called dumped picture single divorce divorced divorcing cancel cancelled
 canceled cancelling canceling unsubscribed lapsed lapse left leaving dropped kicked out find up packed cut stopped
 fell sober since years ages moving stopped together final move relocation relocated relocating graduated
-transferred switched switching swapped changed without clean off free dust ghost bucket
+transferred switched switching swapped changed without clean off free dust ghost bucket part-ex partex exed
 replaced upgraded instead mine ours hers theirs his wagon
 correction correct correcting fix clarify meant mean misspoke misremembered slip wrong muddled mixed messed bad
 mistake said typed told mentioned should wait sorry oops typo autocorrect auto actually not

@@ -328,26 +328,27 @@ def _with_same_kind(plan: ChangePlan, facts: Sequence[Fact]) -> ChangePlan:
 
 
 def _with_successors(plan: ChangePlan, text: str, facts: Sequence[Fact], at: Any) -> ChangePlan:
-    """``plan`` with the known things a change message tells the user now has (:func:`.named_states.named_states`
-    read in its change sentences too) made the successors of the one held thing of their kind, when that
+    """``plan`` with the known things a change message tells someone now has (:func:`.named_states.named_states`
+    read in its change sentences too: the user's, or a person's, "my wife picked up her Tesla and the Qashqai went
+    in part-ex") made the successors of the one held thing of their kind of that subject, when that
     thing is part of the change: ended by the plan, or named in the message ("ported my number to giffgaff,
     vodafone can do one"; "come off the metformin, she's put me on gliclazide"). A specific value first
     ("Pixel 8" over "android"); never one the plan already tells or a thing it already replaced."""
-    told = [s for s in named_states(text, changes=True) if s.subject == "user"] if not plan.corrections else []
+    told = named_states(text, changes=True) if not plan.corrections else []
     if not told:
         return plan  # a correction retracts what it corrects: nothing succeeds it
     ended = {e.fact.id for e in plan.endings}
     replaced = {n.replaces.id for n in plan.new_values if n.replaces is not None}
     values = {n.object.lower() for n in plan.new_values}
-    held = [f for f in facts if f.subject == "user" and f.valid_to is None and f.id not in replaced]
+    held = [f for f in facts if f.valid_to is None and f.id not in replaced]
     gone = [_content(f.object) for f in facts if f.id in ended | replaced]
     told = [s for s in told if not any(_content(s.value) & words for words in gone)]  # the old thing itself
     low = text.lower()
     new_values: list[NewValue] = []
     endings: list[Ending] = []
     for state in sorted(told, key=lambda s: (not any(c.isdigit() for c in s.value), -len(s.value.split()))):
-        found = same_kind(state.value, [(f.id, f.object) for f in held]) if state.value.lower() not in values \
-            else None
+        found = same_kind(state.value, [(f.id, f.object) for f in held if f.subject == state.subject]) \
+            if state.value.lower() not in values else None
         if found is None:
             continue
         old = next(f for f in held if f.id == found[0])

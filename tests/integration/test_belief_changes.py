@@ -251,3 +251,13 @@ def test_a_move_to_a_known_supplier_replaces_the_supplier_not_the_home(store: No
     assert ("customer_of", "Octopus") in now and ("customer_of", "British Gas") not in now
     assert not any(p == "lives_in" and o == "Octopus" for p, o in now)
     assert any("terrace" in o for _, o in now)
+
+
+def test_a_persons_new_thing_succeeds_the_one_of_its_kind_the_change_ends(store: NovaStore) -> None:
+    """A third party's change told with a part-exchange: the old car ends, the new one of its kind is hers."""
+    _say(store, "u", "My wife drives a Qashqai and the parking sensors keep beeping at nothing. Any ideas?", T0)
+    _say(store, "u", "She's finally done it - my wife picked up her Tesla Model Y on Saturday and the Qashqai went "
+                     "in part-ex. She's now insufferable about 0-60 times.", T0 + 60 * DAY)
+    held = {f.object for f in store.facts("u", as_of=T0 + 70 * DAY) if f.subject == "wife"}
+    assert "Qashqai" not in held and any("Tesla" in v for v in held)
+    assert "Qashqai" in {f.object for f in store.facts("u", as_of=T0 + 30 * DAY) if f.subject == "wife"}

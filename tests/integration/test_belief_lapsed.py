@@ -72,3 +72,4 @@ def test_a_thing_of_someone_else_earlier_is_not_the_users(store: NovaStore) -> N
          T0 + 200 * DAY)
     assert not [f for f in store.facts("u", include_history=True) if f.subject == "user" and "pret" in
                 f.object.lower()]
+
