@@ -58,11 +58,13 @@ SIXTH_B_PATH = DATA / "beliefs_sixth_b.jsonl"
 """Two more blind sets, by two more writers (sealed before the round, run once at 05f32bf: 59 and 67 of 120)."""
 SEVENTH_A_PATH = DATA / "beliefs_seventh_a.jsonl"
 SEVENTH_B_PATH = DATA / "beliefs_seventh_b.jsonl"
+EIGHTH_A_PATH = DATA / "beliefs_eighth_a.jsonl"
+EIGHTH_B_PATH = DATA / "beliefs_eighth_b.jsonl"
 """Two more blind sets, by two more writers (sealed at 9b60f9f before the round, run once at 116d95e: 64 and 67
 of 120)."""
 SETS = {"tuning": TUNING_PATH, "test": TEST_PATH, "holdout": HOLDOUT_PATH, "fourth": FOURTH_PATH,
         "fifth": FIFTH_PATH, "sixth_a": SIXTH_A_PATH, "sixth_b": SIXTH_B_PATH, "seventh_a": SEVENTH_A_PATH,
-        "seventh_b": SEVENTH_B_PATH}
+        "seventh_b": SEVENTH_B_PATH, "eighth_a": EIGHTH_A_PATH, "eighth_b": EIGHTH_B_PATH}
 """Every belief set by the name the benchmarks take (``--set``), in the order they were written."""
 KINDS = ("ending", "transition", "third_party", "correction", "repeat", "no_change")
 CHANGE_KINDS = ("ending", "transition", "third_party", "correction")
