@@ -50,9 +50,12 @@ MODAL_MARKERS: tuple[str, ...] = (
 """Words that make a clause a possibility, a wish or a plan rather than a fact."""
 
 NEAR_MISS = (r"\b(?:almost|nearly|practically|came close to|was about to|were about to)\s+(?:\w+\s+)?$"
-             r"|\b(?:thought|thinking|convinced|sure|panicked|panicking|worried)\s+(?:that\s+)?(?:i|we)(?:'d|\s+had)\s+$")
+             r"|\b(?:thought|thinking|convinced|sure|panicked|panicking|worried)\s+(?:that\s+)?(?:i|we)(?:'d|\s+had)\s+$"
+             r"|\b(?:thought|convinced|panicked|panicking|worried|scared)(?:\s+for\s+a\s+(?:sec|second|minute|moment|bit))?"
+             r"\s+(?:that\s+)?(?:[\w'+-]+\s+){1,4}(?:had|'d|was|were|has)\s+$")
 """Right before a cue, a change that did not happen ("I *almost* left", "*nearly* sold it last month"), or a
-false alarm ("*thought I'd* lost my keys": they turned up)."""
+false alarm ("*thought I'd* lost my keys": they turned up; "*panicked for a sec that my RSPB membership had*
+lapsed")."""
 DREAM = (r"\b(?:dreamt|dreamed|dreaming|daydream\w*|nightmare|imagin(?:e|ed|ing))\b"
          r"|(?<!living the )(?<!living my )\bdreams?\b(?! (?:job|house|home|car|holiday|wedding|life|team|role|come))")
 """Before a cue in its sentence, what follows is a dream or an imagining ("weird *dream* last night: we'd sold

@@ -70,14 +70,12 @@ MAX_SIMILAR = 24
 SMALL_POOL = 6
 """Meaning is asked with structural evidence, or among at most this many states of the cue's own categories."""
 
-_DEFINITE = frozenset({"the", "my", "our", "his", "her", "their", "that"})
-_OWN = frozenset({"my", "our"})
+_DEFINITE, _OWN = frozenset({"the", "my", "our", "his", "her", "their", "that"}), frozenset({"my", "our"})
 _SUBJECT_FORMS = frozenset({"she", "he"})
 """Pronouns after a cue: the subject of what follows ("gave away her toys *she* never uses"), never what ended."""
 _PART = re.compile(r"[,;—–]|\bbut\b|\bthough\b", re.IGNORECASE)
 _ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
-_TO_ME = re.compile(r"\bme\b", re.IGNORECASE)
-"""The speaker as the object inside a cue's words ("let *me* go")."""
+_TO_ME = re.compile(r"\bme\b", re.IGNORECASE)  # the speaker as the object inside a cue's words ("let *me* go")
 _OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+(?-i:[A-Z])[\w-]+)?|[A-Z][\w-]+)", re.IGNORECASE)
 _IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
 _REPLACEMENT_HINT = re.compile(r"\b(?:instead|now|to|for|into)\b", re.IGNORECASE)
@@ -360,7 +358,9 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
                 similarity: Similarity | None, hits: Sequence[CueHit] = (),
                 ) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
     cue = hit.cue
-    fits = fits_of(scope, cue.categories, {i.fact.id: evidence[i.fact.id].name_clause for i in scope})
+    span = msg.sentences[hit.sentence].clauses[hit.clause]  # what the cue's own object names fits it (fits_of)
+    own = object_words(msg.text, hit, msg.between(span.start, span.end))
+    fits = fits_of(scope, cue.categories, {i.fact.id: name_evidence(i, own) for i in scope})
     pool = [i for i in scope if fits[i.fact.id] > 0 and (cue.ends_roles or i.fact.predicate not in ROLE_PREDICATES
                                                           or evidence[i.fact.id].explicit)]
     scored = [(i, evidence[i.fact.id], target_score(evidence[i.fact.id], fit=fits[i.fact.id], strength=cue.strength,

@@ -325,8 +325,9 @@ def named_fit(category: str, cue_categories: Iterable[str], named: float) -> flo
 
 
 def fits_of(infos: Sequence[FactInfo], cue_categories: Iterable[str], named: dict[str, float]) -> dict[str, float]:
-    """The fit of each candidate (by fact id) for one cue, ``named`` its clause's name evidence: :func:`category_fit`,
-    or :func:`named_fit` when the clause names no fact of the cue's own kinds ("moved out of Leeds" names the home,
+    """The fit of each candidate (by fact id) for one cue, ``named`` the name evidence of the cue's own object (the
+    words after it, :func:`~.reading.object_words`; "the year I graduated" has none): :func:`category_fit`, or
+    :func:`named_fit` when the object names no fact of the cue's own kinds ("moved out of Leeds" names the home,
     so the "Leeds Uni" it also names stays unfit)."""
     fits = {i.fact.id: category_fit(i.category, cue_categories) for i in infos}
     if any(fits[i.fact.id] > 0 and named.get(i.fact.id, 0.0) >= 0.8 for i in infos):

@@ -37,6 +37,9 @@ def _ended(text: str, *facts: Fact) -> set[str]:
      "Cancelled the violin lessons.", _fact("states", "violin lessons on Mondays")),
     ("The Kindle froze and died on me mid-chapter.", "Got rid of the Kindle, I read paper now.",
      _fact("owns", "Kindle")),
+    # a false alarm told of the thing: the cue did not happen
+    ("panicked for a sec that my Audible subscription had lapsed. nope, it auto-renewed",
+     "My Audible subscription lapsed in March.", _fact("subscribes_to", "Audible")),
     # one occasion of a passive cue
     ("Salsa class was cancelled tonight, the hall flooded.", "Salsa class was cancelled for good, the teacher left.",
      _fact("states", "salsa class on Fridays")),
