@@ -191,7 +191,9 @@ class ChangeTracker:
     def lapsed(self, user_id: str, plan: ChangePlan, episode: Episode, facts: Sequence[Fact]) -> tuple[Lapsed, ...]:
         """What the cues of ``plan`` that ended nothing held end (:mod:`.lapsed`): a thing a word of their clause
         names in an earlier turn of the user, held from that turn until the change; never a value the subject
-        holds (``facts``: those holding at the episode's time and those it stated), nor one the plan tells as new."""
+        holds (``facts``: those holding at the episode's time and those it stated) or held at another time (read
+        only for a state found: "no longer at Initech" after Globex replaced it has nothing to add), nor one the
+        plan tells as new."""
         told = {n.object.lower() for n in plan.new_values}
         out: dict[tuple[str, str], Lapsed] = {}
         for item in plan.unheld:
@@ -203,7 +205,9 @@ class ChangeTracker:
                 for turn in self.db.user_turns_naming(user_id, word, before=before):
                     found = lapsed(item, word, turn.content, turn.timestamp, turn.id)
                     if found is not None and found.object.lower() not in told:
-                        out.setdefault((found.subject, found.object.lower()), found)
+                        ever = self.db.current_facts(user_id, subject=found.subject)
+                        if not any(word in f.object.lower() for f in ever):
+                            out.setdefault((found.subject, found.object.lower()), found)
                         break
         return tuple(out.values())
 
