@@ -9,6 +9,8 @@
     .venv/bin/python benchmarks/beliefs.py --set sixth_b        # and 67/120, together 126/240)
     .venv/bin/python benchmarks/beliefs.py --set seventh_a      # the seventh sets, two writers (run once: 64/120
     .venv/bin/python benchmarks/beliefs.py --set seventh_b      # and 67/120, together 131/240)
+    .venv/bin/python benchmarks/beliefs.py --set eighth_a       # the eighth sets, two writers (run once: 75/120
+    .venv/bin/python benchmarks/beliefs.py --set eighth_b       # and 72/120, together 147/240)
     .venv/bin/python benchmarks/beliefs.py --failures 20        # also print 20 failed scenarios
     .venv/bin/python benchmarks/beliefs.py --seed-first         # diagnostic: first state asserted directly
     .venv/bin/python benchmarks/beliefs.py --unwanted           # every change no not_current check asked for
