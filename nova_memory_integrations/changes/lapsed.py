@@ -32,7 +32,7 @@ from ..text.known_names import find_names
 from .cues import CueHit
 from .guards import Actor
 from .lexicon import PAST_FORMS, RELATIONS, STOPWORDS
-from .reading import PRONOUNS, destination
+from .reading import PRONOUNS, destination, object_words
 from .segments import Sentence, words
 from .states import OPEN_PREDICATE
 from .targets import CATEGORY_NOUNS
@@ -73,6 +73,9 @@ class Unheld:
     clause: str
     at: datetime
     cue: str
+    object: tuple[str, ...] = ()
+    """Those of ``words`` the cue's own object holds ("sold *my old PS4* on ebay", "handed *the Niro* back"):
+    what the change ended, never what it goes to."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,8 @@ def unheld(text: str, sentences: list[Sentence], hit: CueHit, actor: Actor, pers
     after = _PART.search(text, hit.end, clause.end)
     found: list[str] = []  # the cue's part of its clause ("not giving up BJJ, just giving up *on that train*")
     part = words(text, cuts[-1] if cuts else clause.start, after.start() if after else clause.end)
+    own = {w.low for w in object_words(text, hit, words(text, clause.start, clause.end))} | {
+        w.low for w in part if hit.start <= w.start < hit.end}
     known = {w.low for h in find_names(text[part[0].start:part[-1].end]) for w in words(h.text)} if part else set()
     for i, w in enumerate(part):
         low = w.low.removesuffix("'s")
@@ -116,7 +121,8 @@ def unheld(text: str, sentences: list[Sentence], hit: CueHit, actor: Actor, pers
             found.append(low)
     if not found:
         return None
-    return Unheld("user", tuple(found[:MAX_WORDS]), clause.text, at, hit.cue.name)
+    return Unheld("user", tuple(found[:MAX_WORDS]), clause.text, at, hit.cue.name,
+                  tuple(w for w in found[:MAX_WORDS] if w in own))
 
 
 def _names_a_state(low: str, cue: list[str], in_cue: bool) -> bool:

@@ -15,11 +15,12 @@ category restriction and the margin are there for.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from .targets import FactInfo
 
-__all__ = ["RESOLVE_COSINE", "RESOLVE_MARGIN", "VALUE_COSINE", "Similarity", "meaning_text", "resolve"]
+__all__ = ["another_model", "RESOLVE_COSINE", "RESOLVE_MARGIN", "VALUE_COSINE", "Similarity", "meaning_text", "resolve"]
 
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 """A text and others -> the cosine of the text with each (the store's embedder; ``ChangeTracker.similarity``)."""
@@ -57,3 +58,14 @@ def resolve(candidates: Sequence[FactInfo], cosines: Sequence[float], *, floor: 
     if ranked[0][0] - runner_up < RESOLVE_MARGIN:
         return None
     return ranked[0][1]
+
+
+_MODEL = re.compile(r"\b([a-z]+)[ -]?(\d+)\b", re.IGNORECASE)
+
+
+def another_model(value: str, text: str) -> bool:
+    """Whether ``text`` names another model of the line ``value`` holds ("PS4" for a held "PS5", "iPhone 12" for
+    "iPhone 15"), and not that one: an ending of it is of another thing, however alike their meanings."""
+    held = {(m.group(1).lower(), m.group(2)) for m in _MODEL.finditer(value)}
+    said = {(m.group(1).lower(), m.group(2)) for m in _MODEL.finditer(text)}
+    return not held & said and any(a == b and n != k for a, n in held for b, k in said)

@@ -24,7 +24,7 @@ from .cues import CueHit, find_corrections_cues, find_cues, has_cue
 from .guards import Actor, Known, check, find_actor
 from .lapsed import Lapsed, Unheld, unheld
 from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
-from .meaning import MIN_CLAUSE_WORDS, VALUE_COSINE, Similarity, meaning_text, resolve
+from .meaning import MIN_CLAUSE_WORDS, VALUE_COSINE, Similarity, another_model, meaning_text, resolve
 from .reading import (
     ANOTHER,
     PRONOUNS,
@@ -397,8 +397,9 @@ def _resolve(msg: _Message, hit: CueHit, pool: list[FactInfo], fits: dict[str, f
     cue's own categories, the one whose value is most like the new value the change names ("switched to VS
     Code": the editor held), else (``by_clause``: where meaning was asked before, a structural hint or a
     small pool) the one the clause clearly means."""
-    candidates = [i for i in pool if i.category != "relationship"  # ended by naming the person, never by likeness
-                  ][:MAX_SIMILAR]
+    clause = msg.sentences[hit.sentence].clauses[hit.clause].text  # "sold my old PS4" ends no PS5 by likeness
+    candidates = [i for i in pool if i.category != "relationship" and not (  # a partner: by name, never likeness
+        hit.cue.kind == "end" and another_model(i.fact.object, clause))][:MAX_SIMILAR]
     if hit.cue.needs_name or not candidates:
         return [], False
     value = new_value(msg.text, msg.sentences, msg.known, hit, [], hits)
@@ -409,7 +410,6 @@ def _resolve(msg: _Message, hit: CueHit, pool: list[FactInfo], fits: dict[str, f
     if not by_clause:  # nothing structural to confirm, and no small pool: never a search of every fact
         return [], value is not None
     sentence = msg.sentences[hit.sentence]
-    clause = sentence.clauses[hit.clause].text
     if len(clause.split()) < MIN_CLAUSE_WORDS:
         clause = sentence.text
     picked = resolve(candidates, similarity(clause, [meaning_text(i) for i in candidates]))

@@ -138,8 +138,8 @@ class ChangeTracker:
             if not homes or place.value.lower() in homes:
                 named.append(place)
         if named and changed:
-            ended = [_content(f.object) for f in self.db.select_facts(user_id, ids=list(changed))]
-            named = [s for s in named if not any(_content(s.value) & words for words in ended)]
+            ended = [_content(f.object) | {f.object.lower()} for f in self.db.select_facts(user_id, ids=list(changed))]
+            named = [s for s in named if not any((_content(s.value) | {s.value.lower()}) & words for words in ended)]
         # one thing read twice: the known name's whole ("British Gas") over a shape's part of it ("Gas")
         found = [s for s in found if not any(s.value.lower() in n.value.lower() for n in named)]
         found += [n for n in named if not any(n.value.lower() in s.value.lower() for s in found)]
@@ -346,7 +346,8 @@ def _with_successors(plan: ChangePlan, text: str, facts: Sequence[Fact], at: Any
     values = {n.object.lower() for n in plan.new_values}
     held = [f for f in facts if f.valid_to is None and f.id not in replaced]
     gone = [_content(f.object) for f in facts if f.id in ended | replaced]
-    told = [s for s in told if not any(_content(s.value) & words for words in gone)]  # the old thing itself
+    gone += [set(u.object) for u in plan.unheld]  # what a cue that ended nothing held ended: "sold my old PS4"
+    told = [s for s in told if not any((_content(s.value) | {s.value.lower()}) & words for words in gone)]
     low = text.lower()
     new_values: list[NewValue] = []
     endings: list[Ending] = []

@@ -261,3 +261,22 @@ def test_a_persons_new_thing_succeeds_the_one_of_its_kind_the_change_ends(store:
     held = {f.object for f in store.facts("u", as_of=T0 + 70 * DAY) if f.subject == "wife"}
     assert "Qashqai" not in held and any("Tesla" in v for v in held)
     assert "Qashqai" in {f.object for f in store.facts("u", as_of=T0 + 30 * DAY) if f.subject == "wife"}
+
+
+def test_a_short_name_the_change_ended_is_not_told_again_by_the_same_message(store: NovaStore) -> None:
+    """"ported my number to giffgaff ... why did i pay o2": the message names O2 again, as what it left."""
+    _say(store, "u", "Is £32 a month for 100GB on O2 a rip off? My contract's up in March.", T0)
+    _say(store, "u", "ported my number to giffgaff, took about 10 mins. £12 a month now lol why did i pay o2 for so "
+                     "long", T0 + 60 * DAY)
+    now = {f.object.lower() for f in store.facts("u", as_of=T0 + 61 * DAY)}
+    assert "giffgaff" in now and "o2" not in now
+    assert "o2" in {f.object.lower() for f in store.facts("u", as_of=T0 + 30 * DAY)}
+
+
+def test_selling_another_model_of_a_line_ends_nothing_held(store: NovaStore) -> None:
+    """"sold my old PS4" while a PS5 is held: alike in meaning, another thing; neither ended nor its successor."""
+    _say(store, "u", "Got a PS5 for Christmas!! What games should I get first?", T0)
+    _say(store, "u", "sold my old PS4 on ebay for £120, not bad. what do i do with the 20 old PS4 discs, do they work "
+                     "on the ps5?", T0 + 40 * DAY)
+    assert any(f.object.lower() == "ps5" for f in store.facts("u", as_of=T0 + 45 * DAY))
+    assert not [d for d in store.components.db.decisions("u") if d.op == "DELETE" and d.object.lower() == "ps5"]

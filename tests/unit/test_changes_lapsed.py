@@ -61,6 +61,15 @@ def test_a_change_that_ended_nothing_keeps_the_words_of_its_own_part() -> None:
     assert _unheld("Traded the Passat in for an ID.3") == [("user", ("passat",))]
 
 
+def test_the_cues_own_object_is_kept_apart_from_the_rest_of_its_part() -> None:
+    def objects(text: str) -> list[tuple[str, ...]]:
+        return [u.object for u in plan_changes(text, at=AT, episode_id="now", facts=[]).unheld]
+
+    assert objects("sold my old PS4 on ebay for £120") == [("ps4",)]
+    assert objects("Handed the Niro back at the end of the lease") == [("niro",)]
+    assert objects("My nurse has switched me off metformin and onto Ozempic") == [()]  # what follows: no object
+
+
 def test_a_change_that_ended_a_held_fact_or_was_guarded_keeps_nothing() -> None:
     held = Fact(id="f1", lineage_id="f1", user_id="u", subject="user", predicate="owns", object="Honda Civic",
                 confidence=0.8, valid_from=T0, ingested_at=T0, provenance=("e1",))
