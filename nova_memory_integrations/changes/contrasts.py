@@ -28,7 +28,7 @@ from .corrections import Correction, substitute
 from .segments import words
 from .targets import FactInfo, _stem, name_evidence
 
-__all__ = ["MISTAKE", "contrasted", "owns_a_mistake"]
+__all__ = ["MISTAKE", "contrasted", "may_contrast", "owns_a_mistake"]
 
 _I = re.IGNORECASE
 MISTAKE = re.compile(
@@ -51,6 +51,13 @@ def owns_a_mistake(text: str) -> bool:
     return MISTAKE.search(text) is not None
 
 
+def may_contrast(text: str) -> bool:
+    """Whether ``text`` may correct by contrast at all (the test run before any fact is read): it owns a mistake
+    and has something to put against a held value, a known name or a "*" respelling (:func:`contrasted` finds
+    nothing without one)."""
+    return owns_a_mistake(text) and (_STAR.search(text) is not None or bool(find_names(text)))
+
+
 def contrasted(text: str, infos: Sequence[FactInfo]) -> list[Correction]:
     """The corrections ``text`` makes by contrast among the held facts ``infos`` (see the module): each held fact
     named by X, retracted for Y in X's place."""
@@ -62,8 +69,8 @@ def contrasted(text: str, infos: Sequence[FactInfo]) -> list[Correction]:
         found = _by_kind(info, text, names) or _by_typo(info, text)
         if found is not None:
             x, y = found
-            obj = substitute(info.fact.object, {_stem(w.text) for w in words(x)} & info.names or
-                             {_stem(w.text) for w in words(x)}, y)
+            named = {_stem(w.text) for w in words(x)}
+            obj = substitute(info.fact.object, named & info.names or named, y)
             if obj.strip() and obj.lower() != info.fact.object.lower():
                 out.append(Correction(info, obj, "contrast"))
     return out

@@ -147,9 +147,10 @@ def named_thing(word: str, earlier: str, clause: str) -> str | None:
         if word in hit.text.lower().replace("+", " ").split():
             return hit.text
     for text in (earlier, clause):
+        starts = _sentence_starts(text)
         for run_at in _CAPITALISED.finditer(text):
             run = run_at.group()
-            if run_at.start() in _sentence_starts(text) and len(run.split()) > 1:
+            if run_at.start() in starts and len(run.split()) > 1:
                 run = run.split(None, 1)[1]  # "Started BJJ": a sentence's first word is capitalised anyway
             if word in [w.low.removesuffix("'s") for w in words(run)] and _inside(text, run_at.end() - len(run), run):
                 return run.removesuffix("'s").strip(" .-")

@@ -63,9 +63,11 @@ class Superseded:
 
 
 def may_supersede(text: str) -> bool:
-    """Whether a message may state a new value by time alone (regex passes; the facts are read only then)."""
+    """Whether a message may state a new value by time alone (regex passes, and a known name for
+    :func:`kind_successors`; the facts are read only then)."""
     return (_MARKED.search(text) is not None and (_COPULA.search(text) is not None or _OFFICIALLY.search(text)
-                                                   is not None)) or _REPLACING.search(text) is not None
+                                                   is not None)) or (_REPLACING.search(text) is not None
+                                                                     and bool(find_names(text)))
 
 
 def _subject(who: str, known: Known, before: str) -> str | None:
@@ -131,7 +133,8 @@ def kind_successors(text: str, infos: Sequence[FactInfo], at: datetime) -> list[
             if _SOMEONE.search(before) or not _SPEAKER.search(before):
                 continue
             found = same_kind(body[hit.start:], held)
-            old = next((i for i in infos if found is not None and i.fact.id == found[0]), None)
-            if found is not None and old is not None and not any(s.old.fact.id == old.fact.id for s in out):
-                out.append(Superseded(old, NewValue(old.fact, found[1], at, "new value")))
+            if found is None or any(s.old.fact.id == found[0] for s in out):
+                continue
+            old = next(i for i in infos if i.fact.id == found[0])
+            out.append(Superseded(old, NewValue(old.fact, found[1], at, "new value")))
     return out

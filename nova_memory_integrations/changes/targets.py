@@ -313,11 +313,11 @@ def category_fit(category: str, cue_categories: Iterable[str]) -> float:
 
 
 NAMED_FIT = 0.8
-"""The fit of a fact the cue's own clause names (name evidence >= 0.8) whatever the cue's categories (as ``any``)."""
+"""The fit of a fact the cue's own object names (name evidence >= 0.8) whatever the cue's categories (as ``any``)."""
 
 
 def named_fit(category: str, cue_categories: Iterable[str], named: float) -> float:
-    """:func:`category_fit`, but at least :data:`NAMED_FIT` for a fact the clause names (``named`` >= 0.8, never
+    """:func:`category_fit`, but at least :data:`NAMED_FIT` for a fact the cue names (``named`` >= 0.8, never
     ``identity``): the table lists a verb's usual kinds of state, and a writer's verb need not be listed for the
     one it names ("packed in *Dishoom*": a job; "deleted the *uber* driver app": a gig held)."""
     fit = category_fit(category, cue_categories)

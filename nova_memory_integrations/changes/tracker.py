@@ -28,7 +28,7 @@ from ..storage.sqlite import SQLiteStore
 from ..text.known_names import value_names
 from ..types import Episode, Fact
 from .clause_reader import ClauseReader, shipped
-from .contrasts import contrasted, owns_a_mistake
+from .contrasts import contrasted, may_contrast
 from .corrections import Correction
 from .fallback import may_mean_an_ending, meant_endings
 from .lapsed import Lapsed, lapsed
@@ -80,7 +80,7 @@ class ChangeTracker:
             return ChangePlan()
         cued = pending(episode.content, handled)
         news = may_supersede(episode.content)
-        mistake = owns_a_mistake(episode.content)
+        mistake = may_contrast(episode.content)
         if not cued and not news and not mistake and (self.embedder is None or
                                                       not may_mean_an_ending(episode.content)):
             return ChangePlan()
@@ -138,8 +138,8 @@ class ChangeTracker:
             if not homes or place.value.lower() in homes:
                 named.append(place)
         if named and changed:
-            ended = [_content(f.object) | {f.object.lower()} for f in self.db.select_facts(user_id, ids=list(changed))]
-            named = [s for s in named if not any((_content(s.value) | {s.value.lower()}) & words for words in ended)]
+            ended = [_named_by(f.object) for f in self.db.select_facts(user_id, ids=list(changed))]
+            named = [s for s in named if not any(_named_by(s.value) & words for words in ended)]
         # one thing read twice: the known name's whole ("British Gas") over a shape's part of it ("Gas")
         found = [s for s in found if not any(s.value.lower() in n.value.lower() for n in named)]
         found += [n for n in named if not any(n.value.lower() in s.value.lower() for s in found)]
@@ -347,7 +347,7 @@ def _with_successors(plan: ChangePlan, text: str, facts: Sequence[Fact], at: Any
     held = [f for f in facts if f.valid_to is None and f.id not in replaced]
     gone = [_content(f.object) for f in facts if f.id in ended | replaced]
     gone += [set(u.object) for u in plan.unheld]  # what a cue that ended nothing held ended: "sold my old PS4"
-    told = [s for s in told if not any((_content(s.value) | {s.value.lower()}) & words for words in gone)]
+    told = [s for s in told if not any(_named_by(s.value) & words for words in gone)]
     low = text.lower()
     new_values: list[NewValue] = []
     endings: list[Ending] = []
@@ -379,6 +379,12 @@ def _model_words(text: str) -> set[str]:
     ("my s23" is the "Samsung Galaxy S23" held) though it has no content word of four letters."""
     return {w for w in re.findall(r"[a-z0-9][a-z0-9+-]*", text.lower()) if any(c.isdigit() for c in w)
             and any(c.isalpha() for c in w)}
+
+
+def _named_by(value: str) -> set[str]:
+    """What names a value: its content words (:func:`_content`) and the whole of it, lower-cased (a short name
+    has no content word of four letters: "O2")."""
+    return _content(value) | {value.lower()}
 
 
 def _content(text: str) -> set[str]:

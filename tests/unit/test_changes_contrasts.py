@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from nova_memory_integrations.changes.contrasts import contrasted, owns_a_mistake
+from nova_memory_integrations.changes.contrasts import contrasted, may_contrast, owns_a_mistake
 from nova_memory_integrations.changes.targets import fact_info
 from nova_memory_integrations.types import Fact
 
@@ -56,3 +56,8 @@ def test_what_is_no_correction_by_contrast(text: str) -> None:
 def test_the_cheap_test_reads_only_messages_that_may_own_a_mistake() -> None:
     assert owns_a_mistake("ugh I got that wrong") and owns_a_mistake("*John") and owns_a_mistake("..., not Disney")
     assert not owns_a_mistake("we went to the coast on Sunday and it rained")
+
+
+def test_facts_are_read_only_where_something_can_be_put_against_them() -> None:
+    assert may_contrast("oops, it's Lyca not Lebara") and may_contrast("*John, sorry")
+    assert not may_contrast("ugh I got that wrong, never mind")  # a mistake owned, nothing named to contrast
