@@ -240,6 +240,11 @@ CUES: tuple[Cue, ...] = (
     Cue("moved", r"\b(?:moved|relocated)(?=\s*(?:[.!,;)—-]|$)|\s+(?:house|home|flat|abroad|back|here|there|over|across|"
         r"away|to|in|into|for|down|up|cities|countries|last|this)\b)|\brelocating\b", _cats(_HOME), kind="change",
         strength=0.9),
+    # -- a return ends a time away, only the one named ("back from paternity leave", "home from the Royal
+    # Infirmary"); below the threshold for a job, club or home it names ("home from Tesco": where one was)
+    Cue("back from", r"(?:" + _BE + r"|(?<='m )|(?<=\bam )|(?<=\bjust )|(?<=\bfinally )|(?<=\bcame )|(?<=\bgot ))"
+        r"(?:back|home) from\b|\breturned from\b", _cats(ANY), strength=0.6, needs_name=True,
+        object_after=True),
     # -- studies
     Cue("graduated", r"\bgraduated\b|\bfinished (?:at|uni|university|college|school|my degree)\b",
         _cats(_STUDY)),
@@ -380,7 +385,8 @@ OBJECT_CATEGORY_WORDS: dict[str, str] = {
                     "truck suv caravan moped kayak canoe macbook iphone".split(), _POS),
     **dict.fromkeys("club team gym choir band society league membership subscription orchestra".split(), _MEM),
     **dict.fromkeys("house flat apartment studio home terrace semi bungalow cottage street road avenue".split(), _HOME),
-    **dict.fromkeys("university uni college school academy degree course phd masters".split(), _STUDY),
+    **dict.fromkeys("university uni college school academy degree course phd masters nursery preschool pre-school "
+                    "playgroup student".split(), _STUDY),
     **dict.fromkeys("smoking vaping drinking coffee espresso running swimming meditation yoga fasting".split(), _HAB),
     **dict.fromkeys("job shift shifts postie postman postwoman courier nurse teacher cleaner carer waiter waitress "
                     "barista chef receptionist".split(), _JOB),

@@ -38,8 +38,8 @@ from .slots import same_slot
 from .states import OPEN_PREDICATE
 from .targets import FactInfo, fact_info, name_evidence
 
-__all__ = ["NEW_STATE_CATEGORIES", "NewValue", "after_handled", "clean_value", "new_value", "present_alternative",
-           "proper_destination", "successors", "told_value", "without_repeats", "acquired"]
+__all__ = ["NEW_STATE_CATEGORIES", "NewValue", "acquired", "after_handled", "clean_value", "new_value", "onward",
+           "present_alternative", "proper_destination", "successors", "told_value", "without_repeats"]
 
 NEW_STATE_CATEGORIES = frozenset({"job", "home", "membership", "study", "habit", "any"})
 """Categories whose ending may go *to* a new one named by a proper name ("left Tesco for Aldi"); a possession
@@ -159,9 +159,25 @@ def new_value(text: str, sentences: list[Sentence], known: Known, hit: CueHit, e
     sentence = sentences[hit.sentence]
     following = sentences[hit.sentence + 1].text if hit.sentence + 1 < len(sentences) else ""
     found = present_alternative(text[hit.end:sentence.end]) or present_alternative(following)
+    if found is None and ended and all(i.category in NEW_STATE_CATEGORIES for i in ended):
+        found = onward(text[hit.end:sentence.end]) or onward(following)
     if found is None and ended and all(i.fact.subject == "user" and i.category in ("possession", ANY) for i in ended):
         return acquired(sentences, hit.sentence)
     return found
+
+
+_ONWARD = re.compile(r"\b(?:gone|moved|headed|jumped ship|joined|started at|now at|now with)\s+(?:over\s+|across\s+)?"
+                     r"(?:to\s+)?(?P<o>[^.;!?]{2,60})", _I)
+
+
+def onward(text: str) -> str | None:
+    """Where the subject of an ending went next, told after it ("left Arup - she's *gone to Google*", "quit
+    the Nuffield and *joined PureGym*"): a proper name only, the new one of the ended job, home or club."""
+    for m in _ONWARD.finditer(text):
+        if "?" not in text[m.end():m.end() + 1] and not _POSSIBLE.search(text[:m.start()]) and (
+                found := proper_destination(m.group("o"))):
+            return found
+    return None
 
 
 def acquired(sentences: list[Sentence], around: int) -> str | None:

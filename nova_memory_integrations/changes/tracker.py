@@ -30,6 +30,7 @@ from ..types import Episode, Fact
 from .clause_reader import ClauseReader, shipped
 from .contrasts import contrasted, may_contrast
 from .corrections import Correction
+from .displaced import ONE_AT_A_TIME, displaced
 from .fallback import may_mean_an_ending, meant_endings
 from .lapsed import Lapsed, lapsed
 from .lexicon import STOPWORDS
@@ -74,10 +75,30 @@ class ChangeTracker:
         """The plan for one episode (empty for other roles and for turns without a pending cue).
 
         ``handled``: the sentences in which the extractor's own statements already ended or replaced
-        a fact (:func:`~.planner.pending`); ``stated``: the fact versions those statements wrote.
+        a fact (:func:`~.planner.pending`); ``stated``: the fact versions those statements wrote. Open
+        states those new facts displace (:func:`~.displaced.displaced`) are ended with the plan's own.
         """
         if episode.role != "user" or not episode.content:
             return ChangePlan()
+        plan = self._plan(user_id, episode, handled=handled, stated=stated)
+        ended = {e.fact.id for e in plan.endings}
+        extra = [e for e in self._displaced(user_id, episode, stated) if e.fact.id not in ended]
+        return replace(plan, endings=plan.endings + tuple(extra)) if extra else plan
+
+    def _displaced(self, user_id: str, episode: Episode, stated: Sequence[str]) -> list[Ending]:
+        """The open states the facts this episode newly stated end (one fact read by id, then the open
+        states of their subjects, only when a new fact is of a predicate that displaces)."""
+        if not stated:
+            return []
+        new = [f for f in self.db.select_facts(user_id, ids=list(stated))
+               if f.predicate in ONE_AT_A_TIME and f.valid_to is None and f.provenance[:1] == (episode.id,)]
+        held = [f for subject in {f.subject for f in new}
+                for f in self.db.current_facts(user_id, subject=subject, predicate=OPEN_PREDICATE)]
+        return displaced(new, held) if held else []
+
+    def _plan(
+        self, user_id: str, episode: Episode, *, handled: Sequence[str], stated: Sequence[str],
+    ) -> ChangePlan:
         cued = pending(episode.content, handled)
         news = may_supersede(episode.content)
         mistake = may_contrast(episode.content)

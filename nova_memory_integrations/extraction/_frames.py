@@ -50,6 +50,7 @@ __all__ = [
     "REL_INTRO",
     "TENURE",
     "TOP_RULES",
+    "RELOCATED",
     "TRANSFER",
     "Frame",
     "verb_forms",
@@ -315,6 +316,10 @@ TRANSFER = re.compile(
     r"[^,;.!?]{1,40}?) (?:on |down |over |back )?to (?:my|our) (?P<rel>" + RELS + r")(?: (?P<name>[A-ZÀ-Þ][a-zà-ÿ-]+))?"
     r"(?=[\s,.;!?)]|$)", re.IGNORECASE)
 """A thing handed on to a relative or friend ("passed my old Kindle on to my niece"): theirs now."""
+RELOCATED = re.compile(
+    r"\b(?:moved|got|settled) (?:my |our )?(?P<rel>" + RELS + r")(?: (?P<name>[A-ZÀ-Þ][a-zà-ÿ-]+))? (?:in ?to|into) "
+    r"(?P<o>[^;.!?]{2,60})", re.IGNORECASE)
+"""A relative the speaker moved into a new home ("we moved Mum into Oakwood care home"): where they live now."""
 REL_INTRO = re.compile(r"\b[Mm]y (?P<rel>" + RELS + r") (?P<name>[A-ZÀ-Þ][a-zà-ÿ-]+)(?=[\s,.;!?)]|$)")
 """A relative or friend introduced by name in passing ("I'm staying with my brother Tom")."""
 

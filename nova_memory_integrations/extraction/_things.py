@@ -294,8 +294,25 @@ def _group(raw: str) -> list[str]:
 _GERUND = re.compile(r"[A-Z][a-z]+ing")
 
 
+_CARE_HOME = re.compile(r"^(?:(?P<name>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,3}),?\s+)?(?:(?:the|a|an)\s+)?"
+                        r"(?P<home>(?:care|nursing|residential|retirement) home)(?:\s+in\s+(?P<place>(?-i:[A-Z])"
+                        r"[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?))?", _I)
+_NAMED_HOME = re.compile(r"^(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2}\s+(?:House|Lodge|Court|Manor|Grange|Hall|"
+                         r"Gardens|View|Park|Place)\b")
+
+
 def _home(raw: str) -> list[str]:
+    """Where a home is: a named home or care home ("Oakwood care home in Thirsk", "Glan Yr Afon, the care home
+    in Swansea", "Willow Lodge"), else the place of a dwelling ("a 2-bed in Walthamstow" -> "Walthamstow")."""
     value = _cut(raw)
+    text = _lead(value)
+    if (care := _CARE_HOME.match(text)) is not None:
+        if care.group("name"):  # "Glan Yr Afon, the care home": the name; "Oakwood care home": all of it
+            return [care.group("name") + ("" if "," in care.group(0) or " the " in care.group(0).lower()
+                                          else " " + care.group("home"))]
+        return [care.group("home") + (f" in {care.group('place')}" if care.group("place") else "")]
+    if (named := _NAMED_HOME.match(text)) is not None:
+        return [named.group(0)]
     np = _lead(_REL_CUT.sub("", value))
     if held_head(np) not in DWELLINGS:
         return []

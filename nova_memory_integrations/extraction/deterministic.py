@@ -72,6 +72,7 @@ from ._frames import (
     PASSING_RULES,
     PRE_RULES,
     REL_INTRO,
+    RELOCATED,
     TOP_RULES,
     TRANSFER,
 )
@@ -288,8 +289,6 @@ def _clean(raw: str, kind: str, ctx: _Ctx) -> list[str]:
     return clean_object(raw, kind, lowercase=ctx.lowercase, last_obj=ctx.last_obj)
 
 
-
-
 def _who(ctx: _Ctx, rel: str) -> str:
     """Who "my <rel>" is: the name the discourse gave that relation, unless the name is shared by two
     relations ("my boyfriend and my brother are both called James"): then the relation itself."""
@@ -426,12 +425,13 @@ class DeterministicExtractor:
             self._third_party(clause, pos0, used_my, ctx)
         if ctx.speaker and not said_i:  # "After the move to Cheltenham my commute is worse": the speaker's move
             self._passing(clause, pos0, "user", ctx, MOVE_MENTIONS)
-        for m in TRANSFER.finditer(clause, pos0):  # "passed the Pixel on to my dad": the dad's now
+        for m, kind in [(m, k) for pattern, k in ((TRANSFER, "held"), (RELOCATED, "home"))  # "passed the Pixel on
+                        for m in pattern.finditer(clause, pos0)]:  # to my dad", "moved Mum into Oakwood": theirs
             rel, name = rel_word(m.group("rel")), m.group("name")
             owner = self._relative(m.start("rel"), rel, name, ctx, becomes_third=False) if name and name not in \
                 STARTERS else _who(ctx, rel)
-            for value in _clean(m.group("o"), "held", ctx):
-                resolved = resolve_capture("@held", value, m.group(0))
+            for value in _clean(m.group("o"), kind, ctx):
+                resolved = resolve_capture("@held", value, m.group(0)) if kind == "held" else ("lives_in", value)
                 if resolved is not None:
                     ctx.hits.append(_Hit(m.start("o"), owner, resolved[0], resolved[1], "assert", 0.7))
         for m in REL_INTRO.finditer(clause, pos0 + 1):  # "I'm staying with my brother Tom"
