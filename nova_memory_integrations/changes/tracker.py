@@ -71,26 +71,28 @@ class ChangeTracker:
 
     def plan(
         self, user_id: str, episode: Episode, *, handled: Sequence[str] = (), stated: Sequence[str] = (),
+        displacing: Sequence[str] = (),
     ) -> ChangePlan:
         """The plan for one episode (empty for other roles and for turns without a pending cue).
 
         ``handled``: the sentences in which the extractor's own statements already ended or replaced
-        a fact (:func:`~.planner.pending`); ``stated``: the fact versions those statements wrote. Open
+        a fact (:func:`~.planner.pending`); ``stated``: the fact versions those statements wrote;
+        ``displacing``: those of them whose predicate is one of :data:`~.displaced.ONE_AT_A_TIME`. Open
         states those new facts displace (:func:`~.displaced.displaced`) are ended with the plan's own.
         """
         if episode.role != "user" or not episode.content:
             return ChangePlan()
         plan = self._plan(user_id, episode, handled=handled, stated=stated)
         ended = {e.fact.id for e in plan.endings}
-        extra = [e for e in self._displaced(user_id, episode, stated) if e.fact.id not in ended]
+        extra = [e for e in self._displaced(user_id, episode, displacing) if e.fact.id not in ended]
         return replace(plan, endings=plan.endings + tuple(extra)) if extra else plan
 
-    def _displaced(self, user_id: str, episode: Episode, stated: Sequence[str]) -> list[Ending]:
-        """The open states the facts this episode newly stated end (one fact read by id, then the open
-        states of their subjects, only when a new fact is of a predicate that displaces)."""
-        if not stated:
+    def _displaced(self, user_id: str, episode: Episode, displacing: Sequence[str]) -> list[Ending]:
+        """The open states the facts this episode newly stated end (``displacing``, read by id, then the open
+        states of their subjects)."""
+        if not displacing:
             return []
-        new = [f for f in self.db.select_facts(user_id, ids=list(stated))
+        new = [f for f in self.db.select_facts(user_id, ids=list(displacing))
                if f.predicate in ONE_AT_A_TIME and f.valid_to is None and f.provenance[:1] == (episode.id,)]
         held = [f for subject in {f.subject for f in new}
                 for f in self.db.current_facts(user_id, subject=subject, predicate=OPEN_PREDICATE)]

@@ -1,22 +1,18 @@
 """Consolidation: unprocessed episodes -> ADD / UPDATE / DELETE / NOOP on the fact store.
 
-Episodes are taken per user in event-time order and in batches. A *source*
-(:mod:`..extraction.proposals`) proposes statements for a batch. Proposals are
-applied in one SQLite transaction together with the "processed" flags, after entity
-resolution (:mod:`..memory.entities`) and conflict detection (:mod:`..memory.conflicts`); UPDATE and
-DELETE close validity and expire versions, never remove them (:class:`FactMemory`). What a negation
-or an implied ending closes is planned first, from the values held (:mod:`.negation`, pure), then
-each ending is applied.
+Episodes are taken per user in event-time order and in batches. A *source* (:mod:`..extraction.proposals`)
+proposes statements for a batch. Proposals are applied in one SQLite transaction together with the "processed"
+flags, after entity resolution (:mod:`..memory.entities`) and conflict detection (:mod:`..memory.conflicts`);
+UPDATE and DELETE close validity and expire versions, never remove them (:class:`FactMemory`). What a negation
+or an implied ending closes is planned first, from the values held (:mod:`.negation`, pure), then each ending
+is applied.
 
-Failure handling: the source is called *outside* the transaction. Episodes a model
-answered for, but never usably after repair and retries (unparseable, the wrong schema,
-empty: ``BatchPlan.unusable``), are consolidated by the deterministic extractor instead
-(``consolidation.llm_fallback``, said once per store): a weak local model would otherwise
-leave every episode failed and no fact at all, run after run. Episodes whose calls failed
-(timeouts, rate limits, server errors), or a batch whose transaction failed, stay
-unprocessed and are recorded as a dead letter.
-Dead-lettered episodes are parked — later runs skip them — until
-:meth:`Consolidator.retry_dead_letters` (``NovaStore.retry_dead_letters``) tries again."""
+Failure handling: the source is called *outside* the transaction. Episodes a model answered for, but never
+usably after repair and retries (unparseable, the wrong schema, empty: ``BatchPlan.unusable``), are consolidated
+by the deterministic extractor instead (``consolidation.llm_fallback``, said once per store): a weak local model
+would otherwise leave every episode failed and no fact at all, run after run. Episodes whose calls failed
+(timeouts, rate limits, server errors), or a batch whose transaction failed, stay unprocessed and are recorded as
+a dead letter, parked (later runs skip them) until :meth:`Consolidator.retry_dead_letters` tries again."""
 
 from __future__ import annotations
 
@@ -33,6 +29,7 @@ from .. import _tracing
 from .._once import WarnOnce
 from .._time import from_epoch, to_epoch, utcnow
 from ..changes.corrections import says_corrected
+from ..changes.displaced import ONE_AT_A_TIME
 from ..changes.guards import adds_to_held, restates
 from ..changes.states import OPEN_PREDICATE
 from ..config import ConsolidationConfig, FactConfig, NovaConfig
@@ -246,6 +243,7 @@ class Consolidator:
                     for episode in done:
                         handled: list[str] = []  # sentences whose statements already ended or replaced a fact
                         stated: list[str] = []  # the fact versions this episode's statements wrote
+                        displacing: list[str] = []  # those of a predicate whose new value ends an open state
                         for proposal in plan.proposals[episode.id]:
                             decided = self._decide(user_id, proposal, at=episode.timestamp, episode_ids=[episode.id],
                                                    now=now, source=episode.source)
@@ -255,10 +253,11 @@ class Consolidator:
                             decisions += made
                             changed += ids
                             stated += ids
+                            displacing += ids if proposal.predicate in ONE_AT_A_TIME else []
                             if any(d.op in ("UPDATE", "DELETE") for d in made):
                                 handled.append(proposal.source_text)
                         if self.changes is not None and not getattr(src, "needs_context", False):
-                            made, ids = self._apply_changes(user_id, episode, now, handled, stated)
+                            made, ids = self._apply_changes(user_id, episode, now, handled, stated, displacing)
                             made2, ids2 = self._apply_open_states(user_id, episode, plan.proposals[episode.id],
                                                                   now, [*stated, *ids])
                             decisions += made + made2
@@ -453,13 +452,14 @@ class Consolidator:
 
     def _apply_changes(
         self, user_id: str, episode: Episode, now: datetime, handled: Sequence[str] = (), stated: Sequence[str] = (),
+        displacing: Sequence[str] = (),
     ) -> tuple[list[FactDecision], list[str]]:
         """Apply what the change planner (:mod:`..changes`) finds in one user episode, after its own
         statements: corrections retract the wrong value, endings close the target fact at the clause's time, a
         state never stored that a change ends holds from the turn that named it (:mod:`..changes.lapsed`).
         Each goes through the ``before_decision`` / ``after_decision`` hooks as a proposal."""
         assert self.changes is not None
-        plan = self.changes.plan(user_id, episode, handled=handled, stated=stated)
+        plan = self.changes.plan(user_id, episode, handled=handled, stated=stated, displacing=displacing)
         decisions: list[FactDecision] = []
         changed: list[str] = []
 
