@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..text.known_names import find_names
+from ..text.known_names import find_names, value_names
 from .cues import CueHit
 from .guards import Actor
 from .lexicon import PAST_FORMS, RELATIONS, STOPWORDS
@@ -37,7 +37,7 @@ from .segments import Sentence, words
 from .states import OPEN_PREDICATE
 from .targets import CATEGORY_NOUNS
 
-__all__ = ["MAX_WORDS", "Lapsed", "Unheld", "lapsed", "named_thing", "unheld"]
+__all__ = ["MAX_WORDS", "PREDECESSOR_KINDS", "Lapsed", "Unheld", "lapsed", "named_thing", "predecessor", "unheld"]
 
 MAX_WORDS = 6
 """At most this many words of one clause are looked up in the earlier turns."""
@@ -137,9 +137,10 @@ def _names_a_state(low: str, cue: list[str], in_cue: bool) -> bool:
 def named_thing(word: str, earlier: str, clause: str) -> str | None:
     """The value of the thing ``word`` names in the ``earlier`` turn (the change's ``clause`` may
     show its capitals instead), or ``None`` when that turn does not name it as a thing (see the module)."""
-    first = re.search(rf"\b{re.escape(word)}\b", earlier, re.IGNORECASE)
+    first = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", earlier, re.IGNORECASE)  # "disney+": no \b after "+"
     if first is None:
         return None
+    word = word.rstrip("+")
     start = max(earlier.rfind(c, 0, first.start()) for c in ".!?\n") + 1
     if {w.low for w in words(earlier, start, first.start())} & _SOMEONE_ELSE:
         return None  # told of someone else: "my partner Jamie's a barista at *Pret*"
@@ -158,6 +159,28 @@ def named_thing(word: str, earlier: str, clause: str) -> str | None:
     if own is not None:  # the noun phrase after "my" up to the word
         return re.sub(r"^(?:my|our|called|named)\s+", "", own.group(), flags=re.IGNORECASE)
     return None
+
+
+PREDECESSOR_KINDS = frozenset({"car", "motorbike", "bicycle", "phone", "device", "streaming", "bank", "telecom",
+                               "energy", "insurer_or_utility_other", "gym"})
+"""Known kinds one holds one of, whose change names the new one only ("moved to giffgaff"): an earlier turn's
+other thing of the kind is what it replaced. Never an employer, a team or a medicine (named for many reasons)."""
+
+
+def predecessor(value: str, earlier: str) -> str | None:
+    """The one other known thing of ``value``'s kind (:data:`PREDECESSOR_KINDS`) that the user's ``earlier`` turn
+    names as theirs ("*O2* want £42 a month to keep me on the same plan" before "moved to giffgaff"), or ``None``
+    (no known kind, none or several named, or told of someone else)."""
+    new = value_names(value)  # a stored value read as a name in its own right ("Max")
+    kinds = set(new[0].kinds) & PREDECESSOR_KINDS if new else set()
+    if not kinds:
+        return None
+    found = {h.text.lower(): h.text for h in find_names(earlier)
+             if set(h.kinds) & kinds and h.text.lower() != new[0].text.lower()}
+    if len(found) != 1:
+        return None
+    name = next(iter(found.values()))
+    return name if named_thing(name.split()[0].lower(), earlier, "") is not None else None
 
 
 def _sentence_starts(text: str) -> set[int]:

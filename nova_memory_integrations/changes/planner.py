@@ -543,8 +543,8 @@ def plan_changes(
             guarded.append(Guarded(hit.cue.name, verdict.guard, verdict.reason))
             continue
         actor = _object_person(msg, hit) or _person_has(msg, hit, verdict.actor)
-        if actor.kind in ("indefinite", "thing", "implicit") and _TO_ME.search(msg.text, hit.start, hit.end):
-            actor = Actor("user")  # "they let me go", "the clinic discharged me": done to the speaker
+        if actor.kind != "user" and _TO_ME.search(msg.text, hit.start, hit.end):  # "they let me go", "the clinic
+            actor = Actor("user")  # discharged me", "she's taken me off metformin": done to the speaker
         scope, person = _scope(actor, msg, hit, facts)
         when = _when(msg, hit, at)
         # an ending told of a time long before a state was even held is of something earlier ("my first car ...

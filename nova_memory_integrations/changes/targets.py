@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from ..text.known_names import KINDS, value_names
 from ..types import Fact
 from .lexicon import (
     ANY,
@@ -87,7 +88,7 @@ cue's clause and the clause the state was read from."""
 CATEGORY_NOUNS: dict[str, frozenset[str]] = {
     "job": frozenset("job work company firm employer office contract role position gig shifts".split()),
     "home": frozenset("house flat place home apartment lease tenancy".split()),
-    "membership": frozenset("membership subscription".split()),
+    "membership": frozenset("membership subscription app account".split()),
     "relationship": frozenset("relationship marriage engagement".split()),
     "study": frozenset("course degree studies".split()),
     "habit": frozenset("habit routine".split()),
@@ -124,7 +125,8 @@ def _stem(word: str) -> str:
 
 
 def fact_category(fact: Fact) -> str:
-    """The category of the state a fact holds: by predicate, else by the words of its object, else ``any``."""
+    """The category of the state a fact holds: by predicate, else by the words of its object, else by the kind of
+    the known name it is (:mod:`~nova_memory_integrations.text.known_names`), else ``any``."""
     pred = fact.predicate
     if pred in PREDICATE_CATEGORIES:
         category = PREDICATE_CATEGORIES[pred]
@@ -139,6 +141,10 @@ def fact_category(fact: Fact) -> str:
     for w in words(fact.object):
         if (found := OBJECT_CATEGORY_WORDS.get(_stem(w.low))) is not None:
             return found
+    for hit in value_names(fact.object)[:1]:  # a known name says what it is: "Deloitte" an employer, "O2" a network
+        for kind in hit.kinds:
+            if (found := PREDICATE_CATEGORIES.get(KINDS[kind].predicate)) is not None:
+                return found
     return ANY
 
 

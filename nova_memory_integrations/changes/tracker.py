@@ -14,7 +14,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any
 
@@ -27,12 +27,13 @@ from ..errors import ConfigError
 from ..storage.sqlite import SQLiteStore
 from ..text.known_names import value_names
 from ..types import Episode, Fact
+from .births import births, may_tell_a_birth
 from .clause_reader import ClauseReader, shipped
 from .contrasts import contrasted, may_contrast
 from .corrections import Correction
 from .displaced import ONE_AT_A_TIME, displaced
 from .fallback import may_mean_an_ending, meant_endings
-from .lapsed import Lapsed, lapsed
+from .lapsed import Lapsed, lapsed, predecessor
 from .lexicon import STOPWORDS
 from .named_states import named_states, same_kind
 from .place_states import LIVES_IN, place_states
@@ -44,13 +45,15 @@ from .states import OPEN_PREDICATE, OpenState, open_states
 from .supersede import Superseded, kind_successors, may_supersede, superseded
 from .targets import fact_info, name_evidence
 
-__all__ = ["SAME_STATE_COSINE", "STATE_PROBABILITY", "ChangeTracker"]
+__all__ = ["RECENT_TURNS", "SAME_STATE_COSINE", "STATE_PROBABILITY", "ChangeTracker"]
 
 _EPSILON = timedelta(milliseconds=1)
 _WARN = WarnOnce(logging.getLogger(__name__),
                  "nova-memory: the clause reader is off (%s); the prototypes alone read endings")
 STATE_PROBABILITY = 0.6
 """Lowest probability of ``state`` (the clause reader) at which a clause no rule read adds a state told in passing."""
+RECENT_TURNS = 40
+"""How many of the user's turns before a change are read for what it replaced (:meth:`ChangeTracker.predecessors`)."""
 SAME_STATE_COSINE = 0.8
 """Cosine (MiniLM) of two clauses at or above which a newly told open state is one already held
 (reinforced, not added): "I sing in a choir" then "choir practice with my choir in the church"."""
@@ -85,7 +88,16 @@ class ChangeTracker:
         plan = self._plan(user_id, episode, handled=handled, stated=stated)
         ended = {e.fact.id for e in plan.endings}
         extra = [e for e in self._displaced(user_id, episode, displacing) if e.fact.id not in ended]
+        born = births(episode.content, self._holding(user_id, episode.timestamp),
+                      episode.timestamp) if may_tell_a_birth(episode.content) else None
+        if born is not None:
+            extra += [e for e in born.endings if e.fact.id not in ended]
+            plan = replace(plan, new_values=plan.new_values + born.children)
         return replace(plan, endings=plan.endings + tuple(extra)) if extra else plan
+
+    def _holding(self, user_id: str, at: datetime) -> list[Fact]:
+        """The user's believed facts valid at ``at``."""
+        return [f for f in self.db.current_facts(user_id, valid_after=to_epoch(at - _EPSILON)) if f.valid_from <= at]
 
     def _displaced(self, user_id: str, episode: Episode, displacing: Sequence[str]) -> list[Ending]:
         """The open states the facts this episode newly stated end (``displacing``, read by id, then the open
@@ -122,6 +134,8 @@ class ChangeTracker:
                                                   or not self._holds(user_id, n.subject, n.object)))
         if plan.unheld:
             plan = replace(plan, lapsed=self.lapsed(user_id, plan, episode, facts))
+        if any(n.replaces is None and n.subject == "user" for n in plan.new_values):
+            plan = replace(plan, lapsed=plan.lapsed + self.predecessors(user_id, plan, facts))
         infos, known = held_facts(facts, at=at, episode_id=episode.id)
         if mistake:
             plan = _with_contrasts(plan, contrasted(episode.content, infos))
@@ -233,6 +247,35 @@ class ChangeTracker:
                             out.setdefault((found.subject, found.object.lower()), found)
                         break
         return tuple(out.values())
+
+    def predecessors(self, user_id: str, plan: ChangePlan, facts: Sequence[Fact]) -> tuple[Lapsed, ...]:
+        """What a change that told its new value alone replaced ("moved to giffgaff" after "O2 want £42 a month
+        to keep me"): the one other known thing of the value's kind that the user's last :data:`RECENT_TURNS`
+        turns name (:func:`~.lapsed.predecessor`), held from the first turn naming it until the change; none
+        when the user holds a thing of that kind (``facts``) or ever held that name, or the turns name several."""
+        out: list[Lapsed] = []
+        held = {k for f in facts if f.subject == "user" for h in value_names(f.object) for k in h.kinds}
+        taken = {x.object.lower() for x in plan.lapsed}
+        for new in plan.new_values:
+            if new.replaces is not None or new.subject != "user" or not (kinds := {
+                    k for h in value_names(new.object)[:1] for k in h.kinds}) or kinds & held:
+                continue
+            before = to_epoch(new.at) or 0.0
+            named: dict[str, str] = {}
+            for turn in self.db.user_turns_before(user_id, before=before, limit=RECENT_TURNS):
+                found = predecessor(new.object, turn.content)
+                if found is not None:
+                    named.setdefault(found.lower(), found)
+            if len(named) != 1:
+                continue
+            name = next(iter(named.values()))
+            first = [] if name.lower() in taken else self.db.user_turns_naming(user_id, name.lower(), before=before,
+                                                                                limit=1)
+            if not first or any(name.lower() in f.object.lower() for f in self.db.current_facts(user_id,
+                                                                                                 subject="user")):
+                continue
+            out.append(Lapsed("user", OPEN_PREDICATE, name, first[0].timestamp, first[0].id, new.at, new.cue))
+        return tuple(out)
 
     def _holds(self, user_id: str, subject: str, value: str) -> bool:
         """Whether a fact ``subject`` holds now (at any valid time) names ``value``: a change's new value the

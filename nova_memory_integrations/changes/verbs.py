@@ -72,6 +72,7 @@ VERB_CUES: tuple[VerbCue, ...] = (
     _verb("get", (_HAB, _MEM), particle="off", needs_name=True),
     _verb("wean", (_HAB,), particle="off"),
     _verb("taper", (_HAB,), particle="off"),
+    _verb("take", (_HAB,), particle="off", needs_name=True),  # "the nurse took me off the Clenil"
     _verb("pack", (_HAB, _MEM, _JOB), particle="in", strength=0.8),
     _verb("opt", (_MEM,), particle="out", strength=0.8),
     _verb("pull", (_MEM, _STUDY, _JOB), particle="out", strength=0.7, needs_name=True),
@@ -100,7 +101,7 @@ _BY_LEMMA: dict[str, tuple[VerbCue, ...]] = {}
 for _v in VERB_CUES:
     _BY_LEMMA[_v.lemma] = (*_BY_LEMMA.get(_v.lemma, ()), _v)
 
-_IRREGULAR = {"came": "come", "got": "get", "gotten": "get"}
+_IRREGULAR = {"came": "come", "got": "get", "gotten": "get", "took": "take", "taken": "take"}
 """Past forms no suffix rule reaches (``shut``, ``cut``: the same form)."""
 _VOWELS = frozenset("aeiou")
 
@@ -135,7 +136,7 @@ def lemma(word: str) -> str:
     return word
 
 
-_PRONOUN_OBJECTS = frozenset({"it", "them", "him", "her", "that", "this"})
+_PRONOUN_OBJECTS = frozenset({"it", "them", "him", "her", "that", "this", "me", "us"})
 
 
 def verb_cue_at(tokens: Sequence[str], i: int) -> tuple[VerbCue, int] | None:

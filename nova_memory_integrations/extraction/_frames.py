@@ -268,7 +268,8 @@ TOP_RULES: tuple[Rule, ...] = (
          r"for (?:years|ages|\d+ years)))",
          f("lives_in", "place"), conf=0.6, we_ok=True),
     rule(r"<A>(?:am|is|are) (?:now |currently |still )?(?:on|taking) <O>", f("takes_medication", "med"), we_ok=True),
-    rule(r"<A>(?:am|is|are) <A>(?P<o>" + "|".join(sorted(CONDITION_ADJECTIVES, key=len, reverse=True)) + r")\b",
+    rule(r"<A>(?:am|is|are) <A>(?:(?:\d{1,2}|[a-z]+) (?:weeks?|months?) )?(?P<o>"  # "is 7 months pregnant"
+         + "|".join(sorted(CONDITION_ADJECTIVES, key=len, reverse=True)) + r")\b",
          f("has_condition", "condadj")),
     rule(r"<A>(?:have|has) been (?:at|with) (?P<o>(?-i:[A-Z])[\w'&-]*(?: (?-i:[A-Z])[\w'&-]*){0,3})(?=" + TENURE + ")",
          f("works_at", "corg"), conf=0.6),

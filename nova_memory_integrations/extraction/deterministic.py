@@ -185,8 +185,9 @@ _RULES: tuple[Rule, ...] = (
           _f("relationship_status", "status", "=engaged"), we_ok=True),
     _rule(r"<A>(?:live|lives|am living|is living|are living|have lived|has lived|have been living|has been living|"
           r"reside|resides|am based|is based|are based|am located|settled|am renting|is renting|are renting)"
-          r"(?: out| over| up| down)? in <O>", _f("lives_in", "place"),
-          we_ok=True),
+          r"(?: out| over| up| down)? in <O>", _f("lives_in", "place"), we_ok=True),
+    _rule(r"<A>(?:live|lives|am living|is living|are living)(?: (?!(?:not|never|with|for)\b)[\w']+){1,7}? (?:in|"
+          r"outside|near) (?P<o>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)", _f("lives_in", "place"), we_ok=True),
     _rule(r"<A>(?:have |has )?(?:moved|relocated)(?: back| over| out| across (?:town|the city|the country))? to <O>",
           _f("lives_in", "place"), we_ok=True),
     _rule(r"<A>(?:am|is|are) based out of <O>", _f("lives_in", "place")),

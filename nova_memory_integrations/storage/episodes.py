@@ -179,6 +179,13 @@ class EpisodeQueries(Connection):
                " ESCAPE '\\' ORDER BY ts, seq LIMIT ?")
         return self.readable(self.query(sql, [user_id, before, pattern, limit]), "episodes", row_to_episode)
 
+    def user_turns_before(self, user_id: str, *, before: float, limit: int) -> list[Episode]:
+        """The user's own last ``limit`` turns (role ``user``) said before ``before`` (epoch seconds), latest
+        first: where the thing a change replaced may have been named (a scan of the ``(user_id, ts)`` index
+        backwards; no other user's turn is read)."""
+        sql = "SELECT * FROM episodes WHERE user_id = ? AND ts < ? AND role = 'user' ORDER BY ts DESC, seq DESC LIMIT ?"
+        return self.readable(self.query(sql, [user_id, before, limit]), "episodes", row_to_episode)
+
     def count_episodes_after(self, user_id: str, at: float, limit: int) -> int:
         """How many of ``user_id``'s episodes have an event time after ``at`` (epoch seconds),
         counted up to ``limit`` (in the ``(user_id, ts)`` index: no row reads)."""

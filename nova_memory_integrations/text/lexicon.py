@@ -415,7 +415,7 @@ CONDITION_ADJECTIVES = {
     "anaemic": "anaemia", "anemic": "anemia", "dyslexic": "dyslexia", "autistic": "autism",
     "bipolar": "bipolar disorder", "lactose intolerant": "lactose intolerance",
     "gluten intolerant": "gluten intolerance", "hypertensive": "hypertension", "insomniac": "insomnia",
-    "arthritic": "arthritis", "pregnant": "pregnancy",
+    "arthritic": "arthritis", "pregnant": "pregnant",  # a state, said as the speaker says it
 }
 """Adjectives that state a condition: "I'm diabetic" -> ``has_condition diabetes``."""
 WORK_WORDS = _words(

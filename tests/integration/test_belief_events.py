@@ -1,0 +1,84 @@
+"""Beliefs from everyday news, through a real store (real SQLite, Chroma and MiniLM): issue #38.
+
+* a change that names only its new value replaces the other known thing of its kind the user named before
+  ("O2 want £42 a month to keep me" ... "moved to giffgaff");
+* a birth ends the mother's pregnancy and names the child;
+* an ending done to the speaker by someone else is the speaker's ("she's taken me off the sertraline");
+* an open state named by a known employer is a job ("another 11pm finish at Deloitte" ... "last day was Friday");
+* where someone lives, told with words between ("lives about ten minutes from me in Manchester").
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from nova_memory_integrations import NovaStore
+
+T0 = datetime(2024, 2, 3, 19, tzinfo=timezone.utc)
+DAY = timedelta(days=1)
+
+
+def _say(store: NovaStore, text: str, at: datetime) -> None:
+    store.add_turn("u", "user", text, timestamp=at)
+    store.consolidate("u")
+
+
+def _held(store: NovaStore, subject: str, at: datetime, *words: str) -> list[str]:
+    return sorted(f.object for f in store.facts("u", as_of=at) if f.subject == subject
+                  and any(w.lower() in f.object.lower() for w in words))
+
+
+@pytest.mark.parametrize(("first", "later", "old", "new"), [
+    ("Vodafone want £40 a month to keep me on the same plan, that's daylight robbery isn't it",
+     "moved to giffgaff, same phone, 20gb for a tenner. should've done it years ago", "Vodafone", "giffgaff"),
+    ("is Disney+ worth keeping if we only watch one show a month?",
+     "We swapped Disney+ for Netflix last week, the kids are happy", "Disney+", "Netflix"),
+])
+def test_a_change_told_by_its_new_value_replaces_the_thing_named_before(store: NovaStore, first: str, later: str,
+                                                                      old: str, new: str) -> None:
+    _say(store, first, T0)
+    _say(store, later, T0 + 40 * DAY)
+    assert _held(store, "user", T0 + DAY, old, new) == [old]
+    assert _held(store, "user", T0 + 41 * DAY, old, new) == [new]
+
+
+def test_two_candidates_replace_nothing(store: NovaStore) -> None:
+    _say(store, "EE or Vodafone, which has better signal in Leeds?", T0)
+    _say(store, "moved to giffgaff in the end, 20gb for a tenner", T0 + 40 * DAY)
+    assert _held(store, "user", T0 + 41 * DAY, "EE", "Vodafone") == []
+    assert _held(store, "user", T0 + DAY, "EE", "Vodafone") == []
+
+
+def test_a_birth_ends_the_pregnancy_and_names_the_child(store: NovaStore) -> None:
+    _say(store, "My best friend Nadia is 7 months pregnant and I'm throwing her baby shower.", T0)
+    _say(store, "Nadia had the baby!!! A little girl called Esme, 7lb 2oz, both doing great.", T0 + 60 * DAY)
+    assert _held(store, "nadia", T0 + DAY, "pregnant") == ["pregnant"]
+    assert _held(store, "nadia", T0 + 61 * DAY, "pregnant", "Esme") == ["Esme"]
+
+
+def test_a_baby_shower_is_no_birth(store: NovaStore) -> None:
+    _say(store, "My best friend Nadia is 7 months pregnant and I'm throwing her baby shower.", T0)
+    _say(store, "Nadia had the baby shower on Saturday, she cried at the cake.", T0 + 20 * DAY)
+    assert _held(store, "nadia", T0 + 21 * DAY, "pregnant") == ["pregnant"]
+
+
+def test_an_ending_done_to_the_speaker(store: NovaStore) -> None:
+    _say(store, "I'm on 50mg sertraline, is it ok to drink at a wedding?", T0)
+    _say(store, "Good news from the GP: she's taken me off the sertraline after two months of tapering. I feel fine.",
+         T0 + 120 * DAY)
+    assert _held(store, "user", T0 + DAY, "sertraline")
+    assert _held(store, "user", T0 + 121 * DAY, "sertraline") == []
+
+
+def test_a_known_employer_told_in_passing_ends_with_a_last_day(store: NovaStore) -> None:
+    _say(store, "Another 11pm finish at Deloitte. Busy season is inhumane. Quick dinners?", T0)
+    _say(store, "Update: handed in my notice. Last day was Friday and I slept 11 hours on Saturday.", T0 + 70 * DAY)
+    assert _held(store, "user", T0 + DAY, "Deloitte") == ["Deloitte"]
+    assert _held(store, "user", T0 + 71 * DAY, "Deloitte") == []
+
+
+def test_where_someone_lives_with_words_between(store: NovaStore) -> None:
+    _say(store, "My brother Karim lives about ten minutes from me in Sheffield, we're planning mum's 60th.", T0)
+    assert _held(store, "karim", T0 + DAY, "Sheffield") == ["Sheffield"]
