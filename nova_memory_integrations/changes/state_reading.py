@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from ..extraction._subjects import KNOWN_FROM, THIRD_APPOS, THIRD_MY, THIRD_NAME, THIRD_TITLE, rel_word
 from ..text.dates import MONTHS
+from ..text.known_names import is_firm
 from ..text.lexicon import RELS, STARTERS
 from .clause_reader import mask_phrase
 from .cues import cued_sentences
@@ -102,7 +103,8 @@ def clause_subject(piece: str, before: str) -> tuple[str, int, bool] | None:
     if (m := PERSON_PRONOUN.match(piece)) and (person := last_person(before)):  # "she ...": the person last named
         return person, m.end(), True
     if (m := THIRD_NAME.match(piece)) and (name := m.group("name").lower()) not in _NOT_A_NAME and \
-            not _VERB_FORM.search(name):  # "Priya does ...": maybe a person ("Practising scales": no)
+            not _VERB_FORM.search(name) and not is_firm(name):  # "Priya does ...": maybe a person
+        # ("Practising scales": no; "Lloyds have frozen my card": a bank)
         kin = name in KIN_TITLES  # "Gran still ...": the speaker's own relative
         return (rel_word(name) if kin else name), m.end(), kin
     return None

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.dates import MONTHS, NUMBER_WORDS
+from ..text.known_names import is_firm
 from ..text.lexicon import BRITISH, NOT_HABIT_VERBS, NOT_OWNED, REL_ALIASES, RELS, STARTERS
 from .cues import find_corrections_cues, find_cues, has_cue
 from .guard_words import FUTURE_MARKERS, MODAL_MARKERS, REMINISCENCE_MARKERS
@@ -188,10 +189,9 @@ _DONE = re.compile(r"\b(?:\w+ed|sold|left|gave|quit|got|let|cut|shut|went|made|t
                    r"traded|sent|put|ran|done|over|bye|goodbye|farewell|last)\b", _I)
 """A clause with a past or finished verb: a thing of the user's named there may be what just ended."""
 _RELATION_WORDS = re.compile(r"^(?:" + RELS + r")$", _I)
-_NAME_STOP = STARTERS | frozenset("Dr Mr Mrs Ms Mum Dad Got Had Went Been Did Is Was Just Still Loving Week "
-                                   "Day Month Year Big Had Work As Started Joined Need Needs Want Hope Thanks Thank "
-                                   "Love Hate Feeling Looking Trying Planning Thinking Appreciate Sorry Happy "
-                                   "Glad".split())
+_NAME_STOP = STARTERS | frozenset("Dr Mr Mrs Ms Mum Dad Got Had Went Been Did Is Was Just Still Loving Week Day "
+                                   "Month Year Big Had Work As Started Joined Need Needs Want Hope Thanks Thank Love "
+                                   "Hate Feeling Looking Trying Planning Thinking Appreciate Sorry Happy Glad".split())
 
 
 @dataclass(frozen=True)
@@ -311,8 +311,8 @@ def _clause_states(text: str, person: str | None = None) -> list[OpenState]:
         return _states("user", _phrase(rest), body)
     if m := _STARTED.match(body):  # "started a pottery course", "I joined the choir": a state begins
         return _states("user", _phrase(m.group("rest")), body)
-    if (m := _THIRD.match(body)) and not (m.group("named") and m.group("named") in _NAME_STOP and
-                                          m.group("named").lower() not in KIN_TITLES):
+    if (m := _THIRD.match(body)) and not (m.group("named") and ((m.group("named") in _NAME_STOP and m.group(
+            "named").lower() not in KIN_TITLES) or is_firm(m.group("named")))):  # "Lloyds have frozen my card"
         who = (m.group("name") or m.group("named") or m.group("rel") or "").lower()
         kin = who in KIN_TITLES and bool(m.group("named"))  # "Dad still drives ...": the speaker's dad
         bare = m.group("named") and not m.group("aux") and m.group("verb").endswith("ing")  # "Love living here"

@@ -36,6 +36,7 @@ from datetime import datetime, timezone
 from typing import Literal, NamedTuple
 
 from ..text.dates import resolve_relative_time
+from ..text.known_names import is_firm
 from ..text.lexicon import (
     BRITISH,
     NOT_NAMES,
@@ -225,8 +226,7 @@ _MY_RULES: tuple[Rule, ...] = (
     *MY_ENDING_RULES,
     *MY_CAPTURE_RULES,
     _rule(r"my (?:full |real |first |legal |given )?name is (?:spelled )?<O>", _f("name", "name")),
-    _rule(r"my (?:hobby is|hobbies are|hobbies include|main hobby is|favou?rite hobby is) <O>",
-          _f("hobby", "things")),
+    _rule(r"my (?:hobby is|hobbies are|hobbies include|main hobby is|favou?rite hobby is) <O>", _f("hobby", "things")),
     _rule(r"my <FAV> used to be <O>", _neg("favorite_{k}", "thing")),
     _rule(r"my <FAV> (?:is|are|has to be|has always been) (?:now |still )?<O>", _f("favorite_{k}", "thing")),
     _rule(r"my (?P<k>" + PET_RE + r")(?:'s name is| is (?:called|named)) <O>", _f("has_pet", "petname")),
@@ -512,8 +512,8 @@ class DeterministicExtractor:
             plural = m.group(0).lower().startswith("they")
             subject = None if plural and ctx.third is not None and ctx.third == ctx.carried else ctx.third
         elif (m := THIRD_NAME.match(clause, pos0)) is not None:
-            if m.group("name") in STARTERS or m.group("name") in NOT_NAMES:
-                return
+            if (name := m.group("name")) in STARTERS or name in NOT_NAMES or is_firm(name):
+                return  # "Lloyds have frozen my card": a bank, not a person
             subject, conf = (m.group("name") + (m.group("from") or "")).lower(), 0.7  # "Sam from work": not Sam Patel
             ctx.third = subject
         elif (m := KNOWN_LOWER.match(clause, pos0)) is not None and m.group("name") in ctx.aliases.values():

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-__all__ = ["KINDS", "Kind", "NameHit", "find_names", "kind_of", "value_names"]
+__all__ = ["FIRM_KINDS", "KINDS", "Kind", "NameHit", "find_names", "is_firm", "kind_of", "value_names"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,8 @@ KINDS: dict[str, Kind] = {k.key: k for k in (
     Kind("medication", "takes_medication", False), Kind("team", "supports", False),
 )}
 """The kinds of :func:`find_names`, each with the predicate its state is stored under."""
+FIRM_KINDS = frozenset({"bank", "telecom", "energy", "insurer_or_utility_other"})
+"""Kinds whose names are never a person acting ("Lloyds have frozen my card", "Octopus sent a new bill")."""
 
 _COMMON = frozenset(
     "one two three four five six seven eight nine ten which what who when where why how the a an it this that these "
@@ -95,6 +97,11 @@ def kind_of(name: str) -> tuple[str, ...]:
     toks = tuple(m.group().lower() for m in _tokens(name))
     first, _ = _table()
     return next((ks for t, ks in first.get(toks[0], ()) if t == toks), ()) if toks else ()
+
+
+def is_firm(name: str) -> bool:
+    """Whether ``name`` is a known name of a :data:`FIRM_KINDS` kind: never a person acting ("Lloyds have ...")."""
+    return bool(set(kind_of(name)) & FIRM_KINDS)
 
 
 def find_names(text: str) -> list[NameHit]:

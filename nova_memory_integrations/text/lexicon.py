@@ -150,6 +150,7 @@ NOT_NAMES = _words(  # capitalised words that follow "I'm" but are not names
 STARTERS = _words(  # capitalised sentence starters that are not third-party names
     "I It This That There Here He She They We You What Who Why How When Where Which My Our Your His Her Their The "
     "A An And But So Also Just Actually Yes No Ok Okay Well Thanks Today Yesterday Tomorrow Now Then Everyone "
+    "Everything Everybody Something Nothing Anything Anyone Somebody "
     "Someone Nobody People Maybe Sometimes Honestly Lately Recently Anyway Please Hi Hello Hey Sorry Oh Lol Sure "
     "Since After Before Once Last Next Every Both Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
 )

@@ -82,3 +82,13 @@ def test_a_known_employer_told_in_passing_ends_with_a_last_day(store: NovaStore)
 def test_where_someone_lives_with_words_between(store: NovaStore) -> None:
     _say(store, "My brother Karim lives about ten minutes from me in Sheffield, we're planning mum's 60th.", T0)
     assert _held(store, "karim", T0 + DAY, "Sheffield") == ["Sheffield"]
+
+
+def test_a_bank_acting_is_no_person_and_its_account_closes(store: NovaStore) -> None:
+    _say(store, "Barclays have frozen my card again because I bought something in Lisbon. I TOLD them.", T0)
+    assert not [f for f in store.facts("u") if f.subject == "barclays"]
+    _say(store, "Everything's on Monzo now, salary and bills. Barclays account closed last week, good riddance.",
+         T0 + 60 * DAY)
+    assert _held(store, "user", T0 + DAY, "Barclays") == ["Barclays"]
+    assert _held(store, "user", T0 + 61 * DAY, "Barclays", "Monzo") == ["Monzo"]
+    assert not [f for f in store.facts("u") if f.subject == "everything"]
