@@ -129,7 +129,11 @@ ENDING_RULES: tuple[Rule, ...] = (
     rule(r"<A><HAVE>(?:broke up|broken up|split up|split|separated|called it off) with (?P<o>.+)",
          neg("dating", "person")),
     rule(r"<A>(?:am|is|are|have been|has been|(?:have |has )?(?:started|begun|began)) (?:dating|seeing|going out "
-         r"with|in a relationship with) <O>",
+         r"with|in a relationship with),? <O>",
+         f("dating", "person")),
+    # "seeing someone new - her name's Priya", "seeing someone new since july, amara, she's ..."
+    rule(r"<A>(?:am|is|are|have been|has been|(?:have |has )?(?:started|begun|began)) (?:dating|seeing) (?:someone|"
+         r"somebody)(?: new)?(?:[^.!?]{0,40}?(?:her|his|their) name(?:'s| is)| since \w+,|[,:]| -) (?P<o>[\w'-]+)",
          f("dating", "person")),
     # places
     rule(r"<A><HAVE>(?:moved|moved away|moved out|relocated|got out) (?:out of|away from|from)(?!.*\bto\b) <O>",

@@ -106,7 +106,8 @@ def _lead(value: str) -> str:
     while True:
         shorter = _LEAD.sub("", value.strip())
         words = shorter.split()
-        while len(words) > 1 and words[0].lower() in THING_ADJECTIVES:
+        while len(words) > 1 and words[0].lower() in THING_ADJECTIVES and not (
+                words[0][:1].isupper() and words[1][:1].isupper()):  # "the Red Lion", "Old Trafford": a name
             words = words[1:]
         shorter = " ".join(words)
         if shorter == value:

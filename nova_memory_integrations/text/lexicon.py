@@ -130,7 +130,7 @@ RELS = (
 )
 AGE_NOUN = r"\d{1,2}[- ]?(?:year|yr)[- ]old|\d{1,2} ?y/?o"
 """A child told by their age ("my 16 year old", "our 8-year-old")."""
-REL_MODIFIERS = r"(?:(?:old|uni|university|school|college|work|childhood|oldest|dear|lovely) )*"
+REL_MODIFIERS = r"(?:(?:old|uni|university|school|college|work|childhood|oldest|dear|lovely|new) )*"
 """Words between "my" and a relation that do not change it ("my old uni friend Sam")."""
 LANGS = _words(
     "english spanish french german italian portuguese mandarin chinese cantonese japanese korean hindi urdu arabic "
