@@ -54,6 +54,8 @@ _ECHO = re.compile(r"^\W*(?:(?:sorry|no+|nope|oops|wait|ugh|argh|ok|okay|oh|doh|
                    r"(?P<y>[A-Za-z][\w'&+.-]*(?: [A-Z][\w'&+.-]*){0,2})\W*$", _I)
 """A sentence that is only a name, maybe after an interjection ("Hastings!", "sorry, Santander."): the Y a bare
 "Not X." that follows it puts against X."""
+_DOUBT = re.compile(r"\W*(?:(?:wait|hang on|hold on|sorry|oh|um|erm)\W+)*did I (?:just )?(?:say|write|type|put)\b", _I)
+"""A question of the speaker's own words ("Did I say I grew up in Swansea?"): the X a correction after it puts right."""
 _NAME_IS = re.compile(r"\bname(?:'s| is)\s+(?P<y>[^.;!?]+)", _I)
 _MEANT = re.compile(r"\bI meant\s+(?P<y>[^.;!?]+)|\bmy (?P<n>[\w-]+(?: [\w-]+)?)(?:'s| is| are| was) "
                     r"(?:actually |really )?"
@@ -139,7 +141,7 @@ def new_value(raw: str) -> str | None:
     if found[0].text[0].isupper() and found[0].text != "I":
         run = [found[0]]
         for w in found[1:4]:
-            if not (w.text[0].isupper() or w.text[0].isdigit()) or w.text == "I":
+            if not (w.text[0].isupper() or w.text[0].isdigit()) or w.text == "I" or w.text.startswith("I'"):
                 break
             run.append(w)
         value = raw[run[0].start:run[-1].end]
@@ -309,13 +311,18 @@ def _unsaid(info: FactInfo, window: str) -> set[str]:
             if w.low not in STOPWORDS and w.low not in ("named", "called") and _stem(w.text) not in said}
 
 
-def _window(sentences: Sequence[Sentence], si: int, alone: bool) -> list[int]:
+def _window(sentences: Sequence[Sentence], si: int, alone: bool, doubt: bool = False) -> list[int]:
     """The sentences a correction cue reads: its own and the next; the one before for a bare "Not X." (Y is
-    there) or a short echo question ("Gold's?? I meant Equinox")."""
+    there) or a short echo question ("Gold's?? I meant Equinox") or the speaker doubting their own words ("Did I
+    say I grew up in Swansea? I meant Newport"); for that doubt itself (``doubt``), it and the next two ("Did I
+    say Spanish?? Brain fog. It's Portuguese I'm learning")."""
     if alone:
         return [si - 1, si]
+    if doubt:
+        return [j for j in (si, si + 1, si + 2) if j < len(sentences) and (j == si or not sentences[j].question)]
     span = [j for j in (si, si + 1) if j < len(sentences) and not sentences[j].question]
-    if span and si > 0 and sentences[si - 1].question and len(words(sentences[si - 1].text)) <= 6:
+    if span and si > 0 and sentences[si - 1].question and (len(words(sentences[si - 1].text)) <= 6
+                                                           or _DOUBT.match(sentences[si - 1].text)):
         span.insert(0, si - 1)
     return span
 
@@ -343,7 +350,7 @@ def find_corrections(
     used: set[int] = set()
     done: set[str] = set()
     for si, hit in sorted(strong.items()):
-        span = _window(sentences, si, si in alone)
+        span = _window(sentences, si, si in alone, hit.cue.name == "did I say")
         if not span:
             continue
         window = text[sentences[span[0]].start:sentences[span[-1]].end]

@@ -292,6 +292,7 @@ CORRECTION_CUES: tuple[CorrectionCue, ...] = (
     CorrectionCue("correction", r"\bcorrection\b|\bcorrect(?:ing)? (?:myself|that|what I said)\b|\bto correct\b"
                   r"|\bquick fix\b|\btiny fix\b|\bneed to fix\b|\bgot to fix\b|\bto clarify\b"),
     CorrectionCue("I meant", r"\bI meant\b|\bI mean,"),
+    CorrectionCue("did I say", r"\bdid I (?:just )?(?:say|write|type|put|tell you)\b[^.!?]{0,50}\?"),  # own doubt
     CorrectionCue("misspoke", r"\bI misspoke\b|\bmisspoke\b|\bI misremembered\b|\bslip of the\b"),
     CorrectionCue("got it wrong", r"\b(?:got|had) (?:that|it|this) (?:wrong|muddled|mixed up|backwards)\b"
                   r"|\bI (?:messed|mixed) (?:that |it )?up\b|\bmy (?:bad|mistake)\b|\bI got (?:them|those) crossed\b"
@@ -305,8 +306,8 @@ CORRECTION_CUES: tuple[CorrectionCue, ...] = (
     CorrectionCue("wait no", r"\bwait,? no\b|\bno wait\b|\bsorry,? (?:it's|it is|I meant|I'm|he's|she's|we're|that)"
                   r"|\boops\b"),
     CorrectionCue("typo", r"\btypo\b|\bautocorrect\b|\bauto-correct\b"),
-    CorrectionCue("take back", r"\bscratch that\b|\b(?:ignore|forget|disregard) (?:what I (?:said|wrote|told you|"
-                  r"mentioned)|that|my last|the bit)\b|\bI take (?:that|it) back\b"),
+    CorrectionCue("take back", r"\bscratch that\b|\b(?:ignore|forget|disregard|scratch) (?:what I (?:said|wrote|"
+                  r"told you|mentioned)|that|my last|the bit)\b|\bI take (?:that|it) back\b"),
     CorrectionCue("was not true", r"\bI was (?:only |just )?(?:winding you up|kidding|joking|pulling your leg|having "
                   r"you on|lying|exaggerating|making (?:that|it) up)\b"),
     CorrectionCue("actually", r"\bactually\b", strength=0.6),

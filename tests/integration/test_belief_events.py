@@ -92,3 +92,18 @@ def test_a_bank_acting_is_no_person_and_its_account_closes(store: NovaStore) -> 
     assert _held(store, "user", T0 + DAY, "Barclays") == ["Barclays"]
     assert _held(store, "user", T0 + 61 * DAY, "Barclays", "Monzo") == ["Monzo"]
     assert not [f for f in store.facts("u") if f.subject == "everything"]
+
+
+@pytest.mark.parametrize(("first", "later", "wrong", "right"), [
+    ("I grew up in Carlisle so I'm used to rain. Best waterproof for hiking?",
+     "Did I say I grew up in Carlisle? I meant Penrith. Don't tell anyone from Penrith.", "Carlisle", "Penrith"),
+    ("I'm learning Italian before our trip next year, 20 mins a day. Best podcast?",
+     "Did I say Italian?? Brain fog from this cold. It's Greek I'm learning, we're off to Crete.", "Italian", "Greek"),
+])
+def test_the_speaker_doubting_their_own_words_corrects_them(store: NovaStore, first: str, later: str, wrong: str,
+                                                           right: str) -> None:
+    _say(store, first, T0)
+    _say(store, later, T0 + 10 * DAY)
+    for at in (T0 + DAY, T0 + 11 * DAY):  # never true, even before the correction
+        assert _held(store, "user", at, wrong) == []
+        assert [v.split()[0] for v in _held(store, "user", at, right)] == [right]
