@@ -31,8 +31,12 @@ __all__ = ["Correction", "find_corrections", "new_value", "says_corrected", "sub
 _I = re.IGNORECASE
 _NOT = re.compile(r"\s*[,—-]\s*not\s+(?:a |an |the |my )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)(?=\s*(?:[.,;!?—:)-]|$|"
                   r"\s(?:but|and|because|as|lol|haha|either|it's|I|though)\b))", _I)
-_NOT_FIRST = re.compile(r"\bnot\s+(?:a |an |the )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)\s*[,;—-]+\s*(?:it's|it is|"
-                        r"but|I'm|we're|he's|she's)\s+(?:actually\s+)?(?:in |at |a |an |the )?(?P<y>[^.;!?]+)", _I)
+_NOT_FIRST = re.compile(r"\bnot\s+(?:a |an |the )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)(?:\s+(?:btw|sorry|lol|though|"
+                        r"tho|actually))?\s*[,;—-]+\s*(?:(?:it's|it is|but|I'm|we're|he's|she's)\s+(?:actually\s+)?"
+                        r"(?:in |at |a |an |the )?(?P<y>[^.;!?]+)|(?P<z>(?-i:[A-Z])[\w'&+-]*(?: (?-i:[A-Z])[\w'&+-]*)?)"
+                        r"\s*[.!]|(?P<w>(?-i:[A-Z])[\w'&+-]*(?: (?-i:[A-Z])[\w'&+-]*)?)\s*$)", _I)
+"""The value denied first and the one told after it: "not Anytime Fitness btw, it's Snap Fitness", "Not Bath — Wells."
+"""
 _SAID = re.compile(r"\b(?:what )?(?:I|did I) (?:said|say|wrote|write|typed|type|put|told you|mentioned|"
                    r"called (?:it|him|her)|"
                    r"was (?:only |just )?"
@@ -75,6 +79,10 @@ _STRIP = re.compile(r"^(?:actually|really|just|a|an|the|to|in|at|for|with|on|my|
 _FILLER_TAIL = re.compile(r"(?:[\s,]+(?:by the way|btw|fyi|though|anyway|lol|haha|then|too|again|obviously|honestly|"
                           r"really|actually))+\s*$", _I)
 """Discourse words at the end of "Y by the way, not X": not the value."""
+_OPENING = re.compile(r"\W*(?:(?:wait|sorry|oh|no+|nope|ugh|oops|ok|okay|so|and)\W+)*", _I)
+"""Interjections a sentence may open with before what it says ("wait, no, not Bath - Wells")."""
+_OVER = re.compile(r"\b(?:anymore|any more|no more|no longer)\b|^\W*not\s+\w+ing\b", _I)
+"""A denial that tells an ending, not a mistake ("Not doing French anymore")."""
 _NOT_ALONE = re.compile(r"^\W*not (?:a |an |the |my )?(?P<x>[\w'&+.-]+(?: [\w'&+.-]+){0,2}?)\s*[.!,;]", _I)
 """A sentence that is only a contrastive negation ("I play clarinet! *Not oboe.*"): X denied, Y in the sentence
 before."""
@@ -265,7 +273,7 @@ def _pairs(window: str, infos: Sequence[FactInfo] = ()) -> list[tuple[str | None
                 out.append((m.group("x"), y))
                 break
     for m in _NOT_FIRST.finditer(window):
-        if (y := new_value(m.group("y"))) is not None:
+        if (y := new_value(m.group("y") or m.group("z") or m.group("w") or "")) is not None:
             out.append((m.group("x"), y))
     for m in _BARE_NOT.finditer(window):
         out.append((m.group("x") or m.group("kx"), m.group("y") or m.group("ky")))
@@ -341,8 +349,12 @@ def find_corrections(
     for h in hits:
         if h.cue.name != "not X" or h.sentence in strong:
             continue
-        if _COPULAR.search(sentences[h.sentence].text) or (strong and _NAMES.search(sentences[h.sentence].text)):
-            strong[h.sentence] = h  # "it's X, not Y"; "violin*** not viola ... autocorrect" (a sure cue elsewhere)
+        said = sentences[h.sentence].text
+        opening = _OPENING.match(said)  # always matches (every part is optional); "Not doing French anymore": over
+        denial = _NOT_FIRST.match(said, opening.end() if opening else 0) and not _OVER.search(said)
+        if _COPULAR.search(said) or (strong and _NAMES.search(said)) or denial:
+            strong[h.sentence] = h  # "it's X, not Y"; "violin*** not viola ... autocorrect" (a sure cue elsewhere);
+            # a sentence opening with the denial and the right value: "Not Bath — Wells.", "not X btw, it's Y"
         elif h.sentence > 0 and _NOT_ALONE.match(sentences[h.sentence].text):  # "I play clarinet! Not oboe."
             strong[h.sentence] = h
             alone.add(h.sentence)

@@ -107,3 +107,24 @@ def test_the_speaker_doubting_their_own_words_corrects_them(store: NovaStore, fi
     for at in (T0 + DAY, T0 + 11 * DAY):  # never true, even before the correction
         assert _held(store, "user", at, wrong) == []
         assert [v.split()[0] for v in _held(store, "user", at, right)] == [right]
+
+
+@pytest.mark.parametrize(("first", "later", "wrong", "right"), [
+    ("We live just outside Ludlow and want a dog-friendly walk with a pub at the end.",
+     "Not Ludlow — Leominster. I always say Ludlow because nobody's heard of Leominster.", "Ludlow", "Leominster"),
+    ("My gym is PureGym and I can get in 24/7. What's a good 5am routine?",
+     "not PureGym btw, it's The Gym Group. I always get those two confused", "PureGym", "Gym Group"),
+])
+def test_a_sentence_opening_with_the_denial_corrects(store: NovaStore, first: str, later: str, wrong: str,
+                                                     right: str) -> None:
+    _say(store, first, T0)
+    _say(store, later, T0 + 10 * DAY)
+    assert _held(store, "user", T0 + 11 * DAY, wrong) == []
+    assert _held(store, "user", T0 + 11 * DAY, right)
+
+
+def test_not_doing_something_anymore_is_an_ending_not_a_correction(store: NovaStore) -> None:
+    _say(store, "day 300 on duolingo, french is finally making sense", T0)
+    _say(store, "Duolingo streak died and I've deleted the app. Not doing French anymore, I'm putting the time "
+         "into the garden", T0 + 60 * DAY)
+    assert _held(store, "user", T0 + 61 * DAY, "Duolingo") == []
