@@ -56,7 +56,7 @@ from .guard_words import (
     TIME_AHEAD,
     TIME_PAST,
 )
-from .lexicon import INDEFINITE_ACTORS, PREDICATE_CATEGORIES, RELATIONS, negates
+from .lexicon import INDEFINITE_ACTORS, PAST_FORMS, PREDICATE_CATEGORIES, RELATIONS, negates
 from .segments import Clause, Sentence, words
 from .segments import asks as _asks
 
@@ -351,8 +351,9 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         return Verdict("temporary", f"goes on or came back ({back.group(0)!r})", actor)
     if cue.kind == "announce":
         return Verdict("future", "announced for later", actor)
-    if plan := _FUTURE.search(_part(text, clause.start, clause.end, hit)):
-        return Verdict("future", f"a plan ({plan.group(0)!r})", actor)
+    if (plan := _FUTURE.search(_part(text, clause.start, clause.end, hit))) and not (
+            plan.group(0).lower().startswith("after the") and _done(text[hit.start:hit.end])):
+        return Verdict("future", f"a plan ({plan.group(0)!r})", actor)  # "stepped down after the summer": done
     gerund = text[hit.start:hit.end].lower().split()[0].endswith("ing")
     if (gerund or _TO_BEFORE.search(prefix)) and (joke := _LAUGHTER.search(sentence.text)):
         return Verdict("joke", f"banter, not news ({joke.group(0)!r})", actor)
@@ -364,6 +365,12 @@ def check(text: str, sentence: Sentence, clause_index: int, hit: CueHit, known: 
         # "Leaving the band after Christmas": a plan
         return Verdict("future", f"a gerund with a time ahead ({ahead.group(0).strip()!r})", actor)
     return Verdict(None, "", actor)
+
+
+def _done(cue_words: str) -> bool:
+    """Whether a cue's first word is a past form ("stepped down", "left"): done, whatever time it names."""
+    first = cue_words.lower().split()[0] if cue_words.split() else ""
+    return first.endswith("ed") or first in PAST_FORMS
 
 
 def _part(text: str, start: int, end: int, hit: CueHit) -> str:

@@ -96,6 +96,10 @@ CATEGORY_NOUNS: dict[str, frozenset[str]] = {
 """Nouns that describe any state of a category ("the company" -> the job, "my membership"); a more
 specific noun ("the gym", "the choir", "the dog") must be a word of the fact itself."""
 
+CLAUSE_VERB_CATEGORIES = {"teaching": "job", "working": "job", "studying": "study", "living": "home", "renting": "home"}
+"""Verbs of an open state's own clause that say its category when its value does not ("thirty years *teaching* at
+Ridgeway High": a job)."""
+
 _DIGIT = re.compile(r"\d")
 
 
@@ -145,6 +149,10 @@ def fact_category(fact: Fact) -> str:
         for kind in hit.kinds:
             if (found := PREDICATE_CATEGORIES.get(KINDS[kind].predicate)) is not None:
                 return found
+    clause = fact.metadata.get("clause") if fact.predicate == OPEN_PREDICATE else None
+    for w in words(clause) if isinstance(clause, str) else ():  # "thirty years *teaching* at Ridgeway High"
+        if (found := CLAUSE_VERB_CATEGORIES.get(w.low)) is not None:
+            return found
     return ANY
 
 

@@ -128,3 +128,10 @@ def test_not_doing_something_anymore_is_an_ending_not_a_correction(store: NovaSt
     _say(store, "Duolingo streak died and I've deleted the app. Not doing French anymore, I'm putting the time "
          "into the garden", T0 + 60 * DAY)
     assert _held(store, "user", T0 + 61 * DAY, "Duolingo") == []
+
+
+def test_a_past_ending_after_a_season_is_done_not_planned(store: NovaStore) -> None:
+    _say(store, "I sing tenor in the choir at St Jude's and we're doing the Messiah at Christmas.", T0)
+    _say(store, "I stepped down from the St Jude's choir after the summer. I do miss the people.", T0 + 240 * DAY)
+    assert _held(store, "user", T0 + DAY, "choir")
+    assert _held(store, "user", T0 + 241 * DAY, "choir") == []

@@ -83,3 +83,10 @@ def test_an_ending_verb_with_the_speaker_as_its_object(sentence: str, name: str)
     found = [verb_cue_at(tokens, i) for i in range(len(tokens))]
     assert [f[0].cue.name for f in found if f is not None] == [name]
     assert lemma("took") == lemma("taken") == "take"
+
+
+def test_an_open_state_takes_its_category_from_the_verb_of_its_clause() -> None:
+    fact = _fact("user", "states", "Ridgeway High")
+    assert fact_category(fact) == "any"
+    told = Fact(**{**fact.__dict__, "id": "told", "metadata": {"clause": "Thirty years teaching at Ridgeway High"}})
+    assert fact_category(told) == "job"
