@@ -150,6 +150,10 @@ CUES: tuple[Cue, ...] = (
         _cats(_PET, _REL, ANY), ends_actor=True),
     Cue("rehomed", r"\bre-?hom(?:ed|ing|e)\b|\bfound (?:a |an )?(?:\w+ ){0,2}(?:home|homes) for\b"
         r"|\bran away\b|\bwent missing\b", _cats(_PET), object_after=True),
+    Cue("lost someone", r"\blost\b(?=\s+(?:(?:our|my)\s+)?(?:(?-i:Nan|Nana|Gran|Granny|Grandma|Grandad|Grandpa|Mum|"
+        r"Mom|Dad)|(?<=our )(?:nan|nana|gran|granny|grandma|grandad|grandpa|mum|mom|dad|mother|father|grandmother|"
+        r"grandfather)|(?<=my )(?:nan|nana|gran|granny|grandma|grandad|grandpa|mum|mom|dad|mother|father|grandmother|"
+        r"grandfather|husband|wife))\b(?!'s))", _cats(_REL, ANY), ends_actor=True),  # "we lost Nan on Sunday": died
     Cue("lost", r"\blost\b(?! (?:weight|track|touch|interest in (?:it|the)|my (?:mind|temper|voice|keys|way)))",
         _cats(_PET, _JOB, _POS, _REL), strength=0.6),
     # -- jobs

@@ -135,3 +135,17 @@ def test_a_past_ending_after_a_season_is_done_not_planned(store: NovaStore) -> N
     _say(store, "I stepped down from the St Jude's choir after the summer. I do miss the people.", T0 + 240 * DAY)
     assert _held(store, "user", T0 + DAY, "choir")
     assert _held(store, "user", T0 + 241 * DAY, "choir") == []
+
+
+def test_we_lost_nan_ends_her_states(store: NovaStore) -> None:
+    _say(store, "My nan's at Birch Court care home and they've started charging for her hairdresser visits.", T0)
+    _say(store, "We lost Nan on Sunday, peacefully. Birch Court staff were angels. Help me write a eulogy?",
+         T0 + 90 * DAY)
+    assert _held(store, "nan", T0 + DAY, "Birch Court")
+    assert _held(store, "nan", T0 + 91 * DAY, "Birch Court") == []
+
+
+def test_losing_a_relatives_thing_is_no_death(store: NovaStore) -> None:
+    _say(store, "My nan's at Birch Court care home and they've started charging for her hairdresser visits.", T0)
+    _say(store, "I lost my nan's ring on the bus, I'm gutted. Who do I call?", T0 + 9 * DAY)
+    assert _held(store, "nan", T0 + 10 * DAY, "Birch Court")
