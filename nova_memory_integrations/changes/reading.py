@@ -16,7 +16,7 @@ from .lexicon import AFFIRM, STOPWORDS
 from .segments import Sentence, Word, words
 from .targets import FactInfo, category_fit, describes, name_evidence, named_fit
 
-_TO = re.compile(r"\b(?:to|into|for|with|in favou?r of)\b", re.IGNORECASE)
+_TO = re.compile(r"\b(?:to|into|for|with|in favou?r of|against)\b", re.IGNORECASE)  # "traded it in *against* a Kia"
 _GERUND_BEFORE = re.compile(r"\s+\w+ing\s*", re.IGNORECASE)
 _FROM = re.compile(r"\b(?:from|out of)\b", re.IGNORECASE)
 

@@ -76,8 +76,9 @@ _CUT = re.compile(
     r"\s*(?:[.,;:!?()\"—–]|\s-\s|\b(?:and|but|so|because|cos|as|which|who|where|when|while|after|before|since|until|"
     r"last|this|next|on|in|at|from|for|to|by|with|through|via|during|off|lol|haha|lmao|now|instead|though|tho|tbh|today|yesterday|tonight|"
     r"then|too|again|anyway|finally|ago|is|was|are|were|has|had|will|it's|which)\b)", _I)
-_LEAD = re.compile(r"^(?:(?:to|into|for|with|in favou?r of|a|an|the|my|our|his|her|their|some|used|new|brand[- ]new|"
-                   r"second[- ]hand|secondhand|shiny|little|lovely|proper|old|just|over|down|up|back|across)\s+)+", _I)
+_LEAD = re.compile(r"^(?:(?:to|into|for|with|in favou?r of|against|a|an|the|my|our|his|her|their|some|used|new|"
+                   r"brand[- ]new|second[- ]hand|secondhand|shiny|little|lovely|proper|old|just|over|down|up|back|"
+                   r"across)\s+)+", _I)
 _PRONOUNS = frozenset("i me we us you he she it they them him her his hers its their one someone something".split())
 _PEOPLE = frozenset(RELATIONS) | frozenset("lad guy bloke man woman girl boy couple family friend mate buyer dealer "
                                            "neighbour neighbor person people".split())
@@ -97,7 +98,8 @@ _PROPER = re.compile(r"^(?:[A-Z][\w&+'-]*|[A-Z0-9]{2,}[\w&+-]*)(?:\s+[A-Z0-9][\w
 
 _ACQUIRED = re.compile(
     r"(?:(?:^|[,;:—–]|\s-\s|\band\b|\bthen\b|\bso\b)\s*(?:(?:i|we)(?:'ve)?\s+)?(?:(?:just|finally|also|then)\s+)?"
-    r"(?:bought|got|picked up|ordered|built|treated (?:myself|ourselves) to)|\b(?:gave|given|got|bought) (?:me|us))"
+    r"(?:bought|got|picked up|ordered|built|treated (?:myself|ourselves) to|drove (?:away|off|home) in)"
+    r"|\b(?:gave|given|got|bought) (?:me|us))"
     r"\s+(?P<obj>(?:a|an)\s+[^.;!?—–]{2,60})", _I)
 _POSSIBLE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
 
@@ -161,7 +163,9 @@ def new_value(text: str, sentences: list[Sentence], known: Known, hit: CueHit, e
     found = present_alternative(text[hit.end:sentence.end]) or present_alternative(following)
     if found is None and ended and all(i.category in NEW_STATE_CATEGORIES for i in ended):
         found = onward(text[hit.end:sentence.end]) or onward(following)
-    if found is None and ended and all(i.fact.subject == "user" and i.category in ("possession", ANY) for i in ended):
+    mine = all(i.fact.subject == "user" and i.category in ("possession", ANY) for i in ended) if ended else (
+        hit.cue.kind == "change" and "possession" in hit.cue.categories)  # a trade-in of a thing never stored
+    if found is None and mine:
         return acquired(sentences, hit.sentence)
     return found
 

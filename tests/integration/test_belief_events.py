@@ -149,3 +149,15 @@ def test_losing_a_relatives_thing_is_no_death(store: NovaStore) -> None:
     _say(store, "My nan's at Birch Court care home and they've started charging for her hairdresser visits.", T0)
     _say(store, "I lost my nan's ring on the bus, I'm gutted. Who do I call?", T0 + 9 * DAY)
     assert _held(store, "nan", T0 + 10 * DAY, "Birch Court")
+
+
+@pytest.mark.parametrize("later", [
+    "Traded the Astra in at the Kia place and drove away in a used Niro hybrid! First automatic I've ever owned.",
+    "Traded the Astra in against a Kia Niro EV. 280 miles range, heated steering wheel.",
+])
+def test_a_trade_in_of_a_car_named_in_a_question_tells_the_new_one(store: NovaStore, later: str) -> None:
+    _say(store, "The Astra failed its MOT again, emissions this time. Is a 2009 even worth fixing?", T0)
+    _say(store, later, T0 + 40 * DAY)
+    assert _held(store, "user", T0 + DAY, "Astra")
+    assert _held(store, "user", T0 + 41 * DAY, "Astra") == []
+    assert _held(store, "user", T0 + 41 * DAY, "Niro")
