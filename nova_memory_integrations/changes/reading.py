@@ -120,9 +120,21 @@ def thing_named_nothing(actor: Actor, hit: CueHit, scope: list[FactInfo]) -> boo
 
 
 def owner_of_next(text: str, w: Word, hit: CueHit) -> bool:
-    """Whether ``w`` after the cue is a possessive before its noun ("gave away *Miso's* toys"): the owner of
-    what ended, not what ended."""
-    return w.start >= hit.end and w.low.endswith("'s") and _before_a_noun(text, w)
+    """Whether ``w`` after the cue is a possessive before its noun ("gave away *Miso's* toys") or a noun modifying
+    a part or an accessory ("sold my old *bike* helmet", "cancelled the *car* insurance"): the owner of what
+    ended, or what it was for, not what ended."""
+    if w.start < hit.end:
+        return False
+    if w.low.endswith("'s") and _before_a_noun(text, w):
+        return True
+    after = _NEXT_WORD.match(text, w.end)
+    return after is not None and after.group(1).lower() in ACCESSORIES
+
+
+ACCESSORIES = frozenset("helmet helmets case cover charger seat rack lock wheels wheel tyres tires saddle pedals "
+                        "lights keys cable strap bag box mount stand bell pump insurance warranty parts".split())
+"""Nouns of a part or an accessory of a thing: the thing's name before one is a modifier ("bike helmet")."""
+_NEXT_WORD = re.compile(r"\s+([\w-]+)")
 
 
 def agent(text: str, actor: Actor, hit: CueHit, clause_words: list[Word]) -> bool:

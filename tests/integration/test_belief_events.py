@@ -161,3 +161,15 @@ def test_a_trade_in_of_a_car_named_in_a_question_tells_the_new_one(store: NovaSt
     assert _held(store, "user", T0 + DAY, "Astra")
     assert _held(store, "user", T0 + 41 * DAY, "Astra") == []
     assert _held(store, "user", T0 + 41 * DAY, "Niro")
+
+
+@pytest.mark.parametrize(("first", "later", "thing"), [
+    ("I drive a Skoda Octavia, 2018 estate.", "Cancelled the car insurance with Admiral, found a cheaper one.",
+     "Octavia"),
+    ("I ride a Brompton to work every day, it folds under my desk.", "Sold the old bike lock on eBay, got a tenner.",
+     "Brompton"),
+])
+def test_an_ending_of_a_things_accessory_ends_nothing(store: NovaStore, first: str, later: str, thing: str) -> None:
+    _say(store, first, T0)
+    _say(store, later, T0 + 30 * DAY)
+    assert _held(store, "user", T0 + 31 * DAY, thing)
