@@ -13,6 +13,8 @@
     .venv/bin/python benchmarks/beliefs.py --set eighth_b       # and 72/120, together 147/240)
     .venv/bin/python benchmarks/beliefs.py --set ninth_a        # the ninth sets, two writers (run once: 67/120
     .venv/bin/python benchmarks/beliefs.py --set ninth_b        # and 68/120, together 135/240)
+    .venv/bin/python benchmarks/beliefs.py --set tenth_a        # the tenth sets, two writers (run once: 76/120
+    .venv/bin/python benchmarks/beliefs.py --set tenth_b        # and 80/120, together 156/240)
     .venv/bin/python benchmarks/beliefs.py --failures 20        # also print 20 failed scenarios
     .venv/bin/python benchmarks/beliefs.py --seed-first         # diagnostic: first state asserted directly
     .venv/bin/python benchmarks/beliefs.py --unwanted           # every change no not_current check asked for
