@@ -31,7 +31,7 @@ def test_a_held_value_put_against_another_of_its_kind_is_retracted(store: NovaSt
     time.sleep(0.01)
     before = utcnow()
     time.sleep(0.01)
-    _say(store, "scratch what I said about Lebara, I checked my SIM and it's Lyca Mobile. I always mix the two up. "
+    _say(store, "ugh, Lebara?? no, I checked my SIM and it's Lyca Mobile. I always mix the two up. "
                 "so is it the same roaming deal?", T0 + 19 * DAY)
     assert _named(store, "lebara", as_of=T0 + 9 * DAY) == []  # never true
     assert _named(store, "lyca", as_of=T0 + 9 * DAY) == ["Lyca"]  # from the wrong value's start
@@ -44,3 +44,14 @@ def test_a_change_between_two_of_a_kind_is_not_a_correction(store: NovaStore) ->
     store.add_fact("u", "user", "customer_of", "EDF", valid_from=T0)
     _say(store, "Switched from EDF to Octopus last week, I always mix up their apps though", T0 + 19 * DAY)
     assert _named(store, "edf", as_of=T0 + 9 * DAY) == ["EDF"]  # it held until the switch
+
+
+def test_scratch_what_i_said_takes_the_value_back(store: NovaStore) -> None:
+    store.add_fact("u", "user", "customer_of", "Lebara", valid_from=T0)
+    _say(store, "scratch what I said about Lebara, I checked my SIM and it's Lyca Mobile. I always mix the two up. "
+                "so is it the same roaming deal?", T0 + 19 * DAY)
+    assert _named(store, "lebara", as_of=T0 + 9 * DAY) == []  # never true
+    assert _named(store, "lyca", as_of=T0 + 9 * DAY) == ["Lyca Mobile"]  # the name as said, from the wrong one's start
+    (decision,) = [d for d in store.components.db.decisions("u") if d.object == "Lyca Mobile"]
+    assert "corrected (cue 'take back')" in decision.reason
+
