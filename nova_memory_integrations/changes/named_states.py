@@ -285,9 +285,12 @@ def named_states(text: str, *, covered: tuple[str, ...] = (), changes: bool = Fa
 
 
 _OWN_CLAIM = re.compile(r"\b(?:I'm|I am|im|we're|we are) (?:a |still a |already a )?members?\b(?! of)|"
-                        r"\b(?:I|we)(?:'ve| have) (?:had|been with|been using|used|been on) (?:it|them|one)\b", _I)
+                        r"\b(?:I|we)(?:'ve| have) (?:had|been with|been using|used|been on) (?:it|them|one)\b|"
+                        r"\bmine(?:'s| is| does| has| keeps)\b|\b(?:I|we) (?:mostly |mainly |only )?use it\b|"
+                        r"\b(?:the )?one (?:I|we) (?:have|'ve got|own)\b", _I)
 """The speaker's own claim of the thing the message names ("Is David Lloyd worth £120? *I'm a member* ...", "Is
-Amazon Prime worth it? *I've had it* for years")."""
+Amazon Prime worth it? *I've had it* for years", "Is a Mazda CX-5 any good in snow? *Mine's* a 2019", "over the
+Gold Star *one I have*")."""
 _NOT_CLAIMED = frozenset({"employer", "medication", "team"})
 """Kinds a claim in other words never makes the speaker's (work, a medication and a team need their own words)."""
 
@@ -296,7 +299,7 @@ def _claimed(norm: str, sentences: list[Sentence], hits: Sequence[NameHit], cued
     """The one service the message names, when the speaker claims it as theirs in another words (see
     :data:`_OWN_CLAIM`); none when several are named or the claim is denied, past or hypothetical."""
     claim = _OWN_CLAIM.search(norm)
-    services = [h for h in hits if not set(h.kinds) & _OWNED_KINDS and set(h.kinds) - _NOT_CLAIMED]
+    services = [h for h in hits if set(h.kinds) - _NOT_CLAIMED]  # a service, or a thing owned ("Mine's a 2019")
     if claim is None or len({h.text.lower() for h in services}) != 1:
         return []
     where = locate(sentences, claim.start())

@@ -173,3 +173,17 @@ def test_an_ending_of_a_things_accessory_ends_nothing(store: NovaStore, first: s
     _say(store, first, T0)
     _say(store, later, T0 + 30 * DAY)
     assert _held(store, "user", T0 + 31 * DAY, thing)
+
+
+@pytest.mark.parametrize(("text", "thing"), [
+    ("Is Spotify Premium worth it for the two of us? We mostly use it for podcasts in the car.", "Spotify"),
+    ("is it normal for an iphone 13 battery to die at 40%? mine does it every cold morning", "iphone 13"),
+])
+def test_a_thing_asked_about_and_claimed_is_held(store: NovaStore, text: str, thing: str) -> None:
+    _say(store, text, T0)
+    assert _held(store, "user", T0 + DAY, thing)
+
+
+def test_a_choice_asked_about_is_not_held(store: NovaStore) -> None:
+    _say(store, "Should I get an iPhone 15 or a Pixel 8? mine is dying", T0)
+    assert _held(store, "user", T0 + DAY, "iPhone 15", "Pixel") == []
