@@ -81,11 +81,13 @@ _ACQUIRING = re.compile(
     r"\b(?:get|getting|buy|buying|switch|switching|join|joining|sign(?:ing)? up(?: (?:for|to|with))?|try|trying|"
     r"apply|applying|go(?:ing)? (?:with|for)|choose|choosing|pick(?:ing)?|upgrade|upgrading|subscribe|subscribing|"
     r"lease|leasing|order|ordering|recommend\w*|move|moving|worth|afford|test[- ]drive\w*|look(?:ing)? (?:at|into)|"
-    r"change|changing)\s+(?:(?:a|an|the|to|with|for|into|onto|on|over|up|some|another)\s+){0,2}$|"
+    r"change|changing|(?:can|could|should|may) (?:i|we) (?:take|have))\s+(?:(?:a|an|the|to|with|for|into|onto|on|"
+    r"over|up|some|another)\s+){0,2}$|"
     r"\b(?:thinking|consider\w*|tempted|want|wants|wanted|wanna|plan|planning|hoping|hope|maybe|might|debating)\b",
     _I)
-"""What one would get, join or switch to, just before a name ("should I get Sky", "switch to EE"), or a wish or a
-plan anywhere before it in its clause: not one's own yet ("recommend something to watch on Netflix" is)."""
+"""What one would get, join, switch to or take, just before a name ("should I get Sky", "switch to EE", "can I take
+ibuprofen"), or a wish or a plan anywhere before it in its clause: not one's own yet ("recommend something to watch
+on Netflix" is)."""
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|my|mine|we|we're|we've|our|us)\b", _I)
 _MINE = re.compile(r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,2}$", _I)
 """A possessive of the user's just before the name ("my 2019 Kia", "our new")."""

@@ -51,6 +51,8 @@ _SOMEONE = re.compile(r"\b(?:he|she|they|he's|she's|they're|his|her|their)\b", _
 _SPEAKER = re.compile(r"\b(?:i|i've|i'm|we|we've|we're|my|our|me)\b|^\W*(?:got|bought|ordered|picked up|switched|"
                       r"moved|went)\b", _I)
 _ADDED = re.compile(ADDITIVE_OR_MORE, _I)
+_PART = re.compile(r"[,;:]|\s[-—–]\s|\b(?:so|but|and|because)\b", _I)
+"""Where the part of a sentence that holds a name begins: a denial before it is of something else."""
 _BLOCKERS = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
 
 
@@ -125,12 +127,13 @@ def kind_successors(text: str, infos: Sequence[FactInfo], at: datetime) -> list[
         return []
     for sentence in segment(text):
         body = sentence.text
-        if "?" in body or not _REPLACING.search(body) or _ADDED.search(body) or _BLOCKERS.search(body) or \
-                any(w.low in NEGATORS for w in words(body)):
+        if "?" in body or not _REPLACING.search(body) or _ADDED.search(body) or _BLOCKERS.search(body):
             continue
         for hit in find_names(body):
             before = body[:hit.start]
-            if _SOMEONE.search(before) or not _SPEAKER.search(before):
+            part = max(m.end() for m in _PART.finditer(before)) if _PART.search(before) else 0
+            if _SOMEONE.search(before) or not _SPEAKER.search(before) or any(  # "the cough never went away so
+                    w.low in NEGATORS for w in words(body[part:])):  # the GP's put me on X instead": not denied
                 continue
             found = same_kind(body[hit.start:], held)
             if found is None or any(s.old.fact.id == found[0] for s in out):

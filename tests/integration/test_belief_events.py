@@ -187,3 +187,12 @@ def test_a_thing_asked_about_and_claimed_is_held(store: NovaStore, text: str, th
 def test_a_choice_asked_about_is_not_held(store: NovaStore) -> None:
     _say(store, "Should I get an iPhone 15 or a Pixel 8? mine is dying", T0)
     assert _held(store, "user", T0 + DAY, "iPhone 15", "Pixel") == []
+
+
+def test_a_new_medicine_instead_after_a_denial_elsewhere_replaces_the_old(store: NovaStore) -> None:
+    _say(store, "I take ramipril for blood pressure. Can I take ibuprofen for a sprained ankle?", T0)
+    assert _held(store, "user", T0 + DAY, "ibuprofen") == []  # asked about, not taken
+    _say(store, "The ramipril cough never went away so the GP's put me on amlodipine instead, started it last week.",
+         T0 + 60 * DAY)
+    assert _held(store, "user", T0 + DAY, "ramipril") == ["ramipril"]
+    assert _held(store, "user", T0 + 61 * DAY, "ramipril", "amlodipine") == ["amlodipine"]
