@@ -39,6 +39,7 @@ from .named_states import named_states, same_kind
 from .place_states import LIVES_IN, place_states
 from .planner import ChangePlan, Ending, held_facts, pending, plan_changes
 from .replacements import NewValue
+from .scheduled import may_schedule, scheduled_endings
 from .segments import words
 from .state_reading import StateCandidate, state_candidates
 from .states import OPEN_PREDICATE, OpenState, open_states
@@ -93,6 +94,9 @@ class ChangeTracker:
         if born is not None:
             extra += [e for e in born.endings if e.fact.id not in ended]
             plan = replace(plan, new_values=plan.new_values + born.children)
+        if may_schedule(episode.content):  # "last day is Friday the 29th": held until then
+            infos, _ = held_facts(self._holding(user_id, episode.timestamp), at=episode.timestamp, episode_id="")
+            extra += [e for e in scheduled_endings(episode.content, infos, episode.timestamp) if e.fact.id not in ended]
         return replace(plan, endings=plan.endings + tuple(extra)) if extra else plan
 
     def _holding(self, user_id: str, at: datetime) -> list[Fact]:

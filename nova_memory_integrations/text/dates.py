@@ -58,7 +58,7 @@ from ..errors import InvalidInputError
 
 __all__ = [
     "DAY_FIELD", "MONTHS", "MONTH_FIELD", "NUMBER_WORDS", "TIME_EXPRESSION", "WORD_MONTHS", "YEAR_FIELD", "Window",
-    "named_windows", "resolve_relative_time",
+    "named_windows", "resolve_ahead", "resolve_relative_time",
 ]
 
 NUMBER_WORDS: dict[str, int] = {
@@ -402,3 +402,50 @@ def _relative(text: str, now: datetime) -> list[Window]:
 def _next_month(first: datetime) -> datetime:
     """The first day of the month after that of ``first`` (itself the first day of a month)."""
     return first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1)
+
+
+_AHEAD_RE = re.compile(
+    r"\b(?:(?P<end>end of (?:the month|(?P<emon>" + _MONTH_ALT[3:-4] + r")))|(?P<mon>" + _MONTH_ALT[3:-4] + r")\.? "
+    r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\b|(?:the )?(?P<day2>\d{1,2})(?:st|nd|rd|th)?(?: of)? (?P<mon2>"
+    + _MONTH_ALT[3:-4] + r")\b|(?:the )?(?P<day3>\d{1,2})(?:st|nd|rd|th)\b|(?P<wd>" + _WEEKDAY_ALT + r")\b)",
+    re.IGNORECASE)
+
+
+def resolve_ahead(text: str, reference: datetime) -> datetime | None:
+    """The first date ``text`` names on or after ``reference``'s day (a day told ahead: "last day is Friday the
+    29th", "my lease is up on June 30", "ends may 31", "end of June", "on the 30th"), or ``None``. A month day
+    without a month is the next such day; a weekday alone the next such weekday; "end of <month>" its last day."""
+    today = _midnight(reference)
+    weekday: datetime | None = None  # "Friday the 29th": the day of the month decides
+    for m in _AHEAD_RE.finditer(text):
+        if m["end"]:
+            month = MONTHS[m["emon"].lower()] if m["emon"] else today.month
+            year = today.year + (1 if month < today.month else 0)
+            first_next = _date(year + month // 12, month % 12 + 1, 1)
+            if first_next is not None:
+                return first_next - timedelta(days=1)
+            continue
+        if m["mon"] or m["mon2"]:
+            mon, day = (m["mon"], m["day"]) if m["mon"] else (m["mon2"], m["day2"])
+            if mon.lower() in WORD_MONTHS and not mon[0].isupper() and m["mon"] and not re.search(
+                    r"\b(?:ends?|up|until|on|by|expires?)\s+$", text[:m.start()], re.IGNORECASE):
+                continue  # "may 5" as a modal verb, unless a date is clearly meant ("ends may 31")
+            month = MONTHS[mon.lower().rstrip(".")]
+            found = _date(today.year, month, int(day))
+            if found is not None and found < today:
+                found = _date(today.year + 1, month, int(day))
+            if found is not None:
+                return found
+            continue
+        if m["day3"]:
+            day = int(m["day3"])
+            for k in range(0, 3):
+                month = (today.month - 1 + k) % 12 + 1
+                found = _date(today.year + (today.month - 1 + k) // 12, month, day)
+                if found is not None and found >= today:
+                    return found
+            continue
+        if m["wd"] and weekday is None:
+            weekday = today + timedelta(days=(_WEEKDAYS[m["wd"].lower()] - today.weekday()) % 7 or 7)
+    return weekday
+

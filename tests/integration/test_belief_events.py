@@ -196,3 +196,12 @@ def test_a_new_medicine_instead_after_a_denial_elsewhere_replaces_the_old(store:
          T0 + 60 * DAY)
     assert _held(store, "user", T0 + DAY, "ramipril") == ["ramipril"]
     assert _held(store, "user", T0 + 61 * DAY, "ramipril", "amlodipine") == ["amlodipine"]
+
+
+def test_a_last_day_told_ahead_ends_the_job_on_that_day(store: NovaStore) -> None:
+    _say(store, "Can you tidy up a slide deck? I'm a credit risk analyst at Lloyds and my MD hates bullet points.", T0)
+    told = T0 + 30 * DAY  # 2024-03-04
+    _say(store, "Well, I did it. Handed in my notice this morning. Last day is Friday the 29th and then I'm "
+                "taking the summer off.", told)
+    assert _held(store, "user", told + 10 * DAY, "Lloyds") == ["Lloyds"]  # still there until the 29th
+    assert _held(store, "user", told + 30 * DAY, "Lloyds") == []
