@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ..text.known_names import KINDS, value_names
+from ..text.lexicon import PLACES
 from ..types import Fact
 from .lexicon import (
     ANY,
@@ -149,6 +150,8 @@ def fact_category(fact: Fact) -> str:
         for kind in hit.kinds:
             if (found := PREDICATE_CATEGORIES.get(KINDS[kind].predicate)) is not None:
                 return found
+    if fact.predicate == OPEN_PREDICATE and fact.object.lower() in PLACES:  # "Manchester", told in passing
+        return "home"
     clause = fact.metadata.get("clause") if fact.predicate == OPEN_PREDICATE else None
     for w in words(clause) if isinstance(clause, str) else ():  # "thirty years *teaching* at Ridgeway High"
         if (found := CLAUSE_VERB_CATEGORIES.get(w.low)) is not None:

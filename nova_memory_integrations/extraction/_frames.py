@@ -27,6 +27,7 @@ from ..text.lexicon import (
     IRREGULAR,
     LANGS,
     PETS,
+    PLACES,
     POSSESSIONS,
     REL_ALIASES,
     REL_KINDS,
@@ -296,6 +297,10 @@ MOVE_MENTIONS: tuple[Rule, ...] = (
          r"(?: (?-i:[A-Z])[\w'-]+)?)", f("lives_in", "place")),
     rule(r"\b(?:the|my|our) (?:big |recent )?move (?:down |up |over |back )?to (?P<o>(?-i:[A-Z])[\w'-]+"
          r"(?: (?-i:[A-Z])[\w'-]+)?)", f("lives_in", "place")),
+    # "Bristol is officially home now!": a known city said to be home
+    rule(r"\b(?P<o>" + "|".join(sorted((p.title() for p in PLACES), key=len, reverse=True)) + r")(?:'s| is) (?:now |"
+         r"officially |finally |properly )*(?:home|my home|our home|my new home|our new home)\b(?! (?:to|of|for)\b)",
+         f("lives_in", "place")),
 )
 """A home named in passing ("after the move to Cheltenham"): the speaker's, also in a clause without "I"."""
 PASSING_RULES: tuple[Rule, ...] = (

@@ -205,3 +205,14 @@ def test_a_last_day_told_ahead_ends_the_job_on_that_day(store: NovaStore) -> Non
                 "taking the summer off.", told)
     assert _held(store, "user", told + 10 * DAY, "Lloyds") == ["Lloyds"]  # still there until the 29th
     assert _held(store, "user", told + 30 * DAY, "Lloyds") == []
+
+
+def test_a_city_said_to_be_home_replaces_the_one_told_in_passing(store: NovaStore) -> None:
+    _say(store, "It has rained in Leeds for eleven days straight. Suggest an indoor hobby before I lose it.", T0)
+    _say(store, "The van's unloaded and Glasgow is officially home now! Where's good for a curry?", T0 + 100 * DAY)
+    assert _held(store, "user", T0 + 101 * DAY, "Leeds", "Glasgow") == ["Glasgow"]
+
+
+def test_a_city_that_is_home_to_something_is_no_home(store: NovaStore) -> None:
+    _say(store, "Paris is home to the Louvre, is it worth a whole day?", T0)
+    assert _held(store, "user", T0 + DAY, "Paris") == []
