@@ -162,8 +162,8 @@ ENDING_RULES: tuple[Rule, ...] = (
     rule(r"<A><HAVE>(?:fully |finally |completely )?(?:recovered from|got over|gotten over|beat|beaten|overcame|"
          r"overcome|kicked|(?:am|is|are) (?:over|cured of|free of|free from|clear of)) <O>",
          neg("has_condition", "cond")),
-    rule(r"<A>(?:have|has|have got|suffer from|suffers from|(?:was|were|got|have been|has been) diagnosed with|"
-         r"(?:am|is|are) (?:sick|ill|down) with|caught|came down with|live with|lives with) <O>",
+    rule(r"<A>(?:(?:was|were|got|have been|has been|'s been|'ve been) diagnosed with|have got|have|has|suffer from|"
+         r"suffers from|(?:am|is|are) (?:sick|ill|down) with|caught|came down with|live with|lives with) <O>",
          f("has_condition", "cond")),
     # plans
     rule(r"<A><HAVE>(?:cancel+ed|called off|scrapped|shelved) (?:my|our|his|her|their|the) <O>",
@@ -297,7 +297,8 @@ def clean_ending(value: str, kind: str, strip: Callable[[str], str], name: Calla
     if kind == "cond":
         low = value.lower()
         words = low.split()
-        known = low in CONDITIONS or (words and (words[-1] in COND_HEADS or words[-1].endswith("itis")))
+        known = low in CONDITIONS or (words and (words[-1] in COND_HEADS or words[-1] in CONDITIONS  # "type 2
+                                                 or words[-1].endswith("itis")))  # diabetes", "prostate cancer"
         return [value] if known and _plain(value, 4) else []
     if kind == "subject":
         return [value] if _plain(value, 4) and value.replace(" ", "").replace("'", "").isalpha() else []

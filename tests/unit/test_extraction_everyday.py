@@ -25,6 +25,9 @@ def _facts(text: str) -> set[tuple[str, str, str]]:
     ("My best friend Chloe is 7 months pregnant", ("chloe", "has_condition", "pregnant")),
     ("We moved Gran into Elm Court care home in Leeds last week.", ("gran", "lives_in", "Elm Court care home")),
     ("My mate Gaz runs the Red Lion in our village.", ("gaz", "owns", "Red Lion")),
+    ("Carol was diagnosed with type 2 diabetes at her check-up.", ("carol", "has_condition", "type 2 diabetes")),
+    ("My dad has been diagnosed with prostate cancer.", ("dad", "has_condition", "prostate cancer")),
+    ("The van's unloaded and Bristol is officially home now!", ("user", "lives_in", "Bristol")),
 ])
 def test_an_everyday_shape_is_read(text: str, fact: tuple[str, str, str]) -> None:
     assert fact in _facts(text)
@@ -42,3 +45,9 @@ def test_no_person_from_a_firm_or_a_pronoun(text: str, subject: str | None) -> N
 
 def test_no_home_from_a_gap_with_a_negation() -> None:
     assert not [f for f in _facts("My brother no longer lives near me in Leeds.") if f[2] == "Leeds"]
+
+
+@pytest.mark.parametrize("text", ["My sister has a new job", "Paris is home to the Louvre", "Mum's home now"])
+def test_no_condition_or_home_from_an_ordinary_sentence(text: str) -> None:
+    assert not [f for f in _facts(text) if f[1] in ("has_condition", "lives_in")]
+
