@@ -70,10 +70,15 @@ TENTH_A_PATH = DATA / "beliefs_tenth_a.jsonl"
 TENTH_B_PATH = DATA / "beliefs_tenth_b.jsonl"
 """Two more blind sets, by two more writers (sealed at d55117b before the round, run once at 699d634: 76 and 80
 of 120)."""
+ELEVENTH_A_PATH = DATA / "beliefs_eleventh_a.jsonl"
+ELEVENTH_B_PATH = DATA / "beliefs_eleventh_b.jsonl"
+"""Two more blind sets, by two more writers (sealed at 67f8d5e before the round, run once at 7e91054: 85 and 71
+of 120)."""
 SETS = {"tuning": TUNING_PATH, "test": TEST_PATH, "holdout": HOLDOUT_PATH, "fourth": FOURTH_PATH,
         "fifth": FIFTH_PATH, "sixth_a": SIXTH_A_PATH, "sixth_b": SIXTH_B_PATH, "seventh_a": SEVENTH_A_PATH,
         "seventh_b": SEVENTH_B_PATH, "eighth_a": EIGHTH_A_PATH, "eighth_b": EIGHTH_B_PATH,
-        "ninth_a": NINTH_A_PATH, "ninth_b": NINTH_B_PATH, "tenth_a": TENTH_A_PATH, "tenth_b": TENTH_B_PATH}
+        "ninth_a": NINTH_A_PATH, "ninth_b": NINTH_B_PATH, "tenth_a": TENTH_A_PATH, "tenth_b": TENTH_B_PATH,
+        "eleventh_a": ELEVENTH_A_PATH, "eleventh_b": ELEVENTH_B_PATH}
 """Every belief set by the name the benchmarks take (``--set``), in the order they were written."""
 KINDS = ("ending", "transition", "third_party", "correction", "repeat", "no_change")
 CHANGE_KINDS = ("ending", "transition", "third_party", "correction")
