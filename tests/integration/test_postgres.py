@@ -245,6 +245,31 @@ def test_the_users_turns_naming_a_word_are_the_same_on_both_databases(
                         ["a wet dog smell in the honda civic"], ["the Civic passed its MOT"], []]
 
 
+def test_the_users_last_turns_before_a_time_are_the_same_on_both_databases(
+        pg_url: str, tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> None:
+    """What a change told by its new value replaced is looked for in the user's last turns before it
+    (``ChangeTracker.predecessors``): latest first, the user's own turns only, never another user's."""
+    turns = [{"user_id": "ivy", "role": "user", "content": "O2 want £42 a month to keep me", "timestamp": T0},
+             {"user_id": "ivy", "role": "assistant", "content": "that is steep", "timestamp": T0 + timedelta(minutes=1)},
+             {"user_id": "ivy", "role": "user", "content": "anyway, pasta ideas?", "timestamp": T0 + timedelta(days=3)},
+             {"user_id": "ivy", "role": "user", "content": "moved to giffgaff", "timestamp": T0 + timedelta(days=30)},
+             {"user_id": "jon", "role": "user", "content": "I'm on EE", "timestamp": T0 + timedelta(days=2)}]
+    found = []
+    for url in (None, pg_url):
+        store = NovaStore(tmp_path / f"b{len(found)}", embeddings=minilm_onnx, database_url=url, config=MANUAL)
+        try:
+            store.add_turns(turns)
+            db = store.components.db
+            before = (T0 + timedelta(days=20)).timestamp()
+            found.append([[e.content for e in db.user_turns_before("ivy", before=before, limit=limit)]
+                          for limit in (40, 1)])
+        finally:
+            store.close()
+    sqlite, postgres = found
+    assert postgres == sqlite
+    assert postgres == [["anyway, pasta ideas?", "O2 want £42 a month to keep me"], ["anyway, pasta ideas?"]]
+
+
 @pytest.fixture
 def own_server() -> Iterator[Any]:
     """A Postgres server of this test's own (it is stopped and started again)."""
