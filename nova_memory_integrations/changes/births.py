@@ -23,6 +23,7 @@ from ..types import Fact
 from .guard_words import FUTURE_MARKERS, MODAL_MARKERS
 from .planner import Ending
 from .replacements import NewValue
+from .segments import segment
 
 __all__ = ["BIRTH", "PREGNANCY_WORDS", "Birth", "births", "may_tell_a_birth"]
 
@@ -91,12 +92,10 @@ def births(text: str, facts: Sequence[Fact], at: datetime) -> Birth | None:
     pregnant = _pregnant(facts)
     if not pregnant:
         return None
-    for m in BIRTH.finditer(text):
-        start = max(text.rfind(c, 0, m.start()) for c in ".!?\n") + 1
-        end = min([i for i in (text.find(c, m.end()) for c in ".!?\n") if i >= 0] or [len(text)])
-        if "?" in text[m.end():end + 1] or _POSSIBLE.search(text, start, m.start()):
+    for sentence, m in [(s, m) for s in segment(text) for m in BIRTH.finditer(text, s.start, s.end)]:
+        if "?" in text[m.end():sentence.end] or _POSSIBLE.search(text, sentence.start, m.start()):
             continue
-        mother = _mother(text[start:m.start()], pregnant, facts)
+        mother = _mother(text[sentence.start:m.start()], pregnant, facts)
         if mother is None:
             continue
         endings = tuple(Ending(f, at, "birth", f"{mother} gave birth") for f in pregnant[mother])

@@ -103,6 +103,9 @@ _OBJ = (r"(?:it|him|her|them|(?:the|my|our|his|her|their) [\w'&+-]+(?: [\w'&+-]+
 _PET_OBJ = r"(?:him|her|them|(?-i:[A-Z])[\w'-]+|(?:the|my|our|his|her|their) (?:old |poor )?(?:" + PET_RE + r"))"
 """An animal put down: a pronoun, a name, or "the / our <pet word>" ("put *Biscuit* down"; never "put my name down")."""
 
+_KIN = "nan|nana|gran|granny|grandma|grandad|grandpa|mum|mom|dad|mother|father|grandmother|grandfather"
+"""Relatives one says one has lost ("we lost *our nan*"): a death, never a thing mislaid."""
+
 # Ordered: at one position the first matching cue wins, so longer phrasings come before their parts.
 CUES: tuple[Cue, ...] = (
     # -- announcements: the end is in the future
@@ -151,9 +154,8 @@ CUES: tuple[Cue, ...] = (
     Cue("rehomed", r"\bre-?hom(?:ed|ing|e)\b|\bfound (?:a |an )?(?:\w+ ){0,2}(?:home|homes) for\b"
         r"|\bran away\b|\bwent missing\b", _cats(_PET), object_after=True),
     Cue("lost someone", r"\blost\b(?=\s+(?:(?:our|my)\s+)?(?:(?-i:Nan|Nana|Gran|Granny|Grandma|Grandad|Grandpa|Mum|"
-        r"Mom|Dad)|(?<=our )(?:nan|nana|gran|granny|grandma|grandad|grandpa|mum|mom|dad|mother|father|grandmother|"
-        r"grandfather)|(?<=my )(?:nan|nana|gran|granny|grandma|grandad|grandpa|mum|mom|dad|mother|father|grandmother|"
-        r"grandfather|husband|wife))\b(?!'s))", _cats(_REL, ANY), ends_actor=True),  # "we lost Nan on Sunday": died
+        r"Mom|Dad)|(?<=our )(?:" + _KIN + r")|(?<=my )(?:" + _KIN + r"|husband|wife))\b(?!'s))", _cats(_REL, ANY),
+        ends_actor=True),  # "we lost Nan on Sunday": died
     Cue("lost", r"\blost\b(?! (?:weight|track|touch|interest in (?:it|the)|my (?:mind|temper|voice|keys|way)))",
         _cats(_PET, _JOB, _POS, _REL), strength=0.6),
     # -- jobs

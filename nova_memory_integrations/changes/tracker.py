@@ -89,13 +89,14 @@ class ChangeTracker:
         plan = self._plan(user_id, episode, handled=handled, stated=stated)
         ended = {e.fact.id for e in plan.endings}
         extra = [e for e in self._displaced(user_id, episode, displacing) if e.fact.id not in ended]
-        born = births(episode.content, self._holding(user_id, episode.timestamp),
-                      episode.timestamp) if may_tell_a_birth(episode.content) else None
+        birth, ahead = may_tell_a_birth(episode.content), may_schedule(episode.content)
+        holding = self._holding(user_id, episode.timestamp) if birth or ahead else []  # read once, only then
+        born = births(episode.content, holding, episode.timestamp) if birth else None
         if born is not None:
             extra += [e for e in born.endings if e.fact.id not in ended]
             plan = replace(plan, new_values=plan.new_values + born.children)
-        if may_schedule(episode.content):  # "last day is Friday the 29th": held until then
-            infos, _ = held_facts(self._holding(user_id, episode.timestamp), at=episode.timestamp, episode_id="")
+        if ahead:  # "last day is Friday the 29th": held until then
+            infos, _ = held_facts(holding, at=episode.timestamp, episode_id="")
             extra += [e for e in scheduled_endings(episode.content, infos, episode.timestamp) if e.fact.id not in ended]
         return replace(plan, endings=plan.endings + tuple(extra)) if extra else plan
 
@@ -126,8 +127,7 @@ class ChangeTracker:
         at = episode.timestamp
         # believed facts still valid at `at`, those this very episode closed at `at` (correctable), and
         # those it stated (whatever their time)
-        facts = [f for f in self.db.current_facts(user_id, valid_after=to_epoch(at - _EPSILON))
-                 if f.valid_from <= at]
+        facts = self._holding(user_id, at)
         seen = {f.id for f in facts}
         facts += [f for f in self.db.select_facts(user_id, ids=list(stated)) if f.id not in seen]
         similarity = self.similarity if self.embedder is not None else None
@@ -260,6 +260,7 @@ class ChangeTracker:
         out: list[Lapsed] = []
         held = {k for f in facts if f.subject == "user" for h in value_names(f.object) for k in h.kinds}
         taken = {x.object.lower() for x in plan.lapsed}
+        ever: list[str] | None = None
         for new in plan.new_values:
             if new.replaces is not None or new.subject != "user" or not (kinds := {
                     k for h in value_names(new.object)[:1] for k in h.kinds}) or kinds & held:
@@ -275,8 +276,9 @@ class ChangeTracker:
             name = next(iter(named.values()))
             first = [] if name.lower() in taken else self.db.user_turns_naming(user_id, name.lower(), before=before,
                                                                                 limit=1)
-            if not first or any(name.lower() in f.object.lower() for f in self.db.current_facts(user_id,
-                                                                                                 subject="user")):
+            if ever is None and first:  # the user's facts of any time, read once, only for a name found
+                ever = [f.object.lower() for f in self.db.current_facts(user_id, subject="user")]
+            if not first or any(name.lower() in obj for obj in ever or ()):
                 continue
             out.append(Lapsed("user", OPEN_PREDICATE, name, first[0].timestamp, first[0].id, new.at, new.cue))
         return tuple(out)

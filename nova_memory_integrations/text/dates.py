@@ -405,9 +405,9 @@ def _next_month(first: datetime) -> datetime:
 
 
 _AHEAD_RE = re.compile(
-    r"\b(?:(?P<end>end of (?:the month|(?P<emon>" + _MONTH_ALT[3:-4] + r")))|(?P<mon>" + _MONTH_ALT[3:-4] + r")\.? "
+    r"\b(?:(?P<end>end of (?:the month|(?P<emon>" + _MONTH_ALT + r")))|(?P<mon>" + _MONTH_ALT + r") "
     r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\b|(?:the )?(?P<day2>\d{1,2})(?:st|nd|rd|th)?(?: of)? (?P<mon2>"
-    + _MONTH_ALT[3:-4] + r")\b|(?:the )?(?P<day3>\d{1,2})(?:st|nd|rd|th)\b|(?P<wd>" + _WEEKDAY_ALT + r")\b)",
+    + _MONTH_ALT + r")\b|(?:the )?(?P<day3>\d{1,2})(?:st|nd|rd|th)\b|(?P<wd>" + _WEEKDAY_ALT + r")\b)",
     re.IGNORECASE)
 
 
@@ -419,12 +419,9 @@ def resolve_ahead(text: str, reference: datetime) -> datetime | None:
     weekday: datetime | None = None  # "Friday the 29th": the day of the month decides
     for m in _AHEAD_RE.finditer(text):
         if m["end"]:
-            month = MONTHS[m["emon"].lower()] if m["emon"] else today.month
+            month = MONTHS[m["emon"].lower().rstrip(".")] if m["emon"] else today.month
             year = today.year + (1 if month < today.month else 0)
-            first_next = _date(year + month // 12, month % 12 + 1, 1)
-            if first_next is not None:
-                return first_next - timedelta(days=1)
-            continue
+            return _next_month(today.replace(year=year, month=month, day=1)) - timedelta(days=1)
         if m["mon"] or m["mon2"]:
             mon, day = (m["mon"], m["day"]) if m["mon"] else (m["mon2"], m["day2"])
             if mon.lower() in WORD_MONTHS and not mon[0].isupper() and m["mon"] and not re.search(
