@@ -58,9 +58,11 @@ SIXTH_B_PATH = DATA / "beliefs_sixth_b.jsonl"
 """Two more blind sets, by two more writers (sealed before the round, run once at 05f32bf: 59 and 67 of 120)."""
 SEVENTH_A_PATH = DATA / "beliefs_seventh_a.jsonl"
 SEVENTH_B_PATH = DATA / "beliefs_seventh_b.jsonl"
+"""Two more blind sets, by two more writers (sealed at 9b60f9f before the round, run once at 116d95e: 64 and 67
+of 120)."""
 EIGHTH_A_PATH = DATA / "beliefs_eighth_a.jsonl"
 EIGHTH_B_PATH = DATA / "beliefs_eighth_b.jsonl"
-"""Two more blind sets, by two more writers (sealed at 9b60f9f before the round, run once at 116d95e: 64 and 67
+"""Two more blind sets, by two more writers (sealed at 482778e before the round, run once at d89b7df: 75 and 72
 of 120)."""
 NINTH_A_PATH = DATA / "beliefs_ninth_a.jsonl"
 NINTH_B_PATH = DATA / "beliefs_ninth_b.jsonl"

@@ -13,21 +13,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from belief_dialogue import held, say
 
 from nova_memory_integrations import NovaStore
 
 T0 = datetime(2024, 2, 3, 19, tzinfo=timezone.utc)
 DAY = timedelta(days=1)
-
-
-def _say(store: NovaStore, text: str, at: datetime) -> None:
-    store.add_turn("u", "user", text, timestamp=at)
-    store.consolidate("u")
-
-
-def _held(store: NovaStore, subject: str, at: datetime, *words: str) -> list[str]:
-    return sorted(f.object for f in store.facts("u", as_of=at) if f.subject == subject
-                  and any(w.lower() in f.object.lower() for w in words))
 
 
 @pytest.mark.parametrize(("first", "later", "old", "new"), [
@@ -38,59 +29,59 @@ def _held(store: NovaStore, subject: str, at: datetime, *words: str) -> list[str
 ])
 def test_a_change_told_by_its_new_value_replaces_the_thing_named_before(store: NovaStore, first: str, later: str,
                                                                       old: str, new: str) -> None:
-    _say(store, first, T0)
-    _say(store, later, T0 + 40 * DAY)
-    assert _held(store, "user", T0 + DAY, old, new) == [old]
-    assert _held(store, "user", T0 + 41 * DAY, old, new) == [new]
+    say(store, first, T0)
+    say(store, later, T0 + 40 * DAY)
+    assert held(store, "user", T0 + DAY, old, new) == [old]
+    assert held(store, "user", T0 + 41 * DAY, old, new) == [new]
 
 
 def test_two_candidates_replace_nothing(store: NovaStore) -> None:
-    _say(store, "EE or Vodafone, which has better signal in Leeds?", T0)
-    _say(store, "moved to giffgaff in the end, 20gb for a tenner", T0 + 40 * DAY)
-    assert _held(store, "user", T0 + 41 * DAY, "EE", "Vodafone") == []
-    assert _held(store, "user", T0 + DAY, "EE", "Vodafone") == []
+    say(store, "EE or Vodafone, which has better signal in Leeds?", T0)
+    say(store, "moved to giffgaff in the end, 20gb for a tenner", T0 + 40 * DAY)
+    assert held(store, "user", T0 + 41 * DAY, "EE", "Vodafone") == []
+    assert held(store, "user", T0 + DAY, "EE", "Vodafone") == []
 
 
 def test_a_birth_ends_the_pregnancy_and_names_the_child(store: NovaStore) -> None:
-    _say(store, "My best friend Nadia is 7 months pregnant and I'm throwing her baby shower.", T0)
-    _say(store, "Nadia had the baby!!! A little girl called Esme, 7lb 2oz, both doing great.", T0 + 60 * DAY)
-    assert _held(store, "nadia", T0 + DAY, "pregnant") == ["pregnant"]
-    assert _held(store, "nadia", T0 + 61 * DAY, "pregnant", "Esme") == ["Esme"]
+    say(store, "My best friend Nadia is 7 months pregnant and I'm throwing her baby shower.", T0)
+    say(store, "Nadia had the baby!!! A little girl called Esme, 7lb 2oz, both doing great.", T0 + 60 * DAY)
+    assert held(store, "nadia", T0 + DAY, "pregnant") == ["pregnant"]
+    assert held(store, "nadia", T0 + 61 * DAY, "pregnant", "Esme") == ["Esme"]
 
 
 def test_a_baby_shower_is_no_birth(store: NovaStore) -> None:
-    _say(store, "My best friend Nadia is 7 months pregnant and I'm throwing her baby shower.", T0)
-    _say(store, "Nadia had the baby shower on Saturday, she cried at the cake.", T0 + 20 * DAY)
-    assert _held(store, "nadia", T0 + 21 * DAY, "pregnant") == ["pregnant"]
+    say(store, "My best friend Nadia is 7 months pregnant and I'm throwing her baby shower.", T0)
+    say(store, "Nadia had the baby shower on Saturday, she cried at the cake.", T0 + 20 * DAY)
+    assert held(store, "nadia", T0 + 21 * DAY, "pregnant") == ["pregnant"]
 
 
 def test_an_ending_done_to_the_speaker(store: NovaStore) -> None:
-    _say(store, "I'm on 50mg sertraline, is it ok to drink at a wedding?", T0)
-    _say(store, "Good news from the GP: she's taken me off the sertraline after two months of tapering. I feel fine.",
+    say(store, "I'm on 50mg sertraline, is it ok to drink at a wedding?", T0)
+    say(store, "Good news from the GP: she's taken me off the sertraline after two months of tapering. I feel fine.",
          T0 + 120 * DAY)
-    assert _held(store, "user", T0 + DAY, "sertraline")
-    assert _held(store, "user", T0 + 121 * DAY, "sertraline") == []
+    assert held(store, "user", T0 + DAY, "sertraline")
+    assert held(store, "user", T0 + 121 * DAY, "sertraline") == []
 
 
 def test_a_known_employer_told_in_passing_ends_with_a_last_day(store: NovaStore) -> None:
-    _say(store, "Another 11pm finish at Deloitte. Busy season is inhumane. Quick dinners?", T0)
-    _say(store, "Update: handed in my notice. Last day was Friday and I slept 11 hours on Saturday.", T0 + 70 * DAY)
-    assert _held(store, "user", T0 + DAY, "Deloitte") == ["Deloitte"]
-    assert _held(store, "user", T0 + 71 * DAY, "Deloitte") == []
+    say(store, "Another 11pm finish at Deloitte. Busy season is inhumane. Quick dinners?", T0)
+    say(store, "Update: handed in my notice. Last day was Friday and I slept 11 hours on Saturday.", T0 + 70 * DAY)
+    assert held(store, "user", T0 + DAY, "Deloitte") == ["Deloitte"]
+    assert held(store, "user", T0 + 71 * DAY, "Deloitte") == []
 
 
 def test_where_someone_lives_with_words_between(store: NovaStore) -> None:
-    _say(store, "My brother Karim lives about ten minutes from me in Sheffield, we're planning mum's 60th.", T0)
-    assert _held(store, "karim", T0 + DAY, "Sheffield") == ["Sheffield"]
+    say(store, "My brother Karim lives about ten minutes from me in Sheffield, we're planning mum's 60th.", T0)
+    assert held(store, "karim", T0 + DAY, "Sheffield") == ["Sheffield"]
 
 
 def test_a_bank_acting_is_no_person_and_its_account_closes(store: NovaStore) -> None:
-    _say(store, "Barclays have frozen my card again because I bought something in Lisbon. I TOLD them.", T0)
+    say(store, "Barclays have frozen my card again because I bought something in Lisbon. I TOLD them.", T0)
     assert not [f for f in store.facts("u") if f.subject == "barclays"]
-    _say(store, "Everything's on Monzo now, salary and bills. Barclays account closed last week, good riddance.",
+    say(store, "Everything's on Monzo now, salary and bills. Barclays account closed last week, good riddance.",
          T0 + 60 * DAY)
-    assert _held(store, "user", T0 + DAY, "Barclays") == ["Barclays"]
-    assert _held(store, "user", T0 + 61 * DAY, "Barclays", "Monzo") == ["Monzo"]
+    assert held(store, "user", T0 + DAY, "Barclays") == ["Barclays"]
+    assert held(store, "user", T0 + 61 * DAY, "Barclays", "Monzo") == ["Monzo"]
     assert not [f for f in store.facts("u") if f.subject == "everything"]
 
 
@@ -102,11 +93,11 @@ def test_a_bank_acting_is_no_person_and_its_account_closes(store: NovaStore) -> 
 ])
 def test_the_speaker_doubting_their_own_words_corrects_them(store: NovaStore, first: str, later: str, wrong: str,
                                                            right: str) -> None:
-    _say(store, first, T0)
-    _say(store, later, T0 + 10 * DAY)
+    say(store, first, T0)
+    say(store, later, T0 + 10 * DAY)
     for at in (T0 + DAY, T0 + 11 * DAY):  # never true, even before the correction
-        assert _held(store, "user", at, wrong) == []
-        assert [v.split()[0] for v in _held(store, "user", at, right)] == [right]
+        assert held(store, "user", at, wrong) == []
+        assert [v.split()[0] for v in held(store, "user", at, right)] == [right]
 
 
 @pytest.mark.parametrize(("first", "later", "wrong", "right"), [
@@ -117,38 +108,38 @@ def test_the_speaker_doubting_their_own_words_corrects_them(store: NovaStore, fi
 ])
 def test_a_sentence_opening_with_the_denial_corrects(store: NovaStore, first: str, later: str, wrong: str,
                                                      right: str) -> None:
-    _say(store, first, T0)
-    _say(store, later, T0 + 10 * DAY)
-    assert _held(store, "user", T0 + 11 * DAY, wrong) == []
-    assert _held(store, "user", T0 + 11 * DAY, right)
+    say(store, first, T0)
+    say(store, later, T0 + 10 * DAY)
+    assert held(store, "user", T0 + 11 * DAY, wrong) == []
+    assert held(store, "user", T0 + 11 * DAY, right)
 
 
 def test_not_doing_something_anymore_is_an_ending_not_a_correction(store: NovaStore) -> None:
-    _say(store, "day 300 on duolingo, french is finally making sense", T0)
-    _say(store, "Duolingo streak died and I've deleted the app. Not doing French anymore, I'm putting the time "
+    say(store, "day 300 on duolingo, french is finally making sense", T0)
+    say(store, "Duolingo streak died and I've deleted the app. Not doing French anymore, I'm putting the time "
          "into the garden", T0 + 60 * DAY)
-    assert _held(store, "user", T0 + 61 * DAY, "Duolingo") == []
+    assert held(store, "user", T0 + 61 * DAY, "Duolingo") == []
 
 
 def test_a_past_ending_after_a_season_is_done_not_planned(store: NovaStore) -> None:
-    _say(store, "I sing tenor in the choir at St Jude's and we're doing the Messiah at Christmas.", T0)
-    _say(store, "I stepped down from the St Jude's choir after the summer. I do miss the people.", T0 + 240 * DAY)
-    assert _held(store, "user", T0 + DAY, "choir")
-    assert _held(store, "user", T0 + 241 * DAY, "choir") == []
+    say(store, "I sing tenor in the choir at St Jude's and we're doing the Messiah at Christmas.", T0)
+    say(store, "I stepped down from the St Jude's choir after the summer. I do miss the people.", T0 + 240 * DAY)
+    assert held(store, "user", T0 + DAY, "choir")
+    assert held(store, "user", T0 + 241 * DAY, "choir") == []
 
 
 def test_we_lost_nan_ends_her_states(store: NovaStore) -> None:
-    _say(store, "My nan's at Birch Court care home and they've started charging for her hairdresser visits.", T0)
-    _say(store, "We lost Nan on Sunday, peacefully. Birch Court staff were angels. Help me write a eulogy?",
+    say(store, "My nan's at Birch Court care home and they've started charging for her hairdresser visits.", T0)
+    say(store, "We lost Nan on Sunday, peacefully. Birch Court staff were angels. Help me write a eulogy?",
          T0 + 90 * DAY)
-    assert _held(store, "nan", T0 + DAY, "Birch Court")
-    assert _held(store, "nan", T0 + 91 * DAY, "Birch Court") == []
+    assert held(store, "nan", T0 + DAY, "Birch Court")
+    assert held(store, "nan", T0 + 91 * DAY, "Birch Court") == []
 
 
 def test_losing_a_relatives_thing_is_no_death(store: NovaStore) -> None:
-    _say(store, "My nan's at Birch Court care home and they've started charging for her hairdresser visits.", T0)
-    _say(store, "I lost my nan's ring on the bus, I'm gutted. Who do I call?", T0 + 9 * DAY)
-    assert _held(store, "nan", T0 + 10 * DAY, "Birch Court")
+    say(store, "My nan's at Birch Court care home and they've started charging for her hairdresser visits.", T0)
+    say(store, "I lost my nan's ring on the bus, I'm gutted. Who do I call?", T0 + 9 * DAY)
+    assert held(store, "nan", T0 + 10 * DAY, "Birch Court")
 
 
 @pytest.mark.parametrize("later", [
@@ -156,11 +147,11 @@ def test_losing_a_relatives_thing_is_no_death(store: NovaStore) -> None:
     "Traded the Astra in against a Kia Niro EV. 280 miles range, heated steering wheel.",
 ])
 def test_a_trade_in_of_a_car_named_in_a_question_tells_the_new_one(store: NovaStore, later: str) -> None:
-    _say(store, "The Astra failed its MOT again, emissions this time. Is a 2009 even worth fixing?", T0)
-    _say(store, later, T0 + 40 * DAY)
-    assert _held(store, "user", T0 + DAY, "Astra")
-    assert _held(store, "user", T0 + 41 * DAY, "Astra") == []
-    assert _held(store, "user", T0 + 41 * DAY, "Niro")
+    say(store, "The Astra failed its MOT again, emissions this time. Is a 2009 even worth fixing?", T0)
+    say(store, later, T0 + 40 * DAY)
+    assert held(store, "user", T0 + DAY, "Astra")
+    assert held(store, "user", T0 + 41 * DAY, "Astra") == []
+    assert held(store, "user", T0 + 41 * DAY, "Niro")
 
 
 @pytest.mark.parametrize(("first", "later", "thing"), [
@@ -170,49 +161,49 @@ def test_a_trade_in_of_a_car_named_in_a_question_tells_the_new_one(store: NovaSt
      "Brompton"),
 ])
 def test_an_ending_of_a_things_accessory_ends_nothing(store: NovaStore, first: str, later: str, thing: str) -> None:
-    _say(store, first, T0)
-    _say(store, later, T0 + 30 * DAY)
-    assert _held(store, "user", T0 + 31 * DAY, thing)
+    say(store, first, T0)
+    say(store, later, T0 + 30 * DAY)
+    assert held(store, "user", T0 + 31 * DAY, thing)
 
 
 @pytest.mark.parametrize(("text", "thing"), [
     ("Is Spotify Premium worth it for the two of us? We mostly use it for podcasts in the car.", "Spotify"),
     ("is it normal for an iphone 13 battery to die at 40%? mine does it every cold morning", "iphone 13"),
 ])
-def test_a_thing_asked_about_and_claimed_is_held(store: NovaStore, text: str, thing: str) -> None:
-    _say(store, text, T0)
-    assert _held(store, "user", T0 + DAY, thing)
+def test_a_thing_asked_about_and_claimed_isheld(store: NovaStore, text: str, thing: str) -> None:
+    say(store, text, T0)
+    assert held(store, "user", T0 + DAY, thing)
 
 
-def test_a_choice_asked_about_is_not_held(store: NovaStore) -> None:
-    _say(store, "Should I get an iPhone 15 or a Pixel 8? mine is dying", T0)
-    assert _held(store, "user", T0 + DAY, "iPhone 15", "Pixel") == []
+def test_a_choice_asked_about_is_notheld(store: NovaStore) -> None:
+    say(store, "Should I get an iPhone 15 or a Pixel 8? mine is dying", T0)
+    assert held(store, "user", T0 + DAY, "iPhone 15", "Pixel") == []
 
 
 def test_a_new_medicine_instead_after_a_denial_elsewhere_replaces_the_old(store: NovaStore) -> None:
-    _say(store, "I take ramipril for blood pressure. Can I take ibuprofen for a sprained ankle?", T0)
-    assert _held(store, "user", T0 + DAY, "ibuprofen") == []  # asked about, not taken
-    _say(store, "The ramipril cough never went away so the GP's put me on amlodipine instead, started it last week.",
+    say(store, "I take ramipril for blood pressure. Can I take ibuprofen for a sprained ankle?", T0)
+    assert held(store, "user", T0 + DAY, "ibuprofen") == []  # asked about, not taken
+    say(store, "The ramipril cough never went away so the GP's put me on amlodipine instead, started it last week.",
          T0 + 60 * DAY)
-    assert _held(store, "user", T0 + DAY, "ramipril") == ["ramipril"]
-    assert _held(store, "user", T0 + 61 * DAY, "ramipril", "amlodipine") == ["amlodipine"]
+    assert held(store, "user", T0 + DAY, "ramipril") == ["ramipril"]
+    assert held(store, "user", T0 + 61 * DAY, "ramipril", "amlodipine") == ["amlodipine"]
 
 
 def test_a_last_day_told_ahead_ends_the_job_on_that_day(store: NovaStore) -> None:
-    _say(store, "Can you tidy up a slide deck? I'm a credit risk analyst at Lloyds and my MD hates bullet points.", T0)
+    say(store, "Can you tidy up a slide deck? I'm a credit risk analyst at Lloyds and my MD hates bullet points.", T0)
     told = T0 + 30 * DAY  # 2024-03-04
-    _say(store, "Well, I did it. Handed in my notice this morning. Last day is Friday the 29th and then I'm "
+    say(store, "Well, I did it. Handed in my notice this morning. Last day is Friday the 29th and then I'm "
                 "taking the summer off.", told)
-    assert _held(store, "user", told + 10 * DAY, "Lloyds") == ["Lloyds"]  # still there until the 29th
-    assert _held(store, "user", told + 30 * DAY, "Lloyds") == []
+    assert held(store, "user", told + 10 * DAY, "Lloyds") == ["Lloyds"]  # still there until the 29th
+    assert held(store, "user", told + 30 * DAY, "Lloyds") == []
 
 
 def test_a_city_said_to_be_home_replaces_the_one_told_in_passing(store: NovaStore) -> None:
-    _say(store, "It has rained in Leeds for eleven days straight. Suggest an indoor hobby before I lose it.", T0)
-    _say(store, "The van's unloaded and Glasgow is officially home now! Where's good for a curry?", T0 + 100 * DAY)
-    assert _held(store, "user", T0 + 101 * DAY, "Leeds", "Glasgow") == ["Glasgow"]
+    say(store, "It has rained in Leeds for eleven days straight. Suggest an indoor hobby before I lose it.", T0)
+    say(store, "The van's unloaded and Glasgow is officially home now! Where's good for a curry?", T0 + 100 * DAY)
+    assert held(store, "user", T0 + 101 * DAY, "Leeds", "Glasgow") == ["Glasgow"]
 
 
 def test_a_city_that_is_home_to_something_is_no_home(store: NovaStore) -> None:
-    _say(store, "Paris is home to the Louvre, is it worth a whole day?", T0)
-    assert _held(store, "user", T0 + DAY, "Paris") == []
+    say(store, "Paris is home to the Louvre, is it worth a whole day?", T0)
+    assert held(store, "user", T0 + DAY, "Paris") == []

@@ -13,21 +13,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from belief_dialogue import held, say
 
 from nova_memory_integrations import NovaStore
 
 T0 = datetime(2024, 2, 3, 19, tzinfo=timezone.utc)
 DAY = timedelta(days=1)
-
-
-def _say(store: NovaStore, text: str, at: datetime) -> None:
-    store.add_turn("u", "user", text, timestamp=at)
-    store.consolidate("u")
-
-
-def _held(store: NovaStore, subject: str, at: datetime, *words: str) -> list[str]:
-    return [f.object for f in store.facts("u", as_of=at) if f.subject == subject
-            and any(w.lower() in f.object.lower() for w in words)]
 
 
 @pytest.mark.parametrize(("later", "home"), [
@@ -36,10 +27,10 @@ def _held(store: NovaStore, subject: str, at: datetime, *words: str) -> list[str
     ("We moved Gran into Birchwood, the care home near us, on Friday. Strange few days.", "Birchwood"),
 ])
 def test_a_relative_moved_into_a_home_lives_there_now(store: NovaStore, later: str, home: str) -> None:
-    _say(store, "My gran lives on her own in Harrogate and she's 90 next month.", T0)
-    _say(store, later, T0 + 60 * DAY)
-    assert _held(store, "grandma", T0 + DAY, "Harrogate") or _held(store, "gran", T0 + DAY, "Harrogate")
-    after = _held(store, "grandma", T0 + 61 * DAY, "Harrogate", home) + _held(store, "gran", T0 + 61 * DAY,
+    say(store, "My gran lives on her own in Harrogate and she's 90 next month.", T0)
+    say(store, later, T0 + 60 * DAY)
+    assert held(store, "grandma", T0 + DAY, "Harrogate") or held(store, "gran", T0 + DAY, "Harrogate")
+    after = held(store, "grandma", T0 + 61 * DAY, "Harrogate", home) + held(store, "gran", T0 + 61 * DAY,
                                                                              "Harrogate", home)
     assert after == [home]
 
@@ -55,37 +46,37 @@ def test_a_relative_moved_into_a_home_lives_there_now(store: NovaStore, later: s
 def test_the_place_a_person_went_after_leaving_a_job(store: NovaStore, first: str, later: str, old: str,
                                                        new: str) -> None:
     subject = later.split("has left")[0].split()[-1].lower().removesuffix("'s") if "has left" in later else "greg"
-    _say(store, first, T0)
-    _say(store, later, T0 + 90 * DAY)
-    assert [old in v for v in _held(store, subject, T0 + DAY, old, new)] == [True]
-    assert _held(store, subject, T0 + 91 * DAY, old, new) == [new]
+    say(store, first, T0)
+    say(store, later, T0 + 90 * DAY)
+    assert [old in v for v in held(store, subject, T0 + DAY, old, new)] == [True]
+    assert held(store, subject, T0 + 91 * DAY, old, new) == [new]
 
 
 def test_no_onward_place_from_a_plan(store: NovaStore) -> None:
-    _say(store, "My manager Priya has worked at Arup for ten years.", T0)
-    _say(store, "Priya has left Arup. She might go to Google, who knows.", T0 + 90 * DAY)
-    assert _held(store, "priya", T0 + 91 * DAY, "Arup", "Google") == []
+    say(store, "My manager Priya has worked at Arup for ten years.", T0)
+    say(store, "Priya has left Arup. She might go to Google, who knows.", T0 + 90 * DAY)
+    assert held(store, "priya", T0 + 91 * DAY, "Arup", "Google") == []
 
 
 def test_a_new_school_ends_the_nursery_told_in_passing(store: NovaStore) -> None:
-    _say(store, "My daughter Ruby goes to Sunflowers nursery on Mondays and Tuesdays and loves the sandpit.", T0)
-    _say(store, "Ruby started reception at Oak Hill Primary this week! Her book bag is bigger than she is.",
+    say(store, "My daughter Ruby goes to Sunflowers nursery on Mondays and Tuesdays and loves the sandpit.", T0)
+    say(store, "Ruby started reception at Oak Hill Primary this week! Her book bag is bigger than she is.",
          T0 + 200 * DAY)
-    assert _held(store, "ruby", T0 + DAY, "Sunflowers")
-    assert _held(store, "ruby", T0 + 201 * DAY, "Sunflowers", "Oak Hill") == ["Oak Hill Primary"]
+    assert held(store, "ruby", T0 + DAY, "Sunflowers")
+    assert held(store, "ruby", T0 + 201 * DAY, "Sunflowers", "Oak Hill") == ["Oak Hill Primary"]
 
 
 def test_a_restated_home_is_not_displaced(store: NovaStore) -> None:
-    _say(store, "Dad's still in his cottage in Whitby and won't hear of moving.", T0)
-    _say(store, "My dad lives in Whitby, near the abbey.", T0 + 30 * DAY)
-    assert _held(store, "dad", T0 + 31 * DAY, "Whitby")
+    say(store, "Dad's still in his cottage in Whitby and won't hear of moving.", T0)
+    say(store, "My dad lives in Whitby, near the abbey.", T0 + 30 * DAY)
+    assert held(store, "dad", T0 + 31 * DAY, "Whitby")
 
 
 def test_a_return_ends_the_time_away_it_names(store: NovaStore) -> None:
-    _say(store, "My colleague Anton is on paternity leave till April so I'm covering his accounts.", T0)
-    _say(store, "Anton's back from paternity leave as of Monday, so I've handed his accounts back.", T0 + 70 * DAY)
-    assert _held(store, "anton", T0 + DAY, "paternity")
-    assert _held(store, "anton", T0 + 71 * DAY, "paternity") == []
+    say(store, "My colleague Anton is on paternity leave till April so I'm covering his accounts.", T0)
+    say(store, "Anton's back from paternity leave as of Monday, so I've handed his accounts back.", T0 + 70 * DAY)
+    assert held(store, "anton", T0 + DAY, "paternity")
+    assert held(store, "anton", T0 + 71 * DAY, "paternity") == []
 
 
 @pytest.mark.parametrize(("first", "later", "word"), [
@@ -94,7 +85,7 @@ def test_a_return_ends_the_time_away_it_names(store: NovaStore) -> None:
      "Oxfam"),
 ])
 def test_back_from_work_or_a_club_ends_nothing(store: NovaStore, first: str, later: str, word: str) -> None:
-    _say(store, first, T0)
-    _say(store, later, T0 + 30 * DAY)
-    assert _held(store, "user", T0 + DAY, word)
-    assert _held(store, "user", T0 + 31 * DAY, word)
+    say(store, first, T0)
+    say(store, later, T0 + 30 * DAY)
+    assert held(store, "user", T0 + DAY, word)
+    assert held(store, "user", T0 + 31 * DAY, word)

@@ -195,6 +195,20 @@ def test_keyword_scores_on_postgres_are_sqlites_bm25(pg_url: str, tmp_path: Path
         assert [s for _, s in mine] == sorted((s for _, s in mine), reverse=True)
 
 
+def _on_both(pg_url: str, tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings, turns: list[dict[str, Any]],
+             read: Callable[[NovaStore], Any]) -> tuple[Any, Any]:
+    """What ``read`` finds in a store holding ``turns``, on SQLite and on Postgres (each store closed after)."""
+    found = []
+    for url in (None, pg_url):
+        store = NovaStore(tmp_path / f"s{len(found)}", embeddings=minilm_onnx, database_url=url, config=MANUAL)
+        try:
+            store.add_turns(turns)
+            found.append(read(store))
+        finally:
+            store.close()
+    return found[0], found[1]
+
+
 def test_a_common_words_keyword_search_scores_the_newest_turns_on_both_databases(
         pg_url: str, tmp_path: Path, minilm_onnx: OnnxMiniLMEmbeddings) -> None:
     """``lexical_window`` on Postgres as on SQLite: when more turns match than the window, only the
@@ -202,17 +216,13 @@ def test_a_common_words_keyword_search_scores_the_newest_turns_on_both_databases
     turns = [{"user_id": "lea", "role": "user", "content": f"parcel number {n} left the depot", "timestamp":
               T0 + timedelta(hours=n)} for n in range(12)]
     turns.append({"user_id": "lea", "role": "user", "content": "the old depot key", "timestamp": T0})
-    found = []
-    for url in (None, pg_url):
-        store = NovaStore(tmp_path / f"w{len(found)}", embeddings=minilm_onnx, database_url=url, config=MANUAL)
-        try:
-            store.add_turns(turns)
-            db, text = store.components.db, {e.id: e.content for e in store.episodes("lea", limit=100)}
-            found.append([sorted(text[i] for i, _ in db.fts_episodes("lea", match, 50, window=5))
-                          for match in ('"parcel"', '"key"', '"parcel" OR "key"')])
-        finally:
-            store.close()
-    sqlite, postgres = found
+
+    def read(store: NovaStore) -> list[list[str]]:
+        db, text = store.components.db, {e.id: e.content for e in store.episodes("lea", limit=100)}
+        return [sorted(text[i] for i, _ in db.fts_episodes("lea", match, 50, window=5))
+                for match in ('"parcel"', '"key"', '"parcel" OR "key"')]
+
+    sqlite, postgres = _on_both(pg_url, tmp_path, minilm_onnx, turns, read)
     assert postgres == sqlite
     assert postgres[0] == sorted(f"parcel number {n} left the depot" for n in range(7, 12))  # the newest five
     assert postgres[1] == ["the old depot key"]  # one match: the whole history
@@ -228,18 +238,10 @@ def test_the_users_turns_naming_a_word_are_the_same_on_both_databases(
              {"user_id": "ivy", "role": "user", "content": "the Civic passed its MOT", "timestamp": T0 + timedelta(days=9)},
              {"user_id": "ivy", "role": "user", "content": "sold the civic", "timestamp": T0 + timedelta(days=30)},
              {"user_id": "jon", "role": "user", "content": "my civic is older than yours", "timestamp": T0 - timedelta(days=1)}]
-    found = []
-    for url in (None, pg_url):
-        store = NovaStore(tmp_path / f"n{len(found)}", embeddings=minilm_onnx, database_url=url, config=MANUAL)
-        try:
-            store.add_turns(turns)
-            db = store.components.db
-            before = (T0 + timedelta(days=20)).timestamp()
-            found.append([[e.content for e in db.user_turns_naming("ivy", word, before=before, limit=limit)]
-                          for word, limit in (("civic", 3), ("civic", 1), ("mot", 3), ("golf", 3))])
-        finally:
-            store.close()
-    sqlite, postgres = found
+    before = (T0 + timedelta(days=20)).timestamp()
+    sqlite, postgres = _on_both(pg_url, tmp_path, minilm_onnx, turns, lambda store: [
+        [e.content for e in store.components.db.user_turns_naming("ivy", word, before=before, limit=limit)]
+        for word, limit in (("civic", 3), ("civic", 1), ("mot", 3), ("golf", 3))])
     assert postgres == sqlite
     assert postgres == [["a wet dog smell in the honda civic", "the Civic passed its MOT"],
                         ["a wet dog smell in the honda civic"], ["the Civic passed its MOT"], []]
@@ -254,18 +256,10 @@ def test_the_users_last_turns_before_a_time_are_the_same_on_both_databases(
              {"user_id": "ivy", "role": "user", "content": "anyway, pasta ideas?", "timestamp": T0 + timedelta(days=3)},
              {"user_id": "ivy", "role": "user", "content": "moved to giffgaff", "timestamp": T0 + timedelta(days=30)},
              {"user_id": "jon", "role": "user", "content": "I'm on EE", "timestamp": T0 + timedelta(days=2)}]
-    found = []
-    for url in (None, pg_url):
-        store = NovaStore(tmp_path / f"b{len(found)}", embeddings=minilm_onnx, database_url=url, config=MANUAL)
-        try:
-            store.add_turns(turns)
-            db = store.components.db
-            before = (T0 + timedelta(days=20)).timestamp()
-            found.append([[e.content for e in db.user_turns_before("ivy", before=before, limit=limit)]
-                          for limit in (40, 1)])
-        finally:
-            store.close()
-    sqlite, postgres = found
+    before = (T0 + timedelta(days=20)).timestamp()
+    sqlite, postgres = _on_both(pg_url, tmp_path, minilm_onnx, turns, lambda store: [
+        [e.content for e in store.components.db.user_turns_before("ivy", before=before, limit=limit)]
+        for limit in (40, 1)])
     assert postgres == sqlite
     assert postgres == [["anyway, pasta ideas?", "O2 want £42 a month to keep me"], ["anyway, pasta ideas?"]]
 
