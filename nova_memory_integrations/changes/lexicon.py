@@ -98,8 +98,9 @@ _BE_WORDS = (r"\bis", "'s", r"\bare", "'re", r"\bwas", r"\bwere", r"\bhas", r"\b
 _BE = "(?:" + "|".join(f"(?<={w} )" for w in _BE_WORDS) + ")"
 """Right after a form of "be" or "have" (or an adverb after one): "the car's *gone*", "Bean There is *history*"."""
 _OBJ = (r"(?:it|him|her|them|(?:the|my|our|his|her|their) [\w'&+-]+(?: [\w'&+-]+){0,3}"
-        r"|[A-Z][\w'&+-]*(?: [A-Z][\w'&+-]*){0,3})")
-"""A short object between a verb and its particle ("gave *the Yamaha* away", "let *it* go")."""
+        r"|(?-i:[A-Z])[\w'&+-]*(?: (?-i:[A-Z])[\w'&+-]*){0,3})")
+"""A short object between a verb and its particle ("gave *the Yamaha* away", "let *it* go"); a name is capitalised
+(the cues are read case-insensitively: "given *up my Sundays* to help" is no object)."""
 _PET_OBJ = r"(?:him|her|them|(?-i:[A-Z])[\w'-]+|(?:the|my|our|his|her|their) (?:old |poor )?(?:" + PET_RE + r"))"
 """An animal put down: a pronoun, a name, or "the / our <pet word>" ("put *Biscuit* down"; never "put my name down")."""
 
@@ -171,8 +172,9 @@ CUES: tuple[Cue, ...] = (
         r"|\bretirement (?:is|has|so far|suits)\b", _cats(_JOB, _MEM), noun=True, ends_roles=True),
     Cue("retired", r"(?<!\ba )(?<!\bthe )\b(?:retired|retirement)\b(?! (?:the|my|our) )", _cats(_JOB, _MEM),
         ends_roles=True),
-    Cue("last day", r"\b(?:last|final) (?:day|shift)(?: (?:at|with)\b|(?! of\b))",
-        _cats(_JOB, _STUDY, _MEM), noun=True),
+    Cue("last day", r"\b(?:last|final) (?:day|shift)(?: (?:at|with)\b|(?! of\b))|\b(?:last|final) (?:monday|tuesday|"
+        r"wednesday|thursday|friday|saturday|sunday|weekend|morning|evening|night) (?:at|with)\b",
+        _cats(_JOB, _STUDY, _MEM), noun=True, object_after=True),  # "with the choir": what ended, never a new state
     Cue("last round", r"\b(?:was|is|be) (?:my|our) (?:last|final) (?:round|service|session|class|rota)\b"
         r"|\bhad (?:my|our) (?:last|final) (?:session|appointment|lesson|class) with\b|\blast ever (?:game|match|"
         r"session|class) (?:for|with|at)\b", _cats(_JOB, _STUDY, _MEM), noun=True,
@@ -185,7 +187,7 @@ CUES: tuple[Cue, ...] = (
         r"|\blease (?:on [^.;,]{1,40} )?(?:has |had )?(?:ended|expired|ran out|is up)\b",
         _cats(_MEM, _JOB, _HOME, _POS), negated=True),
     Cue("quit", r"\b(?:quit|quitting|quits)\b", _cats(_JOB, _MEM, _HAB)),
-    Cue("stepped away", r"\bstepp(?:ed|ing) (?:away|back|down) from\b|\bstepped down\b", _cats(_JOB, _MEM)),
+    Cue("stepped away", r"\bstepp(?:ed|ing) (?:away|back|down) from\b|\bstepp(?:ed|ing) down\b", _cats(_JOB, _MEM)),
     Cue("wound down", r"\bwound (?:down|up)\b|\bshut (?:" + _OBJ + r" )?down\b|\bclosed (?:" + _OBJ + r" )?down\b"
         r"|\b(?:went|gone) (?:bust|under)\b|\bhas shut\b|\bshut for\b", _cats(_JOB, _MEM, _HAB, _POS), strength=0.8),
     Cue("jumped ship", r"\bjumped ship\b", _cats(_JOB), kind="change"),
@@ -211,14 +213,16 @@ CUES: tuple[Cue, ...] = (
     Cue("left", r"(?<!\bme )(?<!\bus )(?<!\bone )(?<!\bnothing )(?<!\bnone )(?<!\bany )(?<!\bmuch )(?<!\bfew )"
                 r"(?<!\d )\b(?:left|leaving)\b(?! (?:over|behind|alone|it|me|a message|a review|a comment)\b)",
         _cats(_JOB, _MEM, _HOME, _REL, _STUDY), strength=0.6),
-    Cue("dropped out", r"\bdropped out\b|\bkicked (?:out|off)\b", _cats(_STUDY, _MEM, _HAB),
+    Cue("dropped out", r"\bdropped out\b|\bkicked (?:out|off)\b|\bwithdr(?:ew|awn)(?: from\b|(?=\s*[.,;!]|\s*$))"
+        r"|\b(?:formally|officially) withdr(?:ew|awn)\b", _cats(_STUDY, _MEM, _HAB),
         strength=0.8),
     Cue("dropped", r"\bdropped\b(?! (?:off|by|in|round|the kids|him|her|them|me)\b)", _cats(_STUDY, _MEM, _HAB),
         strength=0.8, needs_name=True),
     Cue("out of", r"\b(?:I'm|I am|I'm now|now) out of (?:the )?", _cats(_MEM, _JOB, _REL), strength=0.7),
     Cue("replacement", r"\bfind (?:a )?(?:new|replacement|another) (?:\w+)\b", _cats(_MEM, _JOB), strength=0.5),
     # -- habits
-    Cue("gave up", r"\b(?:gave|given|giving) up\b(?! on\b)|\bkicked the habit\b|\bpacked (?:it )?in\b|\bcut out\b"
+    Cue("gave up", r"(?:\b(?:gave|given|giving)|(?:(?<=\bhad to )|(?<=\bdecided to )|(?<=\bneeded to ))give) up\b"
+        r"(?! on\b)|\bkicked the habit\b|\bpacked (?:it )?in\b|\bcut out\b"
         r"|\bhung up (?:my|his|her|the) (?:boots|gloves|whistle|apron|racket|spikes)\b"
         r"|\bcut (?:" + _OBJ + r" )?out\b|\bfell off the (?:\w+ )?wagon\b|\b(?:now|been|stayed|getting) sober\b",
         _cats(_HAB, _MEM, _POS, _HOME), strength=0.9),  # "given up the allotment", "gave up the flat" too
@@ -277,7 +281,7 @@ break breakup split separated separation called dumped picture single divorce di
 canceled cancelling canceling unsubscribed lapsed lapse left leaving dropped kicked out find up packed cut stopped
 fell sober since years ages moving stopped together final move relocation relocated relocating graduated
 transferred switched switching swapped changed without clean off free dust ghost bucket part-ex partex exed
-replaced upgraded instead mine ours hers theirs his wagon
+replaced upgraded instead mine ours hers theirs his wagon withdrew withdrawn
 correction correct correcting fix clarify meant mean misspoke misremembered slip wrong muddled mixed messed bad
 mistake said typed told mentioned should wait sorry oops typo autocorrect auto actually not
 scratch ignore forget disregard winding wound kidding joking pulling having lying exaggerating confession turns

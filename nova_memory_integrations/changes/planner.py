@@ -21,25 +21,19 @@ from ..text.dates import resolve_relative_time
 from ..types import Fact
 from .corrections import Correction, find_corrections
 from .cues import CueHit, find_corrections_cues, find_cues, has_cue
+from .evidence import Message, evidence_for
 from .guards import Actor, Known, check, find_actor
 from .lapsed import Lapsed, Unheld, unheld
 from .lexicon import ANY, ROLE_PREDICATES, STOPWORDS
 from .meaning import MIN_CLAUSE_WORDS, VALUE_COSINE, Similarity, another_model, meaning_text, resolve
 from .reading import (
-    ANOTHER,
-    PRONOUNS,
-    about_something_else,
-    agent,
     destination,
-    determiner,
     goes_on,
+    object_place,
     object_words,
-    owner_of_next,
-    subject_pronoun,
-    thing_named_nothing,
 )
 from .replacements import NewValue, after_handled, clean_value, new_value, successors, told_value, without_repeats
-from .segments import Sentence, Word, normalize_text, segment, words
+from .segments import Sentence, normalize_text, segment, words
 from .slots import origin_facts, same_slot, slot_choice
 from .targets import (
     THRESHOLD,
@@ -48,7 +42,6 @@ from .targets import (
     category_fit,
     choose,
     describe,
-    describes,
     fact_info,
     fits_of,
     gender_of,
@@ -70,14 +63,10 @@ MAX_SIMILAR = 24
 SMALL_POOL = 6
 """Meaning is asked with structural evidence, or among at most this many states of the cue's own categories."""
 
-_DEFINITE, _OWN = frozenset({"the", "my", "our", "his", "her", "their", "that"}), frozenset({"my", "our"})
-_SUBJECT_FORMS = frozenset({"she", "he"})
-"""Pronouns after a cue: the subject of what follows ("gave away her toys *she* never uses"), never what ended."""
 _PART = re.compile(r"[,;—–]|\bbut\b|\bthough\b", re.IGNORECASE)
 _ENDS_IN_PREPOSITION = re.compile(r"\b(?:to|for|with|from|of|on|at|in|into)$", re.IGNORECASE)
 _TO_ME = re.compile(r"\bme\b", re.IGNORECASE)  # the speaker as the object inside a cue's words ("let *me* go")
 _OBJECT_PERSON = re.compile(r"\s*(?P<who>(?:my|our)\s+[\w-]+(?:\s+(?-i:[A-Z])[\w-]+)?|[A-Z][\w-]+)", re.IGNORECASE)
-_IDIOMS = frozenset({"broke up", "gave up"})  # "called it quits", "packed it in": no object in the pronoun
 _REPLACEMENT_HINT = re.compile(r"\b(?:instead|now|to|for|into)\b", re.IGNORECASE)
 
 
@@ -129,27 +118,6 @@ class ChangePlan:
         return not self.endings and not self.corrections and not self.new_values and not self.lapsed
 
 
-@dataclass
-class _Message:
-    text: str
-    sentences: list[Sentence]
-    words: list[Word]
-    infos: list[FactInfo]
-    known: Known
-    found: list[tuple[int, FactInfo]] | None = None
-
-    def between(self, start: int, end: int) -> list[Word]:
-        """The message's words from ``start`` up to ``end``."""
-        return [w for w in self.words if start <= w.start < end]
-
-    @property
-    def mentions(self) -> list[tuple[int, FactInfo]]:
-        """``(position, fact)`` for every word that names a fact; computed on the first pronoun."""
-        if self.found is None:
-            self.found = _mentions(self)
-        return self.found
-
-
 def _known(facts: Sequence[Fact]) -> Known:
     people: dict[str, str] = {}
     for f in facts:
@@ -164,27 +132,7 @@ def _known(facts: Sequence[Fact]) -> Known:
     return Known(people, genders)
 
 
-def _mentions(msg: _Message) -> list[tuple[int, FactInfo]]:
-    """``(position, fact)`` for every word of the message that names a fact (for antecedents)."""
-    out: list[tuple[int, FactInfo]] = []
-    for w in msg.words:
-        if w.low in PRONOUNS or w.low in STOPWORDS:
-            continue
-        for info in msg.infos:
-            if name_evidence(info, [w]) >= 0.5:
-                out.append((w.start, info))
-    return out
-
-
-def _antecedents(msg: _Message, pos: int) -> list[FactInfo]:
-    before = [m for m in msg.mentions if m[0] < pos]
-    if not before:
-        return []
-    last = max(p for p, _ in before)
-    return [i for p, i in before if p == last]
-
-
-def _person_before(msg: _Message, pos: int, pronoun: str, facts: Sequence[Fact]) -> str | None:
+def _person_before(msg: Message, pos: int, pronoun: str, facts: Sequence[Fact]) -> str | None:
     """The person a ``she``/``he`` at ``pos`` means: the last one named before it, else the most recent one."""
     gender = {"she": "f", "he": "m"}.get(pronoun, "x")
     fits = [s for s, g in msg.known.genders.items() if g in (gender, "x")]
@@ -197,7 +145,7 @@ def _person_before(msg: _Message, pos: int, pronoun: str, facts: Sequence[Fact])
     return recent[0].subject if recent else None
 
 
-def _scope(actor: Actor, msg: _Message, hit: CueHit, facts: Sequence[Fact]) -> tuple[list[FactInfo], str | None]:
+def _scope(actor: Actor, msg: Message, hit: CueHit, facts: Sequence[Fact]) -> tuple[list[FactInfo], str | None]:
     """The facts a clause's actor can end, and the third party whose news it is (if any)."""
     infos = msg.infos
     person: str | None = None
@@ -218,7 +166,7 @@ def _scope(actor: Actor, msg: _Message, hit: CueHit, facts: Sequence[Fact]) -> t
     return list(infos), None
 
 
-def _affirmed(msg: _Message) -> set[str]:
+def _affirmed(msg: Message) -> set[str]:
     """Facts a part of the message says go on: named in a comma- or "but"-separated part that holds "still",
     "kept", "survives" ("I quit my other job, *still at Aldi* though")."""
     out: set[str] = set()
@@ -231,7 +179,7 @@ def _affirmed(msg: _Message) -> set[str]:
     return out
 
 
-def _object_person(msg: _Message, hit: CueHit) -> Actor | None:
+def _object_person(msg: Message, hit: CueHit) -> Actor | None:
     """The person a cue is done to, when its object is one ("Aldi sacked *my manager*", "dumped *Tom*"): the
     news is theirs (their job, their relationship with the user), not the user's own state."""
     if _ENDS_IN_PREPOSITION.search(msg.text, hit.start, hit.end) and not hit.cue.object_after:
@@ -246,7 +194,7 @@ def _object_person(msg: _Message, hit: CueHit) -> Actor | None:
     return found if found.kind == "third" else None
 
 
-def _person_has(msg: _Message, hit: CueHit, actor: Actor) -> Actor:
+def _person_has(msg: Message, hit: CueHit, actor: Actor) -> Actor:
     """A known person's "'s" right before the cue is "has" / "is", not a possessive: "*Dan's* transferred",
     "*Jo's* finally left" are news of Dan and Jo, not of a thing of theirs; else ``actor`` unchanged."""
     person = msg.known.people.get(actor.name) if actor.kind == "thing" and not actor.owner else None
@@ -257,95 +205,6 @@ def _person_has(msg: _Message, hit: CueHit, actor: Actor) -> Actor:
     return Actor("third", name=person)
 
 
-def _evidence(msg: _Message, hit: CueHit, actor: Actor, scope: list[FactInfo]) -> dict[str, Evidence]:
-    sentence = msg.sentences[hit.sentence]
-    clause = sentence.clauses[hit.clause]
-    dest = destination(msg.text, msg.sentences, hit)
-    clause_words = [w for w in msg.words if clause.start <= w.start < clause.end and not dest[0] <= w.start < dest[1]]
-    other_words = [w for w in msg.words if sentence.start <= w.start < sentence.end and not
-                   clause.start <= w.start < clause.end]
-    clause_words = [w for w in clause_words if not owner_of_next(msg.text, w, hit)]
-    if about_something_else(msg.text, hit, clause_words, scope) or thing_named_nothing(actor, hit, scope):
-        return {i.fact.id: Evidence() for i in scope}
-    if agent(msg.text, actor, hit, clause_words):  # "The club cancelled training": the club acts, training ended
-        clause_words = [w for w in clause_words if w.start >= hit.start or w.low.removesuffix("'s") not in
-                        actor.name.split()]
-    refs: dict[str, float] = {}
-    skip = (hit.start, hit.end) if hit.cue.name in _IDIOMS else (0, 0)
-    subject = subject_pronoun(clause_words, hit) if actor.kind == "pronoun" and actor.name == "it" else None
-    for i, w in enumerate(clause_words):
-        if (w.low in PRONOUNS and w.low not in _SUBJECT_FORMS and w.start >= hit.start
-                and not skip[0] <= w.start < skip[1] and not determiner(msg.text, w)) or w is subject:
-            for info in _antecedents(msg, w.start):
-                refs[info.fact.id] = 1.0
-        if w.low in _DEFINITE and i + 1 < len(clause_words) and (actor.kind != "indefinite" or w.low in _OWN) \
-                and clause_words[i + 1].low not in ANOTHER:  # "my *other* job": not the one held
-            # "they sold the house next door": an indefinite someone's "the house" is not the user's
-            nouns = [clause_words[j].low for j in range(i + 1, min(i + 3, len(clause_words)))]
-            fits = [info for info in scope if any(describes(info, n) for n in nouns)]
-            own = [info for info in fits if info.fact.subject == "user"]
-            fits = own or fits  # the user's "the car" is the user's car, unless the message named another
-            for info in fits:
-                refs[info.fact.id] = max(refs.get(info.fact.id, 0.0), 0.8 if len({f.state for f in fits}) == 1
-                                         else 0.4)
-    if actor.partner:
-        for info in scope:
-            if info.person == actor.partner:
-                refs[info.fact.id] = 1.0
-    person = _actor_person(actor, scope)
-    if person:  # the actor's own name is who acts, not what ended ("Jake's mum died", "Tom left early")
-        clause_words = [w for w in clause_words if w.start >= hit.start or w.low.removesuffix("'s") not in
-                        person.split()]
-        if "relationship" in hit.cue.categories and hit.cue.strength >= 0.9 and actor.kind != "thing":
-            for info in scope:  # "Hannah broke off the engagement": the relationship with the actor
-                if info.category == "relationship" and info.person == person:
-                    refs[info.fact.id] = 1.0
-    cue = hit.cue
-    states = {i.state for i in scope if category_fit(i.category, cue.categories) == 1.0}
-    if not _may_be_the_only_one(msg.text, hit, actor, clause_words, scope):
-        states = set()
-    named = {i.fact.id: name_evidence(i, clause_words) for i in scope}
-    if any(n >= 0.8 for n in named.values()):  # the clause names what ended: "the only one" is no rival
-        states = set()
-    out: dict[str, Evidence] = {}
-    for info in scope:
-        ev = Evidence(name_clause=named[info.fact.id], name_sentence=name_evidence(info, other_words),
-                      ref=refs.get(info.fact.id, 0.0), unique=1.0 if states == {info.state} else 0.0)
-        out[info.fact.id] = Evidence(name_clause=ev.name_clause) if cue.needs_name else ev
-    return out
-
-
-def _actor_person(actor: Actor, scope: list[FactInfo]) -> str:
-    """The person acting in a clause (a third party, or the owner of a thing), lower-case; else ``""``."""
-    if actor.kind == "thing" and actor.owner:
-        return actor.owner.lower()
-    if actor.kind == "third":
-        return actor.name.lower()
-    return ""
-
-
-def _may_be_the_only_one(text: str, hit: CueHit, actor: Actor, clause_words: list[Word],
-                         scope: list[FactInfo]) -> bool:
-    """Whether "the only state of the cue's categories" can count as evidence for this cue.
-
-    Never for a cue that can end anything, a change to something else across categories, a thing (a
-    thing is named) or someone unknown; and for a verb of several categories only when it names no
-    object of its own ("I quit", not "I cancelled the dentist": that is about the dentist). A word that
-    names or is a kind of a candidate is not an object of its own ("gave up coffee" for the espressos).
-    """
-    cue = hit.cue
-    if ANY in cue.categories or actor.kind in ("thing", "indefinite") or (
-            actor.kind == "pronoun" and actor.name == "it"):
-        return False
-    if len(cue.categories) == 1 or cue.noun:
-        return True
-    if cue.kind == "change":
-        return False
-    after = object_words(text, hit, clause_words)
-    endable = [i for i in scope if category_fit(i.category, cue.categories) > 0]
-    return all(any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable) for w in after)
-
-
 def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],
                  scored: list[tuple[FactInfo, Evidence, float]]) -> list[tuple[FactInfo, Evidence, float]]:
     """The chosen facts and the other candidates of their states (a relationship stored both ways)."""
@@ -354,12 +213,13 @@ def _with_states(chosen: list[tuple[FactInfo, Evidence, float]],
     return chosen + [s for s in scored if s[0].state in states and s[0].fact.id not in ids]
 
 
-def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence],
+def _choose_for(msg: Message, hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence],
                 similarity: Similarity | None, hits: Sequence[CueHit] = (),
                 ) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
     cue = hit.cue
     span = msg.sentences[hit.sentence].clauses[hit.clause]  # what the cue's own object names fits it (fits_of)
-    own = object_words(msg.text, hit, msg.between(span.start, span.end))
+    own = [*object_words(msg.text, hit, between := msg.between(span.start, span.end)),
+           *object_place(msg.text, hit, between)]
     fits = fits_of(scope, cue.categories, {i.fact.id: name_evidence(i, own) for i in scope})
     pool = [i for i in scope if fits[i.fact.id] > 0 and (cue.ends_roles or i.fact.predicate not in ROLE_PREDICATES
                                                           or evidence[i.fact.id].explicit)]
@@ -389,7 +249,7 @@ def _choose_for(msg: _Message, hit: CueHit, scope: list[FactInfo], evidence: dic
     return _with_states(found, scored), True
 
 
-def _resolve(msg: _Message, hit: CueHit, pool: list[FactInfo], fits: dict[str, float],
+def _resolve(msg: Message, hit: CueHit, pool: list[FactInfo], fits: dict[str, float],
              evidence: dict[str, Evidence], similarity: Similarity, scored: list[tuple[FactInfo, Evidence, float]],
              hits: Sequence[CueHit], *, by_clause: bool = True,
              ) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
@@ -419,7 +279,7 @@ def _resolve(msg: _Message, hit: CueHit, pool: list[FactInfo], fits: dict[str, f
     return _with_states([(picked, with_sim(ev, 1.0), THRESHOLD)], scored), True
 
 
-def _tell(msg: _Message, hit: CueHit, actor: Actor, person: str | None, hits: Sequence[CueHit],
+def _tell(msg: Message, hit: CueHit, actor: Actor, person: str | None, hits: Sequence[CueHit],
           stated: Sequence[FactInfo], when: datetime, new_values: dict[tuple[str, str], NewValue]) -> None:
     """Add the new state a change that replaced nothing held names (:func:`~.replacements.told_value`), for
     the user or the person acting (never a thing or someone unknown)."""
@@ -441,7 +301,7 @@ def _plausible(hit: CueHit, scope: list[FactInfo], evidence: dict[str, Evidence]
     return sorted(hinted, key=lambda i: -evidence[i.fact.id].structural)
 
 
-def _when(msg: _Message, hit: CueHit, at: datetime) -> datetime:
+def _when(msg: Message, hit: CueHit, at: datetime) -> datetime:
     """When the ending holds: the clause's time when it is behind ("in May"), the day its sentence says the
     state runs out when that is ahead ("my desk runs out *on the 30th*": it holds until then), else ``at``."""
     sentence = msg.sentences[hit.sentence]
@@ -517,7 +377,7 @@ def plan_changes(
              and f.valid_to is not None and f.valid_to <= at}
     infos, known = held_facts(facts, at=at, episode_id=episode_id)
     stated = [fact_info(f) for f in facts if f.provenance and f.provenance[0] == episode_id and f.valid_to is None]
-    msg = _Message(norm, sentences, words(norm), infos, known)
+    msg = Message(norm, sentences, words(norm), infos, known)
     correctable = [fact_info(f) for f in own if f.valid_from < at and (f.valid_to is None or f.valid_to >= at)]
     if not find_corrections_cues(norm, sentences):
         correctable = []
@@ -574,7 +434,7 @@ def plan_changes(
                 continue
             scope = [i for i in scope if i not in held]
         scope = [i for i in scope if i.fact.id not in affirmed]
-        evidence = _evidence(msg, hit, actor, scope)
+        evidence = evidence_for(msg, hit, actor, scope)
         touched.update((i.fact.id, i.fact) for i in _plausible(hit, scope, evidence))
         chosen, used_sim = _choose_for(msg, hit, scope, evidence, similarity, hits)
         if not chosen and hit.cue.kind == "change":

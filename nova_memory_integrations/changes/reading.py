@@ -28,6 +28,7 @@ __all__ = [
     "agent",
     "destination",
     "determiner",
+    "object_place",
     "object_words",
     "owner_of_next",
     "subject_pronoun",
@@ -92,6 +93,28 @@ def object_words(text: str, hit: CueHit, clause_words: list[Word]) -> list[Word]
     return out
 
 
+_ATTACHING = frozenset({"at", "with"})
+"""Prepositions that put the cue's object at the held state it belongs to ("my Saturdays at Oxfam")."""
+
+
+def object_place(text: str, hit: CueHit, clause_words: list[Word]) -> list[Word]:
+    """The words of the place the cue's object is at, right after it: "given up my Saturdays *at Oxfam*",
+    "quit my shifts *with the Co-op*" (up to the next preposition or conjunction); none when the object is
+    followed by anything else."""
+    found = object_words(text, hit, clause_words)
+    if not found:
+        return []
+    out: list[Word] = []
+    rest = [w for w in clause_words if w.start >= found[-1].end]
+    if not rest or rest[0].low not in _ATTACHING or _STOP.search(text, found[-1].end, rest[0].start):
+        return []
+    for w in rest[1:]:
+        if w.low in _PREPOSITIONS or _STOP.search(text, rest[0].end, w.start):
+            break
+        out.append(w)
+    return out
+
+
 def about_something_else(text: str, hit: CueHit, clause_words: list[Word], scope: list[FactInfo]) -> bool:
     """Whether the cue's own object is something the user's facts do not hold, and nothing after the cue names
     one: "took the Raleigh to the tip and sold *that lawnmower*" is about the lawnmower, not the Raleigh."""
@@ -105,6 +128,7 @@ def about_something_else(text: str, hit: CueHit, clause_words: list[Word], scope
         if w.start >= hit.end and (w.low in _PREPOSITIONS or _STOP.search(text, hit.end, w.start)):
             break
         after.append(w)
+    after += object_place(text, hit, clause_words)
     endable = [i for i in scope if named_fit(i.category, hit.cue.categories, name_evidence(i, after)) > 0]
     return not any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable for w in after)
 

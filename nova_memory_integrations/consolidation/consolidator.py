@@ -36,7 +36,7 @@ from ..config import ConsolidationConfig, FactConfig, NovaConfig
 from ..engine.hooks import Hooks, Veto
 from ..errors import NotFoundError
 from ..extraction.llm import LLMExtractor
-from ..extraction.proposals import BatchExtractor, BatchPlan, ConsolidationSource, ExtractorSource, Proposal
+from ..extraction.proposals import BatchExtractor, BatchPlan, ConsolidationSource, ExtractorSource, Proposal, stated
 from ..memory.conflicts import (
     Claim,
     ConfidenceExplanation,
@@ -503,8 +503,8 @@ class Consolidator:
         assert self.changes is not None
         decisions: list[FactDecision] = []
         changed: list[str] = []
-        covered = [p.object for p in proposals if p.object]
-        read = [p.source_text for p in proposals if p.source_text]
+        covered = [p.object for p in stated(proposals) if p.object]  # a topic's reading leaves the clause's state
+        read = [p.source_text for p in stated(proposals) if p.source_text]
         for state, held in self.changes.open_states(user_id, episode, covered=covered, read=read, changed=written):
             if held is not None:
                 prop = Proposal(held.subject, held.predicate, held.object, op="NOOP", target_fact_id=held.id,

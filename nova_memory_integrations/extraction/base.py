@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
-__all__ = ["CandidateFact", "Extractor", "FactOp"]
+__all__ = ["READ_BY_TOPIC", "CandidateFact", "Extractor", "FactOp"]
 
 FactOp = Literal["assert", "negate"]
 
@@ -33,6 +33,8 @@ class CandidateFact:
         valid_from: Event time stated in the text ("yesterday", "since 2019"),
             timezone-aware UTC, or ``None`` when the text gives no time.
         source_text: The sentence the fact came from.
+        reason: How the fact was read when not stated outright (``""``: stated); a reading by topic is
+            :data:`READ_BY_TOPIC`.
     """
 
     subject: str
@@ -42,6 +44,11 @@ class CandidateFact:
     confidence: float = 0.8
     valid_from: datetime | None = None
     source_text: str = ""
+    reason: str = ""
+
+
+READ_BY_TOPIC = "read from the topic of the sentence"
+"""The ``reason`` of a relation told only by the topic around a name (:mod:`._context`)."""
 
 
 @runtime_checkable

@@ -62,6 +62,7 @@ from ._clauses import (
     split_clauses,
     statement_part,
 )
+from ._context import context_facts
 from ._discourse import Discourse, SessionMemory, starting_later
 from ._endings import CONT, ENDING_RULES, MY_ENDING_RULES, PET_END, START_ENDING_RULES, rel_kind, resolve
 from ._frames import (
@@ -303,7 +304,6 @@ def _op(value: str) -> Literal["assert", "negate"]:
     return "negate" if value == "negate" else "assert"
 
 
-
 class DeterministicExtractor:
     """Fast regex/rule based extractor of candidate facts from user turns.
 
@@ -397,7 +397,7 @@ class DeterministicExtractor:
                                                  when, original))
         if state is not None:
             state.third = ctx.third
-        return settle(starting_later(out, text, reference), text)
+        return [*(found := settle(starting_later(out, text, reference), text)), *context_facts(text, found)]
 
     def _clause(self, clause: str, ctx: _Ctx) -> None:
         start = LEAD.match(clause)

@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 from ..errors import ConsolidationError
 from ..text.roles import is_named_speaker
 from ..types import Episode, Fact
-from .base import CandidateFact, Extractor
+from .base import READ_BY_TOPIC, CandidateFact, Extractor
 
 __all__ = [
     "BatchExtractor",
@@ -28,6 +28,7 @@ __all__ = [
     "OpName",
     "Proposal",
     "deterministic_batch",
+    "stated",
 ]
 
 BatchExtractor = Callable[[Sequence[Episode]], list[list[CandidateFact]]]
@@ -65,7 +66,8 @@ class Proposal:
     def from_candidate(cls, cand: CandidateFact) -> Proposal:
         """A deterministic extractor's candidate as a proposal (the planner decides the op)."""
         return cls(cand.subject, cand.predicate, cand.object, negate=cand.op == "negate",
-                   valid_from=cand.valid_from, confidence=cand.confidence, source_text=cand.source_text)
+                   valid_from=cand.valid_from, confidence=cand.confidence, source_text=cand.source_text,
+                   reason=cand.reason or None)
 
 
 @dataclass
@@ -131,3 +133,10 @@ def deterministic_batch(extractor: Extractor) -> BatchExtractor:
         return out
 
     return run
+
+
+def stated(proposals: Sequence[Proposal]) -> list[Proposal]:
+    """The ``proposals`` told outright: without those read only from the topic of a sentence
+    (:data:`~.base.READ_BY_TOPIC`), which leave the sentence's states (a colleague's, the user's own words) to be read
+    as if they were not there."""
+    return [p for p in proposals if p.reason != READ_BY_TOPIC]
