@@ -374,13 +374,17 @@ def _done(cue_words: str) -> bool:
 
 
 def _part(text: str, start: int, end: int, hit: CueHit) -> str:
-    """The comma-separated part of a clause that holds the cue: "my sister's visiting next week, ... Friday was my
-    last day" plans the visit, not the ending."""
-    his = [i for i in (text.find(c, hit.end, end) for c in _PARTS) if i >= 0]
+    """The comma-separated part of a clause that holds the cue, up to a reason or a purpose after it (:data:`_REASONS`):
+    "my sister's visiting next week, ... Friday was my last day" plans the visit, not the ending."""
+    his = [i for i in (text.find(c, hit.end, end) for c in (*_PARTS, *_REASONS)) if i >= 0]
     return text[_part_start(text, start, hit): min(his, default=end)]
 
 
 _PARTS = (",", ";", "\u2014", " - ")
+_REASONS = (" because ", " cos ", " coz ", " since we", " since I", " since they", " since he", " since she",
+            " so that ", " so we ", " so I ")
+"""Where a reason or a purpose begins after the cue: its time is its own ("switched to Italian since we've booked
+Puglia next year": the switch is done, the trip ahead)."""
 
 
 def _part_start(text: str, start: int, hit: CueHit) -> int:

@@ -1,6 +1,7 @@
-"""Leaving told with a preposition's object or a verb of withdrawing (#38, ``changes/reading.object_place``, the cue
-lexicon): "given up my Sundays *at the food bank*", "withdrew from the course", "my last Thursday with the choir",
-"stepping down", "had to give up ...". Phrasings of our own, with the near misses that must end nothing.
+"""Leaving told with a preposition's object or a verb of withdrawing (#38): ``changes/reading.object_place``, the
+cue lexicon, and the part of a clause a plan guards (``guards._part``): "given up my Sundays *at the food bank*",
+"withdrew from the course", "my last Thursday with the choir", "stepping down", "had to give up ...", "sold it
+*since we're getting a company car next month*". Phrasings of our own, with the near misses that must end nothing.
 """
 
 from __future__ import annotations
@@ -39,9 +40,12 @@ def _ended(text: str) -> set[str]:
         ("I've given up my Sundays at the Trussell food bank, there's no time with the new job.",
          {"the Trussell food bank"}),
         ("I withdrew from the Open University in March, work got too much.", {"Open University"}),
-        ("Tonight was my last Thursday with Halifax Choral Society, the altos gave me a card.",
+        ("Tonight was my last Thursday with Halifax Choral Society, I'll miss the altos.",
          {"Halifax Choral Society"}),
         ("Had to give up my shifts at the Trussell food bank when Mum got ill.", {"the Trussell food bank"}),
+        # a plan in the reason is the reason's own time: the leaving is done
+        ("Sold the Fabia since we're getting a company car next month.", {"Skoda Fabia"}),
+        ("Quit Halifax Choral Society so I can do the evening course next term.", {"Halifax Choral Society"}),
     ],
 )
 def test_the_leaving_ends_what_it_names(text: str, ended: set[str]) -> None:
@@ -55,6 +59,8 @@ def test_the_leaving_ends_what_it_names(text: str, ended: set[str]) -> None:
         "I withdrew £200 from the cash machine and the Fabia needed petrol.",  # money, not a course
         "I'd never give up the choir, it keeps me sane.",  # a denial, no cue at all
         "My last Thursday at work before the holidays, then a week off.",  # a holiday, nothing named held
+        "I'm selling the Fabia because we're moving to Porto next year.",  # the selling itself is ahead
+        "Selling the Fabia next month since the company car arrives in May.",  # a plan before the reason
     ],
 )
 def test_no_ending_where_the_leaving_is_of_something_else(text: str) -> None:
