@@ -135,15 +135,17 @@ def _names_after(sentence: str, preps: Sequence[str]) -> list[tuple[int, str]]:
 
 
 _START = re.compile(
-    r"\b(?:(?:my |our )?(?:first|1st|opening)(?: full| proper)? (?:day|days|week|weeks|fortnight|month|shift|term|"
-    r"half[- ]term|semester|night)|(?:\w+|\d+) (?:days|weeks|months) in(?:to)?(?: (?:my|the|our) new (?:job|role|place|"
-    r"school|course|flat|house))?|(?:settled|moved) in(?:to)? (?:the |our |my )?new (?:place|flat|house|home|pad)|"
-    r"(?:the|our|my) new (?:place|flat|house|home|pad|job|role|school|uni)|back(?: home)?|started(?: (?:my new job|"
-    r"work|a new job|uni|school|college))?|(?:now|officially) (?:living|working|based|studying)|i'?m(?= at [^.!?]{2,40}"
-    r"\bsince\b))"
-    r" (?P<prep>at|in|with) (?:the )?", _I)
+    r"\b(?:(?:(?:my|our|his|her|their) )?(?:first|1st|opening)(?: full| proper)? (?:day|days|week|weeks|fortnight|"
+    r"month|shift|term|half[- ]term|semester|night)|(?:\w+|\d+) (?:days|weeks|months) in(?:to)?(?: (?:my|the|our|his|"
+    r"her|their) new (?:job|role|place|school|course|flat|house))?|(?:settled|moved) in(?:to)? (?:the |our |my |his |"
+    r"her |their )?new (?:place|flat|house|home|pad)|(?:the|our|my|his|her|their) new (?:place|flat|house|home|pad|"
+    r"job|role|school|uni)|back(?: home)?|started(?: (?:(?:my|his|her|their) new job|work|a new job|uni|school|"
+    r"college))?|(?:now|officially) (?:living|working|based|studying)|i'?m(?= at [^.!?]{2,40}\bsince\b)|"
+    r"(?:\w+|\d+) (?:days|weeks|months)(?= into ))"
+    r" (?P<prep>at|in|with|into) (?:the )?", _I)
 """A start told by its consequence ("first week at PwC done", "settled into the new place in Bristol", "back in
-melbourne after eight years"): the name after it is the user's new home (``in``) or workplace/school (``at``)."""
+melbourne after eight years", "Jamie's started his new job in Berlin"): the name after it is the new home (``in``)
+or workplace/school (``at``) of the user, or of the person the sentence opens on."""
 _LIFE = re.compile(r"\b(?:into|to) (?P<o>(?-i:[A-Z])[\w'-]+) life\b|\bkeys to (?:the|our|my) (?P<k>(?-i:[A-Z])[\w'-]+)"
                    r" (?:house|flat|place|home)\b", _I)
 """A new home told as its life or its keys ("two weeks into Bristol life", "keys to the Didsbury house")."""
@@ -155,8 +157,12 @@ _NOT_NOW = _words(r"if", r"would", r"might", r"could", r"planning", r"plan to", 
                   r"n't", r"offer", r"wish")
 _LATER = _words(r"tomorrow", r"next", r"will", r"'ll", r"going to", r"soon", r"starts?", r"starting")
 """A start still ahead ("first day at Riverside tomorrow", "the new job starts in May"): not a state yet."""
-_PERSON_FIRST = re.compile(r"^\W*(?-i:[A-Z][a-z]+)(?:'s|\s+(?:is|has|was|just|finally|started|got|moved))\b")
+_PERSON_FIRST = re.compile(r"^\W*(?P<who>(?-i:[A-Z][a-z]+))(?:'s|\s+(?:is|has|was|just|finally|started|got|moved))\b")
 """A sentence opening on a person ("Jamie's started his new job in Berlin"): their news, not the user's."""
+_MINE = _words(r"my", r"our", r"i", r"i'm", r"we")
+"""Words that make a start the user's, not that of the person the sentence opens on ("Mark's started *my* old job")."""
+_SCHOOL = _words(r"school", r"homework", r"year \d+", r"gcses?", r"a-levels?", r"nursery", r"teachers?")
+"""Words that make "at <name>" someone else's school (a child's): the user's own may be where they teach."""
 STUDY_WORDS = _words(r"dorm", r"uni", r"university", r"college", r"course", r"lectures?", r"semester", r"freshers",
                      r"campus", r"degree", r"modules?", r"transfer(?:red)?", r"students?", r"halls")
 """Words that make "at <name>" a place of study rather than of work."""
@@ -164,27 +170,40 @@ _TEACHING = _words(r"my class", r"pupils", r"my kids", r"staff", r"colleagues", 
                    r"shifts?", r"new class", r"teach(?:ing)?")
 
 
-def read_starts(text: str, persons: set[str]) -> list[tuple[str, str, str]]:
-    """New homes, workplaces and schools told by their consequence in ``text``: ``(predicate, value, sentence)``.
+def read_starts(text: str, persons: set[str]) -> list[tuple[str, str, str, str]]:
+    """New homes, workplaces and schools told by their consequence in ``text``: ``(subject, predicate, value,
+    sentence)``.
 
-    A name after a start (:data:`_START`, :data:`_LIFE`) in a sentence not about another person
-    (:data:`_PERSON_FIRST`, a third-person word before the start), with no plan, wish, negation or memory
-    before it, and no visit in the sentence: ``in`` a place -> ``lives_in``; ``at`` a name -> ``studies_at``
-    where the message speaks of study (:data:`STUDY_WORDS`) and not of teaching or work, else ``works_at``.
+    A name after a start (:data:`_START`, :data:`_LIFE`) with no plan, wish, negation or memory before it, and no
+    visit or time ahead in the sentence. Whose: the user's, in a sentence about no one else (a third-person word
+    in the start's part, or a sentence opening on a person: :data:`_PERSON_FIRST`); else the person the sentence
+    opens on, when the start's words are theirs ("Jamie's started *his* new job in Berlin", never "*my*").
+    ``in`` a place -> ``lives_in``; ``at`` a name -> ``studies_at`` where the message speaks of study
+    (:data:`STUDY_WORDS`) and not of teaching or work, else ``works_at``.
     """
     if not _START.search(text) and not _LIFE.search(text):
         return []
     studying = bool(STUDY_WORDS.search(text)) and not _TEACHING.search(text)
-    out: list[tuple[str, str, str]] = []
+    out: list[tuple[str, str, str, str]] = []
     for sentence in _SENTENCE.split(text):
         if not sentence.strip() or sentence.rstrip().endswith("?") or _AWAY.search(sentence) \
-                or _PERSON_FIRST.match(sentence) or _LATER.search(sentence):
+                or _LATER.search(sentence):
             continue
-        for m in [*_START.finditer(sentence), *_LIFE.finditer(sentence)]:
+        opener = _PERSON_FIRST.match(sentence)
+        who = opener.group("who").lower() if opener and opener.group("who").lower() not in persons else None
+        for m in [*_LIFE.finditer(sentence), *_START.finditer(sentence)]:  # the more specific first
             before = sentence[:m.start()]
             piece = sentence[:m.end() + (sentence[m.end():] + ",").index(",")]  # up to the end of its own part
-            if _NOT_NOW.search(before) or _SOMEONE_ELSE.search(_WORKMATES.sub("", piece)):
+            if _NOT_NOW.search(before):
                 continue
+            if opener is None:
+                if _SOMEONE_ELSE.search(_WORKMATES.sub("", piece)):
+                    continue
+                subject = "user"
+            elif who is None or _MINE.search(piece[opener.end():]):
+                continue
+            else:
+                subject = who
             if m.re is _LIFE:
                 raw, prep = m.group("o") or m.group("k"), "in"
             else:
@@ -193,10 +212,14 @@ def read_starts(text: str, persons: set[str]) -> list[tuple[str, str, str]]:
                 if not names or names[0][0] > len(prep) + 5:
                     continue
                 raw = names[0][1]
-            predicate = "lives_in" if prep == "in" else "studies_at" if studying else "works_at"
+            if prep == "into":  # "two weeks into St Joseph's": a school or a workplace, unless a place
+                prep = "in" if raw.lower() in PLACES else "at"
+            learning = studying or (subject != "user" and bool(_SCHOOL.search(text)))
+            predicate = "lives_in" if prep == "in" else "studies_at" if learning else "works_at"
             values = clean_object(raw, "place" if predicate == "lives_in" else "org")
-            if values and values[0].split()[0].lower() not in persons and all(p != predicate for p, *_ in out):
-                out.append((predicate, values[0], sentence.strip()))
+            if values and values[0].split()[0].lower() not in persons | {subject} \
+                    and all((w, p) != (subject, predicate) for w, p, *_ in out):
+                out.append((subject, predicate, values[0], sentence.strip()))
                 break
     return out
 
@@ -244,9 +267,11 @@ def context_facts(text: str, found: Sequence[CandidateFact]) -> list[CandidateFa
     own = {c.predicate.lstrip("@") for c in found if c.subject == "user"}
     named = {w for c in found for w in (c.subject, *(c.object.lower().split() if c.subject != "user" or
                                                      c.predicate.lstrip("@") in _PERSONAL else ()))} - {"user"}
-    out = [CandidateFact("user", predicate, value, "assert", CONFIDENCE, None, sentence, READ_BY_TOPIC)
-           for predicate, value, sentence in read_starts(text, named) if predicate not in own]
-    own |= {c.predicate for c in out}
+    theirs = {(c.subject, c.predicate.lstrip("@")) for c in found if c.subject != "user"}
+    out = [CandidateFact(who, predicate, value, "assert", CONFIDENCE, None, sentence, READ_BY_TOPIC)
+           for who, predicate, value, sentence in read_starts(text, named - {c.subject for c in found})
+           if (predicate not in own if who == "user" else (who, predicate) not in theirs)]
+    own |= {c.predicate for c in out if c.subject == "user"}
     return out + [CandidateFact("user", predicate, value, "assert", CONFIDENCE, None, sentence, READ_BY_TOPIC)
                   for predicate, value, sentence, _ in read_context(text, own, named)]
 

@@ -66,14 +66,26 @@ def test_no_relation_where_the_sentence_is_not_the_users_present(text: str) -> N
     ],
 )
 def test_a_start_tells_the_new_value(text: str, expected: tuple[str, str]) -> None:
-    assert expected in [(p, v) for p, v, _ in read_starts(text, set())]
+    assert ("user", *expected) in [(w, p, v) for w, p, v, _ in read_starts(text, set())]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Mark's started his new job at Ofgem and loves it.", ("mark", "works_at", "Ofgem")),
+        ("Ruby's three weeks into St Aidan's and loves her teacher.", ("ruby", "studies_at", "St Aidan's")),
+        ("Dev's settled into his new flat in Ealing, finally.", ("dev", "lives_in", "Ealing")),
+    ],
+)
+def test_a_start_of_the_person_the_sentence_opens_on_is_theirs(text: str, expected: tuple[str, str, str]) -> None:
+    assert [(w, p, v) for w, p, v, _ in read_starts(text, set())] == [expected]
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "Mark's started his new job in Leeds and loves it.",  # their news
-        "My sister's first week at Deloitte went well.",  # a relative's start
+        "Mark's started my old job at Ofgem.",  # the start's words are the user's, not his
+        "My sister's first week at Deloitte went well.",  # a relative's start (no name to hold it)
         "I'm back in London for the weekend to see friends.",  # a visit
         "I'm at Gatwick now, the flight is delayed again.",  # being at a place
         "Not sure I'd survive a first week at Goldman, honestly.",  # a wish, denied
