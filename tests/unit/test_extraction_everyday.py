@@ -51,3 +51,12 @@ def test_no_home_from_a_gap_with_a_negation() -> None:
 def test_no_condition_or_home_from_an_ordinary_sentence(text: str) -> None:
     assert not [f for f in _facts(text) if f[1] in ("has_condition", "lives_in")]
 
+
+
+@pytest.mark.parametrize(("text", "job"), [
+    ("I'm a freelance copy editor, mostly academic presses.", "freelance copy editor"),
+    ("I'm a self-employed electrician these days.", "self-employed electrician"),
+])
+def test_the_way_of_working_stays_in_the_job(text: str, job: str) -> None:
+    """"freelance" is part of what the user does: a later "went in-house" or "back to freelance" needs it."""
+    assert ("user", "job_title", job) in _facts(text)
