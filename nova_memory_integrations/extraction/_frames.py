@@ -243,7 +243,7 @@ TOP_RULES: tuple[Rule, ...] = (
          r"(?P<c>[\w' -]*?(?:degree|master'?s|masters|phd|doctorate|mba|msc|ma|bsc|ba|course|apprenticeship|"
          r"diploma))(?: (?:in|on) (?P<s>[a-z][\w -]*?))?(?: at <O>)?$",
          f("studies", "study", "s"), f("studies_at", "org"), any_field=True),
-    rule(r"<A>(?:am|is|are) (?:a |an )?(?P<j>(?:freelance|self-employed|contract) .+)",  # the way of working is the job's
+    rule(r"<A>(?:am|is|are) (?:a |an )?(?P<j>(?:freelance|self-employed|contract) .+)",  # the way of working too
          f("job_title", "job", "j")),
     rule(r"<A>(?P<v>freelance|freelances|am freelancing|have been freelancing) as (?:a |an )?(?P<j>[\w -]+)",
          f("job_title", "freelancejob", "j")),
