@@ -76,6 +76,8 @@ TOPICS: tuple[Topic, ...] = (
         ("with",)),
 )
 """The relations a topic tells, as data (order: the first relation to claim a name keeps it)."""
+_ANY_TOPIC = re.compile("|".join(t.words.pattern for t in TOPICS), _I)
+"""Every topic word at once: the pre-test of a turn."""
 
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|Im|my|me|mine|we|we're|we've|our|ours|us)\b", _I)
 _SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|his|her|their|him|them|" + RELS + r")\b", _I)
@@ -237,16 +239,18 @@ def read_context(text: str, found: set[str], persons: set[str]) -> list[tuple[st
         At most one value per relation, in the order of :data:`TOPICS`; a name claimed by one relation is
         not proposed for another.
     """
-    if not _FIRST_PERSON.search(text):
+    if not _ANY_TOPIC.search(text) or not _FIRST_PERSON.search(text):  # most turns: one search each
         return []
     out: list[tuple[str, str, str, str]] = []
     taken: set[str] = set()
     for sentence in map(_told, _SENTENCE.split(text)):
-        if not sentence or _GUARD.search(sentence) or _SOMEONE_ELSE.search(_WORKMATES.sub("", sentence)) \
+        cues = [(topic, cue) for topic in TOPICS if topic.predicate not in found and sentence
+                and (cue := topic.words.search(sentence))]  # the cheap test first: most sentences have no topic
+        if not cues or _GUARD.search(sentence) or _SOMEONE_ELSE.search(_WORKMATES.sub("", sentence)) \
                 or persons & set(re.findall(r"[a-z]+", sentence.lower())):
             continue
-        for topic in TOPICS:
-            if topic.predicate in found or not (cue := topic.words.search(sentence)):
+        for topic, cue in cues:
+            if topic.predicate in found:
                 continue
             for at, raw in _names_after(sentence, topic.preps):
                 values = clean_object(raw, topic.kind)
