@@ -1,18 +1,22 @@
 """Structure check for a belief scenario file (not a score: it knows nothing of any memory system)."""
-import json, sys
+import json
+import sys
 from collections import Counter
 from datetime import date, datetime
 
 PATH, PREFIX = sys.argv[1], sys.argv[2]
 WANT = {"ending": 30, "transition": 24, "third_party": 20, "correction": 16, "repeat": 8, "no_change": 22}
 errors, rows = [], []
-for n, line in enumerate(open(PATH, encoding="utf-8"), 1):
+with open(PATH, encoding="utf-8") as f:
+    lines = f.readlines()
+for n, line in enumerate(lines, 1):
     if not line.strip():
         continue
     try:
         r = json.loads(line)
     except Exception as e:
-        errors.append(f"line {n}: not JSON ({e})"); continue
+        errors.append(f"line {n}: not JSON ({e})")
+        continue
     rows.append(r)
     rid = r.get("id", f"line {n}")
     if not str(r.get("id", "")).startswith(PREFIX):
@@ -46,7 +50,8 @@ for n, line in enumerate(open(PATH, encoding="utf-8"), 1):
             if "known_at" in c:
                 date.fromisoformat(c["known_at"])
         except Exception:
-            errors.append(f"{rid}: check dates must be YYYY-MM-DD"); continue
+            errors.append(f"{rid}: check dates must be YYYY-MM-DD")
+            continue
         if c.get("expect") not in ("current", "not_current"):
             errors.append(f"{rid}: expect must be current|not_current")
         if not c.get("about") or not c.get("terms"):
@@ -56,9 +61,9 @@ for n, line in enumerate(open(PATH, encoding="utf-8"), 1):
         if "count" in c and c.get("expect") != "current":
             errors.append(f"{rid}: count only with expect current")
     kind = r.get("kind")
-    if kind in ("ending", "transition", "third_party", "correction"):
-        if not any(c.get("expect") == "not_current" for c in checks):
-            errors.append(f"{rid}: a change needs a not_current check")
+    if kind in ("ending", "transition", "third_party", "correction") and \
+            not any(c.get("expect") == "not_current" for c in checks):
+        errors.append(f"{rid}: a change needs a not_current check")
     if kind == "correction" and not any("known_at" in c for c in checks):
         errors.append(f"{rid}: a correction needs a known_at check (what was believed before it)")
     if kind == "repeat" and not any("count" in c for c in checks):
