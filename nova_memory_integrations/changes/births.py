@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..types import Fact
-from .guard_words import FUTURE_MARKERS, MODAL_MARKERS
+from .guards import POSSIBLE
 from .planner import Ending
 from .replacements import NewValue
 from .segments import segment
@@ -35,7 +35,8 @@ BIRTH = re.compile(
 """A birth told as done ("had the baby", "gave birth to a little boy", "the baby arrived")."""
 PREGNANCY_WORDS = ("pregnan", "expecting")
 """What a held fact of a pregnancy names (a stem: "pregnant", "pregnancy")."""
-_POSSIBLE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)) + r"|\bwhen\b|\bonce\b|\bif\b|\bany day\b", _I)
+_NOT_YET = re.compile(r"\bwhen\b|\bonce\b|\bif\b|\bany day\b", _I)
+"""Words that put a birth ahead besides a modal or a future marker (:data:`.guards.POSSIBLE`): "once she's here"."""
 _BABY_NAME = re.compile(
     r"\b(?:a|the|two|twin|little|baby|gorgeous|beautiful|healthy|tiny|\s)+(?P<kind>girls?|boys?|daughters?|sons?)\b"
     r"(?:,|\s+called|\s+named|\s*\(|\s*[-—–:])\s*(?P<names>(?-i:[A-Z])[a-z]+(?:\s+and\s+(?-i:[A-Z])[a-z]+)?)", _I)
@@ -93,7 +94,8 @@ def births(text: str, facts: Sequence[Fact], at: datetime) -> Birth | None:
     if not pregnant:
         return None
     for sentence, m in [(s, m) for s in segment(text) for m in BIRTH.finditer(text, s.start, s.end)]:
-        if "?" in text[m.end():sentence.end] or _POSSIBLE.search(text, sentence.start, m.start()):
+        if "?" in text[m.end():sentence.end] or POSSIBLE.search(text, sentence.start, m.start()) \
+                or _NOT_YET.search(text, sentence.start, m.start()):
             continue
         mother = _mother(text[sentence.start:m.start()], pregnant, facts)
         if mother is None:

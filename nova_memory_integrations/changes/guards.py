@@ -60,11 +60,14 @@ from .lexicon import INDEFINITE_ACTORS, PAST_FORMS, PREDICATE_CATEGORIES, RELATI
 from .segments import Clause, Sentence, words
 from .segments import asks as _asks
 
-__all__ = ["Actor", "Known", "Verdict", "adds_to_held", "check", "find_actor", "restates"]
+__all__ = ["POSSIBLE", "Actor", "Known", "Verdict", "adds_to_held", "check", "find_actor", "restates"]
 
 _I = re.IGNORECASE
 _MODAL = re.compile("|".join(MODAL_MARKERS), _I)
 _FUTURE = re.compile("|".join(FUTURE_MARKERS), _I)
+POSSIBLE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
+"""A modal or a future marker: what follows may happen or is ahead, not done (the readers of new values, of
+successors and of births test a clause with it before they take anything from it)."""
 _REMINISCENCE = re.compile("|".join(REMINISCENCE_MARKERS), _I)
 _AHEAD = re.compile(TIME_AHEAD, _I)
 _NEAR_MISS = re.compile(NEAR_MISS, _I)

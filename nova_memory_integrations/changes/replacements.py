@@ -29,8 +29,7 @@ from datetime import datetime
 from ..text.lexicon import POSSESSIONS
 from ..types import Fact
 from .cues import CueHit
-from .guard_words import FUTURE_MARKERS, MODAL_MARKERS
-from .guards import Known, check
+from .guards import POSSIBLE, Known, check
 from .lexicon import ANY, IDENTITY, RELATIONS, STOPWORDS
 from .reading import destination
 from .segments import Sentence, words
@@ -101,7 +100,6 @@ _ACQUIRED = re.compile(
     r"(?:bought|got|picked up|ordered|built|treated (?:myself|ourselves) to|drove (?:away|off|home) in)"
     r"|\b(?:gave|given|got|bought) (?:me|us))"
     r"\s+(?P<obj>(?:a|an)\s+[^.;!?—–]{2,60})", _I)
-_POSSIBLE = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
 
 
 def clean_value(phrase: str) -> str | None:
@@ -178,7 +176,7 @@ def onward(text: str) -> str | None:
     """Where the subject of an ending went next, told after it ("left Arup - she's *gone to Google*", "quit
     the Nuffield and *joined PureGym*"): a proper name only, the new one of the ended job, home or club."""
     for m in _ONWARD.finditer(text):
-        if "?" not in text[m.end():m.end() + 1] and not _POSSIBLE.search(text[:m.start()]) and (
+        if "?" not in text[m.end():m.end() + 1] and not POSSIBLE.search(text[:m.start()]) and (
                 found := proper_destination(m.group("o"))):
             return found
     return None
@@ -190,7 +188,7 @@ def acquired(sentences: list[Sentence], around: int) -> str | None:
     ("a" / "an"), got by the user (no other subject before the verb) or given to them; never in a question or
     a possibility."""
     for k in (around, around + 1, around - 1):
-        if not 0 <= k < len(sentences) or "?" in sentences[k].text or _POSSIBLE.search(sentences[k].text):
+        if not 0 <= k < len(sentences) or "?" in sentences[k].text or POSSIBLE.search(sentences[k].text):
             continue
         m = _ACQUIRED.search(sentences[k].text)
         value = clean_value(m.group("obj")) if m is not None else None

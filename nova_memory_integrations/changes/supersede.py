@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..text.known_names import find_names
-from .guard_words import ADDITIVE_OR_MORE, FUTURE_MARKERS, MODAL_MARKERS
-from .guards import Known
+from .guard_words import ADDITIVE_OR_MORE
+from .guards import POSSIBLE, Known
 from .lexicon import NEGATORS
 from .named_states import same_kind
 from .replacements import NewValue, clean_value
@@ -53,7 +53,6 @@ _SPEAKER = re.compile(r"\b(?:i|i've|i'm|we|we've|we're|my|our|me)\b|^\W*(?:got|b
 _ADDED = re.compile(ADDITIVE_OR_MORE, _I)
 _PART = re.compile(r"[,;:]|\s[-—–]\s|\b(?:so|but|and|because)\b", _I)
 """Where the part of a sentence that holds a name begins: a denial before it is of something else."""
-_BLOCKERS = re.compile("|".join((*MODAL_MARKERS, *FUTURE_MARKERS)), _I)
 
 
 @dataclass(frozen=True)
@@ -98,7 +97,7 @@ def superseded(text: str, infos: Sequence[FactInfo], known: Known, at: datetime)
         if "?" in body:
             continue
         for m in [*_COPULA.finditer(body), *_VERBLESS.finditer(body)]:
-            if _BLOCKERS.search(body, 0, m.end()):  # "I'm head chef now, new menu due in 3 weeks": the menu's plan
+            if POSSIBLE.search(body, 0, m.end()):  # "I'm head chef now, new menu due in 3 weeks": the menu's plan
                 continue
             who = m.groupdict().get("who")
             subject = _subject(who, known, text[:sentence.start + m.start()]) if who else "user"
@@ -127,7 +126,7 @@ def kind_successors(text: str, infos: Sequence[FactInfo], at: datetime) -> list[
         return []
     for sentence in segment(text):
         body = sentence.text
-        if "?" in body or not _REPLACING.search(body) or _ADDED.search(body) or _BLOCKERS.search(body):
+        if "?" in body or not _REPLACING.search(body) or _ADDED.search(body) or POSSIBLE.search(body):
             continue
         for hit in find_names(body):
             before = body[:hit.start]
