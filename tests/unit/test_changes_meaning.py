@@ -8,26 +8,20 @@ every fact alone.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
+from change_helpers import T0, held_fact
 
 from nova_memory_integrations.changes import plan_changes
 from nova_memory_integrations.changes.meaning import resolve
 from nova_memory_integrations.changes.planner import Similarity
 from nova_memory_integrations.changes.targets import fact_info
-from nova_memory_integrations.types import Fact
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 AT = T0 + timedelta(days=200)
 
 
-def _fact(i: int, subject: str, predicate: str, obj: str) -> Fact:
-    return Fact(id=f"f{i}", lineage_id=f"f{i}", user_id="u", subject=subject, predicate=predicate, object=obj,
-                confidence=0.8, valid_from=T0, ingested_at=T0, provenance=(f"e{i}",))
-
-
-FACTS = [_fact(i, *t) for i, t in enumerate([
+FACTS = [held_fact(i, *t) for i, t in enumerate([
     ("user", "plays", "piano"), ("user", "learns", "German"), ("user", "uses", "Chrome"),
     ("user", "banks_with", "Nationwide"), ("user", "lives_in", "Derby"),
 ])]

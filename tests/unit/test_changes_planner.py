@@ -11,21 +11,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from change_helpers import T0, held_fact
 
 from nova_memory_integrations.changes import plan_changes
 from nova_memory_integrations.changes.planner import pending
 from nova_memory_integrations.types import Fact
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 AT = T0 + timedelta(days=60)
 
 
-def _fact(i: int, subject: str, predicate: str, obj: str) -> Fact:
-    return Fact(id=f"f{i}", lineage_id=f"f{i}", user_id="u", subject=subject, predicate=predicate, object=obj,
-                confidence=0.8, valid_from=T0, ingested_at=T0, provenance=(f"e{i}",))
-
-
-FACTS = [_fact(i, *t) for i, t in enumerate([
+FACTS = [held_fact(i, *t) for i, t in enumerate([
     ("user", "owns", "Ford Focus"), ("user", "works_at", "Tesco"), ("user", "job_title", "cashier"),
     ("user", "lives_in", "Leeds"), ("user", "has_pet", "dog named Rex"), ("user", "girlfriend_name", "Amy"),
     ("amy", "partner_of", "user"), ("user", "member_of", "Pure Gym"), ("user", "habit", "smoking"),
@@ -91,7 +86,7 @@ def test_the_planner_ends_what_the_message_ends(text: str, ended: set[str]) -> N
 
 def test_an_ending_is_dated_at_the_clause_time_with_its_cue() -> None:
     (ending,) = plan_changes("Carla and I broke up in June.", at=datetime(2025, 8, 3, tzinfo=timezone.utc),
-                             episode_id="now", facts=[_fact(0, "user", "partner_name", "Carla")]).endings
+                             episode_id="now", facts=[held_fact(0, "user", "partner_name", "Carla")]).endings
     assert ending.at == datetime(2025, 6, 1, tzinfo=timezone.utc)
     assert "cue 'broke up'" in ending.reason and "name 1.00" in ending.reason
 
@@ -103,21 +98,21 @@ def test_facts_first_stated_by_the_message_itself_are_never_ended() -> None:
 
 
 def test_the_only_state_of_a_specific_category_is_ended_by_a_noun() -> None:
-    facts = [_fact(0, "user", "works_at", "Zillow"), _fact(1, "user", "likes", "jazz")]
+    facts = [held_fact(0, "user", "works_at", "Zillow"), held_fact(1, "user", "likes", "jazz")]
     assert _ended("So I was part of the January layoffs. Weirdly calm.", facts) == {"user:Zillow"}
-    two_jobs = [*facts, _fact(2, "user", "works_at", "Uber")]
+    two_jobs = [*facts, held_fact(2, "user", "works_at", "Uber")]
     assert _ended("So I was part of the January layoffs. Weirdly calm.", two_jobs) == set()  # which one?
 
 
 def test_leaving_an_employer_keeps_the_role_retiring_ends_both() -> None:
-    job = [_fact(0, "user", "works_at", "Boots"), _fact(0, "user", "job_title", "pharmacist")]
+    job = [held_fact(0, "user", "works_at", "Boots"), held_fact(0, "user", "job_title", "pharmacist")]
     job[1] = job[1].model_copy(update={"id": "g", "lineage_id": "g"})  # same episode: one state
     assert _ended("Left Boots on Friday.", job) == {"user:Boots"}
     assert _ended("First week of retirement, bored already.", job) == {"user:Boots", "user:pharmacist"}
 
 
 def test_a_pronoun_finds_the_person_named_before_else_the_most_recent_one() -> None:
-    facts = [_fact(0, "user", "sister_name", "Kate"), _fact(1, "kate", "works_at", "Lidl")]
+    facts = [held_fact(0, "user", "sister_name", "Kate"), held_fact(1, "kate", "works_at", "Lidl")]
     assert _ended("She hates it and quit already lol.", facts) == {"kate:Lidl"}
     assert _ended("My brother came round. He quit yesterday.", facts) == set()  # "he" is not Kate
 
@@ -129,7 +124,7 @@ def test_meaning_decides_only_when_asked_and_only_among_candidates() -> None:
         calls.append((clause, list(texts)))
         return [0.9 if "espresso" in t else 0.1 for t in texts]
 
-    facts = [_fact(0, "user", "habit", "double espresso"), _fact(1, "user", "habit", "evening run")]
+    facts = [held_fact(0, "user", "habit", "double espresso"), held_fact(1, "user", "habit", "evening run")]
     plan = plan_changes("cut out caffeine completely a month ago", at=AT, episode_id="now", facts=facts,
                         similarity=similarity)
     assert [e.fact.object for e in plan.endings] == ["double espresso"] and plan.embedded
@@ -159,8 +154,8 @@ def test_pending_skips_messages_without_cues_and_sentences_the_extractor_handled
     ("Oops, I said Bristol but I live in Bath actually.", "Bristol", "Bath"),
 ])
 def test_a_correction_names_the_old_value_and_the_new_one(text: str, old: str, new: str) -> None:
-    facts = [_fact(0, "user", "lives_in" if old in ("Paris", "Bristol") else "owns", old),
-             _fact(1, "user", "likes", "jazz")]
+    facts = [held_fact(0, "user", "lives_in" if old in ("Paris", "Bristol") else "owns", old),
+             held_fact(1, "user", "likes", "jazz")]
     plan = plan_changes(text, at=AT, episode_id="now", facts=facts)
     assert [(c.fact.fact.object, c.new_object) for c in plan.corrections] == [(old, new)]
     assert plan.endings == ()  # a correction's sentences are never read as endings
@@ -172,8 +167,8 @@ def test_a_correction_names_the_old_value_and_the_new_one(text: str, old: str, n
     "I want tea, not coffee.",  # a contrast without a correction cue nor a copula
 ])
 def test_what_is_not_a_correction(text: str) -> None:
-    facts = [_fact(0, "user", "lives_in", "Paris"), _fact(1, "user", "habit", "smoking"),
-             _fact(2, "user", "likes", "coffee")]
+    facts = [held_fact(0, "user", "lives_in", "Paris"), held_fact(1, "user", "habit", "smoking"),
+             held_fact(2, "user", "likes", "coffee")]
     assert plan_changes(text, at=AT, episode_id="now", facts=facts).corrections == ()
 
 
@@ -197,15 +192,15 @@ def test_someone_elses_words_earlier_in_a_long_message_do_not_silence_the_user()
     "Quit the choir, too much drama.",  # a choir never stated: not the only membership
 ])
 def test_a_cue_about_something_unknown_ends_nothing(text: str) -> None:
-    few = [_fact(0, "user", "member_of", "Pure Gym"), _fact(1, "user", "girlfriend_name", "Amy"),
-           _fact(2, "user", "owns", "Ford Focus")]
+    few = [held_fact(0, "user", "member_of", "Pure Gym"), held_fact(1, "user", "girlfriend_name", "Amy"),
+           held_fact(2, "user", "owns", "Ford Focus")]
     assert _ended(text, few) == set()
 
 
 def test_the_buyer_or_the_new_state_is_never_the_ended_one() -> None:
-    facts = [_fact(0, "user", "owns", "Triumph Bonneville"), _fact(1, "user", "works_at", "Leeds Council")]
+    facts = [held_fact(0, "user", "owns", "Triumph Bonneville"), held_fact(1, "user", "works_at", "Leeds Council")]
     assert _ended("Bonnie's gone. Sold her to a lad from Leeds last weekend.", facts) == {"user:Triumph Bonneville"}
-    moved = [_fact(0, "user", "lives_in", "York"), _fact(1, "user", "works_at", "Leeds Council")]
+    moved = [held_fact(0, "user", "lives_in", "York"), held_fact(1, "user", "works_at", "Leeds Council")]
     assert _ended("moved to Leeds from York in May", moved) == {"user:York"}
     assert _ended("switched to Leeds Council, way better", moved) == set()
 
@@ -213,7 +208,7 @@ def test_the_buyer_or_the_new_state_is_never_the_ended_one() -> None:
 def test_a_move_the_store_kept_as_history_ends_nothing_current() -> None:
     """"I moved to Nairobi last month" while a home stated since is held: the extractor kept Nairobi as
     history (it is older), so the newer home stays."""
-    newer = _fact(0, "user", "lives_in", "Berlin").model_copy(update={"valid_from": AT - timedelta(days=10)})
+    newer = held_fact(0, "user", "lives_in", "Berlin").model_copy(update={"valid_from": AT - timedelta(days=10)})
     older = Fact(id="n", lineage_id="n", user_id="u", subject="user", predicate="lives_in", object="Nairobi",
                  confidence=0.8, valid_from=AT - timedelta(days=30), valid_to=AT - timedelta(days=10), ingested_at=AT,
                  provenance=("now",))
@@ -223,12 +218,12 @@ def test_a_move_the_store_kept_as_history_ends_nothing_current() -> None:
 
 
 def test_a_move_to_the_home_already_held_changes_nothing() -> None:
-    both = [_fact(0, "user", "lives_in", "Leeds"), _fact(1, "user", "lives_in", "York")]
+    both = [held_fact(0, "user", "lives_in", "Leeds"), held_fact(1, "user", "lives_in", "York")]
     assert _ended("I moved to Leeds last month.", both) == set()
 
 
 def test_the_actors_own_name_is_not_what_ended() -> None:
-    facts = [_fact(0, "user", "boyfriend_name", "Jake"), _fact(1, "jake", "partner_of", "user")]
+    facts = [held_fact(0, "user", "boyfriend_name", "Jake"), held_fact(1, "jake", "partner_of", "user")]
     assert _ended("Jake's mum died last week.", facts) == set()
     assert _ended("Jake left early for the match.", facts) == set()
     assert _ended("Jake broke up with me on Sunday.", facts) == {"user:Jake", "jake:user"}
@@ -239,8 +234,8 @@ def test_the_actors_own_name_is_not_what_ended() -> None:
     ("Sorry, it's Jack not Jake — autocorrect!", "Jake", "Jack"),
 ])
 def test_more_corrections(text: str, old: str, new: str) -> None:
-    facts = [_fact(0, "user", "lives_in", "Glasgow"), _fact(1, "user", "boyfriend_name", "Jake"),
-             _fact(2, "jake", "partner_of", "user")]
+    facts = [held_fact(0, "user", "lives_in", "Glasgow"), held_fact(1, "user", "boyfriend_name", "Jake"),
+             held_fact(2, "jake", "partner_of", "user")]
     plan = plan_changes(text, at=AT, episode_id="now", facts=facts)
     assert [(c.fact.fact.object, c.new_object) for c in plan.corrections] == [(old, new)]
 
@@ -280,14 +275,14 @@ def test_a_kinship_word_names_the_relative_as_the_rules_spell_them() -> None:
 
 def test_a_negated_cue_names_what_ended_never_a_new_state() -> None:
     """"not with X any more": X is what ended, not where she went (issue #38)."""
-    facts = [*FACTS, _fact(90, "wife", "works_at", "the NHS"), _fact(91, "wife", "job_title", "radiographer")]
+    facts = [*FACTS, held_fact(90, "wife", "works_at", "the NHS"), held_fact(91, "wife", "job_title", "radiographer")]
     assert "wife:the NHS" in _ended("good news, my wife is not with the NHS any more", facts)
     assert "kate:Boots" in _ended("Kate's no longer with Boots, she was fed up", facts)
 
 
 def test_a_lower_case_word_after_a_relation_is_no_name() -> None:
     """"my husband has resigned": "has" is not the husband's name (issue #38)."""
-    facts = [*FACTS, _fact(93, "husband", "member_of", "Royal Lytham")]
+    facts = [*FACTS, held_fact(93, "husband", "member_of", "Royal Lytham")]
     assert _ended("my husband has resigned his membership at Lytham", facts) == {"husband:Royal Lytham"}
 
 
@@ -299,8 +294,8 @@ def test_a_possessive_her_before_a_noun_names_no_one_that_ended() -> None:
 
 def test_two_people_as_one_subject_end_their_relationship() -> None:
     """"chloe and liam are finished": Chloe's relationship with Liam, told lower case (issue #38)."""
-    facts = [*FACTS, _fact(94, "chloe", "states", "boyfriend Liam"), _fact(95, "user", "daughter_name", "Chloe"),
-             _fact(96, "chloe", "child_of", "user")]
+    facts = [*FACTS, held_fact(94, "chloe", "states", "boyfriend Liam"), held_fact(95, "user", "daughter_name", "Chloe"),
+             held_fact(96, "chloe", "child_of", "user")]
     assert _ended("chloe and liam are finished, she's been crying all weekend", facts) == {"chloe:boyfriend Liam"}
 
 
@@ -324,13 +319,13 @@ def test_putting_down_what_is_no_animal_ends_nothing(text: str) -> None:
 
 def test_a_cue_done_to_the_speaker_by_someone_unnamed_is_the_speakers() -> None:
     """"they let me go": the user's one job ended, though "they" acts (issue #38)."""
-    facts = [_fact(97, "user", "works_at", "amazon warehouse"), _fact(98, "user", "lives_in", "Leeds")]
+    facts = [held_fact(97, "user", "works_at", "amazon warehouse"), held_fact(98, "user", "lives_in", "Leeds")]
     assert _ended("they let me go yesterday, no warning, just restructuring", facts) == {"user:amazon warehouse"}
 
 
 def test_an_engagement_told_off_ends_it() -> None:
     """"The engagement's off": a noun cue of the relationship (issue #38)."""
-    facts = [_fact(99, "user", "fiancé_name", "Marcus"), _fact(100, "marcus", "partner_of", "user")]
+    facts = [held_fact(99, "user", "fiancé_name", "Marcus"), held_fact(100, "marcus", "partner_of", "user")]
     assert _ended("The engagement's off. He moved his stuff out at the weekend.", facts) == {"user:Marcus",
                                                                                          "marcus:user"}
 
@@ -375,15 +370,15 @@ def test_a_word_said_for_effect_before_a_question_mark_leaves_a_statement() -> N
 ])
 def test_a_business_closed_for_good_and_a_last_round_end_them(text: str, facts: list[tuple[str, str, str]],
                                                                ended: set[str]) -> None:
-    assert _ended(text, [_fact(200 + i, *t) for i, t in enumerate(facts)]) == ended
+    assert _ended(text, [held_fact(200 + i, *t) for i, t in enumerate(facts)]) == ended
 
 
 def test_my_last_round_told_as_the_latest_one_ends_nothing() -> None:
-    assert _ended("My last round was 94, the slice is killing me.", [_fact(210, "user", "hobby", "golf")]) == set()
+    assert _ended("My last round was 94, the slice is killing me.", [held_fact(210, "user", "hobby", "golf")]) == set()
 
 
 def test_being_off_a_named_medication_ends_it_and_off_to_somewhere_ends_nothing() -> None:
-    facts = [_fact(220, "user", "takes_medication", "50mg sertraline"), _fact(221, "user", "works_at", "Tesco")]
+    facts = [held_fact(220, "user", "takes_medication", "50mg sertraline"), held_fact(221, "user", "works_at", "Tesco")]
     assert _ended("as of last week I'm completely off the sertraline. GP's happy.", facts) == {"user:50mg sertraline"}
     assert _ended("I'm off to the shops, then work at Tesco later.", facts) == set()
 
@@ -408,4 +403,4 @@ def test_being_off_a_named_medication_ends_it_and_off_to_somewhere_ends_nothing(
     # a sale is never for a while, whatever it paid for
 ])
 def test_what_goes_on_and_more_ways_to_end(text: str, facts: list[tuple[str, str, str]], ended: set[str]) -> None:
-    assert _ended(text, [_fact(300 + i, *t) for i, t in enumerate(facts)]) == ended
+    assert _ended(text, [held_fact(300 + i, *t) for i, t in enumerate(facts)]) == ended

@@ -7,26 +7,20 @@ phrase cue; an ambiguous verb ends only what its clause names, and a noun or adj
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
+from change_helpers import T0, held_fact
 
 from nova_memory_integrations.changes import plan_changes
 from nova_memory_integrations.changes.cues import find_cues, has_cue
 from nova_memory_integrations.changes.segments import normalize_text, segment
 from nova_memory_integrations.changes.verbs import VERB_CUES, lemma
-from nova_memory_integrations.types import Fact
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 AT = T0 + timedelta(days=90)
 
 
-def _fact(i: int, subject: str, predicate: str, obj: str) -> Fact:
-    return Fact(id=f"f{i}", lineage_id=f"f{i}", user_id="u", subject=subject, predicate=predicate, object=obj,
-                confidence=0.8, valid_from=T0, ingested_at=T0, provenance=(f"e{i}",))
-
-
-FACTS = [_fact(i, *t) for i, t in enumerate([
+FACTS = [held_fact(i, *t) for i, t in enumerate([
     ("user", "uses", "TikTok"), ("user", "subscribes_to", "Audible"), ("user", "takes_medication", "citalopram"),
     ("user", "runs_business", "pottery stall"), ("user", "member_of", "Hackney Rowing Club"),
     ("user", "owns", "Peloton bike"), ("user", "friend_name", "Olu"), ("olu", "works_at", "Brightside Games"),

@@ -6,25 +6,19 @@ cue lexicon, and the part of a clause a plan guards (``guards._part``): "given u
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
+from change_helpers import T0, held_fact
 
 from nova_memory_integrations.changes import plan_changes
 from nova_memory_integrations.changes.cues import find_cues, has_cue
 from nova_memory_integrations.changes.segments import normalize_text, segment
-from nova_memory_integrations.types import Fact
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 AT = T0 + timedelta(days=90)
 
 
-def _fact(i: int, subject: str, predicate: str, obj: str) -> Fact:
-    return Fact(id=f"f{i}", lineage_id=f"f{i}", user_id="u", subject=subject, predicate=predicate, object=obj,
-                confidence=0.8, valid_from=T0, ingested_at=T0, provenance=(f"e{i}",))
-
-
-FACTS = [_fact(i, *t) for i, t in enumerate([
+FACTS = [held_fact(i, *t) for i, t in enumerate([
     ("user", "works_at", "the Trussell food bank"), ("user", "member_of", "Halifax Choral Society"),
     ("user", "studies_at", "Open University"), ("user", "owns", "Skoda Fabia"), ("user", "lives_in", "Halifax"),
 ])]
