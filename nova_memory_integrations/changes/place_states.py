@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from ..text.dates import CALENDAR_NAMES
 from ..text.known_names import find_names
 from ..text.lexicon import DWELLINGS, RELS
 from .cues import cued_sentences
@@ -85,8 +86,7 @@ _HERE = re.compile(r"\b(?:I|we)(?:'ve| have)\s+(?:(?:lived|been living|been)\s+h
                    r"|\b(?:I|we)\s+(?:live|moved)\s+(?:here|round here|around here)\b", re.IGNORECASE)
 """A home told as "here" ("I've lived here 5 years"): the place the message names is the speaker's home."""
 _NAMED_PLACE = re.compile(r"\b(?:in|from|around|near|of|to|or|and) " + _PLACE)
-_NOT_PLACE_WORDS = frozenset("january february march april may june july august september october november december "
-                             "monday tuesday wednesday thursday friday saturday sunday christmas easter i".split())
+_NOT_PLACE_WORDS = CALENDAR_NAMES | {"i"}
 
 
 def _here(norm: str, sentences: list[Sentence], cued: set[int]) -> list[OpenState]:

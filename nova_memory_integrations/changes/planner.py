@@ -218,8 +218,8 @@ def _choose_for(msg: Message, hit: CueHit, scope: list[FactInfo], evidence: dict
                 ) -> tuple[list[tuple[FactInfo, Evidence, float]], bool]:
     cue = hit.cue
     span = msg.sentences[hit.sentence].clauses[hit.clause]  # what the cue's own object names fits it (fits_of)
-    own = [*object_words(msg.text, hit, between := msg.between(span.start, span.end)),
-           *object_place(msg.text, hit, between)]
+    own = object_words(msg.text, hit, between := msg.between(span.start, span.end))
+    own += object_place(msg.text, own, between)
     fits = fits_of(scope, cue.categories, {i.fact.id: name_evidence(i, own) for i in scope})
     pool = [i for i in scope if fits[i.fact.id] > 0 and (cue.ends_roles or i.fact.predicate not in ROLE_PREDICATES
                                                           or evidence[i.fact.id].explicit)]

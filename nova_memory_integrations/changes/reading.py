@@ -97,11 +97,10 @@ _ATTACHING = frozenset({"at", "with"})
 """Prepositions that put the cue's object at the held state it belongs to ("my Saturdays at Oxfam")."""
 
 
-def object_place(text: str, hit: CueHit, clause_words: list[Word]) -> list[Word]:
-    """The words of the place the cue's object is at, right after it: "given up my Saturdays *at Oxfam*",
-    "quit my shifts *with the Co-op*" (up to the next preposition or conjunction); none when the object is
-    followed by anything else."""
-    found = object_words(text, hit, clause_words)
+def object_place(text: str, found: list[Word], clause_words: list[Word]) -> list[Word]:
+    """The words of the place the cue's object (``found``: :func:`object_words`) is at, right after it: "given up
+    my Saturdays *at Oxfam*", "quit my shifts *with the Co-op*" (up to the next preposition or conjunction); none
+    when the object is followed by anything else."""
     if not found:
         return []
     out: list[Word] = []
@@ -128,7 +127,7 @@ def about_something_else(text: str, hit: CueHit, clause_words: list[Word], scope
         if w.start >= hit.end and (w.low in _PREPOSITIONS or _STOP.search(text, hit.end, w.start)):
             break
         after.append(w)
-    after += object_place(text, hit, clause_words)
+    after += object_place(text, found, clause_words)
     endable = [i for i in scope if named_fit(i.category, hit.cue.categories, name_evidence(i, after)) > 0]
     return not any(name_evidence(i, [w]) > 0 or describes(i, w.low) for i in endable for w in after)
 

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..text.dates import CALENDAR_NAMES
 from ..text.lexicon import PLACES, RELS
 from ._objects import clean_object
 from .base import READ_BY_TOPIC, CandidateFact
@@ -114,9 +115,8 @@ def _told(sentence: str) -> str:
 
 
 _NAME = re.compile(r"(?P<o>(?-i:[A-Z])[\w'&.-]*(?:\s+(?:of |the |and |& |on |upon )?(?-i:[A-Z0-9])[\w'&.-]*){0,4})")
-_NOT_A_NAME = frozenset(
-    "i monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
-    "august september october november december christmas easter xmas the a my our dr mr mrs ms miss prof".split())
+_NOT_A_NAME = CALENDAR_NAMES | frozenset("i xmas the a my our dr mr mrs ms miss prof".split())
+"""First words after a preposition that start no name of a place or a firm: a time, a title ("with Dr Khan")."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 

@@ -57,8 +57,8 @@ from datetime import datetime, timedelta, timezone
 from ..errors import InvalidInputError
 
 __all__ = [
-    "DAY_FIELD", "MONTHS", "MONTH_FIELD", "NUMBER_WORDS", "TIME_EXPRESSION", "WORD_MONTHS", "YEAR_FIELD", "Window",
-    "named_windows", "resolve_ahead", "resolve_relative_time",
+    "CALENDAR_NAMES", "DAY_FIELD", "MONTHS", "MONTH_FIELD", "NUMBER_WORDS", "TIME_EXPRESSION", "WORD_MONTHS",
+    "YEAR_FIELD", "Window", "named_windows", "resolve_ahead", "resolve_relative_time",
 ]
 
 NUMBER_WORDS: dict[str, int] = {
@@ -81,6 +81,9 @@ _WEEKDAYS: dict[str, int] = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4,
     "saturday": 5, "sunday": 6,
 }
+CALENDAR_NAMES = frozenset({*tuple(MONTHS)[:12], *_WEEKDAYS, "christmas", "easter"})  # MONTHS: whole names first
+"""Months, weekdays and the two feasts by their whole names (lower case): capitalised words that name a time,
+never a place, a person or a firm ("in June", "at Easter")."""
 
 # A regex (no groups, lowercase/IGNORECASE) matching one time expression, used by extractors to strip
 # time phrases from the end of captured objects ("I moved to Denver last month" -> "Denver").
