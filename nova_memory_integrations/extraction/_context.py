@@ -17,8 +17,13 @@ when:
 * the turn's own rules found no value of that relation already (a stated fact always wins) and the name
   is not a person the turn named.
 
-Everything here proposes at a lower confidence (:data:`CONFIDENCE`) than a stated fact; an explicit
-statement of the same relation later replaces it through the usual single-valued slot.
+:func:`read_starts` reads a start told by its consequence ("first week at PwC done", "two weeks into Bristol
+life", "Jamie's started his new job in Berlin"): the new home, workplace or school of the user, or of the person
+the sentence opens on. :func:`context_facts` runs both after the turn's own rules, for what they left empty.
+
+Everything here proposes at a lower confidence (:data:`CONFIDENCE`) than a stated fact, marked
+:data:`~.base.READ_BY_TOPIC`; an explicit statement of the same relation later replaces it through the usual
+single-valued slot.
 """
 
 from __future__ import annotations
