@@ -2,8 +2,8 @@
 
 Word lists and clause shapes generalise poorly to a writer they were not written for: "we handed the
 club over to Jo", "the nurse has taken me off the tablets" hold no word a list knows. This reader is a
-linear layer (softmax regression) over the sentence embedding the store already computes (MiniLM),
-trained on a corpus of clauses written by two independent writers (``tests/data/clause_corpus/``;
+small network (one hidden ReLU layer, then softmax) over the sentence embedding the store already computes
+(MiniLM), trained on a corpus of clauses written by eight independent writers (``tests/data/clause_corpus/``;
 ``benchmarks/train_clause_reader.py``), and returns per clause the probability of each of
 :data:`LABELS`: ``state`` (a state holding now), ``ended``, ``changed`` (to a named new value),
 ``corrected`` (the speaker takes back an earlier claim), ``other`` (plans, questions, pauses, one-off
@@ -55,19 +55,29 @@ def mask_phrase(text: str, phrase: str) -> str:
 
 @dataclass(frozen=True)
 class ClauseReader:
-    """A trained linear layer over unit-length sentence vectors.
+    """A trained layer over unit-length sentence vectors: softmax of ``relu(v @ hidden_weights + hidden_bias)
+    @ weights + bias``, or of ``v @ weights + bias`` when there is no hidden layer (a linear reader).
 
     Attributes:
-        weights: ``(dimension, len(LABELS))``.
+        weights: the output layer, ``(inputs, len(LABELS))``: inputs are the hidden units, else the dimension.
         bias: ``(len(LABELS),)``.
         space: the embedding space the vectors must come from (``embedding_space`` of the embedder).
         corpus_sha: sha256 of the training corpus (the concatenated files, in order).
+        hidden_weights: ``(dimension, hidden units)``, or ``None`` for a linear reader.
+        hidden_bias: ``(hidden units,)``, or ``None``.
     """
 
     weights: np.ndarray
     bias: np.ndarray
     space: str
     corpus_sha: str
+    hidden_weights: np.ndarray | None = None
+    hidden_bias: np.ndarray | None = None
+
+    @property
+    def dimension(self) -> int:
+        """The length of the vectors the reader reads."""
+        return int((self.hidden_weights if self.hidden_weights is not None else self.weights).shape[0])
 
     @classmethod
     def load(cls, path: str | Path = WEIGHTS_PATH) -> ClauseReader:
@@ -75,12 +85,20 @@ class ClauseReader:
         try:
             with np.load(path, allow_pickle=False) as data:
                 labels = tuple(str(x) for x in data["labels"])
+                hidden = ((np.asarray(data["hidden_weights"], dtype=np.float32),
+                           np.asarray(data["hidden_bias"], dtype=np.float32))
+                          if "hidden_weights" in data else (None, None))
                 reader = cls(np.asarray(data["weights"], dtype=np.float32), np.asarray(data["bias"], dtype=np.float32),
-                             str(data["space"]), str(data["corpus_sha"]))
+                             str(data["space"]), str(data["corpus_sha"]), *hidden)
         except (OSError, KeyError, ValueError) as exc:
             raise ConfigError(f"clause reader weights unreadable at {path}: {exc}") from exc
         if labels != LABELS or reader.weights.shape[1] != len(LABELS) or reader.bias.shape != (len(LABELS),):
             raise ConfigError(f"clause reader weights at {path} do not match the labels {LABELS}")
+        if reader.hidden_weights is not None and (
+                reader.hidden_bias is None or reader.hidden_weights.ndim != 2
+                or reader.hidden_bias.shape != (reader.hidden_weights.shape[1],)
+                or reader.weights.shape[0] != reader.hidden_weights.shape[1]):
+            raise ConfigError(f"clause reader weights at {path}: the hidden layer does not fit the output layer")
         return reader
 
     def save(self, path: str | Path, **extra: object) -> None:
@@ -88,16 +106,22 @@ class ClauseReader:
         arrays: dict[str, np.ndarray] = {k: np.array(v) for k, v in extra.items()}
         arrays.update(weights=self.weights.astype(np.float32), bias=self.bias.astype(np.float32),
                       labels=np.array(LABELS), space=np.array(self.space), corpus_sha=np.array(self.corpus_sha))
+        if self.hidden_weights is not None and self.hidden_bias is not None:
+            arrays.update(hidden_weights=self.hidden_weights.astype(np.float32),
+                          hidden_bias=self.hidden_bias.astype(np.float32))
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
     def probabilities(self, vectors: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
         """Per row of ``vectors`` (normalised here), the probability of each of :data:`LABELS`."""
         v = np.asarray(vectors, dtype=np.float32)
-        if v.ndim != 2 or v.shape[1] != self.weights.shape[0]:
-            raise ValueError(f"expected vectors of dimension {self.weights.shape[0]}, got shape {v.shape}")
+        if v.ndim != 2 or v.shape[1] != self.dimension:
+            raise ValueError(f"expected vectors of dimension {self.dimension}, got shape {v.shape}")
         norms = np.linalg.norm(v, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
-        logits = (v / norms) @ self.weights + self.bias
+        v = v / norms
+        if self.hidden_weights is not None and self.hidden_bias is not None:
+            v = np.maximum(v @ self.hidden_weights + self.hidden_bias, 0.0)
+        logits = v @ self.weights + self.bias
         logits -= logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         out: np.ndarray = e / e.sum(axis=1, keepdims=True)

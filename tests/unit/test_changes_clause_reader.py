@@ -43,11 +43,15 @@ OBVIOUS = [  # the thing already masked, as the change layer hands clauses over
 def test_the_shipped_weights_load_once_and_record_their_corpus_and_space() -> None:
     reader = shipped()
     assert shipped() is reader  # read once
-    assert reader.weights.shape == (384, len(LABELS)) and reader.bias.shape == (len(LABELS),)
+    assert reader.hidden_weights is not None and reader.hidden_bias is not None
+    assert reader.dimension == 384 and reader.hidden_weights.shape[1] == reader.weights.shape[0]
+    assert reader.weights.shape[1] == len(LABELS) and reader.bias.shape == (len(LABELS),)
     assert reader.space == "sentence-transformers:all-MiniLM-L6-v2"
-    # reproducible from the repository: trained on exactly the corpus shipped beside the tests
-    corpus = hashlib.sha256((CORPUS / "a.jsonl").read_bytes() + (CORPUS / "b.jsonl").read_bytes()).hexdigest()
-    assert reader.corpus_sha == corpus
+    # reproducible from the repository: trained on exactly the corpus shipped beside the tests, every writer's
+    # file in name order
+    files = sorted(CORPUS.glob("*.jsonl"))
+    assert [f.stem for f in files] == ["a", "b", "c", "d", "e", "f", "g", "h"]
+    assert reader.corpus_sha == hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
 
 
 @pytest.mark.parametrize(("clause", "label"), OBVIOUS)
@@ -101,6 +105,31 @@ def test_save_and_load_round_trip_and_vectors_of_another_size_are_refused(tmp_pa
     assert np.allclose(reader.probabilities(v), reader.probabilities(3 * v))  # vectors are normalised first
     with pytest.raises(ValueError, match="dimension 8"):
         reader.probabilities(np.zeros((1, 5)))
+
+
+def test_a_reader_with_a_hidden_layer_reads_through_it_and_round_trips(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    w1, b1 = rng.normal(size=(8, 6)).astype(np.float32), rng.normal(size=6).astype(np.float32)
+    w2, b2 = rng.normal(size=(6, len(LABELS))).astype(np.float32), rng.normal(size=len(LABELS)).astype(np.float32)
+    reader = ClauseReader(w2, b2, "space-x", "sha-x", w1, b1)
+    v = rng.normal(size=(3, 8))
+    unit = v / np.linalg.norm(v, axis=1, keepdims=True)
+    logits = np.maximum(unit @ w1 + b1, 0) @ w2 + b2
+    expected = np.exp(logits - logits.max(1, keepdims=True))
+    assert np.allclose(reader.probabilities(v), expected / expected.sum(1, keepdims=True), atol=1e-5)
+    reader.save(tmp_path / "net.npz")
+    again = ClauseReader.load(tmp_path / "net.npz")
+    assert again.dimension == 8 and np.allclose(again.probabilities(v), reader.probabilities(v))
+    with pytest.raises(ValueError, match="dimension 8"):
+        reader.probabilities(np.zeros((1, 6)))  # the hidden size is not the input size
+
+
+def test_a_hidden_layer_that_does_not_fit_the_output_layer_is_a_config_error(tmp_path: Path) -> None:
+    bad = tmp_path / "misfit.npz"
+    np.savez(bad, weights=np.zeros((6, len(LABELS))), bias=np.zeros(len(LABELS)), labels=np.array(LABELS),
+             space=np.array("s"), corpus_sha=np.array("x"), hidden_weights=np.zeros((8, 7)), hidden_bias=np.zeros(7))
+    with pytest.raises(ConfigError, match="hidden layer"):
+        ClauseReader.load(bad)
 
 
 class _OtherModel:
