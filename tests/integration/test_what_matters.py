@@ -35,8 +35,12 @@ def test_a_safety_request_becomes_an_explicit_important_fact_about_shellfish(sto
     assert (chat.source, chat.importance) == ("inferred", LEVELS[3])
     store.consolidate("ana")
     facts = store.facts("ana")
-    assert [(f.predicate, f.object) for f in facts] == [("allergic_to", "shellfish")]  # not "never forget this"
-    assert (facts[0].source, facts[0].importance) == ("explicit", LEVELS[5])
+    assert not [f for f in facts if "forget" in f.object.lower()]  # the request is no fact of its own
+    (allergy,) = [f for f in facts if told.id in f.provenance]
+    assert (allergy.predicate, allergy.object) == ("allergic_to", "shellfish")
+    assert (allergy.source, allergy.importance) == ("explicit", LEVELS[5])
+    # the chat's own reading (the novel the user works on, read in passing) stays inferred and ordinary
+    assert all((f.source, f.importance) == ("inferred", LEVELS[3]) for f in facts if chat.id in f.provenance)
     assert store.get_episodes("ana", [told.id])[0].source == "explicit"  # stored, not only returned
 
 
