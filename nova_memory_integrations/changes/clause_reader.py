@@ -74,6 +74,15 @@ class ClauseReader:
     hidden_weights: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
 
+    def __post_init__(self) -> None:
+        """A hidden layer comes whole and fits the output layer, else ``ValueError``."""
+        if self.hidden_weights is None and self.hidden_bias is None:
+            return
+        w1, b1 = self.hidden_weights, self.hidden_bias
+        if w1 is None or b1 is None or w1.ndim != 2 or b1.shape != (w1.shape[1],) \
+                or self.weights.shape[0] != w1.shape[1]:
+            raise ValueError("the hidden layer does not fit the output layer")
+
     @property
     def dimension(self) -> int:
         """The length of the vectors the reader reads."""
@@ -94,11 +103,6 @@ class ClauseReader:
             raise ConfigError(f"clause reader weights unreadable at {path}: {exc}") from exc
         if labels != LABELS or reader.weights.shape[1] != len(LABELS) or reader.bias.shape != (len(LABELS),):
             raise ConfigError(f"clause reader weights at {path} do not match the labels {LABELS}")
-        if reader.hidden_weights is not None and (
-                reader.hidden_bias is None or reader.hidden_weights.ndim != 2
-                or reader.hidden_bias.shape != (reader.hidden_weights.shape[1],)
-                or reader.weights.shape[0] != reader.hidden_weights.shape[1]):
-            raise ConfigError(f"clause reader weights at {path}: the hidden layer does not fit the output layer")
         return reader
 
     def save(self, path: str | Path, **extra: object) -> None:
@@ -106,7 +110,7 @@ class ClauseReader:
         arrays: dict[str, np.ndarray] = {k: np.array(v) for k, v in extra.items()}
         arrays.update(weights=self.weights.astype(np.float32), bias=self.bias.astype(np.float32),
                       labels=np.array(LABELS), space=np.array(self.space), corpus_sha=np.array(self.corpus_sha))
-        if self.hidden_weights is not None and self.hidden_bias is not None:
+        if self.hidden_weights is not None and self.hidden_bias is not None:  # both or neither (__post_init__)
             arrays.update(hidden_weights=self.hidden_weights.astype(np.float32),
                           hidden_bias=self.hidden_bias.astype(np.float32))
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]

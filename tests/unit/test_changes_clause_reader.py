@@ -130,6 +130,8 @@ def test_a_hidden_layer_that_does_not_fit_the_output_layer_is_a_config_error(tmp
              space=np.array("s"), corpus_sha=np.array("x"), hidden_weights=np.zeros((8, 7)), hidden_bias=np.zeros(7))
     with pytest.raises(ConfigError, match="hidden layer"):
         ClauseReader.load(bad)
+    with pytest.raises(ValueError, match="hidden layer"):  # built directly: half a hidden layer is refused too
+        ClauseReader(np.zeros((6, len(LABELS))), np.zeros(len(LABELS)), "s", "x", np.zeros((8, 6)))
 
 
 class _OtherModel:
