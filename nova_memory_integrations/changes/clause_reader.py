@@ -3,7 +3,7 @@
 Word lists and clause shapes generalise poorly to a writer they were not written for: "we handed the
 club over to Jo", "the nurse has taken me off the tablets" hold no word a list knows. This reader is a
 small network (one hidden ReLU layer, then softmax) over the sentence embedding the store already computes
-(MiniLM), trained on a corpus of clauses written by eight independent writers (``tests/data/clause_corpus/``;
+(MiniLM), trained on a corpus of clauses written by twelve independent writers (``tests/data/clause_corpus/``;
 ``benchmarks/train_clause_reader.py``), and returns per clause the probability of each of
 :data:`LABELS`: ``state`` (a state holding now), ``ended``, ``changed`` (to a named new value),
 ``corrected`` (the speaker takes back an earlier claim), ``other`` (plans, questions, pauses, one-off

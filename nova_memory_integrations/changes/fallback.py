@@ -8,7 +8,7 @@ word ("still", "again") and name exactly one of the actor's held states (by a wo
 pronoun whose antecedent in the message is that fact). The named words are masked ("we had to let *it*
 go") so that the clause's *predicate* is read, two ways, each one embedding per candidate clause (the
 store's MiniLM; a clause embedded once serves both): the learned clause reader (:mod:`.clause_reader`, a
-small network trained on eight independent writers' clauses, ``tests/data/clause_corpus/``) gives its
+small network trained on twelve independent writers' clauses, ``tests/data/clause_corpus/``) gives its
 probabilities of ``state`` / ``ended`` / ``changed`` / ``corrected`` / ``other``, and the clause means an
 ending when ``ended`` and ``changed`` together reach :data:`ENDED_PROBABILITY`; else two small sets of
 prototypes in our own words, "it has ended / is gone / is someone else's now" against "it goes on / an

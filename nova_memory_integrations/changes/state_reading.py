@@ -28,6 +28,7 @@ user's thing in a person's clause is no state of theirs).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..extraction._subjects import KNOWN_FROM, THIRD_APPOS, THIRD_MY, THIRD_NAME, THIRD_TITLE, rel_word
@@ -41,7 +42,7 @@ from .segments import normalize_text, segment
 from .state_mentions import KIN_TITLES
 from .states import JOKE, NOT_A_STATE, PERSON_PRONOUN, last_person
 
-__all__ = ["MAX_CANDIDATES", "StateCandidate", "clause_subject", "state_candidates"]
+__all__ = ["MAX_CANDIDATES", "FindThings", "StateCandidate", "clause_subject", "state_candidates"]
 
 MAX_CANDIDATES = 3
 """At most this many clauses of one message are read (one embedding each)."""
@@ -57,6 +58,13 @@ _THEIR_THING = re.compile(r"\b(?:his|her|their)\s+(?P<np>[a-z][\w'-]{2,}(?:\s+[a
 """A thing of a third party's named in passing ("on her kindle")."""
 _NOT_A_NAME = frozenset(w.lower() for w in STARTERS) | frozenset(MONTHS) | {"i", "i'm", "i've", "i'd", "i'll"}
 _NOT_A_THING = frozenset("own way life day time week weekend morning night evening turn fault head mind god".split())
+_PRONOUNS = frozenset("it its it's there here them this that these those one ones stuff things thing".split())
+"""Words a found thing must hold more than (a pronoun names no state)."""
+_FIRST_PERSON = re.compile(r"(?:i|i'm|i've|i'd|we|we're|we've|me and \w+)\b", _I)
+"""A clause whose subject is the user (or the user and someone)."""
+_MINE_BEFORE = re.compile(r"\b(?:my|our)\s+$", _I)
+FindThings = Callable[[list[str]], Sequence[str | None]]
+"""Clauses -> the words naming a state in each, or ``None`` (:meth:`.thing_finder.ThingFinder.find`)."""
 _VERB_FORM = re.compile(r"[a-z](?:ing|ed)$")
 """A first word that is a verb with its subject dropped ("Practising scales ..."), not a name."""
 _LEAD = re.compile(r"^(?:(?:and|but|so|also|plus|oh|well)\s+)*", _I)
@@ -68,14 +76,16 @@ _ACQUAINTANCE = re.compile(r"(?P<name>[A-Z][a-z][\w'-]*)\s+(?:from|on|in|at)\s+"
 @dataclass(frozen=True)
 class StateCandidate:
     """A clause that may tell a state in passing: its thing, the clause, the clause with the thing masked, whose
-    state it would be (``"user"``, a relation word or a lower-case name) and whether that subject is known to be
-    a person (``False``: a capitalised name only the store can vouch for)."""
+    state it would be (``"user"``, a relation word or a lower-case name), whether that subject is known to be
+    a person (``False``: a capitalised name only the store can vouch for) and whether the thing finder named
+    the thing (``True``) or a shape did."""
 
     thing: str
     clause: str
     masked: str
     subject: str = "user"
     known: bool = True
+    found: bool = False
 
 
 def _thing(clause: str, start: int = 0, mine: re.Pattern[str] = _MY_THING) -> str | None:
@@ -110,19 +120,22 @@ def clause_subject(piece: str, before: str) -> tuple[str, int, bool] | None:
     return None
 
 
-def state_candidates(text: str, *, taken: tuple[str, ...] = (), covered: tuple[str, ...] = ()) -> list[StateCandidate]:
+def state_candidates(text: str, *, taken: tuple[str, ...] = (), covered: tuple[str, ...] = (),
+                     find: FindThings | None = None) -> list[StateCandidate]:
     """The clauses of ``text`` that may tell a state in passing (see the module docstring). ``taken``: the
     sentences or clauses a rule already read a statement or a state from (left to it); ``covered``: values a
-    rule already stated (a thing among them is not read again)."""
+    rule already stated (a thing among them is not read again); ``find``: the learned thing finder, asked
+    once for the clauses whose thing no shape names (none asked without it)."""
     stated = {c.lower() for c in covered if c}
     named = [m.group("np") for pattern in (_NAME, _MY_THING) for m in pattern.finditer(text)]
-    if all(n.lower() in stated for n in named):  # the cheap test: most turns name no thing a rule left
+    if find is None and all(n.lower() in stated for n in named):  # the cheap test: most turns name no thing
         return []
     norm = normalize_text(text)
     sentences = segment(norm)
     cued = cued_sentences(norm, sentences)
     marks = [m for m in (normalize_text(t).strip(" .!?") for t in taken) if m]
     out: list[StateCandidate] = []
+    unnamed: list[tuple[str, int, str, bool]] = []  # clauses no shape names a thing in, for the finder
     for i, sentence in enumerate(sentences):
         body = sentence.text.strip(" .!?")
         if sentence.question or i in cued or NOT_A_STATE.search(sentence.text) or JOKE.search(sentence.text) or \
@@ -137,10 +150,30 @@ def state_candidates(text: str, *, taken: tuple[str, ...] = (), covered: tuple[s
             subject, end, known = clause_subject(piece[lead:], norm[: clause.start]) or ("user", 0, True)
             if known and subject != "user":  # someone the turn shows a person: their thing, never "my <thing>"
                 thing = _thing(piece, lead + end, _THEIR_THING)
-            elif _SOMEONE_ELSE.search(piece):
+            elif _SOMEONE_ELSE.search(piece):  # someone else's, unless the user is its subject ("I play ... with
+                if find is not None and _FIRST_PERSON.match(piece, lead):  # my mate Steve"): then the finder's
+                    unnamed.append((piece, 0, "user", True))
                 continue
             else:  # the user's, or a bare name's the store may know ("Netflix keeps ..." is the user's)
                 thing = _thing(piece)
             if thing and thing.lower() not in stated and thing.lower() != subject:
                 out.append(StateCandidate(thing, piece, mask_phrase(piece, thing), subject, known))
+            elif thing is None and find is not None:
+                unnamed.append((piece, lead + end if subject != "user" else 0, subject, known))
+    if unnamed and find is not None and len(out) < MAX_CANDIDATES:
+        for (piece, start, subject, known), thing in zip(unnamed, find([u[0] for u in unnamed]), strict=True):
+            if thing is not None and _found_thing(piece, thing, start, subject, stated):
+                out.append(StateCandidate(thing, piece, mask_phrase(piece, thing), subject, known, found=True))
     return out[:MAX_CANDIDATES]
+
+
+def _found_thing(piece: str, thing: str, start: int, subject: str, stated: set[str]) -> bool:
+    """Whether the finder's ``thing`` of ``piece`` may be a state's value: after the clause's subject
+    (``start``), some word no stopword or pronoun, not a value a rule stated or the subject itself, and in
+    someone else's clause no "my <thing>" (the user's thing is no state of theirs)."""
+    at = piece.lower().find(thing.lower(), start)
+    said = {w.strip(".,'") for w in thing.lower().split()} - STOPWORDS - _NOT_A_THING - _PRONOUNS
+    if at < 0 or not said or thing.lower() == subject or any(said & set(s.split()) for s in stated) or \
+            _SOMEONE_ELSE.search(thing):
+        return False
+    return subject == "user" or not _MINE_BEFORE.search(piece[:at])

@@ -206,6 +206,8 @@ class OpenState:
     """Told of a subject that includes the user ("me and my wife have been ..."): a rule that read it read it
     of the other person, so what it stated does not cover the user's."""
     predicate: str = OPEN_PREDICATE
+    found: bool = False
+    """Its value named by the learned thing finder (:mod:`.thing_finder`), not by a shape: stored less sure."""
 
     def __post_init__(self) -> None:
         # A relation word as the extractor's rules spell it ("mum" -> "mom", "gf" -> "girlfriend"): one person,

@@ -23,7 +23,7 @@ import numpy as np
 from .._once import WarnOnce
 from .._time import to_epoch
 from ..embeddings.base import embedding_space
-from ..errors import ConfigError
+from ..errors import ConfigError, EmbeddingError
 from ..storage.sqlite import SQLiteStore
 from ..text.known_names import value_names
 from ..types import Episode, Fact
@@ -45,14 +45,20 @@ from .state_reading import StateCandidate, state_candidates
 from .states import OPEN_PREDICATE, OpenState, open_states
 from .supersede import Superseded, kind_successors, may_supersede, superseded
 from .targets import fact_info, name_evidence
+from .thing_finder import ThingFinder
+from .thing_finder import shipped as shipped_finder
 
-__all__ = ["RECENT_TURNS", "SAME_STATE_COSINE", "STATE_PROBABILITY", "ChangeTracker"]
+__all__ = ["FOUND_STATE_PROBABILITY", "RECENT_TURNS", "SAME_STATE_COSINE", "STATE_PROBABILITY", "ChangeTracker"]
 
 _EPSILON = timedelta(milliseconds=1)
 _WARN = WarnOnce(logging.getLogger(__name__),
                  "nova-memory: the clause reader is off (%s); the prototypes alone read endings")
+_WARN_FINDER = WarnOnce(logging.getLogger(__name__),
+                        "nova-memory: the thing finder is off (%s); only names and 'my <thing>' are read for states")
 STATE_PROBABILITY = 0.6
 """Lowest probability of ``state`` (the clause reader) at which a clause no rule read adds a state told in passing."""
+FOUND_STATE_PROBABILITY = 0.6
+"""The same for a clause whose thing the thing finder named (no shape did)."""
 RECENT_TURNS = 40
 """How many of the user's turns before a change are read for what it replaced (:meth:`ChangeTracker.predecessors`)."""
 SAME_STATE_COSINE = 0.8
@@ -170,8 +176,12 @@ class ChangeTracker:
         if episode.role != "user" or not episode.content:
             return []
         found = open_states(episode.content, covered=tuple(covered), read=tuple(read))
-        found += self.read_states(episode.content, taken=(*read, *(s.clause for s in found)), covered=covered,
-                                  user_id=user_id)
+        passing = self.read_states(episode.content, taken=(*read, *(s.clause for s in found)),
+                                   covered=(*covered, *(s.value for s in found)), user_id=user_id)
+        if passing and changed:  # the thing this episode ended or changed is not told anew by it
+            gone = [_content(f.object) for f in self.db.select_facts(user_id, ids=list(changed))]
+            passing = [s for s in passing if not any(_content(s.value) & words for words in gone)]
+        found += passing
         named = named_states(episode.content, covered=tuple(covered))
         for place in place_states(episode.content):  # a home told in passing, only where none is held yet
             homes = [f.object.lower() for f in self.db.current_facts(user_id, subject=place.subject,
@@ -300,13 +310,15 @@ class ChangeTracker:
         friend), else the user's."""
         if self.reader is None:
             return []
-        candidates = state_candidates(text, taken=tuple(taken), covered=tuple(covered))
+        candidates = state_candidates(text, taken=tuple(taken), covered=tuple(covered),
+                                      find=self.find_things if self.finder is not None else None)
         if not candidates:
             return []
         whose = [c.subject if c.known else self._person(user_id, c) for c in candidates]
         readings = self.read_clauses([c.masked for c in candidates])
-        return [OpenState(who, c.thing, c.clause) for c, who, r in zip(candidates, whose, readings, strict=True)
-                if who and r["state"] >= STATE_PROBABILITY]
+        return [OpenState(who, c.thing, c.clause, found=c.found)
+                for c, who, r in zip(candidates, whose, readings, strict=True)
+                if who and r["state"] >= (FOUND_STATE_PROBABILITY if c.found else STATE_PROBABILITY)]
 
     def _person(self, user_id: str | None, candidate: StateCandidate) -> str | None:
         """Whose state a clause with a bare name first tells: that person's when the store holds facts of them
@@ -330,6 +342,37 @@ class ChangeTracker:
             _WARN(exc)
             return None
         return reader if embedding_space(self.embedder) == reader.space else None
+
+    @cached_property
+    def finder(self) -> ThingFinder | None:
+        """The shipped thing finder when the store embeds with the packaged MiniLM through a model that gives
+        token outputs (the ONNX one), else ``None``: the shapes of :mod:`.state_reading` alone name things then
+        (as they do, after one warning, if the weights are unreadable). Looked at once, on first use."""
+        if self.reader is None or not callable(getattr(self._inner, "embed_tokens", None)):
+            return None
+        try:
+            finder = shipped_finder()
+        except ConfigError as exc:
+            _WARN_FINDER(exc)
+            return None
+        return finder if embedding_space(self.embedder) == finder.space else None
+
+    @property
+    def _inner(self) -> Any:
+        """The store's embedding model (looked through its cache)."""
+        return getattr(self.embedder, "inner", self.embedder)
+
+    def find_things(self, clauses: list[str]) -> list[str | None]:
+        """Per clause, the words the thing finder reads as naming a state (``None``: none); every clause's
+        ``None`` when the model gives no token outputs after all (the torch fallback runs)."""
+        assert self.finder is not None
+        try:
+            found = self.finder.find(clauses, self._inner.embed_tokens)
+        except EmbeddingError as exc:
+            _WARN_FINDER(exc)
+            self.__dict__["finder"] = None
+            return [None] * len(clauses)
+        return [f.text if f is not None else None for f in found]
 
     @property
     def _embed(self) -> Any:

@@ -150,6 +150,13 @@ def _run(session: Any, feeds: dict[str, np.ndarray]) -> np.ndarray:
     return out
 
 
+def token_outputs(session: Any, encoding: Any, names: Sequence[str]) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """One tokenised text's tokens: their character spans and outputs (unpooled), special tokens left out."""
+    hidden = _run(session, _pad([list(encoding.ids)], names))[0]
+    keep = [i for i, (a, b) in enumerate(encoding.offsets) if b > a]
+    return [tuple(encoding.offsets[i]) for i in keep], hidden[keep]
+
+
 def default_threads() -> int:
     """Intra-op threads when none are configured: the usable cores, at most 4."""
     try:

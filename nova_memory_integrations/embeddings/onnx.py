@@ -60,6 +60,7 @@ from ._onnx_runtime import (
     char_spans,
     default_threads,
     span_pool,
+    token_outputs,
 )
 from .base import (
     PACKAGED_MODEL_NAME,
@@ -544,6 +545,26 @@ class OnnxMiniLMEmbeddings:
         if self._torch is not None:
             return self.embed_array(texts), embed_sentences(self.embed_array, sentences)
         return self._embed(texts, query=False, sentences=sentences)
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], np.ndarray]]:
+        """Per text, its tokens' character spans and their outputs (the last hidden state, unpooled; one row
+        per token, special tokens left out), from the documents' session, one text per run.
+
+        Raises:
+            EmbeddingError: loading or inference failed, or the torch fallback runs (no token outputs).
+        """
+        self.load()
+        if self._torch is not None:
+            raise EmbeddingError("token outputs need the ONNX backend (the torch fallback is running)")
+        out = []
+        background = throttled()  # consolidation's work: reads in flight go first
+        try:
+            for encoding in self._tokenizer.encode_batch(list(texts)):
+                with background_step(background):
+                    out.append(token_outputs(self._session, encoding, self._names))
+        except Exception as exc:
+            raise EmbeddingError(f"ONNX token outputs failed: {type(exc).__name__}: {exc}") from exc
+        return out
 
     def _embed(
         self, texts: Sequence[str], *, query: bool, sentences: Sequence[Sequence[str]] | None = None

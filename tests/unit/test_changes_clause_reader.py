@@ -50,7 +50,7 @@ def test_the_shipped_weights_load_once_and_record_their_corpus_and_space() -> No
     # reproducible from the repository: trained on exactly the corpus shipped beside the tests, every writer's
     # file in name order
     files = sorted(CORPUS.glob("*.jsonl"))
-    assert [f.stem for f in files] == ["a", "b", "c", "d", "e", "f", "g", "h"]
+    assert [f.stem for f in files] == ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]
     assert reader.corpus_sha == hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
 
 

@@ -109,13 +109,13 @@ def test_a_clause_that_means_an_ending_ends_the_state_it_names(text: str, ended:
 
 
 READER_FIRES = frozenset({
-    "The Vespa finally passed its MOT, what a relief.",  # "it finally passed its MOT" reads 0.96 ended
-    "Forgot my omeprazole this morning and I'm paying for it now.",  # "I'm paying for it now" reads 0.92
+    "Failed a nursing degree module, have to resit in August.",  # "Failed it degree module, ..." reads 0.93 ended
+    "Forgot my omeprazole this morning and I'm paying for it now.",  # "I'm paying for it now" reads 0.97
 })
-"""FINDING changes/clause_reader.npz: the network reader (eight writers, 2026-11-29) reads these two one-off events
-about a held thing as endings at the fallback's threshold (the linear reader before it fired on none of the 46, and
-found fewer endings: on the seventeen development belief sets it ends 16 more facts a not_current check asked
-for and 8 more that none did). No other sentence of the set may fire."""
+"""FINDING changes/clause_reader.npz: the network reader (twelve writers, 2026-11-29) reads these two one-off events
+about a held thing as endings at the fallback's threshold (the linear reader before it fired on none of the 46; the
+eight-writer network fired on "I'm paying for it now" and "the Vespa finally passed its MOT", which now reads 0.80).
+No other sentence of the set may fire."""
 
 
 @pytest.mark.parametrize("with_reader", [False, True], ids=["prototypes", "prototypes+reader"])

@@ -53,6 +53,53 @@ def test_a_sentence_a_rule_read_is_left_to_it_and_a_message_reads_few_clauses() 
     assert len(state_candidates(many)) == MAX_CANDIDATES
 
 
+class _Finder:
+    """A scripted thing finder: per clause, the first of ``things`` it holds (any case), else ``None``; every
+    call recorded."""
+
+    def __init__(self, *things: str) -> None:
+        self.things = things
+        self.calls: list[list[str]] = []
+
+    def __call__(self, clauses: list[str]) -> list[str | None]:
+        self.calls.append(clauses)
+        return [next((t for t in self.things if t.lower() in c.lower()), None) for c in clauses]
+
+
+def test_the_finder_is_asked_once_for_the_clauses_no_shape_names_a_thing_in() -> None:
+    find = _Finder("squash", "frozen shoulder")
+    text = "I play squash twice a week. Practising scales on the Yamaha. I've got a frozen shoulder. Any tips?"
+    got = state_candidates(text, find=find)
+    assert [c.thing for c in got] == ["Yamaha", "squash", "frozen shoulder"]  # shapes first, then the finder
+    assert got[1].masked == "I play it twice a week." and got[2].masked == "I've got it."
+    # one call, for the two clauses without a name; never for the question
+    assert find.calls == [["I play squash twice a week.", "I've got a frozen shoulder."]]
+    assert state_candidates("Should I take up squash?", find=find) == []
+    assert len(find.calls) == 1  # nothing to ask: no call
+
+
+def test_the_users_clause_naming_a_person_is_the_finders_but_a_sentence_a_rule_read_is_not() -> None:
+    text = "I play squash with my mate Steve on Tuesdays"
+    find = _Finder("squash")
+    [got] = state_candidates(text, find=find)  # the user is the subject: "my mate" does not make it his
+    assert (got.thing, got.subject, got.found) == ("squash", "user", True)
+    # a thing sharing a word with a value a rule stated is that value, not a new one
+    assert state_candidates(text, covered=("squash on tuesdays",), find=find) == []
+    # a sentence a rule read is left to it, finder or not (its thing would be the rule's in other words)
+    assert state_candidates(text, taken=(text,), find=find) == []
+    assert state_candidates("My mate Steve plays squash on Tuesdays", find=find)[0].subject != "user"
+
+
+@pytest.mark.parametrize(("text", "thing"), [
+    ("My sister reads my magazines every week", "magazines"),  # the user's thing in a person's clause
+    ("I go to the cinema with my sister on Fridays", "my sister"),  # the person, not a state
+    ("I keep doing it every single day", "it"),  # a pronoun names no state
+    ("I'm off out there every day", "there"),
+])
+def test_a_found_thing_that_names_no_state_is_not_read(text: str, thing: str) -> None:
+    assert state_candidates(text, find=_Finder(thing)) == []
+
+
 @pytest.fixture(scope="module")
 def tracker(tmp_path_factory: pytest.TempPathFactory, minilm_onnx: OnnxMiniLMEmbeddings) -> ChangeTracker:
     db = SQLiteStore(Path(tmp_path_factory.mktemp("db")) / "m.sqlite3")
