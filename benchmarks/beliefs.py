@@ -21,6 +21,8 @@
     .venv/bin/python benchmarks/beliefs.py --set thirteenth_b   # and 75/120, together 151/240)
     .venv/bin/python benchmarks/beliefs.py --set fourteenth_a   # the fourteenth sets, two writers (run once: 72/120
     .venv/bin/python benchmarks/beliefs.py --set fourteenth_b   # and 79/120, together 151/240)
+    .venv/bin/python benchmarks/beliefs.py --set fifteenth_a    # the fifteenth sets, two writers (run once: 73/120
+    .venv/bin/python benchmarks/beliefs.py --set fifteenth_b    # and 67/120, together 140/240)
     .venv/bin/python benchmarks/beliefs.py --failures 20        # also print 20 failed scenarios
     .venv/bin/python benchmarks/beliefs.py --seed-first         # diagnostic: first state asserted directly
     .venv/bin/python benchmarks/beliefs.py --unwanted           # every change no not_current check asked for

@@ -84,12 +84,17 @@ FOURTEENTH_A_PATH = DATA / "beliefs_fourteenth_a.jsonl"
 FOURTEENTH_B_PATH = DATA / "beliefs_fourteenth_b.jsonl"
 """Two more blind sets, by two more writers of the thirteenth's brief (sealed at faf6b12 before the round, run once
 at ed74231: 72 and 79 of 120)."""
+FIFTEENTH_A_PATH = DATA / "beliefs_fifteenth_a.jsonl"
+FIFTEENTH_B_PATH = DATA / "beliefs_fifteenth_b.jsonl"
+"""Two more blind sets, by two more writers of the same brief (sealed at 3cfa8bc before the round, run once at
+7d06aa7: 73 and 67 of 120)."""
 SETS = {"tuning": TUNING_PATH, "test": TEST_PATH, "holdout": HOLDOUT_PATH, "fourth": FOURTH_PATH,
         "fifth": FIFTH_PATH, "sixth_a": SIXTH_A_PATH, "sixth_b": SIXTH_B_PATH, "seventh_a": SEVENTH_A_PATH,
         "seventh_b": SEVENTH_B_PATH, "eighth_a": EIGHTH_A_PATH, "eighth_b": EIGHTH_B_PATH,
         "ninth_a": NINTH_A_PATH, "ninth_b": NINTH_B_PATH, "tenth_a": TENTH_A_PATH, "tenth_b": TENTH_B_PATH,
         "eleventh_a": ELEVENTH_A_PATH, "eleventh_b": ELEVENTH_B_PATH, "thirteenth_a": THIRTEENTH_A_PATH,
-        "thirteenth_b": THIRTEENTH_B_PATH, "fourteenth_a": FOURTEENTH_A_PATH, "fourteenth_b": FOURTEENTH_B_PATH}
+        "thirteenth_b": THIRTEENTH_B_PATH, "fourteenth_a": FOURTEENTH_A_PATH, "fourteenth_b": FOURTEENTH_B_PATH,
+        "fifteenth_a": FIFTEENTH_A_PATH, "fifteenth_b": FIFTEENTH_B_PATH}
 """Every belief set by the name the benchmarks take (``--set``), in the order they were written."""
 KINDS = ("ending", "transition", "third_party", "correction", "repeat", "no_change")
 CHANGE_KINDS = ("ending", "transition", "third_party", "correction")

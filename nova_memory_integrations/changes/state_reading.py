@@ -23,6 +23,14 @@ person (``StateCandidate.known`` is ``False``: the caller makes it that person's
 that subject, else the user's as before: "Netflix keeps buffering on the Roku" tells the user's Roku). The
 thing is one capitalised name after the subject, else "his / her / their <thing>" (never "my <thing>": the
 user's thing in a person's clause is no state of theirs).
+
+A clause no shape names a thing in ("I play squash twice a week", "I've got a frozen shoulder") is handed to
+the learned thing finder (:mod:`.thing_finder`, the ``find`` argument; one call for all such clauses of a
+message), and so is a clause whose subject is the user though it names someone ("I play squash with my mate
+Steve"). Its thing is kept when it comes after the clause's subject, holds a word that is no stopword or
+pronoun, shares no word with a value a rule stated, names no relation, and in someone else's clause is no
+"my <thing>"; such a candidate is marked ``found`` (the caller holds it to its own threshold and stores it less
+sure). A sentence a rule read is left to the rule, finder or not: its thing would be the rule's in other words.
 """
 
 from __future__ import annotations
