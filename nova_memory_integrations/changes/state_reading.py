@@ -28,9 +28,10 @@ A clause no shape names a thing in ("I play squash twice a week", "I've got a fr
 the learned thing finder (:mod:`.thing_finder`, the ``find`` argument; one call for all such clauses of a
 message), and so is a clause whose subject is the user though it names someone ("I play squash with my mate
 Steve"). Its thing is kept when it comes after the clause's subject, holds a word that is no stopword or
-pronoun, shares no word with a value a rule stated, names no relation, and in someone else's clause is no
-"my <thing>"; such a candidate is marked ``found`` (the caller holds it to its own threshold and stores it less
-sure). A sentence a rule read is left to the rule, finder or not: its thing would be the rule's in other words.
+pronoun, shares no word with a value a rule stated, names no relation, is not one word straight after a
+subject pronoun (the verb: "I only *drive* twice a month"), and in someone else's clause is no "my <thing>";
+such a candidate is marked ``found`` (the caller holds it to its own threshold and stores it less sure). A
+sentence a rule read is left to the rule, finder or not: its thing would be the rule's in other words.
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ _PRONOUNS = frozenset("it its it's there here them this that these those one one
 """Words a found thing must hold more than (a pronoun names no state)."""
 _FIRST_PERSON = re.compile(r"(?:i|i'm|i've|i'd|we|we're|we've|me and \w+)\b", _I)
 """A clause whose subject is the user (or the user and someone)."""
+_AFTER_A_SUBJECT = re.compile(r"\b(?:i|we|you|they|he|she)(?:\s+(?:only|just|still|usually|always|often|really|"
+                              r"also|mostly|normally|sometimes))*\s+$", _I)
+"""What stands before a one-word thing that is the clause's verb ("I only *drive* twice a month"): no thing."""
 _MINE_BEFORE = re.compile(r"\b(?:my|our)\s+$", _I)
 FindThings = Callable[[list[str]], Sequence[str | None]]
 """Clauses -> the words naming a state in each, or ``None`` (:meth:`.thing_finder.ThingFinder.find`)."""
@@ -182,6 +186,6 @@ def _found_thing(piece: str, thing: str, start: int, subject: str, stated: set[s
     at = piece.lower().find(thing.lower(), start)
     said = {w.strip(".,'") for w in thing.lower().split()} - STOPWORDS - _NOT_A_THING - _PRONOUNS
     if at < 0 or not said or thing.lower() == subject or any(said & set(s.split()) for s in stated) or \
-            _SOMEONE_ELSE.search(thing):
+            _SOMEONE_ELSE.search(thing) or (" " not in thing and _AFTER_A_SUBJECT.search(piece[:at])):
         return False
     return subject == "user" or not _MINE_BEFORE.search(piece[:at])

@@ -196,18 +196,16 @@ _NAME_STOP = STARTERS | frozenset("Dr Mr Mrs Ms Mum Dad Got Had Went Been Did Is
 
 @dataclass(frozen=True)
 class OpenState:
-    """One captured present state: whose (``"user"``, a relation word or a lowercase name), the object phrase (the
-    fact's value), the clause it was read from (for meaning) and what it is stored under (``predicate``)."""
+    """One captured present state: whose (``"user"``, a relation or a lowercase name), its value, the clause read (for
+    meaning), its ``predicate``, and ``found``: named by the learned thing finder, not a shape (stored less sure)."""
 
     subject: str
     value: str
     clause: str
     shared: bool = False
-    """Told of a subject that includes the user ("me and my wife have been ..."): a rule that read it read it
-    of the other person, so what it stated does not cover the user's."""
+    """Told of a subject that includes the user ("me and my wife ..."): a rule read it of the other person only."""
     predicate: str = OPEN_PREDICATE
     found: bool = False
-    """Its value named by the learned thing finder (:mod:`.thing_finder`), not by a shape: stored less sure."""
 
     def __post_init__(self) -> None:
         # A relation word as the extractor's rules spell it ("mum" -> "mom", "gf" -> "girlfriend"): one person,

@@ -67,10 +67,8 @@ __all__ = ["Consolidator"]
 
 logger = logging.getLogger(__name__)
 
-OPEN_CONFIDENCE = 0.6
-"""Confidence of an open state: read by shape, not by a rule that knows its predicate."""
-FOUND_CONFIDENCE = 0.45
-"""Confidence of one whose value only the learned thing finder named (ranked below the shapes' states)."""
+OPEN_CONFIDENCE, FOUND_CONFIDENCE = 0.6, 0.45
+"""Confidence of an open state read by shape, and of one only the learned thing finder named (ranked below)."""
 FALLBACK_WARNING = (
     "nova-memory consolidation: the model's answers for %d of %d episodes could not be used (%s); the "
     "deterministic extractor consolidated them instead (said once per store; [consolidation] "
@@ -512,10 +510,9 @@ class Consolidator:
                 prop = Proposal(held.subject, held.predicate, held.object, op="NOOP", target_fact_id=held.id,
                                 reason="the open state told again", source_text=state.clause)
             else:
-                prop = Proposal(state.subject, state.predicate, state.value,
+                prop = Proposal(state.subject, state.predicate, state.value, reason="an open state no rule read",
                                 confidence=FOUND_CONFIDENCE if state.found else OPEN_CONFIDENCE,
-                                reason="an open state no rule read", source_text=state.clause,
-                                metadata={"clause": state.clause})
+                                source_text=state.clause, metadata={"clause": state.clause})
             decided = self._decide(user_id, prop, at=episode.timestamp, episode_ids=[episode.id], now=now)
             if decided is not None:
                 decisions += decided[1]

@@ -59,6 +59,7 @@ from ._onnx_runtime import (
     _run,
     char_spans,
     default_threads,
+    quantize_onnx,
     span_pool,
     token_outputs,
 )
@@ -275,42 +276,6 @@ def export_onnx(model_dir: str | os.PathLike[str], out: str | os.PathLike[str]) 
     expected = _pool(reference, mask, _pooling_mode(src))
     got = _pool(_run(_new_session(Path(out), 1), feeds), mask, _pooling_mode(src))
     _require_close(expected, got, FP32_MIN_COSINE, f"ONNX export of {src}")
-
-
-def quantize_onnx(src: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
-    """Dynamic int8 quantisation (per-channel weights) of an exported model; no torch needed.
-
-    Every matrix product with a constant weight is quantised except the feed-forward
-    down-projections (weights with more rows than columns, e.g. 1536 x 384): their inputs
-    are GELU outputs with outliers, which one int8 scale per call serves worst. Keeping
-    them in fp32 brings int8 vectors from cosine ~0.992 to ~0.995 of fp32 (mean over LoCoMo
-    turns) at the same speed, one text per call.
-
-    Args:
-        src: an fp32 ``.onnx`` file made by :func:`export_onnx`.
-        out: the int8 ``.onnx`` file to write.
-
-    Raises:
-        EmbeddingError: onnx or onnxruntime's quantisation tools are missing or failed.
-    """
-    try:
-        import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-
-        model = onnx.load(str(src))
-        # Tag it as pre-processed: otherwise the quantiser logs through the root logger, which
-        # configures logging for the whole application.
-        onnx.helper.set_model_props(
-            model, {**{p.key: p.value for p in model.metadata_props}, "onnx.quant.pre_process": "onnxruntime.quant"}
-        )
-        shapes = {i.name: list(i.dims) for i in model.graph.initializer}
-        down = [n.name for n in model.graph.node if n.op_type == "MatMul" and len(n.input) == 2
-                and len(shapes.get(n.input[1], [])) == 2 and shapes[n.input[1]][0] > shapes[n.input[1]][1]]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            quantize_dynamic(model, str(out), weight_type=QuantType.QInt8, per_channel=True, nodes_to_exclude=down)
-    except Exception as exc:
-        raise EmbeddingError(f"int8 quantisation of {src} failed: {type(exc).__name__}: {exc}") from exc
 
 
 def _check_against(fp32: Path, int8: Path, model_dir: Path, min_cosine: float) -> None:

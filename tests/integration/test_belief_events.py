@@ -64,9 +64,9 @@ def test_an_ending_done_to_the_speaker(store: NovaStore) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "FINDING changes/clause_reader.npz: the network reader (eight writers, 2026-11-29) reads 'Another 11pm finish "
-    "at it' as a one-off event (other 0.87, state 0.08), so Deloitte is not stored from it; the linear reader "
-    "before read it as a state (0.68). The development sets lost this case (ninth_a nv-002) and gained eleven"))
+    "FINDING changes/clause_reader.npz: the network reader (twelve writers, 2026-11-29; eight before it, 0.87) "
+    "reads 'Another 11pm finish at it' as a one-off event (other 0.98, state 0.02), so Deloitte is not stored from "
+    "it; the linear reader before read it as a state (0.68). The development sets lost this case (ninth_a nv-002)"))
 def test_a_known_employer_told_in_passing_ends_with_a_last_day(store: NovaStore) -> None:
     say(store, "Another 11pm finish at Deloitte. Busy season is inhumane. Quick dinners?", T0)
     say(store, "Update: handed in my notice. Last day was Friday and I slept 11 hours on Saturday.", T0 + 70 * DAY)

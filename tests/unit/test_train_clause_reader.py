@@ -59,8 +59,8 @@ def test_a_corpus_line_without_a_known_label_stops_the_trainer(tmp_path: Path) -
         load(bad)
 
 
-def test_the_shipped_corpus_is_eight_writers_of_every_label() -> None:
-    assert len(CORPUS) == 8
+def test_the_shipped_corpus_is_twelve_writers_of_every_label() -> None:
+    assert len(CORPUS) == 12
     for path in CORPUS:
         rows = load(path)
         assert len(rows) >= 400
