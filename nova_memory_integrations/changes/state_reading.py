@@ -71,6 +71,9 @@ _PRONOUNS = frozenset("it its it's there here them this that these those one one
 """Words a found thing must hold more than (a pronoun names no state)."""
 _FIRST_PERSON = re.compile(r"(?:i|i'm|i've|i'd|we|we're|we've|me and \w+)\b", _I)
 """A clause whose subject is the user (or the user and someone)."""
+_GOAL = re.compile(r"\b(?:goals?|aims?|targets?|ambitions?|resolutions?|bucket list)\b|\baiming (?:to|for)\b")
+"""A goal is a plan, not a state ("my goal is to run a marathon this year"; lower case: "Goals Sheffield" is a
+place)."""
 _AFTER_A_SUBJECT = re.compile(r"\b(?:i|we|you|they|he|she)(?:\s+(?:only|just|still|usually|always|often|really|"
                               r"also|mostly|normally|sometimes))*\s+$", _I)
 """What stands before a one-word thing that is the clause's verb ("I only *drive* twice a month"): no thing."""
@@ -151,7 +154,7 @@ def state_candidates(text: str, *, taken: tuple[str, ...] = (), covered: tuple[s
     for i, sentence in enumerate(sentences):
         body = sentence.text.strip(" .!?")
         if sentence.question or i in cued or NOT_A_STATE.search(sentence.text) or JOKE.search(sentence.text) or \
-                any(body in m or m in body for m in marks):
+                _GOAL.search(sentence.text) or any(body in m or m in body for m in marks):
             continue
         for clause in sentence.clauses:
             piece = clause.text.strip(" ,;-")

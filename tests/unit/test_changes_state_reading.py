@@ -96,6 +96,7 @@ def test_the_users_clause_naming_a_person_is_the_finders_but_a_sentence_a_rule_r
     ("I keep doing it every single day", "it"),  # a pronoun names no state
     ("I'm off out there every day", "there"),
     ("I only drive twice a month", "drive"),  # the verb after its subject
+    ("My goal is to run a marathon this year", "marathon"),  # a goal is a plan
 ])
 def test_a_found_thing_that_names_no_state_is_not_read(text: str, thing: str) -> None:
     assert state_candidates(text, find=_Finder(thing)) == []
