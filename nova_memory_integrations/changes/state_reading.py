@@ -71,9 +71,10 @@ _PRONOUNS = frozenset("it its it's there here them this that these those one one
 """Words a found thing must hold more than (a pronoun names no state)."""
 _FIRST_PERSON = re.compile(r"(?:i|i'm|i've|i'd|we|we're|we've|me and \w+)\b", _I)
 """A clause whose subject is the user (or the user and someone)."""
-_GOAL = re.compile(r"\b(?:goals?|aims?|targets?|ambitions?|resolutions?|bucket list)\b|\baiming (?:to|for)\b")
-"""A goal is a plan, not a state ("my goal is to run a marathon this year"; lower case: "Goals Sheffield" is a
-place)."""
+_GOAL = re.compile(r"\b(?:my|our|one|main|big|the)\s+(?:goals?|aims?|targets?|ambitions?|resolutions?)\b|"
+                   r"\bbucket list\b|\baiming (?:to|for)\b", _I)
+"""A goal is a plan, not a state ("my goal is to run a marathon this year"; not "I play goal attack", not
+"Goals Sheffield", a place)."""
 _AFTER_A_SUBJECT = re.compile(r"\b(?:i|we|you|they|he|she)(?:\s+(?:only|just|still|usually|always|often|really|"
                               r"also|mostly|normally|sometimes))*\s+$", _I)
 """What stands before a one-word thing that is the clause's verb ("I only *drive* twice a month"): no thing."""

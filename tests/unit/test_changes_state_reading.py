@@ -78,6 +78,11 @@ def test_the_finder_is_asked_once_for_the_clauses_no_shape_names_a_thing_in() ->
     assert len(find.calls) == 1  # nothing to ask: no call
 
 
+def test_a_goal_word_that_names_no_goal_is_no_plan() -> None:
+    [got] = state_candidates("I play goal attack for the Hawks every Tuesday", find=_Finder("Hawks"))
+    assert got.thing == "Hawks"
+
+
 def test_the_users_clause_naming_a_person_is_the_finders_but_a_sentence_a_rule_read_is_not() -> None:
     text = "I play squash with my mate Steve on Tuesdays"
     find = _Finder("squash")
@@ -97,6 +102,7 @@ def test_the_users_clause_naming_a_person_is_the_finders_but_a_sentence_a_rule_r
     ("I'm off out there every day", "there"),
     ("I only drive twice a month", "drive"),  # the verb after its subject
     ("My goal is to run a marathon this year", "marathon"),  # a goal is a plan
+    ("one of my big goals for the year is a Munro a month", "Munro"),
 ])
 def test_a_found_thing_that_names_no_state_is_not_read(text: str, thing: str) -> None:
     assert state_candidates(text, find=_Finder(thing)) == []
