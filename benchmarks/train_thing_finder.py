@@ -27,21 +27,20 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import CACHE_DIR, emit, log  # noqa: E402
+from _common import CACHE_DIR, emit, log
+from train_clause_reader import CORPUS, load  # one corpus, one reader of its files
 
-from nova_memory_integrations.changes.lexicon import STOPWORDS  # noqa: E402
-from nova_memory_integrations.changes.segments import normalize_text, segment  # noqa: E402
-from nova_memory_integrations.changes.thing_finder import (  # noqa: E402
+from nova_memory_integrations.changes.lexicon import STOPWORDS
+from nova_memory_integrations.changes.segments import normalize_text, segment
+from nova_memory_integrations.changes.thing_finder import (
     THING_PROBABILITY,
     WEIGHTS_PATH,
     WORD_PROBABILITY,
@@ -49,7 +48,6 @@ from nova_memory_integrations.changes.thing_finder import (  # noqa: E402
     TokenStates,
 )
 
-CORPUS = tuple(sorted((ROOT / "tests/data/clause_corpus").glob("*.jsonl")))
 HIDDEN = 128
 L2 = 1e-4
 EPOCHS = 8
@@ -61,11 +59,6 @@ SWEEP = (0.5, 0.6, 0.7)
 :data:`~.thing_finder.THING_PROBABILITY`)."""
 
 Network = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-def load(path: Path) -> list[dict[str, Any]]:
-    """The lines of one writer's file (blank lines skipped)."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def clause_with(text: str, thing: str) -> str | None:

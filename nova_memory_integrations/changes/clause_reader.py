@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError
+from ._layers import check_hidden, hidden, input_dimension, read_hidden, weight_arrays
 
 __all__ = ["LABELS", "MASK", "WEIGHTS_PATH", "ClauseReader", "Embed", "mask_phrase", "shipped"]
 
@@ -76,17 +77,12 @@ class ClauseReader:
 
     def __post_init__(self) -> None:
         """A hidden layer comes whole and fits the output layer, else ``ValueError``."""
-        if self.hidden_weights is None and self.hidden_bias is None:
-            return
-        w1, b1 = self.hidden_weights, self.hidden_bias
-        if w1 is None or b1 is None or w1.ndim != 2 or b1.shape != (w1.shape[1],) \
-                or self.weights.shape[0] != w1.shape[1]:
-            raise ValueError("the hidden layer does not fit the output layer")
+        check_hidden(self.weights, self.hidden_weights, self.hidden_bias)
 
     @property
     def dimension(self) -> int:
         """The length of the vectors the reader reads."""
-        return int((self.hidden_weights if self.hidden_weights is not None else self.weights).shape[0])
+        return input_dimension(self.weights, self.hidden_weights)
 
     @classmethod
     def load(cls, path: str | Path = WEIGHTS_PATH) -> ClauseReader:
@@ -94,11 +90,8 @@ class ClauseReader:
         try:
             with np.load(path, allow_pickle=False) as data:
                 labels = tuple(str(x) for x in data["labels"])
-                hidden = ((np.asarray(data["hidden_weights"], dtype=np.float32),
-                           np.asarray(data["hidden_bias"], dtype=np.float32))
-                          if "hidden_weights" in data else (None, None))
                 reader = cls(np.asarray(data["weights"], dtype=np.float32), np.asarray(data["bias"], dtype=np.float32),
-                             str(data["space"]), str(data["corpus_sha"]), *hidden)
+                             str(data["space"]), str(data["corpus_sha"]), *read_hidden(data))
         except (OSError, KeyError, ValueError) as exc:
             raise ConfigError(f"clause reader weights unreadable at {path}: {exc}") from exc
         if labels != LABELS or reader.weights.shape[1] != len(LABELS) or reader.bias.shape != (len(LABELS),):
@@ -108,11 +101,8 @@ class ClauseReader:
     def save(self, path: str | Path, **extra: object) -> None:
         """Write the weights, their labels, space and corpus sha (and ``extra`` scalars: the trainer's figures)."""
         arrays: dict[str, np.ndarray] = {k: np.array(v) for k, v in extra.items()}
-        arrays.update(weights=self.weights.astype(np.float32), bias=self.bias.astype(np.float32),
-                      labels=np.array(LABELS), space=np.array(self.space), corpus_sha=np.array(self.corpus_sha))
-        if self.hidden_weights is not None and self.hidden_bias is not None:  # both or neither (__post_init__)
-            arrays.update(hidden_weights=self.hidden_weights.astype(np.float32),
-                          hidden_bias=self.hidden_bias.astype(np.float32))
+        arrays.update(weight_arrays(self.weights, self.bias, self.hidden_weights, self.hidden_bias))
+        arrays.update(labels=np.array(LABELS), space=np.array(self.space), corpus_sha=np.array(self.corpus_sha))
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
     def probabilities(self, vectors: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
@@ -123,8 +113,7 @@ class ClauseReader:
         norms = np.linalg.norm(v, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         v = v / norms
-        if self.hidden_weights is not None and self.hidden_bias is not None:
-            v = np.maximum(v @ self.hidden_weights + self.hidden_bias, 0.0)
+        v = hidden(v, self.hidden_weights, self.hidden_bias)
         logits = v @ self.weights + self.bias
         logits -= logits.max(axis=1, keepdims=True)
         e = np.exp(logits)

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError
+from ._layers import check_hidden, hidden, input_dimension, read_hidden, weight_arrays
 
 __all__ = ["THING_PROBABILITY", "WEIGHTS_PATH", "WORD_PROBABILITY", "FoundThing", "ThingFinder", "TokenStates",
            "shipped", "words_of"]
@@ -93,39 +94,28 @@ class ThingFinder:
         """One output, and a hidden layer that comes whole and fits it, else ``ValueError``."""
         if self.weights.ndim != 2 or self.weights.shape[1] != 1 or self.bias.shape != (1,):
             raise ValueError("the output layer must have one unit")
-        if self.hidden_weights is None and self.hidden_bias is None:
-            return
-        w1, b1 = self.hidden_weights, self.hidden_bias
-        if w1 is None or b1 is None or w1.ndim != 2 or b1.shape != (w1.shape[1],) \
-                or self.weights.shape[0] != w1.shape[1]:
-            raise ValueError("the hidden layer does not fit the output layer")
+        check_hidden(self.weights, self.hidden_weights, self.hidden_bias)
 
     @property
     def dimension(self) -> int:
         """The length of the token vectors the finder reads."""
-        return int((self.hidden_weights if self.hidden_weights is not None else self.weights).shape[0])
+        return input_dimension(self.weights, self.hidden_weights)
 
     @classmethod
     def load(cls, path: str | Path = WEIGHTS_PATH) -> ThingFinder:
         """Read weights written by :meth:`save`; :class:`~..errors.ConfigError` when missing or malformed."""
         try:
             with np.load(path, allow_pickle=False) as data:
-                hidden = ((np.asarray(data["hidden_weights"], dtype=np.float32),
-                           np.asarray(data["hidden_bias"], dtype=np.float32))
-                          if "hidden_weights" in data else (None, None))
                 return cls(np.asarray(data["weights"], dtype=np.float32), np.asarray(data["bias"], dtype=np.float32),
-                           str(data["space"]), str(data["corpus_sha"]), *hidden)
+                           str(data["space"]), str(data["corpus_sha"]), *read_hidden(data))
         except (OSError, KeyError, ValueError) as exc:
             raise ConfigError(f"thing finder weights unreadable at {path}: {exc}") from exc
 
     def save(self, path: str | Path, **extra: object) -> None:
         """Write the weights, space and corpus sha (and ``extra`` scalars: the trainer's figures)."""
         arrays: dict[str, np.ndarray] = {k: np.array(v) for k, v in extra.items()}
-        arrays.update(weights=self.weights.astype(np.float32), bias=self.bias.astype(np.float32),
-                      space=np.array(self.space), corpus_sha=np.array(self.corpus_sha))
-        if self.hidden_weights is not None and self.hidden_bias is not None:
-            arrays.update(hidden_weights=self.hidden_weights.astype(np.float32),
-                          hidden_bias=self.hidden_bias.astype(np.float32))
+        arrays.update(weight_arrays(self.weights, self.bias, self.hidden_weights, self.hidden_bias))
+        arrays.update(space=np.array(self.space), corpus_sha=np.array(self.corpus_sha))
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
     def probabilities(self, vectors: np.ndarray) -> np.ndarray:
@@ -134,8 +124,7 @@ class ThingFinder:
         v = np.asarray(vectors, dtype=np.float32)
         if v.ndim != 2 or v.shape[1] != self.dimension:
             raise ValueError(f"expected token vectors of dimension {self.dimension}, got shape {v.shape}")
-        if self.hidden_weights is not None and self.hidden_bias is not None:
-            v = np.maximum(v @ self.hidden_weights + self.hidden_bias, 0.0)
+        v = hidden(v, self.hidden_weights, self.hidden_bias)
         logits = (v @ self.weights + self.bias)[:, 0]
         out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
         return out
